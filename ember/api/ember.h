@@ -1,0 +1,15 @@
+#pragma once
+// Everything a C++ program needs: #include <ember/ember.h>.
+//
+//   ember::Tensor x = ember::arange(6, ember::kFloat32).reshape({2, 3});
+//   ember::Tensor y = (x * 2).exp().sum();   // ops as functions and methods
+//   std::cout << y.str() << "\n";
+#include "ember/api/init.h"
+#include "ember/core/Tensor.h"
+#include "ember/core/TypePromotion.h"
+#include "ember/dispatch/Dispatcher.h"
+#include "ember/dispatch/Library.h"
+#include "ember/kernels/cpu/Parallel.h"
+#include "ember/ops/Functions.h"
+#include "ember/ops/Operators.h"
+#include "ember/ops/TensorPrint.h"

@@ -1,0 +1,37 @@
+// Note [builtin registration]
+// Ember's own ops are registered by one explicit call list, run once when libember loads (and callable
+// again, idempotently, as ember::init()), not by scattered static initializers: see Note [registration].
+#include <mutex>
+
+#include "ember/api/init.h"
+#include "ember/dispatch/Library.h"
+
+namespace ember {
+
+void register_aten_ops(Library& m);     // ember/ops/generated/RegisterOps.cpp
+void register_cpu_kernels(Library& m);  // ember/kernels/cpu/generated/RegisterCPU.cpp
+
+void init() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    Library defs(Library::Kind::Def, "aten", DispatchKey::CompositeImplicitAutograd, "ember/ops/ops.yaml");
+    register_aten_ops(defs);
+    Library cpu(Library::Kind::Impl, "aten", DispatchKey::CPU, "ember/kernels/cpu");
+    register_cpu_kernels(cpu);
+  });
+}
+
+namespace {
+// Runs init() when the shared library loads; a failure here is a bug in Ember itself, reported at the
+// first op call instead of aborting the process in a static initializer.
+struct AutoInit {
+  AutoInit() {
+    try {
+      init();
+    } catch (...) {
+    }
+  }
+} g_auto_init;
+}  // namespace
+
+}  // namespace ember

@@ -1,0 +1,114 @@
+#pragma once
+// Note [dtype list]
+// One list of dtypes. The numeric ids are stable (they are written into archives) and equal PyTorch's
+// ScalarType numbers, so PyTorch checkpoints and TorchScript files can later map onto them. New dtypes are
+// only ever appended. Everything per-dtype (name, size, C++ type, category) comes from this list.
+#include <cstdint>
+#include <string_view>
+
+#include "ember/base/Error.h"
+#include "ember/base/Half.h"
+
+namespace ember {
+
+// X(C++ type, enum name, stable id, Python name)
+#define EMBER_FORALL_DTYPES(X)          \
+  X(uint8_t, UInt8, 0, uint8)           \
+  X(int8_t, Int8, 1, int8)              \
+  X(int16_t, Int16, 2, int16)           \
+  X(int32_t, Int32, 3, int32)           \
+  X(int64_t, Int64, 4, int64)           \
+  X(ember::Half, Float16, 5, float16)   \
+  X(float, Float32, 6, float32)         \
+  X(double, Float64, 7, float64)        \
+  X(bool, Bool, 11, bool)               \
+  X(ember::BFloat16, BFloat16, 15, bfloat16)
+
+/// Element type of a tensor. The value is the stable id of Note [dtype list].
+enum class DType : int8_t {
+#define EMBER_DTYPE_ENUM(T, name, id, py) name = id,
+  EMBER_FORALL_DTYPES(EMBER_DTYPE_ENUM)
+#undef EMBER_DTYPE_ENUM
+};
+inline constexpr int kNumDTypeIds = 16;  // ids are below this
+
+inline constexpr DType kUInt8 = DType::UInt8, kInt8 = DType::Int8, kInt16 = DType::Int16, kInt32 = DType::Int32,
+                       kInt64 = DType::Int64, kFloat16 = DType::Float16, kFloat32 = DType::Float32,
+                       kFloat64 = DType::Float64, kBool = DType::Bool, kBFloat16 = DType::BFloat16;
+// PyTorch's C++ aliases, so LibTorch code ports by renaming.
+inline constexpr DType kByte = kUInt8, kChar = kInt8, kShort = kInt16, kInt = kInt32, kLong = kInt64,
+                       kHalf = kFloat16, kFloat = kFloat32, kDouble = kFloat64;
+
+/// Size of one element in bytes.
+constexpr int64_t element_size(DType t) {
+  switch (t) {
+#define EMBER_DTYPE_SIZE(T, name, id, py) \
+  case DType::name:                       \
+    return sizeof(T);
+    EMBER_FORALL_DTYPES(EMBER_DTYPE_SIZE)
+#undef EMBER_DTYPE_SIZE
+  }
+  return 0;
+}
+
+/// PyTorch's name without the "torch." prefix: "float32", "int64", ...
+std::string_view dtype_name(DType t);
+/// True when id names a dtype of the list.
+bool is_valid_dtype_id(int64_t id);
+
+constexpr bool is_floating_point(DType t) {
+  return t == kFloat16 || t == kBFloat16 || t == kFloat32 || t == kFloat64;
+}
+/// Integral types; bool counts only when include_bool.
+constexpr bool is_integral(DType t, bool include_bool) {
+  return t == kUInt8 || t == kInt8 || t == kInt16 || t == kInt32 || t == kInt64 || (include_bool && t == kBool);
+}
+constexpr bool is_signed(DType t) { return t != kUInt8 && t != kBool; }
+
+/// The C++ type stored for a dtype: cpp_type<kFloat32> is float.
+template <DType D>
+struct dtype_to_cpp;
+#define EMBER_DTYPE_TRAIT(T, name, id, py) \
+  template <>                              \
+  struct dtype_to_cpp<DType::name> {       \
+    using type = T;                        \
+  };
+EMBER_FORALL_DTYPES(EMBER_DTYPE_TRAIT)
+#undef EMBER_DTYPE_TRAIT
+template <DType D>
+using cpp_type = typename dtype_to_cpp<D>::type;
+
+/// The dtype of a C++ element type: dtype_of<float> is kFloat32.
+template <class T>
+constexpr DType dtype_of();
+#define EMBER_CPP_TRAIT(T, name, id, py) \
+  template <>                            \
+  constexpr DType dtype_of<T>() {        \
+    return DType::name;                  \
+  }
+EMBER_FORALL_DTYPES(EMBER_CPP_TRAIT)
+#undef EMBER_CPP_TRAIT
+
+// ---- promotion (PyTorch's documented rules for torch.promote_types / result_type) -------------------------
+
+/// The smallest dtype both a and b convert to without losing their category (bool < integral < floating):
+/// uint8 with a signed type gives the next signed type that holds both; float16 with bfloat16 gives float32.
+DType promote_types(DType a, DType b);
+
+/// Whether a value of dtype `from` may be written into a tensor of dtype `to` by an in-place op or out=:
+/// no floating -> integral and no non-bool -> bool (PyTorch's canCast).
+bool can_cast(DType from, DType to);
+
+/// Default dtype for Python floats and for factories without dtype (float32 unless changed).
+DType default_dtype();
+/// Sets the default floating dtype. Errors: `dtype` not floating (TypeError, as PyTorch).
+void set_default_dtype(DType dtype);
+
+}  // namespace ember
+
+template <>
+struct fmt::formatter<ember::DType> : fmt::formatter<std::string_view> {
+  auto format(ember::DType t, fmt::format_context& ctx) const {
+    return fmt::formatter<std::string_view>::format(ember::dtype_name(t), ctx);
+  }
+};

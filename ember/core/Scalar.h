@@ -1,0 +1,57 @@
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "ember/core/DType.h"
+
+namespace ember {
+
+/// A number not held in a tensor: bool, int64 or double (as a Python number is). Its dtype() is the dtype
+/// PyTorch gives the matching Python number: bool, int64 or float64.
+class Scalar {
+ public:
+  enum class Tag : uint8_t { Bool, Int, Double };
+  Scalar() : Scalar(int64_t{0}) {}
+  Scalar(bool v) : tag_(Tag::Bool) { v_.i = v; }
+  template <class I>
+    requires(std::is_integral_v<I> && !std::is_same_v<I, bool>)
+  Scalar(I v) : tag_(Tag::Int) {
+    v_.i = static_cast<int64_t>(v);
+  }
+  Scalar(double v) : tag_(Tag::Double) { v_.d = v; }
+  Scalar(float v) : Scalar(static_cast<double>(v)) {}
+  Scalar(Half v) : Scalar(static_cast<double>(float(v))) {}
+  Scalar(BFloat16 v) : Scalar(static_cast<double>(float(v))) {}
+
+  Tag tag() const { return tag_; }
+  bool is_bool() const { return tag_ == Tag::Bool; }
+  bool is_integral() const { return tag_ == Tag::Int; }
+  bool is_floating_point() const { return tag_ == Tag::Double; }
+  DType dtype() const { return tag_ == Tag::Bool ? kBool : tag_ == Tag::Int ? kInt64 : kFloat64; }
+
+  /// The value converted to T (C++ conversion rules; double -> integer truncates).
+  template <class T>
+  T to() const {
+    if (tag_ == Tag::Double) {
+      if constexpr (std::is_same_v<T, bool>) return v_.d != 0;
+      else return static_cast<T>(v_.d);
+    }
+    if constexpr (std::is_same_v<T, bool>) return v_.i != 0;
+    else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) return T(static_cast<float>(v_.i));
+    else return static_cast<T>(v_.i);
+  }
+  double to_double() const { return to<double>(); }
+  int64_t to_long() const { return to<int64_t>(); }
+  bool to_bool() const { return to<bool>(); }
+  bool equal(const Scalar& o) const { return tag_ == o.tag_ && v_.i == o.v_.i; }
+  std::string str() const;
+
+ private:
+  Tag tag_;
+  union {
+    int64_t i;
+    double d;
+  } v_;
+};
+
+}  // namespace ember

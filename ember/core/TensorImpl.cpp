@@ -1,0 +1,99 @@
+#include "ember/core/TensorImpl.h"
+
+namespace ember {
+
+DimVector contiguous_strides(IntArrayRef sizes) {
+  DimVector s(sizes.size());
+  int64_t acc = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    s[i] = acc;
+    acc *= std::max<int64_t>(sizes[i], 1);
+  }
+  return s;
+}
+
+int64_t checked_numel(IntArrayRef sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) {
+    EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension {}: {}", s, sizes);
+    EMBER_CHECK(!__builtin_mul_overflow(n, s, &n), "numel: integer multiplication overflow for sizes {}", sizes);
+  }
+  return n;
+}
+
+int64_t wrap_dim(int64_t dim, int64_t ndim) {
+  int64_t n = std::max<int64_t>(ndim, 1);
+  EMBER_CHECK_INDEX(dim >= -n && dim < n,
+                    "Dimension out of range (expected to be in range of [{}, {}], but got {})", -n, n - 1, dim);
+  return dim < 0 ? dim + n : dim;
+}
+
+TensorImpl::TensorImpl(Storage storage, DType dtype, IntArrayRef sizes, IntArrayRef strides,
+                       int64_t storage_offset)
+    : storage_(std::move(storage)), dtype_(dtype), version_(make_intrusive<VersionCounter>()) {
+  set_geometry(sizes, strides, storage_offset);
+}
+
+TensorImpl::~TensorImpl() = default;
+
+void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
+  EMBER_CHECK(sizes.size() == strides.size(), "as_strided: got {} sizes but {} strides", sizes.size(),
+              strides.size());
+  int64_t n = checked_numel(sizes);
+  EMBER_CHECK(storage_offset >= 0, "as_strided: negative storage offset {}", storage_offset);
+  if (n > 0) {
+    // The largest element index reached must lie inside the storage.
+    int64_t hi = storage_offset;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      EMBER_CHECK(strides[i] >= 0, "as_strided: negative strides are not supported, got {}", strides);
+      hi += (sizes[i] - 1) * strides[i];
+    }
+    int64_t need = (hi + 1) * element_size(dtype_);
+    EMBER_CHECK(need <= static_cast<int64_t>(storage_->nbytes()),
+                "setStorage: sizes {}, strides {}, storage offset {}, and itemsize {} requiring a storage size of "
+                "{} are out of bounds for storage of size {}",
+                sizes, strides, storage_offset, element_size(dtype_), need, storage_->nbytes());
+  }
+  sizes_.assign(sizes.begin(), sizes.end());
+  strides_.assign(strides.begin(), strides.end());
+  storage_offset_ = storage_offset;
+  numel_ = n;
+  refresh();
+}
+
+void TensorImpl::resize(IntArrayRef sizes) {
+  if (sizes.equals(sizes_) && is_contiguous_) return;
+  int64_t n = checked_numel(sizes);
+  size_t need = static_cast<size_t>((storage_offset_ + n) * element_size(dtype_));
+  if (need > storage_->nbytes()) {
+    storage_ = make_intrusive<StorageImpl>(static_cast<size_t>(n * element_size(dtype_)));
+    storage_offset_ = 0;
+  }
+  set_geometry(sizes, contiguous_strides(sizes), storage_offset_);
+}
+
+void TensorImpl::refresh() {
+  // Contiguous means row-major order; dims of size 1 may have any stride (as PyTorch's is_contiguous).
+  is_contiguous_ = true;
+  if (numel_ == 0) return;
+  int64_t expected = 1;
+  for (size_t i = sizes_.size(); i-- > 0;) {
+    if (sizes_[i] == 1) continue;
+    if (strides_[i] != expected) {
+      is_contiguous_ = false;
+      return;
+    }
+    expected *= sizes_[i];
+  }
+}
+
+int64_t TensorImpl::size(int64_t d) const {
+  EMBER_CHECK_INDEX(dim() > 0, "size: dimension specified as {} but tensor has no dimensions", d);
+  return sizes_[wrap_dim(d, dim())];
+}
+int64_t TensorImpl::stride(int64_t d) const {
+  EMBER_CHECK_INDEX(dim() > 0, "stride: dimension specified as {} but tensor has no dimensions", d);
+  return strides_[wrap_dim(d, dim())];
+}
+
+}  // namespace ember

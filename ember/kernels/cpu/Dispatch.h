@@ -1,0 +1,37 @@
+#pragma once
+// Dispatch on dtype once per kernel call: dispatch_dtypes<kMask>(dtype, "op", [&]<class T>() { ... }) runs the
+// lambda instantiated for the C++ type of dtype, for the dtypes in the mask only (others raise PyTorch's
+// "not implemented for" error), so each kernel instantiates exactly the types it supports.
+#include <cstdint>
+
+#include "ember/core/DType.h"
+#include "ember/kernels/cpu/TensorIterator.h"
+
+namespace ember::cpu {
+
+constexpr uint32_t dtype_bit(DType d) { return 1u << static_cast<int>(d); }
+inline constexpr uint32_t kFloatingTypes =
+    dtype_bit(kFloat32) | dtype_bit(kFloat64) | dtype_bit(kFloat16) | dtype_bit(kBFloat16);
+inline constexpr uint32_t kIntegralTypes =
+    dtype_bit(kUInt8) | dtype_bit(kInt8) | dtype_bit(kInt16) | dtype_bit(kInt32) | dtype_bit(kInt64);
+inline constexpr uint32_t kIntegralAndBool = kIntegralTypes | dtype_bit(kBool);
+inline constexpr uint32_t kNumericTypes = kFloatingTypes | kIntegralTypes;
+inline constexpr uint32_t kAllTypes = kNumericTypes | dtype_bit(kBool);
+
+template <uint32_t Mask, class F>
+inline void dispatch_dtypes(DType d, const char* op, F&& f) {
+  switch (d) {
+#define EMBER_DISPATCH_CASE(T, name, id, py)     \
+  case DType::name:                              \
+    if constexpr ((Mask >> id) & 1u) {           \
+      f.template operator()<T>();                \
+      return;                                    \
+    }                                            \
+    break;
+    EMBER_FORALL_DTYPES(EMBER_DISPATCH_CASE)
+#undef EMBER_DISPATCH_CASE
+  }
+  not_implemented_for(op, d);
+}
+
+}  // namespace ember::cpu

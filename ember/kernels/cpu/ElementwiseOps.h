@@ -1,0 +1,191 @@
+#pragma once
+// The arithmetic of the elementwise ops, one functor each, as scalar functions of the compute type
+// (opmath_t: float for the 16-bit floats). The same functors serve every dtype and, for float and double,
+// every instruction-set build (vectorized bodies, where they exist, are in isa/vec_loops.cpp).
+// Formulas follow PyTorch's documented semantics; sources are named where not obvious.
+#include <cmath>
+
+#include "ember/kernels/cpu/isa/IsaNamespace.h"
+#include <limits>
+#include <type_traits>
+
+namespace ember::cpu::ops {
+// Note [ISA namespaces]: each instruction-set build of these inline templates gets its own namespace, so the
+// linker never merges an AVX-512 instantiation into the baseline code (see isa/VecLoops.h).
+inline namespace EMBER_ISA_NS {
+
+template <class T>
+constexpr bool kIsFloat = std::is_floating_point_v<T>;
+
+// ---- unary, same dtype in and out. X(Name, functor expression in x)
+struct Abs { template <class T> static T f(T x) { if constexpr (std::is_unsigned_v<T> || std::is_same_v<T, bool>) return x; else return x < 0 ? T(-x) : x; } };
+struct Neg { template <class T> static T f(T x) { return static_cast<T>(-x); } };
+struct Sign {
+  template <class T> static T f(T x) {
+    if constexpr (std::is_same_v<T, bool>) return x;
+    else return static_cast<T>((T(0) < x) - (x < T(0)));
+  }
+};
+struct Exp { template <class T> static T f(T x) { return std::exp(x); } };
+struct Exp2 { template <class T> static T f(T x) { return std::exp2(x); } };
+struct Expm1 { template <class T> static T f(T x) { return std::expm1(x); } };
+struct Log { template <class T> static T f(T x) { return std::log(x); } };
+struct Log2 { template <class T> static T f(T x) { return std::log2(x); } };
+struct Log10 { template <class T> static T f(T x) { return std::log10(x); } };
+struct Log1p { template <class T> static T f(T x) { return std::log1p(x); } };
+struct Sqrt { template <class T> static T f(T x) { return std::sqrt(x); } };
+struct Rsqrt { template <class T> static T f(T x) { return T(1) / std::sqrt(x); } };
+struct Reciprocal { template <class T> static T f(T x) { return T(1) / x; } };
+struct Sin { template <class T> static T f(T x) { return std::sin(x); } };
+struct Cos { template <class T> static T f(T x) { return std::cos(x); } };
+struct Tan { template <class T> static T f(T x) { return std::tan(x); } };
+struct Asin { template <class T> static T f(T x) { return std::asin(x); } };
+struct Acos { template <class T> static T f(T x) { return std::acos(x); } };
+struct Atan { template <class T> static T f(T x) { return std::atan(x); } };
+struct Sinh { template <class T> static T f(T x) { return std::sinh(x); } };
+struct Cosh { template <class T> static T f(T x) { return std::cosh(x); } };
+struct Tanh { template <class T> static T f(T x) { return std::tanh(x); } };
+struct Sigmoid { template <class T> static T f(T x) { return T(1) / (T(1) + std::exp(-x)); } };
+struct Erf { template <class T> static T f(T x) { return std::erf(x); } };
+struct Erfc { template <class T> static T f(T x) { return std::erfc(x); } };
+struct Relu {
+  template <class T> static T f(T x) {
+    if constexpr (kIsFloat<T>) return std::isnan(x) ? x : (x > T(0) ? x : T(0));
+    else return x > T(0) ? x : T(0);
+  }
+};
+// GELU (Hendrycks & Gimpel, 2016): x * Phi(x) = 0.5 x (1 + erf(x / sqrt 2)).
+struct Gelu { template <class T> static T f(T x) { return T(0.5) * x * (T(1) + std::erf(x * T(M_SQRT1_2))); } };
+// Its tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+struct GeluTanh {
+  template <class T> static T f(T x) {
+    const T k = T(M_SQRT2 * M_2_SQRTPI * 0.5);
+    return T(0.5) * x * (T(1) + std::tanh(k * (x + T(0.044715) * x * x * x)));
+  }
+};
+struct Silu { template <class T> static T f(T x) { return x / (T(1) + std::exp(-x)); } };
+struct Floor { template <class T> static T f(T x) { if constexpr (kIsFloat<T>) return std::floor(x); else return x; } };
+struct Ceil { template <class T> static T f(T x) { if constexpr (kIsFloat<T>) return std::ceil(x); else return x; } };
+struct Round { template <class T> static T f(T x) { if constexpr (kIsFloat<T>) return std::nearbyint(x); else return x; } };
+struct Trunc { template <class T> static T f(T x) { if constexpr (kIsFloat<T>) return std::trunc(x); else return x; } };
+struct Frac { template <class T> static T f(T x) { return x - std::trunc(x); } };
+struct Square { template <class T> static T f(T x) { return static_cast<T>(x * x); } };
+struct BitwiseNot {
+  template <class T> static T f(T x) {
+    if constexpr (std::is_same_v<T, bool>) return !x;
+    else return static_cast<T>(~x);
+  }
+};
+
+// ---- unary predicates (bool out)
+struct IsNan { template <class T> static bool f(T x) { if constexpr (kIsFloat<T>) return std::isnan(x); else return false; } };
+struct IsInf { template <class T> static bool f(T x) { if constexpr (kIsFloat<T>) return std::isinf(x); else return false; } };
+struct IsFinite { template <class T> static bool f(T x) { if constexpr (kIsFloat<T>) return std::isfinite(x); else return true; } };
+struct LogicalNot { template <class T> static bool f(T x) { return !static_cast<bool>(x); } };
+
+// ---- binary, same dtype in and out
+struct Mul { template <class T> static T f(T a, T b) { if constexpr (std::is_same_v<T, bool>) return a && b; else return static_cast<T>(a * b); } };
+struct Div { template <class T> static T f(T a, T b) { return a / b; } };
+struct Atan2 { template <class T> static T f(T a, T b) { return std::atan2(a, b); } };
+struct Maximum {
+  template <class T> static T f(T a, T b) {
+    if constexpr (kIsFloat<T>) { if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN(); }
+    return a > b ? a : b;
+  }
+};
+struct Minimum {
+  template <class T> static T f(T a, T b) {
+    if constexpr (kIsFloat<T>) { if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN(); }
+    return a < b ? a : b;
+  }
+};
+struct Fmax { template <class T> static T f(T a, T b) { if constexpr (kIsFloat<T>) return std::fmax(a, b); else return a > b ? a : b; } };
+struct Fmin { template <class T> static T f(T a, T b) { if constexpr (kIsFloat<T>) return std::fmin(a, b); else return a < b ? a : b; } };
+struct BitAnd { template <class T> static T f(T a, T b) { return static_cast<T>(a & b); } };
+struct BitOr { template <class T> static T f(T a, T b) { return static_cast<T>(a | b); } };
+struct BitXor { template <class T> static T f(T a, T b) { return static_cast<T>(a ^ b); } };
+// Shifts by a negative amount or by the width or more give 0 (left) or the sign fill (right), as PyTorch.
+struct Lshift {
+  template <class T> static T f(T a, T b) {
+    using U = std::make_unsigned_t<T>;
+    if (b < 0 || b >= T(sizeof(T) * 8)) return 0;
+    return static_cast<T>(static_cast<U>(a) << b);
+  }
+};
+struct Rshift {
+  template <class T> static T f(T a, T b) {
+    constexpr T bits = T(sizeof(T) * 8);
+    if (b < 0 || b >= bits) {
+      if constexpr (std::is_signed_v<T>) return a < 0 ? T(-1) : T(0);
+      else return 0;
+    }
+    return static_cast<T>(a >> b);
+  }
+};
+// Floating remainder with the sign of the divisor (Python's %).
+struct RemainderF {
+  template <class T> static T f(T a, T b) {
+    T m = std::fmod(a, b);
+    if (m != 0 && ((b < 0) != (m < 0))) m += b;
+    return m;
+  }
+};
+struct FmodF { template <class T> static T f(T a, T b) { return std::fmod(a, b); } };
+// Floor division of floats as Python computes it (CPython's float_floor_div): exact for representable
+// quotients, -0.0 kept, division by zero gives a/b.
+struct FloorDivF {
+  template <class T> static T f(T a, T b) {
+    if (b == 0) return a / b;
+    T mod = std::fmod(a, b);
+    T div = (a - mod) / b;
+    if (mod != 0 && ((b < 0) != (mod < 0))) div -= T(1);
+    T fl;
+    if (div != 0) {
+      fl = std::floor(div);
+      if (div - fl > T(0.5)) fl += T(1);
+    } else {
+      fl = std::copysign(T(0), a / b);
+    }
+    return fl;
+  }
+};
+struct TruncDivF { template <class T> static T f(T a, T b) { return std::trunc(a / b); } };
+struct PowF { template <class T> static T f(T a, T b) { return std::pow(a, b); } };
+// Integer power by squaring; negative exponents give 1/a**|b| truncated (0 unless |a| == 1), as PyTorch.
+struct PowI {
+  template <class T> static T f(T a, T b) {
+    if constexpr (std::is_same_v<T, bool>) return a || !b;
+    else {
+      if constexpr (std::is_signed_v<T>) {
+        if (b < 0) {
+          if (a == 1) return 1;
+          if (a == -1) return (b % 2 == 0) ? T(1) : T(-1);
+          return 0;
+        }
+      }
+      T r = 1;
+      T base = a;
+      auto e = b;
+      while (e) {
+        if (e & 1) r = static_cast<T>(r * base);
+        e >>= 1;
+        base = static_cast<T>(base * base);
+      }
+      return r;
+    }
+  }
+};
+
+// ---- comparisons (bool out)
+struct Eq { template <class T> static bool f(T a, T b) { return a == b; } };
+struct Ne { template <class T> static bool f(T a, T b) { return a != b; } };
+struct Lt { template <class T> static bool f(T a, T b) { return a < b; } };
+struct Le { template <class T> static bool f(T a, T b) { return a <= b; } };
+struct Gt { template <class T> static bool f(T a, T b) { return a > b; } };
+struct Ge { template <class T> static bool f(T a, T b) { return a >= b; } };
+struct LogicalAnd { template <class T> static bool f(T a, T b) { return static_cast<bool>(a) && static_cast<bool>(b); } };
+struct LogicalOr { template <class T> static bool f(T a, T b) { return static_cast<bool>(a) || static_cast<bool>(b); } };
+struct LogicalXor { template <class T> static bool f(T a, T b) { return static_cast<bool>(a) != static_cast<bool>(b); } };
+
+}  // namespace EMBER_ISA_NS
+}  // namespace ember::cpu::ops

@@ -1,0 +1,162 @@
+#include "ember/kernels/cpu/TensorIterator.h"
+
+#include <algorithm>
+
+#include "ember/core/TypePromotion.h"
+#include "ember/ops/Functions.h"
+
+namespace ember::cpu {
+
+void not_implemented_for(const char* op, DType dtype) {
+  EMBER_FAIL("\"{}\" not implemented for '{}'", op, dtype);
+}
+
+TensorIterator::TensorIterator(const IterConfig& config, const Tensor& out, std::initializer_list<Tensor> inputs)
+    : config_(config) {
+  EMBER_CHECK(static_cast<int>(inputs.size()) < kMaxOperands, "{}: too many operands", config.name);
+  // 1. Shape: broadcast of the inputs.
+  DimVector shape(out.defined() && inputs.size() == 0 ? DimVector(out.sizes()) : DimVector());
+  bool first = true;
+  for (const Tensor& t : inputs) {
+    shape = first ? DimVector(t.sizes()) : broadcast_shapes(shape, t.sizes());
+    first = false;
+  }
+  // 2. Dtypes.
+  ResultTypeState rt;
+  for (const Tensor& t : inputs) rt.add(t);
+  common_ = config.compute_dtype ? *config.compute_dtype : inputs.size() == 0 ? out.dtype() : rt.result();
+  if (config.int_to_float && !is_floating_point(common_)) common_ = default_dtype();
+  DType out_dtype = config.output_dtype ? *config.output_dtype : common_;
+
+  // 3. Output.
+  Tensor result = out;
+  if (out.defined()) {
+    EMBER_CHECK(!config.check_cast || can_cast(out_dtype, out.dtype()), "{}: result type {} can't be cast to the desired output type {}",
+                config.name, out_dtype, out.dtype());
+    if (config.is_inplace) {
+      EMBER_CHECK(out.sizes().equals(shape), "{}: output with shape [{}] doesn't match the broadcast shape [{}]",
+                  config.name, fmt::join(out.sizes(), ", "), fmt::join(shape, ", "));
+    } else if (!out.sizes().equals(shape)) {
+      out.impl()->resize(shape);
+    }
+    user_out_ = out;
+    wrote_existing_ = true;
+    if (out.dtype() != out_dtype) result = make_empty(shape, out_dtype);  // computed here, copied in finish()
+  } else {
+    result = make_empty(shape, out_dtype);
+    user_out_ = result;
+  }
+  operands_[num_operands_++] = result;
+  for (const Tensor& t : inputs) {
+    operands_[num_operands_++] = config.promote_inputs && t.dtype() != common_ ? ember::_to_copy(t, common_) : t;
+  }
+  numel_ = result.numel();
+  shape_ = shape;
+  compute_geometry();
+}
+
+void TensorIterator::compute_geometry() {
+  const int n = num_operands_;
+  const int nd = static_cast<int>(shape_.size());
+  // Byte strides per operand for the broadcast shape (0 where broadcast).
+  strides_.assign(static_cast<size_t>(nd * n), 0);
+  for (int op = 0; op < n; ++op) {
+    const Tensor& t = operands_[op];
+    int off = nd - static_cast<int>(t.dim());
+    int64_t es = t.element_size();
+    for (int d = 0; d < t.dim(); ++d)
+      strides_[(d + off) * n + op] = t.sizes()[d] == 1 && shape_[d + off] != 1 ? 0 : t.strides()[d] * es;
+  }
+  // Reorder dims so the one with the smallest output stride is innermost (stable for ties; only matters for
+  // permuted outputs, e.g. in-place ops on a transposed tensor).
+  std::vector<int> perm(nd);
+  for (int d = 0; d < nd; ++d) perm[d] = d;
+  std::stable_sort(perm.begin(), perm.end(), [&](int a, int b) {
+    for (int op = 0; op < n; ++op) {
+      int64_t sa = strides_[a * n + op], sb = strides_[b * n + op];
+      if (sa == 0 || sb == 0 || shape_[a] == 1 || shape_[b] == 1) continue;
+      if (sa != sb) return sa > sb;  // larger stride = outer
+      return false;
+    }
+    return false;
+  });
+  DimVector shape(nd);
+  SmallVector<int64_t, 6 * kMaxOperands> strides(static_cast<size_t>(nd * n));
+  for (int d = 0; d < nd; ++d) {
+    shape[d] = shape_[perm[d]];
+    for (int op = 0; op < n; ++op) strides[d * n + op] = strides_[perm[d] * n + op];
+  }
+  // Coalesce from the innermost dim outwards: merge dim d-1 into d when every operand continues contiguously.
+  DimVector cshape;
+  SmallVector<int64_t, 6 * kMaxOperands> cstrides;
+  for (int d = nd - 1; d >= 0; --d) {
+    if (shape[d] == 1 && nd > 1) continue;  // size-1 dims carry no iteration
+    if (!cshape.empty()) {
+      size_t last = cshape.size() - 1;
+      bool ok = true;
+      for (int op = 0; op < n && ok; ++op) ok = strides[d * n + op] == cstrides[last * n + op] * cshape[last];
+      if (ok) {  // the merged dim keeps the inner dim's strides
+        cshape[last] *= shape[d];
+        continue;
+      }
+    }
+    cshape.push_back(shape[d]);
+    for (int op = 0; op < n; ++op) cstrides.push_back(strides[d * n + op]);
+  }
+  if (cshape.empty()) {  // 0-dim, or all dims of size 1
+    cshape.push_back(1);
+    for (int op = 0; op < n; ++op) cstrides.push_back(0);
+  }
+  // cshape is innermost-first now.
+  shape_ = cshape;
+  strides_ = cstrides;
+}
+
+void TensorIterator::for_each(Loop loop, int64_t grain) {
+  if (numel_ == 0) return;
+  const int n = num_operands_;
+  const int nd = static_cast<int>(shape_.size());
+  char* base[kMaxOperands];
+  for (int op = 0; op < n; ++op) base[op] = static_cast<char*>(operands_[op].data_ptr());
+  const int64_t inner = shape_[0];
+  const int64_t* inner_strides = strides_.data();  // dim 0 (innermost) strides of every operand
+  parallel_for(numel_, grain, [&](int64_t begin, int64_t end) {
+    // Multi-index of `begin` (innermost first).
+    DimVector idx(static_cast<size_t>(nd), 0);
+    int64_t rem = begin;
+    for (int d = 0; d < nd; ++d) {
+      idx[d] = rem % shape_[d];
+      rem /= shape_[d];
+    }
+    char* ptrs[kMaxOperands];
+    for (int op = 0; op < n; ++op) {
+      int64_t off = 0;
+      for (int d = 0; d < nd; ++d) off += idx[d] * strides_[d * n + op];
+      ptrs[op] = base[op] + off;
+    }
+    int64_t pos = begin;
+    while (pos < end) {
+      int64_t count = std::min(inner - idx[0], end - pos);
+      loop(ptrs, inner_strides, count);
+      pos += count;
+      if (pos >= end) break;
+      // Advance to the start of the next row.
+      for (int op = 0; op < n; ++op) ptrs[op] += count * inner_strides[op];
+      idx[0] += count;
+      for (int d = 0; d < nd - 1 && idx[d] == shape_[d]; ++d) {
+        idx[d] = 0;
+        ++idx[d + 1];
+        for (int op = 0; op < n; ++op)
+          ptrs[op] += strides_[(d + 1) * n + op] - shape_[d] * strides_[d * n + op];
+      }
+    }
+  });
+}
+
+Tensor TensorIterator::finish() {
+  if (!user_out_.is_same(operands_[0])) user_out_.copy_(operands_[0]);  // copy_ bumps the version itself
+  else if (wrote_existing_) user_out_.impl()->bump_version();
+  return user_out_;
+}
+
+}  // namespace ember::cpu

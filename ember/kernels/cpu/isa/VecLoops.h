@@ -1,0 +1,32 @@
+#pragma once
+// Note [instruction-set builds]
+// The hot float32/float64 loops are compiled three times (isa/vec_loops.cpp with baseline x86-64, AVX2+FMA
+// and AVX-512 flags) and the build for this CPU is chosen once at start-up, so one binary runs on any
+// x86-64 and uses the widest vectors where they exist. EMBER_CPU_CAPABILITY=default|avx2|avx512 in the
+// environment forces a lower level (tests use it to check every build against the others).
+// Transcendental functions use SLEEF's vector functions (1.0-ulp variants); simple arithmetic is left to the
+// compiler's vectorizer, which the per-build flags aim at the right instruction set.
+#include <cstdint>
+
+#include "ember/core/DType.h"
+
+namespace ember::cpu {
+
+enum class VecOp : uint8_t {
+  Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sqrt, Rsqrt, Reciprocal, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh,
+  Tanh, Sigmoid, Erf, Erfc, Relu, Gelu, GeluTanh, Silu, Abs, Neg, Floor, Ceil, Round, Trunc, Square,  // unary
+  Add, Sub, Mul, Div, Maximum, Minimum,                                                              // binary
+  kCount
+};
+
+/// A row loop: unary ops read data[1], binary ops data[1] and data[2]; out is data[0]. alpha is used by
+/// Add/Sub (out = a +- alpha * b).
+using VecLoopFn = void (*)(char** data, const int64_t* strides, int64_t n, double alpha);
+
+/// The loop for op and dtype (float32 or float64) built for this CPU, or null for other dtypes.
+VecLoopFn vec_loop(VecOp op, DType dtype);
+
+/// The instruction-set level in use: "default", "avx2" or "avx512".
+const char* cpu_capability();
+
+}  // namespace ember::cpu

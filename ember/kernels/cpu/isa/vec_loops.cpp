@@ -1,0 +1,211 @@
+// Compiled once per instruction-set level; see Note [instruction-set builds]. EMBER_ISA names the level
+// (default, avx2, avx512) and is also the namespace, so the three builds link side by side.
+#include <immintrin.h>
+#include <sleef.h>
+
+#include "ember/kernels/cpu/ElementwiseOps.h"
+#include "ember/kernels/cpu/Loops.h"
+#include "ember/kernels/cpu/isa/VecLoops.h"
+
+#if !defined(EMBER_ISA)
+#error "EMBER_ISA must name the instruction-set level"
+#endif
+
+namespace ember::cpu::EMBER_ISA {
+
+#if defined(__AVX512F__)
+constexpr int kBytes = 64;
+#define EMBER_SLEEF_F(fn, u) Sleef_##fn##f16_##u##avx512f
+#define EMBER_SLEEF_D(fn, u) Sleef_##fn##d8_##u##avx512f
+using nf = __m512;
+using nd = __m512d;
+#elif defined(__AVX2__)
+constexpr int kBytes = 32;
+#define EMBER_SLEEF_F(fn, u) Sleef_##fn##f8_##u##avx2
+#define EMBER_SLEEF_D(fn, u) Sleef_##fn##d4_##u##avx2
+using nf = __m256;
+using nd = __m256d;
+#else
+constexpr int kBytes = 16;
+#define EMBER_SLEEF_F(fn, u) Sleef_##fn##f4_##u##sse2
+#define EMBER_SLEEF_D(fn, u) Sleef_##fn##d2_##u##sse2
+using nf = __m128;
+using nd = __m128d;
+#endif
+
+typedef float vfloat __attribute__((vector_size(kBytes)));
+typedef double vdouble __attribute__((vector_size(kBytes)));
+template <class T>
+using vec_t = std::conditional_t<std::is_same_v<T, float>, vfloat, vdouble>;
+template <class T>
+constexpr int kLanes = kBytes / sizeof(T);
+
+// SLEEF call for a GCC vector of T.
+#define EMBER_SLEEF(fn, u)                                                                       \
+  template <class T>                                                                             \
+  inline vec_t<T> s_##fn(vec_t<T> x) {                                                           \
+    if constexpr (std::is_same_v<T, float>) return (vec_t<T>)EMBER_SLEEF_F(fn, u)((nf)x);        \
+    else return (vec_t<T>)EMBER_SLEEF_D(fn, u)((nd)x);                                           \
+  }
+EMBER_SLEEF(exp, u10)
+EMBER_SLEEF(exp2, u10)
+EMBER_SLEEF(expm1, u10)
+EMBER_SLEEF(log, u10)
+EMBER_SLEEF(log2, u10)
+EMBER_SLEEF(log10, u10)
+EMBER_SLEEF(log1p, u10)
+EMBER_SLEEF(sqrt, u05)
+EMBER_SLEEF(sin, u10)
+EMBER_SLEEF(cos, u10)
+EMBER_SLEEF(tan, u10)
+EMBER_SLEEF(asin, u10)
+EMBER_SLEEF(acos, u10)
+EMBER_SLEEF(atan, u10)
+EMBER_SLEEF(sinh, u10)
+EMBER_SLEEF(cosh, u10)
+EMBER_SLEEF(tanh, u10)
+EMBER_SLEEF(erf, u10)
+EMBER_SLEEF(erfc, u15)
+#undef EMBER_SLEEF
+
+// Vector bodies: a functor with v(x) over vec_t<T>, plus the scalar functor for the tail and strided rows.
+#define EMBER_VBODY(Name, Scalar, expr)                        \
+  struct Name {                                                \
+    using S = ops::Scalar;                                     \
+    template <class T>                                         \
+    static vec_t<T> v(vec_t<T> x) {                            \
+      const vec_t<T> one = vec_t<T>{} + T(1);                  \
+      (void)one;                                               \
+      return expr;                                             \
+    }                                                          \
+  };
+EMBER_VBODY(VExp, Exp, s_exp<T>(x))
+EMBER_VBODY(VExp2, Exp2, s_exp2<T>(x))
+EMBER_VBODY(VExpm1, Expm1, s_expm1<T>(x))
+EMBER_VBODY(VLog, Log, s_log<T>(x))
+EMBER_VBODY(VLog2, Log2, s_log2<T>(x))
+EMBER_VBODY(VLog10, Log10, s_log10<T>(x))
+EMBER_VBODY(VLog1p, Log1p, s_log1p<T>(x))
+EMBER_VBODY(VSqrt, Sqrt, s_sqrt<T>(x))
+EMBER_VBODY(VRsqrt, Rsqrt, one / s_sqrt<T>(x))
+EMBER_VBODY(VSin, Sin, s_sin<T>(x))
+EMBER_VBODY(VCos, Cos, s_cos<T>(x))
+EMBER_VBODY(VTan, Tan, s_tan<T>(x))
+EMBER_VBODY(VAsin, Asin, s_asin<T>(x))
+EMBER_VBODY(VAcos, Acos, s_acos<T>(x))
+EMBER_VBODY(VAtan, Atan, s_atan<T>(x))
+EMBER_VBODY(VSinh, Sinh, s_sinh<T>(x))
+EMBER_VBODY(VCosh, Cosh, s_cosh<T>(x))
+EMBER_VBODY(VTanh, Tanh, s_tanh<T>(x))
+EMBER_VBODY(VSigmoid, Sigmoid, one / (one + s_exp<T>(-x)))
+EMBER_VBODY(VErf, Erf, s_erf<T>(x))
+EMBER_VBODY(VErfc, Erfc, s_erfc<T>(x))
+EMBER_VBODY(VGelu, Gelu, T(0.5) * x * (one + s_erf<T>(x * T(M_SQRT1_2))))
+EMBER_VBODY(VGeluTanh, GeluTanh,
+            T(0.5) * x * (one + s_tanh<T>(T(M_SQRT2 * M_2_SQRTPI * 0.5) * (x + T(0.044715) * x * x * x))))
+EMBER_VBODY(VSilu, Silu, x / (one + s_exp<T>(-x)))
+#undef EMBER_VBODY
+
+template <class V, class T>
+void unary_vec(char** data, const int64_t* s, int64_t n, double) {
+  if (s[0] == sizeof(T) && s[1] == sizeof(T)) {
+    T* o = reinterpret_cast<T*>(data[0]);
+    const T* a = reinterpret_cast<const T*>(data[1]);
+    constexpr int L = kLanes<T>;
+    int64_t i = 0;
+    for (; i + L <= n; i += L) {
+      vec_t<T> x;
+      std::memcpy(&x, a + i, sizeof(x));
+      vec_t<T> r = V::template v<T>(x);
+      std::memcpy(o + i, &r, sizeof(r));
+    }
+    if (i < n) {  // tail through a padded vector, so every element gets the same (vector) formula
+      vec_t<T> x{};
+      std::memcpy(&x, a + i, sizeof(T) * (n - i));
+      vec_t<T> r = V::template v<T>(x);
+      std::memcpy(o + i, &r, sizeof(T) * (n - i));
+    }
+    return;
+  }
+  unary_loop<T, T>(data, s, n, [](T x) { return V::S::f(x); });
+}
+
+template <class F, class T>
+void unary_scalar(char** data, const int64_t* s, int64_t n, double) {
+  unary_loop<T, T>(data, s, n, [](T x) { return F::f(x); });
+}
+
+template <class T, VecOp op>
+void binary_arith(char** data, const int64_t* s, int64_t n, double alpha_d) {
+  const T alpha = static_cast<T>(alpha_d);
+  if constexpr (op == VecOp::Add) {
+    if (alpha == T(1)) binary_loop<T, T>(data, s, n, [](T a, T b) { return a + b; });
+    else binary_loop<T, T>(data, s, n, [alpha](T a, T b) { return a + alpha * b; });
+  } else if constexpr (op == VecOp::Sub) {
+    if (alpha == T(1)) binary_loop<T, T>(data, s, n, [](T a, T b) { return a - b; });
+    else binary_loop<T, T>(data, s, n, [alpha](T a, T b) { return a - alpha * b; });
+  } else if constexpr (op == VecOp::Mul) {
+    binary_loop<T, T>(data, s, n, [](T a, T b) { return a * b; });
+  } else if constexpr (op == VecOp::Div) {
+    binary_loop<T, T>(data, s, n, [](T a, T b) { return a / b; });
+  } else if constexpr (op == VecOp::Maximum) {
+    binary_loop<T, T>(data, s, n, [](T a, T b) { return ops::Maximum::f(a, b); });
+  } else {
+    binary_loop<T, T>(data, s, n, [](T a, T b) { return ops::Minimum::f(a, b); });
+  }
+}
+
+template <class T>
+VecLoopFn pick(VecOp op) {
+  switch (op) {
+    case VecOp::Exp: return &unary_vec<VExp, T>;
+    case VecOp::Exp2: return &unary_vec<VExp2, T>;
+    case VecOp::Expm1: return &unary_vec<VExpm1, T>;
+    case VecOp::Log: return &unary_vec<VLog, T>;
+    case VecOp::Log2: return &unary_vec<VLog2, T>;
+    case VecOp::Log10: return &unary_vec<VLog10, T>;
+    case VecOp::Log1p: return &unary_vec<VLog1p, T>;
+    case VecOp::Sqrt: return &unary_vec<VSqrt, T>;
+    case VecOp::Rsqrt: return &unary_vec<VRsqrt, T>;
+    case VecOp::Reciprocal: return &unary_scalar<ops::Reciprocal, T>;
+    case VecOp::Sin: return &unary_vec<VSin, T>;
+    case VecOp::Cos: return &unary_vec<VCos, T>;
+    case VecOp::Tan: return &unary_vec<VTan, T>;
+    case VecOp::Asin: return &unary_vec<VAsin, T>;
+    case VecOp::Acos: return &unary_vec<VAcos, T>;
+    case VecOp::Atan: return &unary_vec<VAtan, T>;
+    case VecOp::Sinh: return &unary_vec<VSinh, T>;
+    case VecOp::Cosh: return &unary_vec<VCosh, T>;
+    case VecOp::Tanh: return &unary_vec<VTanh, T>;
+    case VecOp::Sigmoid: return &unary_vec<VSigmoid, T>;
+    case VecOp::Erf: return &unary_vec<VErf, T>;
+    case VecOp::Erfc: return &unary_vec<VErfc, T>;
+    case VecOp::Gelu: return &unary_vec<VGelu, T>;
+    case VecOp::GeluTanh: return &unary_vec<VGeluTanh, T>;
+    case VecOp::Silu: return &unary_vec<VSilu, T>;
+    case VecOp::Relu: return &unary_scalar<ops::Relu, T>;
+    case VecOp::Abs: return &unary_scalar<ops::Abs, T>;
+    case VecOp::Neg: return &unary_scalar<ops::Neg, T>;
+    case VecOp::Floor: return &unary_scalar<ops::Floor, T>;
+    case VecOp::Ceil: return &unary_scalar<ops::Ceil, T>;
+    case VecOp::Round: return &unary_scalar<ops::Round, T>;
+    case VecOp::Trunc: return &unary_scalar<ops::Trunc, T>;
+    case VecOp::Square: return &unary_scalar<ops::Square, T>;
+    case VecOp::Add: return &binary_arith<T, VecOp::Add>;
+    case VecOp::Sub: return &binary_arith<T, VecOp::Sub>;
+    case VecOp::Mul: return &binary_arith<T, VecOp::Mul>;
+    case VecOp::Div: return &binary_arith<T, VecOp::Div>;
+    case VecOp::Maximum: return &binary_arith<T, VecOp::Maximum>;
+    case VecOp::Minimum: return &binary_arith<T, VecOp::Minimum>;
+    case VecOp::kCount: break;
+  }
+  return nullptr;
+}
+
+VecLoopFn vec_loop(VecOp op, DType dtype) {
+  if (dtype == kFloat32) return pick<float>(op);
+  if (dtype == kFloat64) return pick<double>(op);
+  return nullptr;
+}
+
+}  // namespace ember::cpu::EMBER_ISA

@@ -1,0 +1,204 @@
+#include "ember/ops/TensorPrint.h"
+
+#include <cmath>
+
+#include "ember/ops/Functions.h"
+
+namespace ember {
+
+PrintOptions& print_options() {
+  static PrintOptions o;
+  return o;
+}
+
+namespace {
+
+// Reads every element in row-major order as long double, which holds every int64 and double exactly.
+std::vector<long double> values_of(const Tensor& t) {
+  std::vector<long double> r(static_cast<size_t>(t.numel()));
+  if (is_floating_point(t.dtype())) {
+    Tensor c = t.to(kFloat64).contiguous();
+    std::copy(c.data_ptr<double>(), c.data_ptr<double>() + c.numel(), r.begin());
+  } else {
+    Tensor c = t.to(kInt64).contiguous();
+    std::copy(c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel(), r.begin());
+  }
+  return r;
+}
+
+// The values that will be shown (edgeitems at each end of every dim when summarising), for choosing the
+// format.
+void shown_values(const Tensor& t, bool summarize, int64_t edge, std::vector<long double>& out) {
+  if (t.dim() <= 1) {
+    std::vector<long double> v = values_of(t);
+    if (summarize && t.dim() == 1 && t.size(0) > 2 * edge) {
+      out.insert(out.end(), v.begin(), v.begin() + edge);
+      out.insert(out.end(), v.end() - edge, v.end());
+    } else {
+      out.insert(out.end(), v.begin(), v.end());
+    }
+    return;
+  }
+  int64_t n = t.size(0);
+  for (int64_t i = 0; i < n; ++i) {
+    if (summarize && n > 2 * edge && i == edge) i = n - edge;
+    shown_values(t.select(0, i), summarize, edge, out);
+  }
+}
+
+class Formatter {
+ public:
+  Formatter(DType dtype, const std::vector<long double>& v, const PrintOptions& o) : dtype_(dtype), o_(o) {
+    floating_ = is_floating_point(dtype_);
+    if (!floating_) {
+      for (long double x : v) width_ = std::max<size_t>(width_, plain(x).size());
+      return;
+    }
+    std::vector<long double> nz;
+    for (long double x : v)
+      if (std::isfinite(x) && x != 0) nz.push_back(x);
+    if (!nz.empty()) {
+      long double lo = std::abs(nz[0]), hi = lo;
+      for (long double x : nz) {
+        lo = std::min(lo, std::abs(x));
+        hi = std::max(hi, std::abs(x));
+        if (x != std::ceil(x)) int_mode_ = false;
+      }
+      if (int_mode_) {
+        sci_ = hi / lo > 1000.0L || hi > 1.0e8L;
+        for (long double x : nz) width_ = std::max(width_, sci_ ? sci(x).size() : fmt::format("{:.0f}", x).size() + 1);
+      } else {
+        sci_ = hi / lo > 1000.0L || hi > 1.0e8L || lo < 1.0e-4L;
+        for (long double x : nz) width_ = std::max(width_, sci_ ? sci(x).size() : fmt::format("{:.{}f}", x, o_.precision).size());
+      }
+    }
+    if (o_.sci_mode) sci_ = *o_.sci_mode;
+  }
+  size_t width() const { return width_; }
+
+  std::string format(long double x) const {
+    std::string s;
+    if (floating_) {
+      if (sci_) s = sci(x);
+      else if (int_mode_) {
+        s = special(x);
+        if (s.empty()) s = fmt::format("{:.0f}", x) + ".";
+      } else {
+        s = special(x);
+        if (s.empty()) s = fmt::format("{:.{}f}", x, o_.precision);
+      }
+    } else {
+      s = plain(x);
+    }
+    return s.size() < width_ ? std::string(width_ - s.size(), ' ') + s : s;
+  }
+
+ private:
+  static std::string special(long double x) {
+    if (std::isnan(x)) return "nan";
+    if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+    return "";
+  }
+  std::string sci(long double x) const {
+    std::string s = special(x);
+    return s.empty() ? fmt::format("{:.{}e}", x, o_.precision) : s;
+  }
+  std::string plain(long double x) const {
+    if (dtype_ == kBool) return x != 0 ? "True" : "False";
+    return fmt::format("{}", static_cast<int64_t>(x));
+  }
+
+  DType dtype_;
+  const PrintOptions& o_;
+  bool floating_ = false, int_mode_ = true, sci_ = false;
+  size_t width_ = 1;
+};
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string r;
+  for (size_t i = 0; i < parts.size(); ++i) r += (i ? sep : "") + parts[i];
+  return r;
+}
+
+std::string vector_str(const Tensor& t, size_t indent, bool summarize, const Formatter& f, const PrintOptions& o) {
+  size_t element_len = f.width() + 2;
+  size_t per_line = std::max<size_t>(1, (static_cast<size_t>(o.linewidth) - std::min<size_t>(indent, o.linewidth)) / element_len);
+  std::vector<long double> v = values_of(t);
+  std::vector<std::string> data;
+  int64_t n = t.size(0), e = o.edgeitems;
+  if (summarize && e == 0) {
+    data.push_back("...");
+  } else if (summarize && n > 2 * e) {
+    for (int64_t i = 0; i < e; ++i) data.push_back(f.format(v[i]));
+    data.push_back(" ...");
+    for (int64_t i = n - e; i < n; ++i) data.push_back(f.format(v[i]));
+  } else {
+    for (long double x : v) data.push_back(f.format(x));
+  }
+  std::vector<std::string> lines;
+  for (size_t i = 0; i < data.size(); i += per_line)
+    lines.push_back(join(std::vector<std::string>(data.begin() + i, data.begin() + std::min(data.size(), i + per_line)), ", "));
+  return "[" + join(lines, ",\n" + std::string(indent + 1, ' ')) + "]";
+}
+
+std::string tensor_str(const Tensor& t, size_t indent, bool summarize, const Formatter& f, const PrintOptions& o) {
+  if (t.dim() == 0) return f.format(values_of(t)[0]);
+  if (t.dim() == 1) return vector_str(t, indent, summarize, f, o);
+  std::vector<std::string> slices;
+  int64_t n = t.size(0), e = o.edgeitems;
+  if (summarize && n > 2 * e) {
+    for (int64_t i = 0; i < e; ++i) slices.push_back(tensor_str(t.select(0, i), indent + 1, summarize, f, o));
+    slices.push_back("...");
+    for (int64_t i = n - e; i < n; ++i) slices.push_back(tensor_str(t.select(0, i), indent + 1, summarize, f, o));
+  } else {
+    for (int64_t i = 0; i < n; ++i) slices.push_back(tensor_str(t.select(0, i), indent + 1, summarize, f, o));
+  }
+  return "[" + join(slices, "," + std::string(static_cast<size_t>(t.dim() - 1), '\n') + std::string(indent + 1, ' ')) + "]";
+}
+
+}  // namespace
+
+std::string format_tensor(const Tensor& t, const std::vector<std::string>& extra, const std::string& prefix) {
+  EMBER_CHECK(t.defined(), "format_tensor: undefined tensor");
+  const PrintOptions& o = print_options();
+  size_t indent = prefix.size();
+  std::vector<std::string> suffixes;
+  std::string body;
+  std::string dtype_str = fmt::format("dtype=ember.{}", t.dtype());
+  if (t.numel() == 0) {
+    if (t.dim() != 1) {
+      std::string sz = "size=(";
+      for (int64_t i = 0; i < t.dim(); ++i) sz += (i ? ", " : "") + std::to_string(t.sizes()[i]);
+      suffixes.push_back(sz + (t.dim() == 1 ? ",)" : ")"));
+    }
+    if (t.dtype() != default_dtype()) suffixes.push_back(dtype_str);
+    body = "[]";
+  } else {
+    bool default_kind = t.dtype() == default_dtype() || t.dtype() == kInt64 || t.dtype() == kBool;
+    if (!default_kind) suffixes.push_back(dtype_str);
+    bool summarize = t.numel() > o.threshold;
+    std::vector<long double> shown;
+    shown_values(t, summarize, o.edgeitems, shown);
+    Formatter f(t.dtype(), shown, o);
+    body = tensor_str(t, indent, summarize, f, o);
+  }
+  for (const auto& s : extra) suffixes.push_back(s);
+  std::string out = prefix + body;
+  size_t nl = out.rfind('\n');
+  // PyTorch's len(s) - s.rfind("\n") + 1, with rfind giving -1 when there is no newline.
+  size_t last_len = nl == std::string::npos ? out.size() + 2 : out.size() - nl + 1;
+  for (const auto& s : suffixes) {
+    if (last_len + s.size() + 2 > static_cast<size_t>(o.linewidth)) {
+      out += ",\n" + std::string(indent, ' ') + s;
+      last_len = indent + s.size();
+    } else {
+      out += ", " + s;
+      last_len += s.size() + 2;
+    }
+  }
+  return out + ")";
+}
+
+std::string Tensor::str() const { return format_tensor(*this); }
+
+}  // namespace ember

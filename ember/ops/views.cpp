@@ -1,0 +1,270 @@
+// View ops: each makes a new TensorImpl over the same storage through make_view (Note [views]). They are
+// CompositeExplicitAutograd kernels in the ops layer because they are the same on every backend.
+#include <algorithm>
+#include <numeric>
+
+#include "ember/ops/generated/CompositeKernels.h"
+#include "ember/ops/shape.h"
+
+namespace ember::composite {
+
+Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  EMBER_CHECK(size.size() == stride.size(), "as_strided: mismatch in length of strides and shape ({} vs {})",
+              stride.size(), size.size());
+  return make_view(self, size, stride, storage_offset.value_or(self.storage_offset()));
+}
+
+Tensor view(const Tensor& self, IntArrayRef size) {
+  DimVector shape = infer_size(size, self.numel(), "view");
+  std::optional<DimVector> strides = compute_view_strides(self.sizes(), self.strides(), shape);
+  EMBER_CHECK(strides.has_value(),
+              "view size is not compatible with input tensor's size and stride (at least one dimension spans across "
+              "two contiguous subspaces). Use .reshape(...) instead.");
+  return make_view(self, shape, *strides, self.storage_offset());
+}
+
+Tensor reshape(const Tensor& self, IntArrayRef shape) {
+  DimVector s = infer_size(shape, self.numel(), "reshape");
+  if (compute_view_strides(self.sizes(), self.strides(), s)) return self.view(s);
+  return self.clone().view(s);
+}
+
+Tensor view_as(const Tensor& self, const Tensor& other) { return self.view(other.sizes()); }
+Tensor reshape_as(const Tensor& self, const Tensor& other) { return self.reshape(other.sizes()); }
+
+Tensor permute(const Tensor& self, IntArrayRef dims) {
+  int64_t n = self.dim();
+  EMBER_CHECK(static_cast<int64_t>(dims.size()) == n,
+              "permute(): number of dims don't match in permute: the tensor input has {} dims but "
+              "len(dims) = {}",
+              n, dims.size());
+  DimVector sizes(n), strides(n);
+  std::vector<bool> seen(n, false);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t d = wrap_dim(dims[i], n);
+    EMBER_CHECK(!seen[d], "permute(): duplicate dims are not allowed.");
+    seen[d] = true;
+    sizes[i] = self.sizes()[d];
+    strides[i] = self.strides()[d];
+  }
+  return make_view(self, sizes, strides, self.storage_offset());
+}
+
+Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
+  int64_t n = self.dim();
+  int64_t a = wrap_dim(dim0, n), b = wrap_dim(dim1, n);
+  if (n == 0) return make_view(self, {}, {}, self.storage_offset());
+  DimVector sizes(self.sizes()), strides(self.strides());
+  std::swap(sizes[a], sizes[b]);
+  std::swap(strides[a], strides[b]);
+  return make_view(self, sizes, strides, self.storage_offset());
+}
+
+Tensor t(const Tensor& self) {
+  EMBER_CHECK(self.dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is {}D", self.dim());
+  return self.dim() < 2 ? self.transpose(0, 0) : self.transpose(0, 1);
+}
+
+Tensor expand(const Tensor& self, IntArrayRef size, bool /*implicit*/) {
+  int64_t n = static_cast<int64_t>(size.size()), d = self.dim();
+  EMBER_CHECK(n >= d,
+              "expand(torch.FloatTensor{{{}}}, size=[{}]): the number of sizes provided ({}) must be greater or equal "
+              "to the number of dimensions in the tensor ({})",
+              fmt::join(self.sizes(), ", "), fmt::join(size, ", "), n, d);
+  DimVector sizes(n), strides(n);
+  for (int64_t i = n - 1; i >= 0; --i) {
+    int64_t j = i - (n - d);  // matching dim of self, or < 0 for a new leading dim
+    int64_t want = size[i];
+    if (j >= 0) {
+      int64_t have = self.sizes()[j];
+      if (want == -1) want = have;
+      EMBER_CHECK(have == want || have == 1,
+                  "The expanded size of the tensor ({}) must match the existing size ({}) at non-singleton dimension "
+                  "{}.  Target sizes: [{}].  Tensor sizes: [{}]",
+                  want, have, i, fmt::join(size, ", "), fmt::join(self.sizes(), ", "));
+      sizes[i] = want;
+      strides[i] = have == want ? self.strides()[j] : 0;
+    } else {
+      EMBER_CHECK(want >= 0, "The expanded size of the tensor ({}) isn't allowed in a leading, non-existing dimension {}",
+                  want, i);
+      sizes[i] = want;
+      strides[i] = 0;
+    }
+  }
+  return make_view(self, sizes, strides, self.storage_offset());
+}
+
+Tensor expand_as(const Tensor& self, const Tensor& other) { return self.expand(other.sizes()); }
+
+Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  EMBER_CHECK(self.dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");
+  int64_t d = wrap_dim(dim, self.dim());
+  int64_t size = self.sizes()[d];
+  EMBER_CHECK_INDEX(start >= -size && start <= size,
+                    "start out of range (expected to be in range of [{}, {}], but got {})", -size, size, start);
+  if (start < 0) start += size;
+  EMBER_CHECK(length >= 0 && start <= size - length, "start ({}) + length ({}) exceeds dimension size ({}).", start,
+              length, size);
+  return self.slice(d, start, start + length, 1);
+}
+
+Tensor select(const Tensor& self, int64_t dim, int64_t index) {
+  EMBER_CHECK_INDEX(self.dim() > 0, "select() cannot be applied to a 0-dim tensor.");
+  int64_t d = wrap_dim(dim, self.dim());
+  int64_t size = self.sizes()[d];
+  EMBER_CHECK_INDEX(index >= -size && index < size,
+                    "select(): index {} out of range for tensor of size [{}] at dimension {}", index,
+                    fmt::join(self.sizes(), ", "), dim);
+  if (index < 0) index += size;
+  DimVector sizes(self.sizes()), strides(self.strides());
+  int64_t offset = self.storage_offset() + index * strides[d];
+  sizes.erase(sizes.begin() + d);
+  strides.erase(strides.begin() + d);
+  return make_view(self, sizes, strides, offset);
+}
+
+Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
+             int64_t step) {
+  EMBER_CHECK_INDEX(self.dim() > 0, "slice() cannot be applied to a 0-dim tensor.");
+  EMBER_CHECK_VALUE(step > 0, "slice step must be positive");
+  int64_t d = wrap_dim(dim, self.dim());
+  int64_t size = self.sizes()[d];
+  auto clamp_index = [&](int64_t i) {  // Python slice semantics: negatives count from the end, then clamp
+    if (i < 0) i += size;
+    return std::clamp<int64_t>(i, 0, size);
+  };
+  int64_t s = start ? clamp_index(*start) : 0;
+  int64_t e = end ? clamp_index(*end) : size;
+  if (e < s) e = s;
+  DimVector sizes(self.sizes()), strides(self.strides());
+  sizes[d] = (e - s + step - 1) / step;
+  int64_t offset = self.storage_offset() + s * strides[d];
+  strides[d] *= step;
+  return make_view(self, sizes, strides, offset);
+}
+
+Tensor squeeze(const Tensor& self) {
+  DimVector sizes, strides;
+  for (int64_t i = 0; i < self.dim(); ++i) {
+    if (self.sizes()[i] == 1) continue;
+    sizes.push_back(self.sizes()[i]);
+    strides.push_back(self.strides()[i]);
+  }
+  return make_view(self, sizes, strides, self.storage_offset());
+}
+
+Tensor squeeze(const Tensor& self, int64_t dim) {
+  int64_t d = wrap_dim(dim, self.dim());
+  if (self.dim() == 0 || self.sizes()[d] != 1) return make_view(self, self.sizes(), self.strides(), self.storage_offset());
+  DimVector sizes(self.sizes()), strides(self.strides());
+  sizes.erase(sizes.begin() + d);
+  strides.erase(strides.begin() + d);
+  return make_view(self, sizes, strides, self.storage_offset());
+}
+
+Tensor unsqueeze(const Tensor& self, int64_t dim) {
+  int64_t d = wrap_dim(dim, self.dim() + 1);
+  DimVector sizes(self.sizes()), strides(self.strides());
+  int64_t st = d < self.dim() ? sizes[d] * strides[d] : 1;
+  sizes.insert(sizes.begin() + d, 1);
+  strides.insert(strides.begin() + d, st);
+  return make_view(self, sizes, strides, self.storage_offset());
+}
+
+Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
+  if (self.dim() == 0) return self.reshape({1});
+  int64_t s = wrap_dim(start_dim, self.dim()), e = wrap_dim(end_dim, self.dim());
+  EMBER_CHECK_VALUE(s <= e, "flatten() has invalid args: start_dim cannot come after end_dim");
+  if (s == e) return self;
+  DimVector shape;
+  for (int64_t i = 0; i < s; ++i) shape.push_back(self.sizes()[i]);
+  int64_t m = 1;
+  for (int64_t i = s; i <= e; ++i) m *= self.sizes()[i];
+  shape.push_back(m);
+  for (int64_t i = e + 1; i < self.dim(); ++i) shape.push_back(self.sizes()[i]);
+  return self.reshape(shape);
+}
+
+Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
+  int64_t d = wrap_dim(dim, self.dim());
+  EMBER_CHECK(!sizes.empty(), "unflatten: sizes must be non-empty");
+  DimVector inner = infer_size(sizes, self.sizes()[d], "unflatten");
+  DimVector shape(self.sizes().begin(), self.sizes().begin() + d);
+  for (int64_t s : inner) shape.push_back(s);
+  for (int64_t i = d + 1; i < self.dim(); ++i) shape.push_back(self.sizes()[i]);
+  return self.view(shape);
+}
+
+Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+  int64_t d = wrap_dim(dimension, self.dim());
+  int64_t len = self.dim() == 0 ? 1 : self.sizes()[d];
+  EMBER_CHECK(size <= len, "maximum size for tensor at dimension {} is {} but size is {}", d, len, size);
+  EMBER_CHECK(step > 0, "step is {} but must be > 0", step);
+  EMBER_CHECK(size >= 0, "size is {} but must be >= 0", size);
+  DimVector sizes(self.sizes()), strides(self.strides());
+  int64_t st = self.dim() == 0 ? 1 : strides[d];
+  if (self.dim() > 0) {
+    sizes[d] = (len - size) / step + 1;
+    strides[d] = st * step;
+  }
+  sizes.push_back(size);
+  strides.push_back(st);
+  return make_view(self, sizes, strides, self.storage_offset());
+}
+
+Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  int64_t n = self.dim();
+  EMBER_CHECK(n >= 2, "diagonal dimensions requires ndim larger than 1, got {}", n);
+  int64_t a = wrap_dim(dim1, n), b = wrap_dim(dim2, n);
+  EMBER_CHECK(a != b, "diagonal dimensions cannot be identical {}, {}", dim1, dim2);
+  int64_t len, start = self.storage_offset();
+  if (offset >= 0) {
+    len = std::max<int64_t>(std::min(self.sizes()[a], self.sizes()[b] - offset), 0);
+    if (len > 0) start += offset * self.strides()[b];
+  } else {
+    len = std::max<int64_t>(std::min(self.sizes()[a] + offset, self.sizes()[b]), 0);
+    if (len > 0) start -= offset * self.strides()[a];
+  }
+  DimVector sizes, strides;
+  for (int64_t i = 0; i < n; ++i) {
+    if (i == a || i == b) continue;
+    sizes.push_back(self.sizes()[i]);
+    strides.push_back(self.strides()[i]);
+  }
+  sizes.push_back(len);
+  strides.push_back(self.strides()[a] + self.strides()[b]);
+  return make_view(self, sizes, strides, start);
+}
+
+Tensor movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination) {
+  int64_t n = self.dim();
+  EMBER_CHECK(source.size() == destination.size(),
+              "movedim: Invalid source or destination dims: source ({} dims) should contain the same number of dims as "
+              "destination ({} dims)",
+              fmt::join(source, ", "), fmt::join(destination, ", "));
+  std::vector<int64_t> order(n, -1);
+  std::vector<bool> used_src(n, false), used_dst(n, false);
+  for (size_t i = 0; i < source.size(); ++i) {
+    int64_t s = wrap_dim(source[i], n), d = wrap_dim(destination[i], n);
+    EMBER_CHECK(!used_src[s], "movedim: repeated dim in `source` ({})", fmt::join(source, ", "));
+    EMBER_CHECK(!used_dst[d], "movedim: repeated dim in `destination` ({})", fmt::join(destination, ", "));
+    used_src[s] = used_dst[d] = true;
+    order[d] = s;
+  }
+  int64_t next = 0;
+  for (int64_t d = 0; d < n; ++d) {
+    if (order[d] >= 0) continue;
+    while (used_src[next]) ++next;
+    order[d] = next++;
+  }
+  return self.permute(order);
+}
+
+Tensor movedim(const Tensor& self, int64_t source, int64_t destination) {
+  return composite::movedim(self, IntArrayRef(&source, 1), IntArrayRef(&destination, 1));
+}
+
+Tensor detach(const Tensor& self) { return make_view(self, self.sizes(), self.strides(), self.storage_offset()); }
+Tensor alias(const Tensor& self) { return make_view(self, self.sizes(), self.strides(), self.storage_offset()); }
+
+}  // namespace ember::composite
