@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Checks that an installed Ember is usable from a project outside the source tree:
+#   cmake --install BUILD --prefix P   ->  P/include/ember/..., P/lib/libember.so, P/lib/cmake/Ember/
+#   examples/out_of_tree: find_package(Ember) + Ember::ember, configured, built and run against P.
+# Everything happens in a temporary directory that is removed afterwards.
+#
+#   tools/check_install.sh [BUILD_DIR]      (default: build; it must be built already)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=$(cd "${1:-$ROOT/build}" && pwd)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/ember-install-check.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+PREFIX=$TMP/prefix
+
+cmake --install "$BUILD" --prefix "$PREFIX" >"$TMP/install.log" || { cat "$TMP/install.log"; exit 1; }
+
+fail() { echo "check_install: $*" >&2; exit 1; }
+[[ -f $PREFIX/lib/libember.so ]] || fail "missing $PREFIX/lib/libember.so"
+[[ -f $PREFIX/lib/cmake/Ember/EmberConfig.cmake ]] || fail "missing lib/cmake/Ember/EmberConfig.cmake"
+[[ -f $PREFIX/include/ember/api/ember.h ]] || fail "missing include/ember/api/ember.h"
+# Every header and generated .inc of the source tree is installed.
+( cd "$ROOT" && find ember -name '*.h' -o -name '*.inc' ) | sort >"$TMP/want"
+( cd "$PREFIX/include" && find ember -name '*.h' -o -name '*.inc' ) | sort >"$TMP/have"
+missing=$(comm -23 "$TMP/want" "$TMP/have")
+[[ -z $missing ]] || fail "headers not installed: $missing"
+# Only headers: no sources or build files among them.
+extra=$(find "$PREFIX/include" -type f ! -name '*.h' ! -name '*.inc')
+[[ -z $extra ]] || fail "non-header files installed under include/: $extra"
+
+# Configure, build and run the example with nothing of the source tree on its paths.
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+cmake -S "$ROOT/examples/out_of_tree" -B "$TMP/app" -G Ninja -DCMAKE_PREFIX_PATH="$PREFIX" \
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON "${launcher[@]}" >"$TMP/configure.log" 2>&1 \
+  || { cat "$TMP/configure.log"; fail "configuring examples/out_of_tree against $PREFIX failed"; }
+cmake --build "$TMP/app" >"$TMP/build.log" 2>&1 \
+  || { cat "$TMP/build.log"; fail "building examples/out_of_tree against $PREFIX failed"; }
+if grep -q -- "-I$ROOT\|-isystem $ROOT" "$TMP/app/compile_commands.json" 2>/dev/null; then
+  fail "the out-of-tree build saw the source tree's include path"
+fi
+"$TMP/app/app" || fail "the out-of-tree example failed"
+echo "check_install: installed headers, libember.so and find_package(Ember) work out of tree"
