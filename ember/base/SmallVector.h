@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <iterator>
 #include <new>
 #include <span>
 #include <type_traits>
@@ -22,7 +23,9 @@ class SmallVector {
   explicit SmallVector(size_t n, T v = T()) { assign(n, v); }
   SmallVector(std::initializer_list<T> l) { assign(l.begin(), l.end()); }
   SmallVector(std::span<const T> s) { assign(s.begin(), s.end()); }
-  template <class It>
+  // Iterator overloads are constrained so SmallVector(3, 7) and assign(3, 7) mean "3 copies of 7", as in
+  // std::vector, rather than an iterator range of ints.
+  template <std::input_iterator It>
   SmallVector(It b, It e) {
     assign(b, e);
   }
@@ -62,7 +65,7 @@ class SmallVector {
     if (heap()) std::free(data_);
   }
 
-  template <class It>
+  template <std::input_iterator It>
   void assign(It b, It e) {
     size_t n = static_cast<size_t>(std::distance(b, e));
     reserve(n);
