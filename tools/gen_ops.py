@@ -163,7 +163,7 @@ class Op:
         if kind == "out":
             v = "function"
         self.function = "function" in v
-        self.method = "method" in v and self.schema.args and self.schema.args[0].name == "self"
+        self.method = "method" in v and bool(self.schema.args) and self.schema.args[0].name == "self"
         self.python = entry.get("python", True)
         suffix = {"functional": "", "inplace": "_", "out": "_out"}[kind]
         self.cpu = entry["cpu"] + suffix if "cpu" in entry else None
@@ -288,7 +288,7 @@ def gen(ops):
            "void register_aten_ops(Library& m) {\n"
            "  using K = DispatchKey;\n"]
     for o in ops:
-        info = f"OpInfo{{{cstr(o.doc)}, {str(o.method).lower()}, {str(o.function and o.python).lower()}}}"
+        info = f"OpInfo{{{cstr(o.doc)}, {str(o.method and o.python).lower()}, {str(o.function and o.python).lower()}}}"
         reg.append(f"  m.def({cstr(o.schema.text)}, {info});\n")
     scalar_bodies = []
     for o in ops:

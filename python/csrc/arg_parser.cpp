@@ -1,0 +1,440 @@
+#include "arg_parser.h"
+
+#include "dtype.h"
+#include "tensor.h"
+
+namespace ember::python {
+
+namespace {
+
+using K = SchemaType::Kind;
+
+ArgSpec spec_of(const SchemaArgument& a, bool first) {
+  ArgSpec s;
+  s.name = (first && a.name == "self") ? "input" : a.name;
+  s.name_obj = PyUnicode_InternFromString(s.name.c_str());
+  const SchemaType* t = &a.type;
+  if (t->kind == K::Optional) {
+    s.optional = true;
+    t = t->elem.get();
+  }
+  switch (t->kind) {
+    case K::Tensor: s.kind = ArgKind::Tensor; break;
+    case K::Int: s.kind = ArgKind::Int; break;
+    case K::Float: s.kind = ArgKind::Float; break;
+    case K::Bool: s.kind = ArgKind::Bool; break;
+    case K::Str: s.kind = ArgKind::Str; break;
+    case K::Scalar: s.kind = ArgKind::Scalar; break;
+    case K::ScalarType: s.kind = ArgKind::ScalarType; break;
+    case K::Device: s.kind = ArgKind::Device; break;
+    case K::Generator: s.kind = ArgKind::Generator; break;
+    case K::Layout: s.kind = ArgKind::Layout; break;
+    case K::MemoryFormat: s.kind = ArgKind::MemoryFormat; break;
+    case K::List:
+      if (t->elem->kind == K::Int) s.kind = ArgKind::IntList;
+      else if (t->elem->kind == K::Tensor) s.kind = ArgKind::TensorList;
+      else if (t->elem->kind == K::Optional && t->elem->elem->kind == K::Tensor) s.kind = ArgKind::OptTensorList;
+      else s.kind = ArgKind::Any;
+      s.fixed_size = t->fixed_size;
+      break;
+    default: s.kind = ArgKind::Any; break;
+  }
+  s.kwarg_only = a.kwarg_only;
+  if (a.default_value) {
+    s.has_default = true;
+    s.default_value = *a.default_value;
+  }
+  s.is_out = a.kwarg_only && a.alias && a.alias->is_write && a.name == "out";
+  if (s.is_out) s.has_default = true;  // out=None
+  return s;
+}
+
+const char* kind_name(const ArgSpec& s) {
+  switch (s.kind) {
+    case ArgKind::Tensor: return "Tensor";
+    case ArgKind::TensorList: return "tuple of Tensors";
+    case ArgKind::OptTensorList: return "tuple of Tensors";
+    case ArgKind::Int: return "int";
+    case ArgKind::IntList: return "tuple of ints";
+    case ArgKind::Float: return "float";
+    case ArgKind::Bool: return "bool";
+    case ArgKind::Scalar: return "Number";
+    case ArgKind::ScalarType: return "dtype";
+    case ArgKind::Device: return "Device";
+    case ArgKind::Str: return "str";
+    case ArgKind::MemoryFormat: return "memory_format";
+    case ArgKind::Generator: return "Generator";
+    case ArgKind::Layout: return "layout";
+    case ArgKind::Any: return "object";
+  }
+  return "object";
+}
+
+// ---- conversions: each returns false on a type mismatch
+
+bool is_int_like(PyObject* o) {
+  if (PyBool_Check(o)) return false;
+  if (PyLong_Check(o)) return true;
+  if (is_tensor(o)) return unwrap(o).numel() == 1 && is_integral(unwrap(o).dtype(), false);
+  return !PyFloat_Check(o) && Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_index &&
+         !PyUnicode_Check(o);
+}
+
+int64_t as_int(PyObject* o) {
+  if (is_tensor(o)) return unwrap(o).item().to_long();
+  int overflow = 0;
+  long long v = PyLong_Check(o) ? PyLong_AsLongLongAndOverflow(o, &overflow) : -1;
+  if (!PyLong_Check(o)) {
+    PyObject* idx = PyNumber_Index(o);
+    if (!idx) throw python_error_already_set();
+    v = PyLong_AsLongLongAndOverflow(idx, &overflow);
+    Py_DECREF(idx);
+  }
+  if (overflow) EMBER_FAIL_KIND(ErrorKind::Runtime, "Overflow when unpacking long");
+  if (v == -1 && PyErr_Occurred()) throw python_error_already_set();
+  return v;
+}
+
+// A Python number (or numpy scalar, or one-element tensor for Scalar arguments) as a Scalar.
+bool as_scalar(PyObject* o, Scalar* out, bool allow_tensor) {
+  if (PyBool_Check(o)) {
+    *out = Scalar(o == Py_True);
+    return true;
+  }
+  if (PyLong_Check(o)) {
+    *out = Scalar(as_int(o));
+    return true;
+  }
+  if (PyFloat_Check(o)) {
+    *out = Scalar(PyFloat_AS_DOUBLE(o));
+    return true;
+  }
+  if (is_tensor(o)) {
+    if (!allow_tensor || unwrap(o).numel() != 1) return false;
+    *out = unwrap(o).item();
+    return true;
+  }
+  PyNumberMethods* nm = Py_TYPE(o)->tp_as_number;
+  if (!nm || PyUnicode_Check(o)) return false;
+  if (nm->nb_index) {  // numpy integers
+    *out = Scalar(as_int(o));
+    return true;
+  }
+  if (nm->nb_float) {  // numpy floats
+    double d = PyFloat_AsDouble(o);
+    if (d == -1.0 && PyErr_Occurred()) throw python_error_already_set();
+    *out = Scalar(d);
+    return true;
+  }
+  return false;
+}
+
+bool convert_int_list(PyObject* o, const ArgSpec& s, IValue* out) {
+  std::vector<int64_t> v;
+  if (PyTuple_Check(o) || PyList_Check(o)) {
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    PyObject** items = PySequence_Fast_ITEMS(o);
+    v.reserve(static_cast<size_t>(n));
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      if (!is_int_like(items[i])) return false;
+      v.push_back(as_int(items[i]));
+    }
+  } else if (is_int_like(o)) {
+    v.assign(s.fixed_size > 0 ? static_cast<size_t>(s.fixed_size) : 1u, as_int(o));
+  } else {
+    return false;
+  }
+  *out = IValue(std::move(v));
+  return true;
+}
+
+bool convert(PyObject* o, const ArgSpec& s, IValue* out) {
+  if (o == Py_None) {
+    if (!s.optional && s.kind != ArgKind::Layout && s.kind != ArgKind::Any) return false;
+    *out = IValue();
+    return true;
+  }
+  switch (s.kind) {
+    case ArgKind::Tensor: {
+      if (is_tensor(o)) {
+        *out = IValue(unwrap(o));
+        return true;
+      }
+      Scalar sc;
+      if (!as_scalar(o, &sc, false)) return false;
+      *out = IValue(wrapped_scalar_tensor(sc));
+      return true;
+    }
+    case ArgKind::Int:
+      if (!is_int_like(o)) return false;
+      *out = IValue(as_int(o));
+      return true;
+    case ArgKind::Float: {
+      if (PyFloat_Check(o)) {
+        *out = IValue(PyFloat_AS_DOUBLE(o));
+        return true;
+      }
+      Scalar sc;
+      if (PyBool_Check(o) || !as_scalar(o, &sc, true)) return false;
+      *out = IValue(sc.to_double());
+      return true;
+    }
+    case ArgKind::Bool:
+      if (!PyBool_Check(o)) {
+        if (is_tensor(o) && unwrap(o).numel() == 1 && unwrap(o).dtype() == kBool) {
+          *out = IValue(unwrap(o).item().to_bool());
+          return true;
+        }
+        return false;
+      }
+      *out = IValue(o == Py_True);
+      return true;
+    case ArgKind::Scalar: {
+      Scalar sc;
+      if (!as_scalar(o, &sc, true)) return false;
+      *out = IValue(sc);
+      return true;
+    }
+    case ArgKind::IntList:
+      return convert_int_list(o, s, out);
+    case ArgKind::ScalarType: {
+      DType d;
+      if (!as_dtype(o, &d)) return false;
+      *out = IValue(d);
+      return true;
+    }
+    case ArgKind::Device: {
+      Device d;
+      if (!as_device(o, &d)) return false;
+      *out = IValue(d);
+      return true;
+    }
+    case ArgKind::Str: {
+      if (!PyUnicode_Check(o)) return false;
+      Py_ssize_t n = 0;
+      const char* c = PyUnicode_AsUTF8AndSize(o, &n);
+      if (!c) throw python_error_already_set();
+      *out = IValue(std::string(c, static_cast<size_t>(n)));
+      return true;
+    }
+    case ArgKind::MemoryFormat: {
+      MemoryFormat f;
+      if (!as_memory_format(o, &f)) return false;
+      *out = IValue(f);
+      return true;
+    }
+    case ArgKind::TensorList: {
+      if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
+      Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+      PyObject** items = PySequence_Fast_ITEMS(o);
+      std::vector<Tensor> v;
+      v.reserve(static_cast<size_t>(n));
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        if (!is_tensor(items[i])) return false;
+        v.push_back(unwrap(items[i]));
+      }
+      *out = IValue(std::move(v));
+      return true;
+    }
+    case ArgKind::OptTensorList: {
+      if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
+      Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+      PyObject** items = PySequence_Fast_ITEMS(o);
+      std::vector<IValue> v;
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        if (items[i] == Py_None) v.emplace_back();
+        else if (is_tensor(items[i])) v.emplace_back(unwrap(items[i]));
+        else return false;
+      }
+      *out = IValue::list(std::move(v));
+      return true;
+    }
+    case ArgKind::Layout:
+    case ArgKind::Generator:
+    case ArgKind::Any:
+      return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string py_type_name(PyObject* o) {
+  if (is_tensor(o)) return "Tensor";
+  return Py_TYPE(o)->tp_name;
+}
+
+Signature make_signature(const OperatorHandle& op) {
+  Signature sig;
+  sig.op = op;
+  const FunctionSchema& fs = op.schema();
+  for (size_t i = 0; i < fs.arguments.size(); ++i) {
+    sig.args.push_back(spec_of(fs.arguments[i], i == 0));
+    if (!fs.arguments[i].kwarg_only) ++sig.num_positional;
+  }
+  sig.self_offset = (!fs.arguments.empty() && fs.arguments[0].name == "self") ? 1 : 0;
+  int first = sig.self_offset;
+  sig.varargs_intlist = sig.num_positional == first + 1 && static_cast<int>(sig.args.size()) > first &&
+                        sig.args[first].kind == ArgKind::IntList;
+  if (fs.returns.size() == 1 && fs.returns[0].alias && fs.returns[0].alias->is_write) {
+    for (size_t i = 0; i < fs.arguments.size(); ++i)
+      if (fs.arguments[i].alias && fs.arguments[i].alias->set == fs.returns[0].alias->set) sig.returns_alias_of = static_cast<int>(i);
+  }
+  std::string t = "(";
+  bool kw = false;
+  for (size_t i = 0; i < sig.args.size(); ++i) {
+    const ArgSpec& a = sig.args[i];
+    if (i) t += ", ";
+    if (a.kwarg_only && !kw) {
+      t += "*, ";
+      kw = true;
+    }
+    t += std::string(kind_name(a)) + (a.optional && a.kind != ArgKind::Tensor ? "? " : " ") + a.name;
+    if (a.is_out || (a.has_default && a.default_value.is_none())) t += "=None";
+    else if (a.has_default) t += "=" + a.default_value.repr();
+  }
+  sig.text = t + ")";
+  return sig;
+}
+
+bool parse_call(const Signature& sig, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Stack& stack,
+                std::string* why) {
+  const size_t base = stack.size();
+  const size_t n = sig.args.size();
+  stack.resize(base + n);
+  // Which arguments were given; positional first.
+  PyObject* given_stack[16];
+  std::vector<PyObject*> given_heap;
+  PyObject** given = n <= 16 ? given_stack : (given_heap.resize(n), given_heap.data());
+  for (size_t i = 0; i < n; ++i) given[i] = nullptr;
+
+  Py_ssize_t npos = nargs;
+  PyObject* varargs_tuple = nullptr;
+  if (sig.varargs_intlist && nargs > sig.self_offset + 1) {
+    // x.view(2, 3): pack the trailing positional ints into a tuple for the int[] parameter.
+    varargs_tuple = PyTuple_New(nargs - sig.self_offset);
+    for (Py_ssize_t i = sig.self_offset; i < nargs; ++i) {
+      Py_INCREF(args[i]);
+      PyTuple_SET_ITEM(varargs_tuple, i - sig.self_offset, args[i]);
+    }
+    npos = sig.self_offset + 1;
+  }
+  struct TupleGuard {
+    PyObject* t;
+    ~TupleGuard() { Py_XDECREF(t); }
+  } guard{varargs_tuple};
+
+  auto fail = [&](std::string msg) {
+    stack.resize(base);
+    *why = std::move(msg);
+    return false;
+  };
+  if (npos > sig.num_positional)
+    return fail(fmt::format("takes {} positional arguments but {} were given", sig.num_positional, npos));
+  for (Py_ssize_t i = 0; i < npos; ++i) given[i] = args[i];
+  if (varargs_tuple) given[sig.self_offset] = varargs_tuple;
+
+  if (kwnames) {
+    Py_ssize_t nk = PyTuple_GET_SIZE(kwnames);
+    for (Py_ssize_t k = 0; k < nk; ++k) {
+      PyObject* key = PyTuple_GET_ITEM(kwnames, k);
+      size_t j = 0;
+      for (; j < n; ++j) {
+        if (sig.args[j].name_obj == key) break;  // interned: pointer comparison is the fast case
+      }
+      if (j == n) {
+        for (j = 0; j < n; ++j)
+          if (PyUnicode_Compare(sig.args[j].name_obj, key) == 0) break;
+      }
+      if (j == n) return fail(fmt::format("got an unexpected keyword argument '{}'", PyUnicode_AsUTF8(key)));
+      if (given[j]) return fail(fmt::format("got multiple values for argument '{}'", sig.args[j].name));
+      given[j] = args[nargs + k];
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const ArgSpec& a = sig.args[i];
+    IValue& slot = stack[base + i];
+    if (!given[i] || (a.is_out && given[i] == Py_None)) {
+      if (a.is_out) return fail("needs out=");  // the functional overload serves out=None
+      if (!a.has_default) return fail(fmt::format("missing required argument '{}'", a.name));
+      slot = a.default_value;
+      continue;
+    }
+    if (!convert(given[i], a, &slot)) {
+      return fail(fmt::format("argument '{}'{} must be {}, not {}", a.name,
+                              i < static_cast<size_t>(sig.num_positional) ? fmt::format(" (position {})", i + 1) : "",
+                              kind_name(a), py_type_name(given[i])));
+    }
+  }
+  return true;
+}
+
+PyObject* result_to_python(const Signature& sig, Stack& stack, PyObject* const* args, Py_ssize_t nargs,
+                           PyObject* kwnames) {
+  const FunctionSchema& fs = sig.op.schema();
+  if (sig.returns_alias_of >= 0) {
+    // In-place and out= ops return the very object that was passed.
+    int i = sig.returns_alias_of;
+    PyObject* obj = nullptr;
+    if (i < nargs && !sig.args[i].kwarg_only) obj = args[i];
+    else if (kwnames) {
+      for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); ++k)
+        if (PyUnicode_Compare(PyTuple_GET_ITEM(kwnames, k), sig.args[i].name_obj) == 0) obj = args[nargs + k];
+    }
+    stack.clear();
+    if (obj && is_tensor(obj)) {
+      Py_INCREF(obj);
+      return obj;
+    }
+    Py_RETURN_NONE;
+  }
+  auto one = [](IValue& v) -> PyObject* {
+    switch (v.tag()) {
+      case IValue::Tag::Tensor: return wrap(v.to_tensor());
+      case IValue::Tag::None: Py_RETURN_NONE;
+      case IValue::Tag::Bool: return PyBool_FromLong(v.to_bool());
+      case IValue::Tag::Int: return PyLong_FromLongLong(v.to_int());
+      case IValue::Tag::Double: return PyFloat_FromDouble(v.to_double());
+      case IValue::Tag::TensorList: {
+        TensorList l = v.to_tensor_list();
+        PyObject* r = PyTuple_New(static_cast<Py_ssize_t>(l.size()));
+        for (size_t i = 0; i < l.size(); ++i) PyTuple_SET_ITEM(r, i, wrap(l[i]));
+        return r;
+      }
+      default:
+        EMBER_FAIL("cannot convert a {} result to Python", v.tag_name());
+    }
+  };
+  PyObject* r;
+  if (fs.returns.size() == 1) {
+    r = one(stack.back());
+  } else {
+    size_t k = fs.returns.size();
+    r = PyTuple_New(static_cast<Py_ssize_t>(k));
+    for (size_t i = 0; i < k; ++i) PyTuple_SET_ITEM(r, i, one(stack[stack.size() - k + i]));
+  }
+  stack.clear();
+  if (fs.returns.empty()) Py_RETURN_NONE;
+  return r;
+}
+
+int64_t to_int64(PyObject* o, const char* fn, const char* arg) {
+  EMBER_CHECK_TYPE(is_int_like(o), "{}(): argument '{}' must be int, not {}", fn, arg, py_type_name(o));
+  return as_int(o);
+}
+
+void parse_optional_dim(const char* fn, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, PyObject** dim) {
+  EMBER_CHECK_TYPE(nargs <= 1, "{}() takes at most 1 argument ({} given)", fn, nargs);
+  *dim = nargs == 1 ? args[0] : nullptr;
+  if (kwnames) {
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); ++k) {
+      const char* key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
+      EMBER_CHECK_TYPE(std::string_view(key) == "dim" && !*dim, "{}() got an unexpected keyword argument '{}'", fn,
+                       key);
+      *dim = args[nargs + k];
+    }
+  }
+  if (*dim == Py_None) *dim = nullptr;
+}
+
+}  // namespace ember::python

@@ -1,0 +1,212 @@
+#include "op_binding.h"
+
+#include <memory>
+#include <unordered_map>
+
+#include "arg_parser.h"
+#include "tensor.h"
+
+namespace ember::python {
+
+namespace {
+
+struct PyOp {
+  PyObject_HEAD
+  vectorcallfunc vectorcall;
+  std::string* name;
+  std::vector<Signature>* overloads;
+};
+
+// One reusable stack per nesting level of calls on this thread: an op may call back into Python (custom
+// ops) and from there into other ops, each of which needs its own stack while the outer one is in use.
+struct StackLease {
+  static thread_local std::vector<std::unique_ptr<Stack>> pool;
+  static thread_local size_t depth;
+  Stack* stack;
+  StackLease() {
+    if (depth == pool.size()) {
+      pool.push_back(std::make_unique<Stack>());
+      pool.back()->reserve(32);
+    }
+    stack = pool[depth++].get();
+    stack->clear();
+  }
+  ~StackLease() {
+    stack->clear();
+    --depth;
+  }
+};
+thread_local std::vector<std::unique_ptr<Stack>> StackLease::pool;
+thread_local size_t StackLease::depth = 0;
+
+// Tries each overload; returns the result, or nullptr with `why` filled when none accepted the arguments.
+// Errors raised by the op itself propagate as C++ exceptions.
+PyObject* dispatch_call(PyOp* op, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
+                        std::vector<std::string>* why) {
+  StackLease lease;
+  Stack& stack = *lease.stack;
+  std::string reason;
+  for (const Signature& sig : *op->overloads) {
+    if (!parse_call(sig, args, nargs, kwnames, stack, &reason)) {
+      if (why) why->push_back(reason);
+      continue;
+    }
+    sig.op.call_boxed(&stack);
+    return result_to_python(sig, stack, args, nargs, kwnames);
+  }
+  return nullptr;
+}
+
+PyObject* op_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  PyOp* op = reinterpret_cast<PyOp*>(self);
+  Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  EMBER_PY_TRY
+  std::vector<std::string> why;
+  if (PyObject* r = dispatch_call(op, args, nargs, kwnames, &why)) return r;
+  // Nothing matched: TypeError in PyTorch's style.
+  std::string got = "(";
+  for (Py_ssize_t i = 0; i < nargs; ++i) got += (i ? ", " : "") + py_type_name(args[i]);
+  if (kwnames) {
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); ++k)
+      got += fmt::format("{}{}={}", nargs + k ? ", " : "", PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k)),
+                         py_type_name(args[nargs + k]));
+  }
+  got += ")";
+  std::string msg;
+  if (op->overloads->size() == 1) {
+    msg = fmt::format("{}(): {}; expected {}{}", *op->name, why.empty() ? "invalid arguments" : why[0], *op->name,
+                      (*op->overloads)[0].text);
+  } else {
+    msg = fmt::format("{}() received an invalid combination of arguments - got {}, but expected one of:", *op->name,
+                      got);
+    for (size_t i = 0; i < op->overloads->size(); ++i)
+      msg += fmt::format("\n * {}\n      ({})", (*op->overloads)[i].text, i < why.size() ? why[i] : "");
+  }
+  PyErr_SetString(PyExc_TypeError, msg.c_str());
+  return nullptr;
+  EMBER_PY_CATCH(nullptr)
+}
+
+PyObject* op_call(PyObject* self, PyObject* args, PyObject* kwargs) { return PyVectorcall_Call(self, args, kwargs); }
+
+// As a class attribute the op binds like a method (x.add(y) passes x first); CPython's method-call
+// optimization skips this binding when the type has Py_TPFLAGS_METHOD_DESCRIPTOR.
+PyObject* op_descr_get(PyObject* self, PyObject* obj, PyObject*) {
+  if (!obj || obj == Py_None) {
+    Py_INCREF(self);
+    return self;
+  }
+  return PyMethod_New(self, obj);
+}
+
+PyObject* op_repr(PyObject* self) {
+  return PyUnicode_FromFormat("<ember op %s>", reinterpret_cast<PyOp*>(self)->name->c_str());
+}
+
+PyObject* op_get_doc(PyObject* self, void*) {
+  PyOp* op = reinterpret_cast<PyOp*>(self);
+  std::string doc;
+  for (const Signature& s : *op->overloads) doc += *op->name + s.text + "\n";
+  const std::string& d = op->overloads->front().op.info().doc;
+  if (!d.empty()) doc += "\n" + d + "\n";
+  return PyUnicode_FromString(doc.c_str());
+}
+PyObject* op_get_name(PyObject* self, void*) { return PyUnicode_FromString(reinterpret_cast<PyOp*>(self)->name->c_str()); }
+PyObject* op_get_schemas(PyObject* self, void*) {
+  PyOp* op = reinterpret_cast<PyOp*>(self);
+  PyObject* l = PyList_New(0);
+  for (const Signature& s : *op->overloads) {
+    PyObject* str = PyUnicode_FromString(s.op.schema().str().c_str());
+    PyList_Append(l, str);
+    Py_DECREF(str);
+  }
+  return l;
+}
+PyGetSetDef op_getset[] = {{"__doc__", op_get_doc, nullptr, nullptr, nullptr},
+                           {"__name__", op_get_name, nullptr, nullptr, nullptr},
+                           {"_schemas", op_get_schemas, nullptr, "The schemas of the overloads.", nullptr},
+                           {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+PyTypeObject OpType = [] {
+  PyTypeObject t = new_type_object();
+  t.tp_name = "ember._C._Op";
+  t.tp_basicsize = sizeof(PyOp);
+  t.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR;
+  t.tp_vectorcall_offset = offsetof(PyOp, vectorcall);
+  t.tp_call = op_call;
+  t.tp_descr_get = op_descr_get;
+  t.tp_repr = op_repr;
+  t.tp_getset = op_getset;
+  return t;
+}();
+
+std::unordered_map<std::string, PyOp*>& functions_by_name() {
+  static auto* m = new std::unordered_map<std::string, PyOp*>();
+  return *m;
+}
+
+PyOp* new_op(const std::string& name) {
+  PyOp* op = PyObject_New(PyOp, &OpType);
+  op->vectorcall = op_vectorcall;
+  op->name = new std::string(name);
+  op->overloads = new std::vector<Signature>();
+  return op;
+}
+
+}  // namespace
+
+void init_ops(PyObject* m, PyObject* functions) {
+  if (PyType_Ready(&OpType) < 0) throw python_error_already_set();
+  Py_INCREF(&OpType);
+  PyModule_AddObject(m, "_Op", reinterpret_cast<PyObject*>(&OpType));
+  std::unordered_map<std::string, PyOp*> methods;
+  std::vector<std::string> fn_order, method_order;
+  for (const OperatorHandle& h : Dispatcher::singleton().all_ops()) {
+    const FunctionSchema& s = h.schema();
+    if (s.name.rfind("aten::", 0) != 0) continue;  // custom namespaces are reached as ember.ops.<ns>.<op>
+    std::string name(s.base_name());
+    if (h.info().function) {
+      auto& f = functions_by_name()[name];
+      if (!f) {
+        f = new_op(name);
+        fn_order.push_back(name);
+      }
+      f->overloads->push_back(make_signature(h));
+    }
+    if (h.info().method) {
+      auto& f = methods[name];
+      if (!f) {
+        f = new_op(name);
+        method_order.push_back(name);
+      }
+      f->overloads->push_back(make_signature(h));
+    }
+  }
+  for (const std::string& n : fn_order) PyDict_SetItemString(functions, n.c_str(), reinterpret_cast<PyObject*>(functions_by_name()[n]));
+  PyObject* dict = TensorBaseType.tp_dict;
+  for (const std::string& n : method_order) {
+    // Hand-written methods of _TensorBase (size, stride, ...) win over ops of the same name.
+    if (PyDict_GetItemString(dict, n.c_str())) continue;
+    PyDict_SetItemString(dict, n.c_str(), reinterpret_cast<PyObject*>(methods[n]));
+  }
+  PyType_Modified(&TensorBaseType);
+}
+
+PyObject* call_op_or_notimplemented(const char* name, PyObject* const* args, Py_ssize_t nargs) {
+  EMBER_PY_TRY
+  auto it = functions_by_name().find(name);
+  PyOp* op = nullptr;
+  if (it != functions_by_name().end()) {
+    op = it->second;
+  } else {
+    // In-place ops (add_) are methods only; find them on the type.
+    PyObject* meth = PyDict_GetItemString(TensorBaseType.tp_dict, name);
+    if (!meth || !PyObject_TypeCheck(meth, &OpType)) Py_RETURN_NOTIMPLEMENTED;
+    op = reinterpret_cast<PyOp*>(meth);
+  }
+  if (PyObject* r = dispatch_call(op, args, nargs, nullptr, nullptr)) return r;
+  Py_RETURN_NOTIMPLEMENTED;
+  EMBER_PY_CATCH(nullptr)
+}
+
+}  // namespace ember::python

@@ -1,0 +1,16 @@
+#pragma once
+// Op callables: one Python object per op name ("add" covers add.Tensor and add.out), built from the operator
+// table at import, used as module functions (ember.add) and as Tensor methods (x.add). Calls go through
+// vectorcall and the generic parser (Note [python argument parsing]).
+#include "python_common.h"
+
+namespace ember::python {
+
+/// Creates the op objects: module functions in `functions` (a dict) and methods on _TensorBase.
+void init_ops(PyObject* m, PyObject* functions);
+
+/// Calls the function op `name` with positional args; returns NotImplemented (new ref) when no overload
+/// accepts the argument types (so Python tries the reflected operator), raises on other errors.
+PyObject* call_op_or_notimplemented(const char* name, PyObject* const* args, Py_ssize_t nargs);
+
+}  // namespace ember::python

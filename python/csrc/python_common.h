@@ -1,0 +1,40 @@
+#pragma once
+// Shared by the binding's files: Python.h first, error translation, small helpers.
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <cstring>
+#include <string>
+
+#include "ember/api/ember.h"
+
+namespace ember::python {
+
+/// Sets the Python exception matching an ember::Error's kind (RuntimeError, IndexError, TypeError,
+/// ValueError, NotImplementedError) or a C++ exception's type.
+void set_python_error(const std::exception& e);
+
+/// A zeroed static type object with reference count 1, for the types defined with the C API.
+inline PyTypeObject new_type_object() {
+  PyTypeObject t;
+  std::memset(static_cast<void*>(&t), 0, sizeof(t));
+  Py_SET_REFCNT(reinterpret_cast<PyObject*>(&t), 1);
+  return t;
+}
+
+/// Thrown by binding code after a Python error is already set (propagate as NULL).
+struct python_error_already_set {};
+
+}  // namespace ember::python
+
+// Wraps a binding entry point: C++ exceptions become Python exceptions; `retval` is returned on error.
+#define EMBER_PY_TRY try {
+#define EMBER_PY_CATCH(retval)                            \
+  }                                                       \
+  catch (const ::ember::python::python_error_already_set&) { \
+    return retval;                                        \
+  }                                                       \
+  catch (const std::exception& e) {                       \
+    ::ember::python::set_python_error(e);                 \
+    return retval;                                        \
+  }

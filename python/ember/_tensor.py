@@ -1,0 +1,128 @@
+"""ember.Tensor: the Python class of tensors. Its C base (_C._TensorBase) holds the data and the op methods;
+this class adds what is naturally Python: printing, NumPy interop, iteration and pickling."""
+from . import _C
+from ._tensor_str import _str
+
+
+class Tensor(_C._TensorBase):
+    """A multi-dimensional array of one dtype on one device (PyTorch's torch.Tensor).
+
+    Made by factories (``ember.zeros``, ``ember.tensor``, ...) or ``ember.Tensor(*sizes)`` /
+    ``ember.Tensor(sequence)`` (legacy constructor, default float dtype).
+    """
+
+    __module__ = "ember"
+
+    def __repr__(self):
+        return _str(self)
+
+    def __format__(self, spec):
+        if self.dim() == 0 and spec:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __iter__(self):
+        if self.dim() == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __contains__(self, element):
+        return bool((self == element).any()) if hasattr(self, "any") else any(
+            x == element for x in self.reshape(-1).tolist())
+
+    def __hash__(self):
+        return id(self)
+
+    def __array__(self, dtype=None):
+        import numpy as np
+
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype, copy=False)
+
+    @property
+    def __array_interface__(self):
+        return self._array_interface()
+
+    def numpy(self):
+        """A NumPy array sharing this tensor's memory (bfloat16 has no NumPy type: TypeError)."""
+        import numpy as np
+
+        return np.asarray(self)
+
+    @property
+    def T(self):
+        """The tensor with its dimensions reversed."""
+        return self.permute(*reversed(range(self.dim())))
+
+    @property
+    def mT(self):
+        """The transpose of the last two dimensions."""
+        if self.dim() < 2:
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
+        return self.transpose(-2, -1)
+
+    def type(self, dtype=None):
+        """The type name ('ember.FloatTensor') or, given a dtype, a converted tensor."""
+        if dtype is None:
+            names = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+                     "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+                     "bool": "Bool"}
+            return f"ember.{names[repr(self.dtype)[6:]]}Tensor"
+        return self.to(dtype)
+
+    def type_as(self, other):
+        """self converted to other's dtype."""
+        return self.to(other.dtype)
+
+    def float(self):
+        return self.to(_C.float32)
+
+    def double(self):
+        return self.to(_C.float64)
+
+    def half(self):
+        return self.to(_C.float16)
+
+    def bfloat16(self):
+        return self.to(_C.bfloat16)
+
+    def long(self):
+        return self.to(_C.int64)
+
+    def int(self):
+        return self.to(_C.int32)
+
+    def short(self):
+        return self.to(_C.int16)
+
+    def char(self):
+        return self.to(_C.int8)
+
+    def byte(self):
+        return self.to(_C.uint8)
+
+    def bool(self):
+        return self.to(_C.bool)
+
+    def cpu(self):
+        return self
+
+    def __reduce_ex__(self, protocol):
+        import numpy as np
+
+        if self.dtype == _C.bfloat16:
+            return (_rebuild_bfloat16, (self.view_as(self).to(_C.float32).numpy().copy(),))
+        return (_rebuild, (np.array(self.numpy(), copy=True),))
+
+    def __deepcopy__(self, memo):
+        r = self.clone()
+        memo[id(self)] = r
+        return r
+
+
+def _rebuild(array):
+    return _C.from_numpy(array)
+
+
+def _rebuild_bfloat16(array):
+    return _C.from_numpy(array).to(_C.bfloat16)
