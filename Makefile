@@ -1,0 +1,78 @@
+# Ember's two commands (see README.md):
+#   make demo    install missing Debian packages, build, run the demo (Python and C++)
+#   make test    install missing Debian packages, build, run every check and test
+# and plain `make`, which configures (CMake + Ninja, ccache when present) and builds everything into build/.
+# Both are incremental: with nothing changed they only re-check and re-run.
+#
+# Variables: BUILD (build directory, default build), CMAKE_ARGS (extra arguments for the first configure).
+
+BUILD      ?= build
+PYTHON     := /usr/bin/python3
+CMAKE_ARGS ?=
+# ccache keys on paths relative to the checkout, so clones elsewhere (CI, worktrees) share the cache.
+export CCACHE_BASEDIR := $(CURDIR)
+
+.DEFAULT_GOAL := all
+.NOTPARALLEL:
+.PHONY: all build configure setup demo test check-layers check-generated ctest pytest check-install \
+        check-pip clean
+
+all: build
+
+# Configure once; afterwards Ninja re-runs CMake by itself whenever a CMakeLists.txt changes (or one of the
+# optional subdirectories appears). CMakeLists.txt uses ccache as the compiler launcher when it is installed.
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE=$(PYTHON) $(CMAKE_ARGS)
+
+configure: $(BUILD)/build.ninja
+
+build: $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+setup:
+	scripts/setup.sh
+
+# ---- make demo
+demo: setup
+	$(MAKE) --no-print-directory build
+	$(BUILD)/examples/cpp/demo
+	PYTHONPATH=python $(PYTHON) examples/demo.py
+
+# ---- make test
+test: setup
+	$(MAKE) --no-print-directory build
+	$(MAKE) --no-print-directory check-layers check-generated ctest pytest check-install
+
+check-layers:
+	$(PYTHON) tools/check_layers.py
+
+check-generated:
+	$(PYTHON) tools/gen_ops.py --check
+
+# C++ tests are registered by tests/CMakeLists.txt; until it exists there is nothing to run.
+ctest:
+	@if [ -f tests/CMakeLists.txt ]; then \
+	  echo "ctest --test-dir $(BUILD) --output-on-failure --no-tests=error"; \
+	  ctest --test-dir $(BUILD) --output-on-failure --no-tests=error; \
+	else \
+	  echo "ctest: skipped, tests/CMakeLists.txt does not exist yet"; \
+	fi
+
+# Python tests run against the extension built into python/ember/, with PyTorch (python3-torch) as the oracle.
+pytest:
+	@if [ -n "$$(find tests/python -name 'test_*.py' 2>/dev/null | head -n 1)" ]; then \
+	  echo "PYTHONPATH=python $(PYTHON) -m pytest -q tests/python"; \
+	  PYTHONPATH=python $(PYTHON) -m pytest -q tests/python; \
+	else \
+	  echo "pytest: skipped, tests/python has no test_*.py yet"; \
+	fi
+
+check-install:
+	tools/check_install.sh $(BUILD)
+
+# pip install --no-build-isolation . into a fresh venv (slower; not part of `make test`).
+check-pip:
+	tools/check_pip.sh
+
+clean:
+	rm -rf $(BUILD) python/ember/_C*.so
