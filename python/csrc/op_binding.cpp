@@ -192,19 +192,18 @@ void init_ops(PyObject* m, PyObject* functions) {
   PyType_Modified(&TensorBaseType);
 }
 
-PyObject* call_op_or_notimplemented(const char* name, PyObject* const* args, Py_ssize_t nargs) {
-  EMBER_PY_TRY
+PyObject* find_op(const char* name) {
   auto it = functions_by_name().find(name);
-  PyOp* op = nullptr;
-  if (it != functions_by_name().end()) {
-    op = it->second;
-  } else {
-    // In-place ops (add_) are methods only; find them on the type.
-    PyObject* meth = PyDict_GetItemString(TensorBaseType.tp_dict, name);
-    if (!meth || !PyObject_TypeCheck(meth, &OpType)) Py_RETURN_NOTIMPLEMENTED;
-    op = reinterpret_cast<PyOp*>(meth);
-  }
-  if (PyObject* r = dispatch_call(op, args, nargs, nullptr, nullptr)) return r;
+  if (it != functions_by_name().end()) return reinterpret_cast<PyObject*>(it->second);
+  // In-place ops (add_) are methods only; find them on the type.
+  PyObject* meth = PyDict_GetItemString(TensorBaseType.tp_dict, name);
+  return meth && PyObject_TypeCheck(meth, &OpType) ? meth : nullptr;
+}
+
+PyObject* call_op_or_notimplemented(PyObject* op, PyObject* const* args, Py_ssize_t nargs) {
+  EMBER_PY_TRY
+  if (!op) Py_RETURN_NOTIMPLEMENTED;
+  if (PyObject* r = dispatch_call(reinterpret_cast<PyOp*>(op), args, nargs, nullptr, nullptr)) return r;
   Py_RETURN_NOTIMPLEMENTED;
   EMBER_PY_CATCH(nullptr)
 }

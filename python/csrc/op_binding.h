@@ -9,8 +9,12 @@ namespace ember::python {
 /// Creates the op objects: module functions in `functions` (a dict) and methods on _TensorBase.
 void init_ops(PyObject* m, PyObject* functions);
 
-/// Calls the function op `name` with positional args; returns NotImplemented (new ref) when no overload
-/// accepts the argument types (so Python tries the reflected operator), raises on other errors.
-PyObject* call_op_or_notimplemented(const char* name, PyObject* const* args, Py_ssize_t nargs);
+/// The op object for `name` (a function, or an in-place method such as add_), borrowed; null if absent.
+/// Look it up once and keep it: this is a string search.
+PyObject* find_op(const char* name);
+
+/// Calls op (from find_op) with positional args; returns NotImplemented (new ref) when no overload accepts the
+/// argument types (so Python tries the reflected operator), raises on other errors.
+PyObject* call_op_or_notimplemented(PyObject* op, PyObject* const* args, Py_ssize_t nargs);
 
 }  // namespace ember::python

@@ -221,13 +221,17 @@ PyMethodDef tensor_methods[] = {
     {nullptr, nullptr, 0, nullptr}};
 
 // ---- number protocol: each slot calls the op of the database (see op_binding.h)
-PyObject* binary_slot(const char* op, PyObject* a, PyObject* b) {
+// Each slot finds its op object once (the first call) and keeps it.
+PyObject* binary_slot(PyObject* op, PyObject* a, PyObject* b) {
   if (!is_tensor(a) && !is_tensor(b)) Py_RETURN_NOTIMPLEMENTED;
   PyObject* args[2] = {a, b};
   return call_op_or_notimplemented(op, args, 2);
 }
-#define EMBER_BINARY_SLOT(fn, op) \
-  PyObject* fn(PyObject* a, PyObject* b) { return binary_slot(op, a, b); }
+#define EMBER_BINARY_SLOT(fn, name)                 \
+  PyObject* fn(PyObject* a, PyObject* b) {          \
+    static PyObject* const op = find_op(name);      \
+    return binary_slot(op, a, b);                   \
+  }
 EMBER_BINARY_SLOT(nb_add, "add")
 EMBER_BINARY_SLOT(nb_sub, "sub")
 EMBER_BINARY_SLOT(nb_mul, "mul")
@@ -252,20 +256,28 @@ EMBER_BINARY_SLOT(nb_ilshift, "bitwise_left_shift_")
 EMBER_BINARY_SLOT(nb_irshift, "bitwise_right_shift_")
 #undef EMBER_BINARY_SLOT
 PyObject* nb_pow(PyObject* a, PyObject* b, PyObject* mod) {
+  static PyObject* const op = find_op("pow");
   if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
-  return binary_slot("pow", a, b);
+  return binary_slot(op, a, b);
 }
 PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject* mod) {
+  static PyObject* const op = find_op("pow_");
   if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
-  return binary_slot("pow_", a, b);
+  return binary_slot(op, a, b);
 }
-PyObject* unary_slot(const char* op, PyObject* a) {
+PyObject* unary_slot(PyObject* op, PyObject* a) {
   PyObject* args[1] = {a};
   return call_op_or_notimplemented(op, args, 1);
 }
-PyObject* nb_neg(PyObject* a) { return unary_slot("neg", a); }
-PyObject* nb_abs(PyObject* a) { return unary_slot("abs", a); }
-PyObject* nb_invert(PyObject* a) { return unary_slot("bitwise_not", a); }
+#define EMBER_UNARY_SLOT(fn, name)          \
+  PyObject* fn(PyObject* a) {               \
+    static PyObject* const op = find_op(name); \
+    return unary_slot(op, a);               \
+  }
+EMBER_UNARY_SLOT(nb_neg, "neg")
+EMBER_UNARY_SLOT(nb_abs, "abs")
+EMBER_UNARY_SLOT(nb_invert, "bitwise_not")
+#undef EMBER_UNARY_SLOT
 PyObject* nb_pos(PyObject* a) {
   Py_INCREF(a);
   return a;
@@ -348,10 +360,12 @@ PyNumberMethods tensor_as_number = [] {
 }();
 
 PyObject* richcompare(PyObject* a, PyObject* b, int op) {
-  static const char* names[] = {"lt", "le", "eq", "ne", "gt", "ge"};
+  // Py_LT, Py_LE, Py_EQ, Py_NE, Py_GT, Py_GE
+  static PyObject* const ops[] = {find_op("lt"), find_op("le"), find_op("eq"), find_op("ne"), find_op("gt"),
+                                  find_op("ge")};
   if (!is_tensor(a) && !is_tensor(b)) Py_RETURN_NOTIMPLEMENTED;
   PyObject* args[2] = {a, b};
-  return call_op_or_notimplemented(names[op], args, 2);
+  return call_op_or_notimplemented(ops[op], args, 2);
 }
 
 Py_ssize_t sq_length(PyObject* self) {

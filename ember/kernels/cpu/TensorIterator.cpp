@@ -69,7 +69,7 @@ void TensorIterator::compute_geometry() {
   }
   // Reorder dims so the one with the smallest output stride is innermost (stable for ties; only matters for
   // permuted outputs, e.g. in-place ops on a transposed tensor).
-  std::vector<int> perm(nd);
+  SmallVector<int, 8> perm(static_cast<size_t>(nd));
   for (int d = 0; d < nd; ++d) perm[d] = d;
   std::stable_sort(perm.begin(), perm.end(), [&](int a, int b) {
     for (int op = 0; op < n; ++op) {
