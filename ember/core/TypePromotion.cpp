@@ -61,7 +61,8 @@ DType result_type(const Tensor& a, const Scalar& b) {
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b) {
   size_t n = std::max(a.size(), b.size());
   DimVector r(n);
-  for (size_t i = 0; i < n; ++i) {
+  // From the trailing dim, as PyTorch's infer_size, so an error names the same dimension PyTorch does.
+  for (size_t i = n; i-- > 0;) {
     int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
     int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
     EMBER_CHECK(da == db || da == 1 || db == 1,
