@@ -288,7 +288,9 @@ def gen(ops):
            "void register_aten_ops(Library& m) {\n"
            "  using K = DispatchKey;\n"]
     for o in ops:
-        info = f"OpInfo{{{cstr(o.doc)}, {str(o.method and o.python).lower()}, {str(o.function and o.python).lower()}}}"
+        info = (f"OpInfo{{{cstr(o.doc)}, {str(o.method and o.python).lower()}, "
+                f"{str(o.function and o.python).lower()}, {cstr(o.entry.get('shape', ''))}, "
+                f"{cstr(o.entry.get('python_numbers', ''))}}}")
         reg.append(f"  m.def({cstr(o.schema.text)}, {info});\n")
     scalar_bodies = []
     for o in ops:

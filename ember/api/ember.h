@@ -11,5 +11,6 @@
 #include "ember/dispatch/Library.h"
 #include "ember/kernels/cpu/Parallel.h"
 #include "ember/ops/Functions.h"
+#include "ember/ops/meta.h"
 #include "ember/ops/Operators.h"
 #include "ember/ops/TensorPrint.h"

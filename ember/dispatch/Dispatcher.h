@@ -81,6 +81,8 @@ struct OpInfo {
   std::string doc;
   bool method = false;    // also a Tensor method
   bool function = true;   // a free function (ember.add)
+  std::string shape;      // the shape/dtype rule (ember/ops/meta.h), or empty
+  std::string python_numbers;  // Tensor arguments that take Python numbers: "all", "other" or empty
 };
 
 /// The table entry of one operator.

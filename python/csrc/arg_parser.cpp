@@ -148,7 +148,7 @@ bool convert_int_list(PyObject* o, const ArgSpec& s, IValue* out) {
   return true;
 }
 
-bool convert(PyObject* o, const ArgSpec& s, IValue* out) {
+bool convert(PyObject* o, const ArgSpec& s, IValue* out, bool numbers_ok) {
   if (o == Py_None) {
     if (!s.optional && s.kind != ArgKind::Layout && s.kind != ArgKind::Any) return false;
     *out = IValue();
@@ -161,7 +161,7 @@ bool convert(PyObject* o, const ArgSpec& s, IValue* out) {
         return true;
       }
       Scalar sc;
-      if (!as_scalar(o, &sc, false)) return false;
+      if (!numbers_ok || !as_scalar(o, &sc, false)) return false;
       *out = IValue(wrapped_scalar_tensor(sc));
       return true;
     }
@@ -273,6 +273,9 @@ Signature make_signature(const OperatorHandle& op) {
     if (!fs.arguments[i].kwarg_only) ++sig.num_positional;
   }
   sig.self_offset = (!fs.arguments.empty() && fs.arguments[0].name == "self") ? 1 : 0;
+  const std::string& numbers = op.info().python_numbers;
+  for (size_t i = 0; i < sig.args.size(); ++i)
+    sig.args[i].numbers_ok = numbers == "all" || (numbers == "other" && i > 0);
   int first = sig.self_offset;
   sig.varargs_intlist = sig.num_positional == first + 1 && static_cast<int>(sig.args.size()) > first &&
                         sig.args[first].kind == ArgKind::IntList;
@@ -298,7 +301,7 @@ Signature make_signature(const OperatorHandle& op) {
 }
 
 bool parse_call(const Signature& sig, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Stack& stack,
-                std::string* why) {
+                std::string* why, bool from_operator) {
   const size_t base = stack.size();
   const size_t n = sig.args.size();
   stack.resize(base + n);
@@ -360,7 +363,7 @@ bool parse_call(const Signature& sig, PyObject* const* args, Py_ssize_t nargs, P
       slot = a.default_value;
       continue;
     }
-    if (!convert(given[i], a, &slot)) {
+    if (!convert(given[i], a, &slot, from_operator || a.numbers_ok)) {
       return fail(fmt::format("argument '{}'{} must be {}, not {}", a.name,
                               i < static_cast<size_t>(sig.num_positional) ? fmt::format(" (position {})", i + 1) : "",
                               kind_name(a), py_type_name(given[i])));

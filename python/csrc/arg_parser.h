@@ -29,6 +29,7 @@ struct ArgSpec {
   bool has_default = false;
   IValue default_value;
   bool is_out = false;
+  bool numbers_ok = false;  // a Tensor argument that takes Python numbers in function calls
 };
 
 struct Signature {
@@ -45,8 +46,9 @@ Signature make_signature(const OperatorHandle& op);
 
 /// Converts a call's arguments for sig onto stack (appended). Returns false and sets *why on a mismatch of
 /// arity, names or types; raises (C++ exception) on errors that are not mismatches (an int that overflows).
+/// `from_operator`: a Python operator (a + 2) calls the op, and every Tensor argument takes numbers.
 bool parse_call(const Signature& sig, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Stack& stack,
-                std::string* why);
+                std::string* why, bool from_operator = false);
 
 /// Converts a call's result (on the stack) into a Python object.
 PyObject* result_to_python(const Signature& sig, Stack& stack, PyObject* const* args, Py_ssize_t nargs,

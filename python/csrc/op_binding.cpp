@@ -4,6 +4,8 @@
 #include <unordered_map>
 
 #include "arg_parser.h"
+#include "dtype.h"
+#include "ember/ops/meta.h"
 #include "tensor.h"
 
 namespace ember::python {
@@ -42,12 +44,12 @@ thread_local size_t StackLease::depth = 0;
 // Tries each overload; returns the result, or nullptr with `why` filled when none accepted the arguments.
 // Errors raised by the op itself propagate as C++ exceptions.
 PyObject* dispatch_call(PyOp* op, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
-                        std::vector<std::string>* why) {
+                        std::vector<std::string>* why, bool from_operator = false) {
   StackLease lease;
   Stack& stack = *lease.stack;
   std::string reason;
   for (const Signature& sig : *op->overloads) {
-    if (!parse_call(sig, args, nargs, kwnames, stack, &reason)) {
+    if (!parse_call(sig, args, nargs, kwnames, stack, &reason, from_operator)) {
       if (why) why->push_back(reason);
       continue;
     }
@@ -140,6 +142,27 @@ PyTypeObject OpType = [] {
   return t;
 }();
 
+// _C._meta(op, *args, **kwargs) -> (sizes, dtype) or None: the op's shape rule applied to the arguments of the
+// first overload that accepts them (Note [shape rules]); for tests and tools.
+PyObject* meta_vectorcall(PyObject*, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  EMBER_PY_TRY
+  EMBER_CHECK_TYPE(nargs >= 1 && PyObject_TypeCheck(args[0], &OpType), "_meta: expected an op as first argument");
+  PyOp* op = reinterpret_cast<PyOp*>(args[0]);
+  Stack stack;
+  std::string why;
+  for (const Signature& sig : *op->overloads) {
+    if (!parse_call(sig, args + 1, nargs - 1, kwnames, stack, &why)) continue;
+    std::optional<TensorMeta> m = infer_meta(sig.op, stack);
+    if (!m) Py_RETURN_NONE;
+    PyObject* sizes = PyTuple_New(static_cast<Py_ssize_t>(m->sizes.size()));
+    for (size_t i = 0; i < m->sizes.size(); ++i) PyTuple_SET_ITEM(sizes, i, PyLong_FromLongLong(m->sizes[i]));
+    return Py_BuildValue("(NN)", sizes, new_ref_dtype(m->dtype));
+  }
+  EMBER_FAIL_KIND(ErrorKind::Type, "_meta: no overload of {} accepts these arguments ({})", *op->name, why);
+  EMBER_PY_CATCH(nullptr)
+}
+
 std::unordered_map<std::string, PyOp*>& functions_by_name() {
   static auto* m = new std::unordered_map<std::string, PyOp*>();
   return *m;
@@ -159,6 +182,10 @@ void init_ops(PyObject* m, PyObject* functions) {
   if (PyType_Ready(&OpType) < 0) throw python_error_already_set();
   Py_INCREF(&OpType);
   PyModule_AddObject(m, "_Op", reinterpret_cast<PyObject*>(&OpType));
+  static PyMethodDef meta_def = {"_meta", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(meta_vectorcall)),
+                                 METH_FASTCALL | METH_KEYWORDS,
+                                 "_meta(op, *args, **kwargs) -> (sizes, dtype) or None: the op's shape rule."};
+  PyModule_AddObject(m, "_meta", PyCFunction_New(&meta_def, nullptr));
   std::unordered_map<std::string, PyOp*> methods;
   std::vector<std::string> fn_order, method_order;
   for (const OperatorHandle& h : Dispatcher::singleton().all_ops()) {
@@ -203,7 +230,7 @@ PyObject* find_op(const char* name) {
 PyObject* call_op_or_notimplemented(PyObject* op, PyObject* const* args, Py_ssize_t nargs) {
   EMBER_PY_TRY
   if (!op) Py_RETURN_NOTIMPLEMENTED;
-  if (PyObject* r = dispatch_call(reinterpret_cast<PyOp*>(op), args, nargs, nullptr, nullptr)) return r;
+  if (PyObject* r = dispatch_call(reinterpret_cast<PyOp*>(op), args, nargs, nullptr, nullptr, true)) return r;
   Py_RETURN_NOTIMPLEMENTED;
   EMBER_PY_CATCH(nullptr)
 }
