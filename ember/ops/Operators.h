@@ -40,3 +40,10 @@ inline Tensor operator*=(const Tensor& a, const Tensor& b) { return a.mul_(b); }
 inline Tensor operator/=(const Tensor& a, const Tensor& b) { return a.div_(b); }
 
 }  // namespace ember
+
+#include <ostream>
+
+namespace ember {
+/// Writes t as Tensor::str() does ("tensor([1., 2.])", PyTorch's layout).
+inline std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.str(); }
+}  // namespace ember
