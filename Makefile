@@ -9,6 +9,7 @@
 BUILD      ?= build
 PYTHON     := /usr/bin/python3
 CMAKE_ARGS ?=
+NPROC      := $(shell nproc)
 # ccache keys on paths relative to the checkout, so clones elsewhere (CI, worktrees) share the cache.
 export CCACHE_BASEDIR := $(CURDIR)
 
@@ -41,7 +42,7 @@ demo: setup
 # ---- make test
 test: setup
 	$(MAKE) --no-print-directory build
-	$(MAKE) --no-print-directory check-layers check-generated ctest pytest check-install
+	$(MAKE) --no-print-directory check-layers check-generated ctest pytest check-install check-pip
 
 check-layers:
 	$(PYTHON) tools/check_layers.py
@@ -52,8 +53,8 @@ check-generated:
 # C++ tests are registered by tests/CMakeLists.txt; until it exists there is nothing to run.
 ctest:
 	@if [ -f tests/CMakeLists.txt ]; then \
-	  echo "ctest --test-dir $(BUILD) --output-on-failure --no-tests=error"; \
-	  ctest --test-dir $(BUILD) --output-on-failure --no-tests=error; \
+	  echo "ctest --test-dir $(BUILD) --output-on-failure --no-tests=error -j $(NPROC)"; \
+	  ctest --test-dir $(BUILD) --output-on-failure --no-tests=error -j $(NPROC); \
 	else \
 	  echo "ctest: skipped, tests/CMakeLists.txt does not exist yet"; \
 	fi
@@ -70,9 +71,9 @@ pytest:
 check-install:
 	tools/check_install.sh $(BUILD)
 
-# pip install --no-build-isolation . into a fresh venv (slower; not part of `make test`).
+# pip install --no-build-isolation . into a fresh venv; reuses build/, so it only packages.
 check-pip:
-	tools/check_pip.sh
+	EMBER_BUILD_DIR=$(BUILD) tools/check_pip.sh
 
 clean:
-	rm -rf $(BUILD) python/ember/_C*.so
+	rm -rf $(BUILD) build-pip python/ember/_C*.so
