@@ -25,6 +25,8 @@ struct IterConfig {
   std::optional<DType> compute_dtype;  // overrides the common dtype (inputs converted to it)
   bool is_inplace = false;             // output is input 0 (shape must already equal the broadcast shape)
   bool check_cast = true;              // apply PyTorch's can_cast rule to out= and in-place outputs
+  bool same_dtype_out = false;         // out= must have the input's dtype (PyTorch's unary ops that keep
+                                       // the dtype: abs, neg, floor, ...; check_all_same_dtype there)
 };
 
 class TensorIterator {
@@ -53,6 +55,7 @@ class TensorIterator {
 
  private:
   void compute_geometry();
+  void check_mem_overlap() const;
 
   IterConfig config_;
   std::array<Tensor, kMaxOperands> operands_;   // [output, inputs...]

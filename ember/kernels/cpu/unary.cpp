@@ -20,6 +20,7 @@ Tensor unary(const char* name, const Tensor& self, const Tensor& out, bool inpla
   cfg.name = name;
   cfg.is_inplace = inplace;
   cfg.int_to_float = rule == OutRule::Float;
+  cfg.same_dtype_out = rule == OutRule::Same;  // as PyTorch: abs(float, out=double) raises
   if (rule == OutRule::Bool) cfg.output_dtype = kBool;
   TensorIterator it(cfg, out, {self});
   DType dt = it.common_dtype();
@@ -142,6 +143,7 @@ Tensor nan_to_num_impl(const Tensor& self, std::optional<double> nan, std::optio
   IterConfig cfg;
   cfg.name = "nan_to_num";
   cfg.is_inplace = inplace;
+  cfg.same_dtype_out = true;
   TensorIterator it(cfg, out, {self});
   dispatch_dtypes<kAllTypes>(it.common_dtype(), "nan_to_num", [&]<class T>() {
     if constexpr (std::is_floating_point_v<opmath_t<T>>) {
