@@ -6,7 +6,8 @@ Every file under ember/ belongs to the layer of its folder (ember/jit/ir/Graph.h
 isa/vec_loops.cpp in kernels/cpu). An `#include "ember/<layer>/..."` (or <...>, or a relative path that lands
 in another layer) is allowed when <layer> is the file's own layer or one the file's layer may use, directly or
 through the layers below it. Nothing under ember/ may include Python.h or pybind11; python/csrc may include any
-ember header. Prints file:line and the rule broken for each violation and exits 1 if there are any.
+ember header. The link lists of CMakeLists.txt (`ember_layer(<name> ... USES ember_<layer> ...)`) obey the
+same table. Prints file:line and the rule broken for each violation and exits 1 if there are any.
 
     /usr/bin/python3 tools/check_layers.py [ROOT]
 """
@@ -105,6 +106,45 @@ def check_file(root, rel, errors):
                               f"{src_layer} may use: {may}")
 
 
+def target_layer(name):
+    """The layer of a CMake layer target name ("kernels_cpu" and "isa_avx2" -> "kernels/cpu")."""
+    if name in MAY_USE:
+        return name
+    head = name.split("_")[0]
+    if head in ("kernels", "isa"):
+        return "kernels/cpu"
+    if head in ("jit", "backends"):
+        return head
+    return None
+
+
+def check_cmake(root, errors):
+    """Checks the USES list of every ember_layer() call in CMakeLists.txt against the table."""
+    path = os.path.join(root, "CMakeLists.txt")
+    if not os.path.exists(path):
+        return
+    text = open(path, encoding="utf-8").read()
+    for m in re.finditer(r"^[ \t]*ember_layer\(([^)]*)\)", text, re.M):
+        lineno = text.count("\n", 0, m.start()) + 1
+        tokens = m.group(1).split()
+        name = re.sub(r"\$\{\w+\}", "x", tokens[0])
+        layer = target_layer(name)
+        if layer is None:
+            errors.append(f"CMakeLists.txt:{lineno}: ember_layer({tokens[0]}) is not a layer of DESIGN.md")
+            continue
+        uses, in_uses = [], False
+        for t in tokens[1:]:
+            if t in ("SOURCES", "OPTIONS", "USES"):
+                in_uses = t == "USES"
+            elif in_uses and t.startswith("ember_"):
+                uses.append(t)
+        for u in uses:
+            used = target_layer(u[len("ember_"):])
+            if used is None or used not in closure(layer):
+                errors.append(f"CMakeLists.txt:{lineno}: layer {layer} ({tokens[0]}) links {u}; "
+                              f"{layer} may use: {', '.join(sorted(closure(layer) - {layer})) or 'nothing'}")
+
+
 def main():
     root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                            os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -116,13 +156,14 @@ def main():
                 if fn.endswith(SOURCE_EXTS):
                     count += 1
                     check_file(root, os.path.relpath(os.path.join(dirpath, fn), root), errors)
+    check_cmake(root, errors)
     for e in errors:
         print(e)
     if errors:
-        print(f"check_layers: {len(errors)} include(s) cross a layer the wrong way (see DESIGN.md, "
+        print(f"check_layers: {len(errors)} include(s) or link(s) cross a layer the wrong way (see DESIGN.md, "
               f"'Layers and what each may use')")
         return 1
-    print(f"check_layers: {count} files follow the layer rules")
+    print(f"check_layers: {count} files and the CMake link lists follow the layer rules")
     return 0
 
 
