@@ -43,6 +43,19 @@ Tensor describe_cpu(const Tensor& x, const std::optional<Tensor>& y, IntArrayRef
   return x;
 }
 
+// The optional and list kinds; returns how many optionals were given (and checks the list's values).
+int64_t optionals_cpu(const std::vector<std::optional<Tensor>>& xs, const std::optional<Scalar>& s,
+                      const std::optional<Generator>& g, OptionalIntArrayRef dims, std::optional<double> f,
+                      std::optional<bool> b, std::optional<MemoryFormat> mf, std::optional<Device> d) {
+  int64_t n = 0;
+  for (const auto& x : xs) n += x.has_value();
+  n += s.has_value() + g.has_value() + dims.has_value() + f.has_value() + b.has_value() + mf.has_value() + d.has_value();
+  trace().push_back(fmt::format("xs={} s={} dims={} f={} mf={} d={}", xs.size(), s ? s->str() : "None",
+                                dims ? fmt::format("[{}]", fmt::join(*dims, ",")) : "None", f ? *f : -1.0,
+                                mf ? static_cast<int>(*mf) : -1, d ? d->str() : "None"));
+  return n;
+}
+
 // The same op reached at three keys; each layer records itself and re-dispatches below itself.
 Tensor layered_cpu(const Tensor& x) {
   trace().push_back("layered:CPU");
@@ -93,6 +106,10 @@ EMBER_LIBRARY(gtest_ops, m) {
   m.def("sink(Tensor x) -> ()");
   m.def("describe(Tensor x, Tensor? y, int[] dims, str mode, ScalarType? dtype, Scalar s, int? k, bool flag) -> Tensor");
   m.def("describe_boxed(Tensor x, Tensor? y, int[] dims, str mode, ScalarType? dtype, Scalar s, int? k, bool flag) -> Tensor");
+  m.def("optionals(Tensor?[] xs, Scalar? s, Generator? g, int[]? dims, float? f, bool? b, MemoryFormat? mf, "
+        "Device? d) -> int");
+  m.def("optionals_boxed(Tensor?[] xs, Scalar? s, Generator? g, int[]? dims, float? f, bool? b, MemoryFormat? mf, "
+        "Device? d) -> int");
   m.def("layered(Tensor x) -> Tensor");
   m.def("ft(Tensor x) -> Tensor");
   m.def("unimplemented(Tensor x, float alpha) -> Tensor");
@@ -132,6 +149,21 @@ EMBER_LIBRARY_IMPL(gtest_ops, CPU, m) {
                             a[2].to_int_list(), a[3].to_string(),
                             a[4].is_none() ? std::nullopt : std::optional<DType>(a[4].to_dtype()), a[5].to_scalar(),
                             a[6].is_none() ? std::nullopt : std::optional<int64_t>(a[6].to_int()), a[7].to_bool());
+    s->resize(s->size() - 8);
+    s->emplace_back(r);
+  }));
+  m.impl("optionals", &optionals_cpu);
+  m.impl("optionals_boxed", KernelFunction::from_boxed([](const OperatorHandle& op, Stack* s) {
+    // Unboxes with the same converters the typed kernels use, then calls the typed kernel.
+    ASSERT_EQ(op.schema().arguments.size(), 8u);
+    const IValue* a = s->data() + s->size() - 8;
+    int64_t r = optionals_cpu(boxing::Arg<const std::vector<std::optional<Tensor>>&>::get(a[0]),
+                              boxing::Arg<const std::optional<Scalar>&>::get(a[1]),
+                              boxing::Arg<const std::optional<Generator>&>::get(a[2]),
+                              boxing::Arg<OptionalIntArrayRef>::get(a[3]), boxing::Arg<std::optional<double>>::get(a[4]),
+                              boxing::Arg<std::optional<bool>>::get(a[5]),
+                              boxing::Arg<std::optional<MemoryFormat>>::get(a[6]),
+                              boxing::Arg<std::optional<Device>>::get(a[7]));
     s->resize(s->size() - 8);
     s->emplace_back(r);
   }));
@@ -226,6 +258,37 @@ TEST_F(Library, EveryArgumentKindBoxesAndUnboxes) {
   Dispatcher::singleton().find("gtest_ops::describe").call_boxed(&s);
   ASSERT_EQ(s.size(), 1u);
   EXPECT_EQ(trace()[3], "x=3 y=None dims=[4] mode=sum dtype=float64 s=3 k=None flag=false");
+}
+
+TEST_F(Library, OptionalAndListArguments) {
+  using Sig = int64_t(const std::vector<std::optional<Tensor>>&, const std::optional<Scalar>&,
+                      const std::optional<Generator>&, OptionalIntArrayRef, std::optional<double>, std::optional<bool>,
+                      std::optional<MemoryFormat>, std::optional<Device>);
+  auto typed = typed_op<Sig>("gtest_ops::optionals");
+  auto boxed = typed_op<Sig>("gtest_ops::optionals_boxed");
+  Tensor t = make_tensor<float>({1});
+  std::vector<std::optional<Tensor>> xs = {t, std::nullopt, t};
+  std::vector<int64_t> dims = {2, 3};
+  for (const auto& op : {typed, boxed}) {
+    trace().clear();
+    EXPECT_EQ(op(xs, Scalar(1.5), default_generator(), IntArrayRef(dims), 0.5, true, MemoryFormat::Preserve,
+                 Device("cpu:0")),
+              2 + 7);
+    EXPECT_EQ(op({}, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt), 0);
+    ASSERT_EQ(trace().size(), 2u);
+    EXPECT_EQ(trace()[0], "xs=3 s=1.5 dims=[2,3] f=0.5 mf=1 d=cpu:0");
+    EXPECT_EQ(trace()[1], "xs=0 s=None dims=None f=-1 mf=-1 d=None");
+  }
+  // From a boxed caller: a Tensor?[] may come as a generic list with None entries or as a Tensor[].
+  OperatorHandle h = Dispatcher::singleton().find("gtest_ops::optionals");
+  Stack s{IValue::list({IValue(t), IValue()}), IValue(), IValue(), IValue(std::vector<int64_t>{}), IValue(2),
+          IValue(), IValue(), IValue()};
+  h.call_boxed(&s);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].to_int(), 1 + 2);  // one tensor, the empty int list, the int as a float
+  Stack s2{IValue(std::vector<Tensor>{t, t}), IValue(), IValue(), IValue(), IValue(), IValue(false), IValue(), IValue()};
+  h.call_boxed(&s2);
+  EXPECT_EQ(s2.at(0).to_int(), 3);
 }
 
 TEST_F(Library, ResultKinds) {
