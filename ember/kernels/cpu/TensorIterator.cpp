@@ -124,6 +124,17 @@ TensorIterator::TensorIterator(const IterConfig& config, const Tensor& out,
 
 void TensorIterator::compute_geometry() {
   const int n = num_operands_;
+  // Fast path: every operand contiguous with the full shape (no broadcasting) is one 1-D row, whatever the
+  // rank — what the general reorder-and-coalesce below would find, without its work on every small op.
+  bool flat = true;
+  for (int op = 0; op < n && flat; ++op)
+    flat = operands_[op].is_contiguous() && operands_[op].sizes().equals(shape_);
+  if (flat) {
+    shape_.assign(1, numel_);
+    strides_.clear();
+    for (int op = 0; op < n; ++op) strides_.push_back(operands_[op].element_size());
+    return;
+  }
   const int nd = static_cast<int>(shape_.size());
   // Byte strides per operand for the broadcast shape (0 where broadcast).
   strides_.assign(static_cast<size_t>(nd * n), 0);
@@ -193,6 +204,10 @@ void TensorIterator::for_each(Loop loop, int64_t grain) {
   for (int op = 0; op < n; ++op) base[op] = static_cast<char*>(operands_[op].data_ptr());
   const int64_t inner = shape_[0];
   const int64_t* inner_strides = strides_.data();  // dim 0 (innermost) strides of every operand
+  if (nd == 1 && numel_ < 2 * grain) {  // one row, too small to split (parallel_for would run it serially)
+    loop(base, inner_strides, numel_);
+    return;
+  }
   parallel_for(numel_, grain, [&](int64_t begin, int64_t end) {
     // Multi-index of `begin` (innermost first).
     DimVector idx(static_cast<size_t>(nd), 0);
