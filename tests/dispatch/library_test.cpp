@@ -3,7 +3,9 @@
 // ops, dispatch key order, fallthrough, alias keys and a boxed fallback on the Tracer key.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -69,6 +71,8 @@ Tensor layered_below(const Tensor& x, DispatchKey self_key, const char* name) {
 }
 Tensor layered_autograd(const Tensor& x) { return layered_below(x, DispatchKey::Autograd, "layered:Autograd"); }
 Tensor layered_tracer(const Tensor& x) { return layered_below(x, DispatchKey::Tracer, "layered:Tracer"); }
+
+Tensor late_cpu_for_race(const Tensor& x) { return ember::neg(x); }
 
 Tensor ft_cpu(const Tensor& x) {
   trace().push_back("ft:CPU");
@@ -452,6 +456,40 @@ TEST_F(Library, AliasKeys) {
   typed_op<Tensor(const Tensor&)>("gtest_ops::explicit")(make_tensor<float>({1}));
   typed_op<Tensor(const Tensor&)>("gtest_ops::override")(make_tensor<float>({1}));
   EXPECT_EQ(trace(), (std::vector<std::string>{"explicit:Composite", "override:CPU"}));
+}
+
+TEST_F(Library, InitIsIdempotent) {
+  EXPECT_NO_THROW(ember::init());  // the built-in ops are registered once, however often init() runs
+  EXPECT_TRUE(Dispatcher::singleton().find("aten::add.Tensor").valid());
+}
+
+TEST_F(Library, CallsRaceRegistrationsSafely) {
+  // Lookups are lock-free while other threads register ops and kernels (Note [lock-free lookups]).
+  std::atomic<bool> stop{false};
+  std::atomic<int64_t> calls{0}, wrong{0};
+  std::vector<std::thread> callers;
+  for (int t = 0; t < 2; ++t)
+    callers.emplace_back([&] {
+      auto scale = typed_op<Tensor(const Tensor&, double)>("gtest_ops::scale");
+      Tensor x = make_tensor<float>({1, 2});
+      while (!stop.load()) {
+        if (values<float>(scale(x, 2.0)) != std::vector<float>{2, 4}) ++wrong;
+        if (values<float>(ember::add(x, x)) != std::vector<float>{2, 4}) ++wrong;
+        ++calls;
+      }
+    });
+  for (int i = 0; i < 40; ++i) {
+    ember::Library defs(ember::Library::Kind::Fragment, "gtest_ops", DispatchKey::CompositeImplicitAutograd, "race");
+    defs.def(fmt::format("race_{}(Tensor x) -> Tensor", i), &late_cpu_for_race);
+    ember::Library impl(ember::Library::Kind::Impl, "gtest_ops", DispatchKey::CPU, "race");
+    impl.impl(fmt::format("race_{}", i), &late_cpu_for_race);
+  }
+  while (calls.load() < 50) std::this_thread::yield();
+  stop = true;
+  for (auto& t : callers) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+  auto r = typed_op<Tensor(const Tensor&)>("gtest_ops::race_39");
+  EXPECT_EQ(values<float>(r(make_tensor<float>({5}))), (std::vector<float>{-5}));
 }
 
 // ---- a boxed fallback on the Tracer key ---------------------------------------------------------------------
