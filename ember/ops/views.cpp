@@ -216,7 +216,7 @@ Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step)
 
 Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
   int64_t n = self.dim();
-  EMBER_CHECK(n >= 2, "diagonal dimensions requires ndim larger than 1, got {}", n);
+  // Wrapping first: a 1-D input fails on dim2 with IndexError, as PyTorch.
   int64_t a = wrap_dim(dim1, n), b = wrap_dim(dim2, n);
   EMBER_CHECK(a != b, "diagonal dimensions cannot be identical {}, {}", dim1, dim2);
   int64_t len, start = self.storage_offset();

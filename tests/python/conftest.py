@@ -153,6 +153,12 @@ def to_torch(t, upcast=False):
     return r.float() if upcast and t.dtype == ember.float16 else r
 
 
+def torch_like(x):
+    """A torch copy of ember tensor x with x's strides (and offset 0, which make_tensor's layouts have)."""
+    r = torch.empty_strided(tuple(x.shape), x.stride(), dtype=tdtype(dtype_name(x.dtype)))
+    return r.copy_(to_torch(x))
+
+
 def to_ember(t):
     """The ember tensor with the values and dtype of torch tensor t (a copy)."""
     return from_array(to_numpy(t), dtype_name(t.dtype))
