@@ -54,4 +54,11 @@ class Scalar {
   } v_;
 };
 
+/// Whether v is outside the range of dtype `to`, as PyTorch's c10::overflows (the check behind "value cannot
+/// be converted to type T without overflow"): an integer beyond an integral type's range (negative integers
+/// wrap into an unsigned type down to -max, as two's complement: -1 is 255 for uint8); a floating value that
+/// is NaN, infinite or beyond an integral type's [lowest, max]; a finite value beyond a floating type's max.
+/// Nothing overflows bool.
+bool overflows(const Scalar& v, DType to);
+
 }  // namespace ember

@@ -10,50 +10,114 @@ namespace ember::python {
 
 namespace {
 
-enum class Kind { Bool = 0, Int = 1, Float = 2 };
+// Note [tensor() data]
+// As PyTorch's internal_new_from_data: the sizes come from the first element at each depth of nested
+// sequences (lists, tuples and any other Python sequence but str and bytes; a tensor or NumPy array at the top
+// is the whole data); the dtype is promote_types over the leaves (bool, int64 and the default dtype for
+// Python numbers; their own dtype for one-element tensors and NumPy scalars), the default dtype with no
+// leaves. The exception types are PyTorch's: a sequence of the wrong length is a ValueError, a number where
+// a sequence belongs (or the other way round) a TypeError, a str inside the data a ValueError ("too many
+// dimensions", PyTorch recurses into its characters), another object a RuntimeError.
 
-bool is_sequence(PyObject* o) { return PyList_Check(o) || PyTuple_Check(o); }
+struct PyRef {
+  PyObject* o;
+  ~PyRef() { Py_XDECREF(o); }
+};
 
-// Leaf values: Python bool/int/float, numpy scalars, or one-element tensors.
-Kind leaf_kind(PyObject* o) {
-  if (PyBool_Check(o)) return Kind::Bool;
-  if (PyLong_Check(o)) return Kind::Int;
-  if (PyFloat_Check(o)) return Kind::Float;
+bool is_text(PyObject* o) { return PyUnicode_Check(o) || PyBytes_Check(o); }
+bool is_sequence(PyObject* o) {
+  if (PyList_Check(o) || PyTuple_Check(o)) return true;
+  return !is_tensor(o) && !is_text(o) && PySequence_Check(o);
+}
+Py_ssize_t seq_len(PyObject* o) {
+  if (PyList_Check(o) || PyTuple_Check(o)) return PySequence_Fast_GET_SIZE(o);
+  Py_ssize_t n = PySequence_Length(o);
+  if (n < 0) throw python_error_already_set();
+  return n;
+}
+// Item i of a sequence, as a new reference.
+PyObject* seq_item(PyObject* o, Py_ssize_t i) {
+  if (PyList_Check(o) || PyTuple_Check(o)) {
+    PyObject* r = PySequence_Fast_GET_ITEM(o, i);
+    Py_INCREF(r);
+    return r;
+  }
+  PyObject* r = PySequence_GetItem(o, i);
+  if (!r) throw python_error_already_set();
+  return r;
+}
+
+bool is_numpy_bool(PyObject* o) { return std::strcmp(Py_TYPE(o)->tp_name, "numpy.bool_") == 0; }
+
+std::optional<DType> dtype_of_typestr(std::string_view ts) {
+  if (ts == "|b1") return kBool;
+  if (ts == "|u1") return kUInt8;
+  if (ts == "|i1") return kInt8;
+  if (ts == "<i2") return kInt16;
+  if (ts == "<i4") return kInt32;
+  if (ts == "<i8") return kInt64;
+  if (ts == "<f2") return kFloat16;
+  if (ts == "<f4") return kFloat32;
+  if (ts == "<f8") return kFloat64;
+  return std::nullopt;
+}
+
+// The dtype of a leaf value (NumPy scalars first, as PyTorch: a NumPy float64 is also a Python float).
+DType leaf_dtype(PyObject* o) {
+  if (PyFloat_CheckExact(o)) return default_dtype();
+  if (PyBool_Check(o)) return kBool;
+  if (PyLong_CheckExact(o)) return kInt64;
   if (is_tensor(o)) {
     const Tensor& t = unwrap(o);
     EMBER_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
-    return t.dtype() == kBool ? Kind::Bool : is_floating_point(t.dtype()) ? Kind::Float : Kind::Int;
+    return t.dtype();
   }
-  PyNumberMethods* nm = Py_TYPE(o)->tp_as_number;
-  if (nm && nm->nb_index && !PyUnicode_Check(o)) return Kind::Int;
-  if (nm && nm->nb_float && !PyUnicode_Check(o)) return Kind::Float;
-  EMBER_FAIL_KIND(ErrorKind::Type, "Could not infer dtype of {}", py_type_name(o));
+  EMBER_CHECK_VALUE(!PyUnicode_Check(o), "too many dimensions '{}'", py_type_name(o));
+  EMBER_CHECK_TYPE(!PyBytes_Check(o), "new(): invalid data type '{}'", py_type_name(o));
+  if (PyFloat_Check(o) && !PyObject_HasAttrString(o, "__array_interface__")) return default_dtype();
+  if (PyLong_Check(o) && !PyObject_HasAttrString(o, "__array_interface__")) return kInt64;
+  if (PyObject_HasAttrString(o, "__array_interface__")) {  // NumPy scalars
+    PyRef ai{PyObject_GetAttrString(o, "__array_interface__")};
+    PyObject* ts = ai.o && PyDict_Check(ai.o) ? PyDict_GetItemString(ai.o, "typestr") : nullptr;
+    const char* c = ts ? PyUnicode_AsUTF8(ts) : nullptr;
+    if (!c) PyErr_Clear();
+    std::optional<DType> d = c ? dtype_of_typestr(c) : std::nullopt;
+    EMBER_CHECK_TYPE(d.has_value(), "can't convert np.ndarray of type {}", c ? c : "?");
+    return *d;
+  }
+  EMBER_FAIL("Could not infer dtype of {}", py_type_name(o));
 }
 
-// Shape from the first element at each depth.
+// Sizes from the first element at each depth.
 void infer_shape(PyObject* o, DimVector& shape) {
+  PyRef hold{nullptr};
   while (is_sequence(o)) {
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    Py_ssize_t n = seq_len(o);
     shape.push_back(n);
     if (n == 0) return;
-    o = PySequence_Fast_GET_ITEM(o, 0);
+    PyObject* next = seq_item(o, 0);
+    Py_XDECREF(hold.o);
+    hold.o = next;
+    o = next;
   }
 }
 
-// Checks the nesting against shape and records the widest leaf kind.
-void scan(PyObject* o, const DimVector& shape, size_t depth, Kind& kind, bool& any) {
+// Checks the nesting against shape and promotes the leaves' dtypes into `dtype`.
+void scan(PyObject* o, const DimVector& shape, size_t depth, std::optional<DType>& dtype) {
   if (depth == shape.size()) {
-    EMBER_CHECK_VALUE(!is_sequence(o), "too many dimensions '{}'", py_type_name(o));
-    Kind k = leaf_kind(o);
-    kind = any ? std::max(kind, k) : k;
-    any = true;
+    EMBER_CHECK_TYPE(!is_sequence(o), "'{}' object cannot be interpreted as a number", py_type_name(o));
+    DType d = leaf_dtype(o);
+    dtype = dtype ? promote_types(*dtype, d) : d;
     return;
   }
-  EMBER_CHECK_VALUE(is_sequence(o), "expected sequence of length {} at dim {} (got {})", shape[depth], depth,
-                    py_type_name(o));
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  EMBER_CHECK_TYPE(is_sequence(o), "not a sequence (expected a sequence of length {} at dim {}, got {})",
+                   shape[depth], depth, py_type_name(o));
+  Py_ssize_t n = seq_len(o);
   EMBER_CHECK_VALUE(n == shape[depth], "expected sequence of length {} at dim {} (got {})", shape[depth], depth, n);
-  for (Py_ssize_t i = 0; i < n; ++i) scan(PySequence_Fast_GET_ITEM(o, i), shape, depth + 1, kind, any);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyRef item{seq_item(o, i)};
+    scan(item.o, shape, depth + 1, dtype);
+  }
 }
 
 template <class T>
@@ -67,6 +131,8 @@ void fill(PyObject* o, size_t depth, size_t ndim, T*& out) {
       *out++ = d;
     } else if constexpr (std::is_same_v<T, bool>) {
       *out++ = PyObject_IsTrue(o) == 1;
+    } else if (PyBool_Check(o) || is_numpy_bool(o)) {
+      *out++ = PyObject_IsTrue(o) == 1;
     } else {
       PyObject* idx = PyNumber_Index(o);
       if (!idx) throw python_error_already_set();
@@ -78,31 +144,33 @@ void fill(PyObject* o, size_t depth, size_t ndim, T*& out) {
     }
     return;
   }
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
-  for (Py_ssize_t i = 0; i < n; ++i) fill(PySequence_Fast_GET_ITEM(o, i), depth + 1, ndim, out);
+  Py_ssize_t n = seq_len(o);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyRef item{seq_item(o, i)};
+    fill(item.o, depth + 1, ndim, out);
+  }
 }
 
 Tensor from_numpy_impl(PyObject* arr);
 
-// Nested sequences of numbers (or a number) as a new tensor. dtype: inferred (bool, int64 or the default
-// float dtype) unless given.
+// Nested sequences of numbers (or a number) as a new tensor; see Note [tensor() data]. dtype: inferred unless
+// given; values that do not fit an integral dtype raise.
 Tensor tensor_from_data(PyObject* data, std::optional<DType> dtype) {
   if (is_tensor(data)) {
     Tensor t = unwrap(data).clone(MemoryFormat::Contiguous);
     return dtype ? t.to(*dtype) : t;
   }
-  if (!is_sequence(data) && PyObject_HasAttrString(data, "__array_interface__")) {
+  EMBER_CHECK_TYPE(!is_text(data), "new(): invalid data type '{}'", py_type_name(data));
+  if (!PyList_Check(data) && !PyTuple_Check(data) && PyObject_HasAttrString(data, "__array_interface__")) {
     Tensor t = from_numpy_impl(data).clone(MemoryFormat::Contiguous);
     return dtype ? t.to(*dtype) : t;
   }
   DimVector shape;
   infer_shape(data, shape);
-  Kind kind = Kind::Float;
-  bool any = false;
-  scan(data, shape, 0, kind, any);
-  if (!any) kind = Kind::Float;  // empty: the default dtype
-  DType inferred = kind == Kind::Bool ? kBool : kind == Kind::Int ? kInt64 : default_dtype();
-  DType staging = kind == Kind::Bool ? kBool : kind == Kind::Int ? kInt64 : kFloat64;
+  std::optional<DType> leaves;
+  scan(data, shape, 0, leaves);
+  DType inferred = leaves.value_or(default_dtype());
+  DType staging = inferred == kBool ? kBool : is_floating_point(inferred) ? kFloat64 : kInt64;
   Tensor t = ember::empty(shape, staging);
   if (staging == kBool) {
     bool* p = t.data_ptr<bool>();
@@ -115,6 +183,13 @@ Tensor tensor_from_data(PyObject* data, std::optional<DType> dtype) {
     fill(data, 0, shape.size(), p);
   }
   DType target = dtype.value_or(inferred);
+  if (is_integral(target, false) && staging != kBool) {
+    // Each value must fit an integral dtype, as PyTorch checks (floating targets take inf silently).
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      Scalar v = staging == kInt64 ? Scalar(t.data_ptr<int64_t>()[i]) : Scalar(t.data_ptr<double>()[i]);
+      EMBER_CHECK(!overflows(v, target), "value cannot be converted to type {} without overflow", target);
+    }
+  }
   return target == staging ? t : t.to(target);
 }
 
@@ -139,21 +214,13 @@ Tensor from_numpy_impl(PyObject* arr) {
   EMBER_CHECK_TYPE(typestr && shape_o && data_o && PyTuple_Check(data_o), "from_numpy: expected np.ndarray (got {})",
                    py_type_name(arr));
   std::string ts = PyUnicode_AsUTF8(typestr);
-  DType dt;
-  if (ts == "|b1") dt = kBool;
-  else if (ts == "|u1") dt = kUInt8;
-  else if (ts == "|i1") dt = kInt8;
-  else if (ts == "<i2") dt = kInt16;
-  else if (ts == "<i4") dt = kInt32;
-  else if (ts == "<i8") dt = kInt64;
-  else if (ts == "<f2") dt = kFloat16;
-  else if (ts == "<f4") dt = kFloat32;
-  else if (ts == "<f8") dt = kFloat64;
-  else
+  std::optional<DType> found = dtype_of_typestr(ts);
+  if (!found)
     EMBER_FAIL_KIND(ErrorKind::Type,
                     "can't convert np.ndarray of type {}. The only supported types are: float64, float32, float16, "
                     "int64, int32, int16, int8, uint8, and bool.",
                     ts);
+  DType dt = *found;
   int64_t es = element_size(dt);
   DimVector sizes, strides;
   for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(shape_o); ++i) sizes.push_back(PyLong_AsLongLong(PyTuple_GET_ITEM(shape_o, i)));
@@ -207,6 +274,8 @@ PyObject* py_tensor(PyObject*, PyObject* args, PyObject* kwargs) {
 
 PyObject* py_from_numpy(PyObject*, PyObject* arr) {
   EMBER_PY_TRY
+  EMBER_CHECK_TYPE(!is_tensor(arr) && PyObject_HasAttrString(arr, "__array_interface__"),
+                   "expected np.ndarray (got {})", py_type_name(arr));
   return wrap(from_numpy_impl(arr));
   EMBER_PY_CATCH(nullptr)
 }

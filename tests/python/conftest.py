@@ -278,6 +278,9 @@ def assert_same(actual, expected, *, rtol=None, atol=None, msg=""):
         assert len(actual) == len(expected), f"{msg}length {len(actual)} != {len(expected)}"
         for x, y in zip(actual, expected):
             assert_same(x, y, rtol=rtol, atol=atol, msg=msg)
+    elif isinstance(expected, torch.dtype):
+        assert isinstance(actual, ember.dtype), f"{msg}expected an ember.dtype, got {type(actual).__name__}"
+        assert dtype_name(actual) == dtype_name(expected), f"{msg}{actual} != {expected}"
     elif isinstance(expected, float):
         assert type(actual) is float, f"{msg}type {type(actual).__name__} != float"
         assert (math.isnan(actual) and math.isnan(expected)) or actual == pytest.approx(

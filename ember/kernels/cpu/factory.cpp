@@ -38,38 +38,18 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<DType> 
 }
 
 namespace {
-// The value converted to T. Errors: a value out of an integral T's range (a floating value also when it is
-// NaN, infinite or has a fraction beyond the range, as c10::checked_convert), or a finite value beyond a float
-// type's range ("value cannot be converted to type T without overflow", as PyTorch).
+// The value converted to T. Errors: a value out of T's range, as PyTorch's checked_convert ("value cannot be
+// converted to type T without overflow"; see overflows() in ember/core/Scalar.h).
 template <class T>
 T checked_convert(const Scalar& v, DType dt) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return v.to<bool>();
-  } else if constexpr (std::is_integral_v<T>) {
-    if (v.is_integral()) {
-      int64_t x = v.to_long();
-      constexpr int64_t lo = static_cast<int64_t>(std::numeric_limits<T>::lowest());
-      constexpr int64_t hi = sizeof(T) == 8 ? std::numeric_limits<int64_t>::max()
-                                            : static_cast<int64_t>(std::numeric_limits<T>::max());
-      EMBER_CHECK(x >= lo && x <= hi, "value cannot be converted to type {} without overflow", dt);
-    } else {
-      // Converting an out-of-range double to an integer is undefined behaviour in C++: check first. 2^63 is
-      // the first double above int64's range (int64's max itself is not a double).
-      double x = v.to_double();
-      constexpr double lo = static_cast<double>(std::numeric_limits<T>::lowest());
-      bool in_range = sizeof(T) == 8 ? x >= lo && x < 9223372036854775808.0
-                                     : x >= lo && x <= static_cast<double>(std::numeric_limits<T>::max());
-      EMBER_CHECK(in_range, "value cannot be converted to type {} without overflow", dt);  // NaN fails too
-    }
+  EMBER_CHECK(!overflows(v, dt), "value cannot be converted to type {} without overflow", dt);
+  if constexpr (std::is_same_v<T, bool> || std::is_floating_point_v<T>) {
     return v.to<T>();
+  } else if constexpr (std::is_integral_v<T>) {
+    // Negative integers wrap into unsigned types (two's complement), as PyTorch.
+    return v.is_floating_point() ? v.to<T>() : static_cast<T>(v.to_long());
   } else {
-    double x = v.to_double();
-    using M = opmath_t<T>;
-    double hi = static_cast<double>(static_cast<M>(std::numeric_limits<T>::max()));
-    constexpr bool is_double = std::is_same_v<T, double>;
-    bool fits = !std::isfinite(x) || is_double || std::abs(x) <= hi * (1 + std::numeric_limits<M>::epsilon());
-    EMBER_CHECK(fits, "value cannot be converted to type {} without overflow", dt);
-    return static_cast<T>(static_cast<M>(x));
+    return static_cast<T>(static_cast<opmath_t<T>>(v.to_double()));
   }
 }
 }  // namespace
