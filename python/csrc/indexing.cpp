@@ -28,15 +28,9 @@ Tensor apply_index(const Tensor& t, PyObject* index) {
   Py_ssize_t n = tup ? PyTuple_GET_SIZE(tup) : 1;
   auto item = [&](Py_ssize_t i) { return tup ? PyTuple_GET_ITEM(tup, i) : index; };
   int64_t consuming = 0;
-  bool seen_ellipsis = false;
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject* o = item(i);
-    if (o == Py_Ellipsis) {
-      EMBER_CHECK_INDEX(!seen_ellipsis, "an index can only have a single ellipsis ('...')");
-      seen_ellipsis = true;
-    } else if (o != Py_None) {
-      ++consuming;
-    }
+    if (o != Py_Ellipsis && o != Py_None) ++consuming;
   }
   EMBER_CHECK_INDEX(consuming <= t.dim(), "too many indices for tensor of dimension {}", t.dim());
   Tensor r = t;
@@ -46,6 +40,8 @@ Tensor apply_index(const Tensor& t, PyObject* index) {
     if (o == Py_None) {
       r = r.unsqueeze(dim++);
     } else if (o == Py_Ellipsis) {
+      // Every ellipsis skips the dims no other index takes, as PyTorch's applySlicing (which, unlike NumPy,
+      // accepts several: x[..., 0, ...] is x[..., 0]).
       dim += t.dim() - consuming;
     } else if (PySlice_Check(o)) {
       PySliceObject* s = reinterpret_cast<PySliceObject*>(o);
@@ -58,6 +54,11 @@ Tensor apply_index(const Tensor& t, PyObject* index) {
       EMBER_CHECK_INDEX(idx >= -size && idx < size, "index {} is out of bounds for dimension {} with size {}", idx,
                         dim, size);
       r = r.select(dim, idx);
+    } else if (is_tensor(o) && !is_integral(unwrap(o).dtype(), true)) {
+      EMBER_FAIL_KIND(ErrorKind::Index, "tensors used as indices must be long, byte or bool tensors");
+    } else if (PyUnicode_Check(o) || PyBytes_Check(o)) {
+      // PyTorch takes a str as a sequence of indices and fails to make a tensor of it.
+      EMBER_FAIL_KIND(ErrorKind::Type, "new(): invalid data type '{}'", py_type_name(o));
     } else if (is_tensor(o) || PyList_Check(o) || PyBool_Check(o)) {
       EMBER_FAIL_KIND(ErrorKind::NotImplemented,
                       "indexing with tensors, lists or bools (advanced indexing) is not supported yet");
@@ -87,12 +88,20 @@ int tensor_setitem(PyObject* self, PyObject* index, PyObject* value) {
   }
   Tensor view = apply_index(unwrap(self), index);
   if (is_tensor(value)) {
-    view.copy_(unwrap(value));
+    // Leading size-1 dims of the value are dropped first (PyTorch's copy_to: x[0] = t of shape (1, 4) fills a
+    // row of 4); the rest broadcasts to the indexed view.
+    const Tensor& v = unwrap(value);
+    int64_t lead = 0;
+    while (lead < v.dim() && v.sizes()[lead] == 1) ++lead;
+    view.copy_(lead == 0 ? v : v.view(IntArrayRef(v.sizes().data() + lead, static_cast<size_t>(v.dim() - lead))));
   } else if (PyBool_Check(value)) {
     view.fill_(Scalar(value == Py_True));
   } else if (PyLong_Check(value)) {
-    view.fill_(Scalar(static_cast<int64_t>(PyLong_AsLongLong(value))));
-    if (PyErr_Occurred()) return -1;
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+    EMBER_CHECK(!overflow, "Overflow when unpacking long");
+    if (v == -1 && PyErr_Occurred()) return -1;
+    view.fill_(Scalar(static_cast<int64_t>(v)));
   } else if (PyFloat_Check(value)) {
     view.fill_(Scalar(PyFloat_AS_DOUBLE(value)));
   } else {
