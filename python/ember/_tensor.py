@@ -17,7 +17,8 @@ class Tensor(_C._TensorBase):
         return _str(self)
 
     def __format__(self, spec):
-        if self.dim() == 0 and spec:
+        # As PyTorch: a 0-dim tensor formats as its number (f"{t}" is "2.5"), others as their repr.
+        if self.dim() == 0:
             return self.item().__format__(spec)
         return object.__format__(self, spec)
 

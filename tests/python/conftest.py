@@ -112,9 +112,10 @@ def make_tensor(shape, dtype, *, layout="contiguous", low=None, high=None, seed=
 
 def from_array(a, dtype):
     """An ember tensor with its own copy of the values of the NumPy array a, of dtype name dtype."""
-    if dtype == "bfloat16":
-        return ember.from_numpy(np.array(a, dtype=np.float32)).to(ember.bfloat16)
-    return ember.from_numpy(np.array(a, dtype=dtype)).clone()  # own (resizable) storage
+    with np.errstate(over="ignore"):  # values beyond float16's range become inf, as intended
+        if dtype == "bfloat16":
+            return ember.from_numpy(np.array(a, dtype=np.float32)).to(ember.bfloat16)
+        return ember.from_numpy(np.array(a, dtype=dtype)).clone()  # own (resizable) storage
 
 
 def special_tensor(dtype):
