@@ -26,7 +26,7 @@ Tensor view(const Tensor& self, IntArrayRef size) {
 Tensor reshape(const Tensor& self, IntArrayRef shape) {
   DimVector s = infer_size(shape, self.numel(), "reshape");
   if (compute_view_strides(self.sizes(), self.strides(), s)) return self.view(s);
-  return self.clone().view(s);
+  return self.clone(MemoryFormat::Contiguous).view(s);
 }
 
 Tensor view_as(const Tensor& self, const Tensor& other) { return self.view(other.sizes()); }
