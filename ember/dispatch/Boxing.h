@@ -137,12 +137,18 @@ struct Ret<std::vector<Tensor>> {
 };
 template <class... T>
 struct Ret<std::tuple<T...>> {
-  static inline const std::string name_str = [] {
-    std::string s = "(";
-    ((s += std::string(Ret<T>::name) + ", "), ...);
-    s.resize(s.size() - 2);
-    return s + ")";
-  }();
+  // A function, not a static data member: a template's static member is initialized in no particular order
+  // relative to other static initializers, and kernels are registered from static initializers
+  // (EMBER_LIBRARY_IMPL), which would read it still empty.
+  static const std::string& name_str() {
+    static const std::string s = [] {
+      std::string r = "(";
+      ((r += std::string(Ret<T>::name) + ", "), ...);
+      r.resize(r.size() - 2);
+      return r + ")";
+    }();
+    return s;
+  }
   static constexpr const char* name = "tuple";
   static void push(Stack& s, std::tuple<T...>&& r) {
     std::apply([&](auto&&... x) { (Ret<std::decay_t<decltype(x)>>::push(s, std::move(x)), ...); }, std::move(r));
@@ -168,7 +174,7 @@ std::string signature_string() {
   ((s += std::string(Arg<A>::name) + ", "), ...);
   if constexpr (sizeof...(A) > 0) s.resize(s.size() - 2);
   s += ") -> ";
-  if constexpr (requires { Ret<R>::name_str; }) s += Ret<R>::name_str;
+  if constexpr (requires { Ret<R>::name_str(); }) s += Ret<R>::name_str();
   else s += Ret<R>::name;
   return s;
 }

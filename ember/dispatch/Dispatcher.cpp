@@ -87,7 +87,13 @@ void OperatorEntry::no_kernel(DispatchKeySet) const {
                   }());
 }
 
-void OperatorEntry::recompute(DispatchKey k) {
+// Note [kernel precedence]
+// A slot holds, in order of preference: the kernel registered for the key itself; for a backend key the
+// CompositeExplicitAutograd, else the CompositeImplicitAutograd kernel; for Autograd the
+// CompositeImplicitAutograd kernel; and last the key's boxed fallback (Dispatcher::fallback), so a fallback
+// such as the tracer's covers every op without a kernel of its own, whenever the op or the fallback was
+// registered. This is PyTorch's order (computeDispatchTableEntry).
+void OperatorEntry::recompute(DispatchKey k, const KernelFunction* fallback) {
   int i = static_cast<int>(k);
   const KernelFunction* f = direct_[i];
   if (!f) {
@@ -99,6 +105,7 @@ void OperatorEntry::recompute(DispatchKey k) {
       f = composite_implicit_;
     }
   }
+  if (!f) f = fallback;
   table_[i].store(f, std::memory_order_release);
 }
 
@@ -174,15 +181,15 @@ void Dispatcher::impl(std::string_view name, DispatchKey key, KernelFunction k, 
   if (key == DispatchKey::CompositeImplicitAutograd) {
     dup(e->composite_implicit_);
     e->composite_implicit_ = rec;
-    for (int i = 0; i < kNumDispatchKeys; ++i) e->recompute(DispatchKey(i));
+    for (int i = 0; i < kNumDispatchKeys; ++i) e->recompute(DispatchKey(i), fallbacks_[i]);
   } else if (key == DispatchKey::CompositeExplicitAutograd) {
     dup(e->composite_explicit_);
     e->composite_explicit_ = rec;
-    for (int i = 0; i < kNumDispatchKeys; ++i) e->recompute(DispatchKey(i));
+    for (int i = 0; i < kNumDispatchKeys; ++i) e->recompute(DispatchKey(i), fallbacks_[i]);
   } else {
     dup(e->direct_[static_cast<int>(key)]);
     e->direct_[static_cast<int>(key)] = rec;
-    e->recompute(key);
+    e->recompute(key, fallbacks_[static_cast<int>(key)]);
   }
 }
 
@@ -191,8 +198,7 @@ void Dispatcher::fallback(DispatchKey key, KernelFunction k) {
   kernels_.push_back(std::make_unique<KernelFunction>(std::move(k)));
   int i = static_cast<int>(key);
   fallbacks_[i] = kernels_.back().get();
-  for (OperatorEntry* e : ops_)
-    if (!e->direct_[i]) e->table_[i].store(fallbacks_[i], std::memory_order_release);
+  for (OperatorEntry* e : ops_) e->recompute(key, fallbacks_[i]);  // See Note [kernel precedence]
 }
 
 OperatorHandle Dispatcher::find(std::string_view name) const {

@@ -107,7 +107,8 @@ class OperatorEntry {
  private:
   friend class Dispatcher;
   [[noreturn]] void no_kernel(DispatchKeySet ks) const;
-  void recompute(DispatchKey runtime_key);  // refresh one slot from direct and alias registrations
+  // Refreshes one slot from the direct and alias registrations and, failing those, the key's fallback.
+  void recompute(DispatchKey runtime_key, const KernelFunction* fallback);
 
   FunctionSchema schema_;
   OpInfo info_;

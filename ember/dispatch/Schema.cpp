@@ -26,15 +26,17 @@ class SchemaParser {
     bool kw = false;
     if (!accept(')')) {
       do {
+        skip_ws();
+        size_t star = pos_;
         if (accept('*')) {
-          if (kw) fail("'*' given twice");
+          if (kw) fail_at(star, "'*' given twice");
           kw = true;
           continue;
         }
         SchemaArgument a = argument(/*is_return=*/false);
         a.kwarg_only = kw;
         for (const auto& prev : fs.arguments)
-          if (prev.name == a.name) fail("duplicate argument name '" + a.name + "'");
+          if (prev.name == a.name) fail_at(name_pos_, "duplicate argument name '" + a.name + "'");
         fs.arguments.push_back(std::move(a));
       } while (accept(','));
       expect(')');
@@ -56,8 +58,10 @@ class SchemaParser {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& what) {
-    EMBER_FAIL("schema: {} at column {} in '{}'", what, pos_ + 1, s_);
+  // Errors name the column where the offending token starts (fail: the current position).
+  [[noreturn]] void fail(const std::string& what) { fail_at(pos_, what); }
+  [[noreturn]] void fail_at(size_t pos, const std::string& what) {
+    EMBER_FAIL("schema: {} at column {} in '{}'", what, pos + 1, s_);
   }
   void skip_ws() {
     while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
@@ -101,7 +105,7 @@ class SchemaParser {
     return n;
   }
 
-  SchemaType base_type(const std::string& n) {
+  SchemaType base_type(const std::string& n, size_t col) {
     static const std::pair<const char*, Kind> kTypes[] = {
         {"Tensor", Kind::Tensor}, {"int", Kind::Int}, {"SymInt", Kind::Int}, {"float", Kind::Float},
         {"bool", Kind::Bool}, {"str", Kind::Str}, {"Scalar", Kind::Scalar}, {"ScalarType", Kind::ScalarType},
@@ -109,15 +113,18 @@ class SchemaParser {
         {"MemoryFormat", Kind::MemoryFormat}, {"Any", Kind::Any}};
     for (auto& [name, k] : kTypes)
       if (n == name) return SchemaType{k, nullptr, -1};
-    fail("unknown type '" + n + "'");
+    fail_at(col, "unknown type '" + n + "'");
   }
 
   SchemaArgument argument(bool is_return) {
     SchemaArgument a;
+    skip_ws();
     size_t type_col = pos_;
-    SchemaType t = base_type(ident());
+    SchemaType t = base_type(ident(), type_col);
+    skip_ws();
+    size_t paren = pos_;
     if (accept('(')) {  // alias annotation
-      if (t.kind != Kind::Tensor) fail("alias annotations apply to Tensor only");
+      if (t.kind != Kind::Tensor) fail_at(paren, "alias annotations apply to Tensor only");
       AliasInfo ai;
       ai.set = ident();
       ai.is_write = accept('!');
@@ -142,9 +149,9 @@ class SchemaParser {
         break;
       }
     }
-    (void)type_col;
     a.type = std::move(t);
     skip_ws();
+    name_pos_ = pos_;
     if (peek_ident_char()) a.name = ident();
     else if (!is_return) fail("expected an argument name");
     if (!is_return && accept('=')) a.default_value = default_value(a.type);
@@ -201,8 +208,9 @@ class SchemaParser {
 
   IValue default_value(const SchemaType& t) {
     skip_ws();
+    const size_t start = pos_;  // errors name the start of the default
     if (consume("None")) {
-      if (t.kind != Kind::Optional && t.kind != Kind::Any) fail("None default for a non-optional argument");
+      if (t.kind != Kind::Optional && t.kind != Kind::Any) fail_at(start, "None default for a non-optional argument");
       return IValue();
     }
     const SchemaType& u = t.kind == Kind::Optional ? *t.elem : t;
@@ -210,10 +218,14 @@ class SchemaParser {
       case Kind::Bool:
         if (consume("True")) return IValue(true);
         if (consume("False")) return IValue(false);
-        fail("expected True or False");
+        fail_at(start, "expected True or False");
       case Kind::Int: {
+        // PyTorch writes loss reductions as enum names (at::Reduction: None = 0, Mean = 1, Sum = 2); None
+        // is not accepted for a non-optional int, as in PyTorch's parser.
+        if (consume("Mean")) return IValue(int64_t{1});
+        if (consume("Sum")) return IValue(int64_t{2});
         IValue v = number();
-        if (!v.is_int()) fail("expected an integer default");
+        if (!v.is_int()) fail_at(start, "expected an integer default");
         return v;
       }
       case Kind::Float:
@@ -225,9 +237,9 @@ class SchemaParser {
       }
       case Kind::Str: {
         char q = pos_ < s_.size() ? s_[pos_] : 0;
-        if (q != '"' && q != '\'') fail("expected a string default");
+        if (q != '"' && q != '\'') fail_at(start, "expected a string default");
         size_t e = s_.find(q, pos_ + 1);
-        if (e == std::string_view::npos) fail("unterminated string");
+        if (e == std::string_view::npos) fail_at(start, "unterminated string");
         std::string v(s_.substr(pos_ + 1, e - pos_ - 1));
         pos_ = e + 1;
         return IValue(std::move(v));
@@ -236,7 +248,7 @@ class SchemaParser {
         std::string n = ident();
         if (n == "contiguous_format") return IValue(MemoryFormat::Contiguous);
         if (n == "preserve_format") return IValue(MemoryFormat::Preserve);
-        fail("unknown memory format '" + n + "'");
+        fail_at(start, "unknown memory format '" + n + "'");
       }
       case Kind::ScalarType: {
         std::string n = ident();
@@ -244,7 +256,13 @@ class SchemaParser {
   if (n == #name || n == #py) return IValue(DType::name);
         EMBER_FORALL_DTYPES(EMBER_DT)
 #undef EMBER_DT
-        fail("unknown dtype '" + n + "'");
+        // PyTorch's short spellings (randperm's `ScalarType? dtype=long`).
+        static const std::pair<const char*, DType> kAliases[] = {{"float", kFloat32}, {"double", kFloat64},
+                                                                  {"half", kFloat16}, {"long", kInt64},
+                                                                  {"int", kInt32},    {"short", kInt16}};
+        for (auto& [alias, dt] : kAliases)
+          if (n == alias) return IValue(dt);
+        fail_at(start, "unknown dtype '" + n + "'");
       }
       case Kind::List: {
         if (u.elem->kind != Kind::Int) {
@@ -252,7 +270,7 @@ class SchemaParser {
             expect(']');
             return IValue::list({});
           }
-          fail("only empty defaults are supported for lists of " + u.elem->str());
+          fail_at(start, "only empty defaults are supported for lists of " + u.elem->str());
         }
         std::vector<int64_t> v;
         if (accept('[')) {
@@ -263,18 +281,19 @@ class SchemaParser {
           }
         } else {  // int[2] stride=1 broadcasts
           int64_t x = integer();
-          if (u.fixed_size < 0) fail("a scalar default needs a fixed-size list type");
+          if (u.fixed_size < 0) fail_at(start, "a scalar default needs a fixed-size list type");
           v.assign(static_cast<size_t>(u.fixed_size), x);
         }
         return IValue(std::move(v));
       }
       default:
-        fail("no default values for type " + u.str());
+        fail_at(start, "no default values for type " + u.str());
     }
   }
 
   std::string_view s_;
   size_t pos_ = 0;
+  size_t name_pos_ = 0;  // where the last argument's name starts (for the duplicate-name error)
 };
 
 }  // namespace

@@ -46,6 +46,9 @@ void shown_values(const Tensor& t, bool summarize, int64_t edge, std::vector<lon
   }
 }
 
+// Floating values are formatted as double, which holds every value of a floating tensor exactly: fmt 9's
+// fixed-precision formatting of long double is wrong for small values ("{:.4f}" of 1e-5L gives
+// "0.00000999999974737875163555", fmtlib/fmt#3539, fixed in fmt 10.1).
 class Formatter {
  public:
   Formatter(DType dtype, const std::vector<long double>& v, const PrintOptions& o) : dtype_(dtype), o_(o) {
@@ -66,10 +69,10 @@ class Formatter {
       }
       if (int_mode_) {
         sci_ = hi / lo > 1000.0L || hi > 1.0e8L;
-        for (long double x : nz) width_ = std::max(width_, sci_ ? sci(x).size() : fmt::format("{:.0f}", x).size() + 1);
+        for (long double x : nz) width_ = std::max(width_, sci_ ? sci(x).size() : fmt::format("{:.0f}", static_cast<double>(x)).size() + 1);
       } else {
         sci_ = hi / lo > 1000.0L || hi > 1.0e8L || lo < 1.0e-4L;
-        for (long double x : nz) width_ = std::max(width_, sci_ ? sci(x).size() : fmt::format("{:.{}f}", x, o_.precision).size());
+        for (long double x : nz) width_ = std::max(width_, sci_ ? sci(x).size() : fmt::format("{:.{}f}", static_cast<double>(x), o_.precision).size());
       }
     }
     if (o_.sci_mode) sci_ = *o_.sci_mode;
@@ -82,10 +85,10 @@ class Formatter {
       if (sci_) s = sci(x);
       else if (int_mode_) {
         s = special(x);
-        if (s.empty()) s = fmt::format("{:.0f}", x) + ".";
+        if (s.empty()) s = fmt::format("{:.0f}", static_cast<double>(x)) + ".";
       } else {
         s = special(x);
-        if (s.empty()) s = fmt::format("{:.{}f}", x, o_.precision);
+        if (s.empty()) s = fmt::format("{:.{}f}", static_cast<double>(x), o_.precision);
       }
     } else {
       s = plain(x);
@@ -101,7 +104,7 @@ class Formatter {
   }
   std::string sci(long double x) const {
     std::string s = special(x);
-    return s.empty() ? fmt::format("{:.{}e}", x, o_.precision) : s;
+    return s.empty() ? fmt::format("{:.{}e}", static_cast<double>(x), o_.precision) : s;
   }
   std::string plain(long double x) const {
     if (dtype_ == kBool) return x != 0 ? "True" : "False";

@@ -107,7 +107,10 @@ Tensor to_dtype_layout(const Tensor& self, std::optional<DType> dtype, std::opti
 Tensor to_other(const Tensor& self, const Tensor& other, bool non_blocking, bool copy, std::optional<MemoryFormat> mf) {
   return to_dtype(self, other.dtype(), non_blocking, copy, mf);
 }
-Tensor contiguous(const Tensor& self, MemoryFormat) { return self.is_contiguous() ? self : self.clone(); }
+Tensor contiguous(const Tensor& self, MemoryFormat) {
+  // clone()'s default (preserve_format) would keep a permuted layout: ask for row-major explicitly.
+  return self.is_contiguous() ? self : self.clone(MemoryFormat::Contiguous);
+}
 
 // ---- arithmetic written with other ops
 Tensor pow_scalar_base(const Scalar& self, const Tensor& exponent) {

@@ -26,7 +26,7 @@ Tensor view(const Tensor& self, IntArrayRef size) {
 Tensor reshape(const Tensor& self, IntArrayRef shape) {
   DimVector s = infer_size(shape, self.numel(), "reshape");
   if (compute_view_strides(self.sizes(), self.strides(), s)) return self.view(s);
-  return self.clone(MemoryFormat::Contiguous).view(s);
+  return self.clone(MemoryFormat::Contiguous).view(s);  // a row-major copy always views as s
 }
 
 Tensor view_as(const Tensor& self, const Tensor& other) { return self.view(other.sizes()); }
@@ -174,7 +174,7 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
 Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
   if (self.dim() == 0) return self.reshape({1});
   int64_t s = wrap_dim(start_dim, self.dim()), e = wrap_dim(end_dim, self.dim());
-  EMBER_CHECK_VALUE(s <= e, "flatten() has invalid args: start_dim cannot come after end_dim");
+  EMBER_CHECK(s <= e, "flatten() has invalid args: start_dim cannot come after end_dim");  // RuntimeError, as PyTorch
   if (s == e) return self;
   DimVector shape;
   for (int64_t i = 0; i < s; ++i) shape.push_back(self.sizes()[i]);

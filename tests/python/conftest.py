@@ -12,6 +12,7 @@ float16/bfloat16: PyTorch 1.13 lacks many half kernels on the CPU, so the refere
 rounds a floating result to the dtype PyTorch's own promotion gives (found on the "meta" device, which runs
 the shape/dtype rules of an op without a kernel).
 """
+import functools
 import math
 import os
 import sys
@@ -65,11 +66,18 @@ def _rng(*key):
     return np.random.default_rng(zlib.crc32(repr(key).encode()))
 
 
-def make_array(shape, dtype, *, low=None, high=None, seed=0):
+def make_array(shape, dtype, *, low=None, high=None, seed=0, nonzero=False):
     """Deterministic NumPy data of a shape for an ember dtype name (bfloat16 gives float32 values that are
     exactly representable in bfloat16). Integers fall in [low, high) (default -9..9, 0..9 unsigned); floats
-    are uniform in [low, high) (default -4..4) with two decimals."""
-    rng = _rng(tuple(shape), dtype, low, high, seed)
+    are uniform in [low, high) (default -4..4) with two decimals. nonzero: zeros become ones (divisors)."""
+    a = np.asarray(_make_array(tuple(shape), dtype, low, high, seed))
+    if nonzero:
+        a = np.where(a == 0, np.ones_like(a), a)
+    return a
+
+
+def _make_array(shape, dtype, low, high, seed):
+    rng = _rng(shape, dtype, low, high, seed)
     if dtype == "bool":
         return rng.random(shape) < 0.5
     if dtype in INT_DTYPES:
@@ -88,19 +96,18 @@ def _round_to_bfloat16(a):
     return torch.from_numpy(np.ascontiguousarray(a, dtype=np.float32)).to(torch.bfloat16).float().numpy()
 
 
-def make_tensor(shape, dtype, *, layout="contiguous", low=None, high=None, seed=0):
-    """A deterministic ember tensor of the given shape and dtype name.
+def make_tensor(shape, dtype, *, layout="contiguous", low=None, high=None, seed=0, nonzero=False):
+    """A deterministic ember tensor of the given shape and dtype name (values as make_array's).
 
     layout: "contiguous"; "transposed" (the dims reversed: a permuted view of a contiguous tensor); or
     "strided" (every other element of the last dim: a slice with step 2)."""
     shape = tuple(shape)
+    kw = dict(low=low, high=high, seed=seed, nonzero=nonzero)
     if layout == "transposed":
-        return from_array(make_array(shape[::-1], dtype, low=low, high=high, seed=seed), dtype).permute(
-            *reversed(range(len(shape))))
+        return from_array(make_array(shape[::-1], dtype, **kw), dtype).permute(*reversed(range(len(shape))))
     if layout == "strided" and shape:
-        base = from_array(make_array(shape[:-1] + (2 * shape[-1],), dtype, low=low, high=high, seed=seed), dtype)
-        return base[..., ::2]
-    return from_array(make_array(shape, dtype, low=low, high=high, seed=seed), dtype)
+        return from_array(make_array(shape[:-1] + (2 * shape[-1],), dtype, **kw), dtype)[..., ::2]
+    return from_array(make_array(shape, dtype, **kw), dtype)
 
 
 def from_array(a, dtype):
@@ -150,14 +157,6 @@ def to_ember(t):
     return from_array(to_numpy(t), dtype_name(t.dtype))
 
 
-def _tensors_in(args):
-    for a in args:
-        if isinstance(a, ember.Tensor):
-            yield a
-        elif isinstance(a, (list, tuple)):
-            yield from _tensors_in(a)
-
-
 def _to_meta(x):
     if isinstance(x, (list, tuple)):
         return type(x)(_to_meta(y) for y in x)
@@ -167,28 +166,79 @@ def _to_meta(x):
 
 
 def torch_reference(tfn, args, kwargs=None, native_narrow=False):
-    """tfn applied to torch copies of args (ember tensors converted). With a float16/bfloat16 operand it is
-    computed in float32 and a floating result is rounded to the dtype PyTorch gives for the real dtypes
-    (unless native_narrow: for ops whose result depends on the dtype's range, such as nan_to_num)."""
+    """tfn applied to torch copies of args (ember tensors converted).
+
+    With a float16/bfloat16 operand it is computed in float32, as PyTorch's own half kernels do, where they
+    exist: the operands are first converted to the dtype the op computes in (result_type: a float32 0-dim
+    tensor or a Python float next to a float16 tensor is rounded to float16), then widened to float32, and
+    a floating result is rounded to the dtype PyTorch gives for the real dtypes (found on the "meta" device).
+    native_narrow: call PyTorch with the narrow dtypes themselves (for ops whose result depends on the
+    dtype's range, such as nan_to_num, and which PyTorch implements for half)."""
     kwargs = kwargs or {}
-    narrow = not native_narrow and any(dtype_name(t.dtype) in NARROW_DTYPES for t in _tensors_in(list(args) + list(kwargs.values())))
-    targs = [to_torch(a, upcast=narrow) for a in args]
-    tkwargs = {k: to_torch(v, upcast=narrow) for k, v in kwargs.items()}
-    r = tfn(*targs, **tkwargs)
-    if not narrow or not isinstance(r, torch.Tensor) or not r.is_floating_point():
+    operands = [a for a in _flatten(args) if isinstance(a, (ember.Tensor, bool, int, float))]
+    narrow = not native_narrow and any(isinstance(a, ember.Tensor) and dtype_name(a.dtype) in NARROW_DTYPES
+                                       for a in _flatten(list(args) + list(kwargs.values())))
+    if not narrow:
+        return tfn(*[to_torch(a) for a in args], **{k: to_torch(v) for k, v in kwargs.items()})
+    common = result_type(operands)
+    convert = functools.partial(_to_torch_computed_in, common=common)
+    r = tfn(*[convert(a) for a in args], **{k: convert(v) for k, v in kwargs.items()})
+    if not isinstance(r, torch.Tensor) or not r.is_floating_point():
         return r
     try:
         want = tfn(*_to_meta(args), **{k: _to_meta(v) for k, v in kwargs.items()}).dtype
     except (NotImplementedError, RuntimeError):
-        want = _promoted(list(_tensors_in(list(args) + list(kwargs.values()))))
+        want = common
     return r.to(want) if want.is_floating_point else r
 
 
-def _promoted(tensors):
-    d = tdtype(dtype_name(tensors[0].dtype))
-    for t in tensors[1:]:
-        d = torch.promote_types(d, tdtype(dtype_name(t.dtype)))
-    return d
+def _flatten(args):
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            yield from _flatten(a)
+        else:
+            yield a
+
+
+def _to_torch_computed_in(x, common):
+    """x as a float32 torch operand for an op computing in the narrow dtype common (rounded to it first)."""
+    if isinstance(x, (list, tuple)):
+        return type(x)(_to_torch_computed_in(y, common) for y in x)
+    if isinstance(x, ember.Tensor):
+        t = to_torch(x)
+        if t.is_floating_point() and dtype_name(common) in NARROW_DTYPES:
+            t = t.to(common)
+        return t.float() if dtype_name(t.dtype) in NARROW_DTYPES else t
+    if isinstance(x, float) and dtype_name(common) in NARROW_DTYPES:
+        return torch.tensor(x, dtype=common).item()
+    return x
+
+
+def _category(dtype):
+    return 0 if dtype == torch.bool else 2 if dtype.is_floating_point else 1
+
+
+def result_type(operands):
+    """PyTorch's result_type over tensors and Python numbers (ember tensors are taken for their dtypes):
+    tensors with dims decide; 0-dim tensors, then numbers, count only from a higher category (bool < integer
+    < floating); a Python float counts as the default dtype, an int as int64."""
+    groups = [None, None, None]  # dims > 0, 0-dim tensors, numbers
+    for x in operands:
+        if isinstance(x, ember.Tensor):
+            d, g = tdtype(dtype_name(x.dtype)), 0 if x.dim() else 1
+        else:
+            d, g = (torch.bool if isinstance(x, bool) else torch.int64 if isinstance(x, int)
+                    else torch.get_default_dtype()), 2
+        groups[g] = d if groups[g] is None else torch.promote_types(groups[g], d)
+
+    def combine(higher, lower):
+        if higher is None:
+            return lower
+        if lower is None:
+            return higher
+        return torch.promote_types(higher, lower) if _category(lower) > _category(higher) else higher
+
+    return combine(groups[0], combine(groups[1], groups[2]))
 
 
 def _values_equal(a, b, name, rtol, atol, msg):

@@ -101,13 +101,31 @@ Rounding parse_rounding(std::optional<std::string_view> mode) {
 
 [[noreturn]] void zero_division() { EMBER_FAIL("ZeroDivisionError"); }
 
+// Integer quotient and remainder (b != 0). The one overflowing quotient, INT_MIN / -1, wraps to INT_MIN with
+// remainder 0 as two's complement arithmetic (and NumPy) gives: x86's idiv would trap (SIGFPE) on it, which
+// PyTorch 1.13 does, and bad input must not abort the process.
+template <class M>
+M int_div(M a, M b) {
+  if constexpr (std::is_signed_v<M>) {
+    if (b == -1) return static_cast<M>(-static_cast<std::make_unsigned_t<M>>(a));
+  }
+  return static_cast<M>(a / b);
+}
+template <class M>
+M int_rem(M a, M b) {
+  if constexpr (std::is_signed_v<M>) {
+    if (b == -1) return 0;
+  }
+  return static_cast<M>(a % b);
+}
+
 // Python's floor division of integers.
 template <class M>
 M int_floor_div(M a, M b) {
   if (b == 0) zero_division();
   if constexpr (std::is_signed_v<M>) {
-    M q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+    M q = int_div(a, b);
+    if ((int_rem(a, b) != 0) && ((a < 0) != (b < 0))) --q;
     return q;
   } else {
     return a / b;
@@ -128,7 +146,7 @@ Tensor div_impl(const char* name, const Tensor& self, const Tensor& other, Round
       } else {
         if (r == Rounding::Floor) return int_floor_div(a, b);
         if (b == 0) zero_division();
-        return static_cast<M>(a / b);
+        return int_div(a, b);
       }
     };
   });
@@ -146,7 +164,7 @@ Tensor remainder_impl(const Tensor& self, const Tensor& other, const Tensor& out
       } else {
         if (b == 0) zero_division();
         if constexpr (std::is_signed_v<M>) {
-          M m = static_cast<M>(a % b);
+          M m = int_rem(a, b);
           if (m != 0 && ((m < 0) != (b < 0))) m = static_cast<M>(m + b);
           return m;
         } else {
@@ -168,7 +186,7 @@ Tensor fmod_impl(const Tensor& self, const Tensor& other, const Tensor& out, boo
         return ops::FmodF::f(a, b);
       } else {
         if (b == 0) zero_division();
-        return static_cast<M>(a % b);
+        return int_rem(a, b);
       }
     };
   });

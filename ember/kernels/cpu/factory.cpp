@@ -38,7 +38,8 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<DType> 
 }
 
 namespace {
-// The value converted to T. Errors: an integer value out of T's range, or a finite value beyond a float
+// The value converted to T. Errors: a value out of an integral T's range (a floating value also when it is
+// NaN, infinite or has a fraction beyond the range, as c10::checked_convert), or a finite value beyond a float
 // type's range ("value cannot be converted to type T without overflow", as PyTorch).
 template <class T>
 T checked_convert(const Scalar& v, DType dt) {
@@ -51,6 +52,14 @@ T checked_convert(const Scalar& v, DType dt) {
       constexpr int64_t hi = sizeof(T) == 8 ? std::numeric_limits<int64_t>::max()
                                             : static_cast<int64_t>(std::numeric_limits<T>::max());
       EMBER_CHECK(x >= lo && x <= hi, "value cannot be converted to type {} without overflow", dt);
+    } else {
+      // Converting an out-of-range double to an integer is undefined behaviour in C++: check first. 2^63 is
+      // the first double above int64's range (int64's max itself is not a double).
+      double x = v.to_double();
+      constexpr double lo = static_cast<double>(std::numeric_limits<T>::lowest());
+      bool in_range = sizeof(T) == 8 ? x >= lo && x < 9223372036854775808.0
+                                     : x >= lo && x <= static_cast<double>(std::numeric_limits<T>::max());
+      EMBER_CHECK(in_range, "value cannot be converted to type {} without overflow", dt);  // NaN fails too
     }
     return v.to<T>();
   } else {
