@@ -39,6 +39,7 @@ namespace detail {
 // Calls f(offset, index) for the reduced elements [begin, end) of the reduced range (row-major order).
 template <class F>
 inline void for_reduced(const ReducePlan& p, int64_t begin, int64_t end, F&& f) {
+  if (begin >= end) return;  // also keeps the index arithmetic below away from zero-size dims
   const int nd = static_cast<int>(p.red_sizes.size());
   if (nd == 1) {
     const int64_t s = p.red_strides[0];

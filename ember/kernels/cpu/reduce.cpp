@@ -202,6 +202,7 @@ Tensor arg_extreme(const char* name, const Tensor& self, std::optional<int64_t> 
                     name, d);
   Reduction r = prepare(self, IntArrayRef(&d, self.dim() == 0 ? 0 : 1), keepdim, self.dtype());
   Tensor idx = make_empty(r.out_sizes, kInt64);
+  if (idx.numel() == 0) return idx;  // nothing to compute: no dtype check either, as PyTorch
   dispatch_dtypes<kNumericTypes>(self.dtype(), name, [&]<class T>() {
     run_reduce(r.plan, r.input.data_ptr<T>(), idx.data_ptr<int64_t>(), typename IndexOnly<IsMax>::template Op<T>{});
   });
