@@ -42,13 +42,23 @@ void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t st
   int64_t n = checked_numel(sizes);
   EMBER_CHECK(storage_offset >= 0, "as_strided: negative storage offset {}", storage_offset);
   if (n > 0) {
-    // The largest element index reached must lie inside the storage.
+    // The largest element index reached must lie inside the storage. The arithmetic is checked: huge strides
+    // or offsets (as_strided, empty_strided) must not wrap around to a small, "valid" extent.
     int64_t hi = storage_offset;
+    bool overflow = false;
     for (size_t i = 0; i < sizes.size(); ++i) {
       EMBER_CHECK(strides[i] >= 0, "as_strided: negative strides are not supported, got {}", strides);
-      hi += (sizes[i] - 1) * strides[i];
+      int64_t reach = 0;
+      overflow = overflow || __builtin_mul_overflow(sizes[i] - 1, strides[i], &reach) ||
+                 __builtin_add_overflow(hi, reach, &hi);
     }
-    int64_t need = (hi + 1) * element_size(dtype_);
+    int64_t need = 0;
+    overflow = overflow || __builtin_add_overflow(hi, 1, &need) ||
+               __builtin_mul_overflow(need, element_size(dtype_), &need);
+    EMBER_CHECK(!overflow,
+                "setStorage: sizes {}, strides {}, storage offset {}, and itemsize {} reach beyond 2^63 bytes and are "
+                "out of bounds for storage of size {}",
+                sizes, strides, storage_offset, element_size(dtype_), storage_->nbytes());
     EMBER_CHECK(need <= static_cast<int64_t>(storage_->nbytes()),
                 "setStorage: sizes {}, strides {}, storage offset {}, and itemsize {} requiring a storage size of "
                 "{} are out of bounds for storage of size {}",

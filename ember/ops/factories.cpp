@@ -1,5 +1,8 @@
 // Factories written with other ops. The kernels that fill memory (empty, arange, linspace, eye, fill_) are
 // CPU kernels in ember/kernels/cpu/factory.cpp.
+#include <algorithm>
+#include <vector>
+
 #include "ember/ops/generated/CompositeKernels.h"
 
 namespace ember {
@@ -75,10 +78,37 @@ Tensor arange_start(const Scalar& start, const Scalar& end, std::optional<DType>
 }
 Tensor eye(int64_t n, std::optional<DType> dtype, std::optional<Device> device) { return ember::eye(n, n, dtype, device); }
 
+namespace {
+// Whether self's elements fill a block of memory exactly once in some dim order (a permutation of a
+// contiguous tensor, e.g. a transpose), PyTorch's is_non_overlapping_and_dense.
+bool non_overlapping_and_dense(const Tensor& self) {
+  if (self.numel() == 0) return false;
+  std::vector<int64_t> perm(static_cast<size_t>(self.dim()));
+  for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int64_t>(i);
+  std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) { return self.strides()[a] > self.strides()[b]; });
+  int64_t expected = 1;
+  for (size_t i = perm.size(); i-- > 0;) {
+    int64_t d = perm[i];
+    if (self.sizes()[d] == 1) continue;
+    if (self.strides()[d] != expected) return false;
+    expected *= self.sizes()[d];
+  }
+  return true;
+}
+}  // namespace
+
+// Note [preserve_format]
+// preserve_format (the default of empty_like, the *_like factories, clone and to) keeps the strides of a
+// dense, non-overlapping self, so a transposed tensor gives a transposed result; any other self (expanded,
+// stepped) gives contiguous strides. This is PyTorch's rule for tensors without channels-last layouts.
 Tensor empty_like(const Tensor& self, std::optional<DType> dtype, std::optional<Device> device,
-                  std::optional<MemoryFormat>) {
+                  std::optional<MemoryFormat> memory_format) {
   check_device(device, "empty_like");
-  return ember::empty(self.sizes(), dtype.value_or(self.dtype()));
+  DType dt = dtype.value_or(self.dtype());
+  if (memory_format.value_or(MemoryFormat::Preserve) == MemoryFormat::Preserve && !self.is_contiguous() &&
+      non_overlapping_and_dense(self))
+    return ember::empty_strided(self.sizes(), self.strides(), dt);
+  return ember::empty(self.sizes(), dt);
 }
 Tensor zeros_like(const Tensor& self, std::optional<DType> dtype, std::optional<Device> device,
                   std::optional<MemoryFormat> mf) {

@@ -137,9 +137,11 @@ Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std:
   int64_t e = end ? clamp_index(*end) : size;
   if (e < s) e = s;
   DimVector sizes(self.sizes()), strides(self.strides());
-  sizes[d] = (e - s + step - 1) / step;
+  sizes[d] = e > s ? (e - s - 1) / step + 1 : 0;  // not (e - s + step - 1) / step, which overflows for huge steps
   int64_t offset = self.storage_offset() + s * strides[d];
-  strides[d] *= step;
+  // With a step beyond the dim's size at most one element is taken and its stride is never used; keep it
+  // finite rather than overflowing.
+  if (__builtin_mul_overflow(strides[d], step, &strides[d])) strides[d] = self.strides()[d];
   return make_view(self, sizes, strides, offset);
 }
 
@@ -205,7 +207,7 @@ Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step)
   int64_t st = self.dim() == 0 ? 1 : strides[d];
   if (self.dim() > 0) {
     sizes[d] = (len - size) / step + 1;
-    strides[d] = st * step;
+    if (__builtin_mul_overflow(st, step, &strides[d])) strides[d] = st;  // one window only; See slice()
   }
   sizes.push_back(size);
   strides.push_back(st);
@@ -214,7 +216,7 @@ Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step)
 
 Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
   int64_t n = self.dim();
-  EMBER_CHECK(n >= 2, "diagonal dimensions requires ndim larger than 1, got {}", n);
+  // Wrapping first: a 1-D input fails on dim2 with IndexError, as PyTorch.
   int64_t a = wrap_dim(dim1, n), b = wrap_dim(dim2, n);
   EMBER_CHECK(a != b, "diagonal dimensions cannot be identical {}, {}", dim1, dim2);
   int64_t len, start = self.storage_offset();

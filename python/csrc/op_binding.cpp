@@ -176,6 +176,40 @@ PyOp* new_op(const std::string& name) {
   return op;
 }
 
+// Note [overload order]
+// As PyTorch's generated bindings (sort_overloads in gen_python_functions.py), an overload taking a Tensor is
+// tried before one that takes a Scalar in the same place and is otherwise the same: a 0-dim tensor matches
+// both, and must keep its dtype in promotion (clamp(int_tensor, min=float64_0dim) is float64) rather than
+// become a wrapped number.
+bool scalar_where_tensor(const Signature& a, const Signature& b) {
+  if (a.args.size() != b.args.size()) return false;
+  bool smaller = false;
+  for (size_t i = 0; i < a.args.size(); ++i) {
+    const ArgSpec& x = a.args[i];
+    const ArgSpec& y = b.args[i];
+    if (x.optional != y.optional) return false;
+    if (x.kind == y.kind) continue;
+    if (x.kind != ArgKind::Scalar || y.kind != ArgKind::Tensor) return false;
+    smaller = true;
+  }
+  return smaller;
+}
+
+// A topological order of that partial order; otherwise the database's order is kept.
+void sort_overloads(std::vector<Signature>& v) {
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (size_t i = 0; i < v.size() && !moved; ++i) {
+      for (size_t j = i + 1; j < v.size() && !moved; ++j) {
+        if (!scalar_where_tensor(v[i], v[j])) continue;
+        std::rotate(v.begin() + static_cast<std::ptrdiff_t>(i), v.begin() + static_cast<std::ptrdiff_t>(j),
+                    v.begin() + static_cast<std::ptrdiff_t>(j) + 1);
+        moved = true;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void init_ops(PyObject* m, PyObject* functions) {
@@ -209,6 +243,8 @@ void init_ops(PyObject* m, PyObject* functions) {
       f->overloads->push_back(make_signature(h));
     }
   }
+  for (auto& [name, op] : functions_by_name()) sort_overloads(*op->overloads);  // Note [overload order]
+  for (auto& [name, op] : methods) sort_overloads(*op->overloads);
   for (const std::string& n : fn_order) PyDict_SetItemString(functions, n.c_str(), reinterpret_cast<PyObject*>(functions_by_name()[n]));
   PyObject* dict = TensorBaseType.tp_dict;
   for (const std::string& n : method_order) {

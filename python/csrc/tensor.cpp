@@ -276,11 +276,26 @@ PyObject* unary_slot(PyObject* op, PyObject* a) {
   }
 EMBER_UNARY_SLOT(nb_neg, "neg")
 EMBER_UNARY_SLOT(nb_abs, "abs")
-EMBER_UNARY_SLOT(nb_invert, "bitwise_not")
+// ~x is for integers and bools only, checked here as PyTorch's Tensor.__invert__ does (TypeError; the op
+// itself raises RuntimeError).
+PyObject* nb_invert(PyObject* a) {
+  static PyObject* const op = find_op("bitwise_not");
+  EMBER_PY_TRY
+  EMBER_CHECK_TYPE(!unwrap(a).is_floating_point(),
+                   "~ (operator.invert) is only implemented on integer and Boolean-type tensors");
+  return unary_slot(op, a);
+  EMBER_PY_CATCH(nullptr)
+}
 #undef EMBER_UNARY_SLOT
+// +x is x itself (torch.positive), refused for bool as PyTorch does.
 PyObject* nb_pos(PyObject* a) {
+  EMBER_PY_TRY
+  EMBER_CHECK(unwrap(a).dtype() != kBool,
+              "The `+` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` "
+              "or `logical_not()` operator instead.");
   Py_INCREF(a);
   return a;
+  EMBER_PY_CATCH(nullptr)
 }
 
 // Conversions to Python numbers need exactly one element.

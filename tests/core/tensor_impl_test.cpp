@@ -4,6 +4,7 @@
 
 #include "TestSupport.h"
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,12 @@ TEST(TensorImpl, OutOfBoundsGeometryRaises) {
   // Broadcast (stride 0) and empty tensors need no (or little) storage.
   EXPECT_NO_THROW(TensorImpl(s, kFloat32, {1000, 6}, {0, 1}, 0));
   EXPECT_NO_THROW(TensorImpl(s, kFloat32, {0, 100}, {100, 1}, 50));
+  // Huge strides or offsets must not wrap around to a small extent that passes the bounds check.
+  Error big = expect_error([&] { TensorImpl(s, kFloat32, {2}, {int64_t{1} << 62}, 0); });
+  EXPECT_TRUE(ember::testing::contains(big.what(), "out of bounds"));
+  expect_error([&] { TensorImpl(s, kFloat32, {1}, {1}, int64_t{1} << 62); });
+  expect_error([&] { TensorImpl(s, kFloat32, {3, 3}, {int64_t{1} << 61, int64_t{1} << 61}, 0); });
+  expect_error([&] { TensorImpl(s, kFloat32, {1}, {1}, std::numeric_limits<int64_t>::max()); });
   TensorImpl t(s, kFloat32, {6}, {1}, 0);
   expect_error([&] { t.set_geometry({3}, {1}, 4); });
   EXPECT_EQ(t.numel(), 6);  // a failed set_geometry leaves the tensor unchanged

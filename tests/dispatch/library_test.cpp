@@ -3,7 +3,9 @@
 // ops, dispatch key order, fallthrough, alias keys and a boxed fallback on the Tracer key.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -43,6 +45,19 @@ Tensor describe_cpu(const Tensor& x, const std::optional<Tensor>& y, IntArrayRef
   return x;
 }
 
+// The optional and list kinds; returns how many optionals were given (and checks the list's values).
+int64_t optionals_cpu(const std::vector<std::optional<Tensor>>& xs, const std::optional<Scalar>& s,
+                      const std::optional<Generator>& g, OptionalIntArrayRef dims, std::optional<double> f,
+                      std::optional<bool> b, std::optional<MemoryFormat> mf, std::optional<Device> d) {
+  int64_t n = 0;
+  for (const auto& x : xs) n += x.has_value();
+  n += s.has_value() + g.has_value() + dims.has_value() + f.has_value() + b.has_value() + mf.has_value() + d.has_value();
+  trace().push_back(fmt::format("xs={} s={} dims={} f={} mf={} d={}", xs.size(), s ? s->str() : "None",
+                                dims ? fmt::format("[{}]", fmt::join(*dims, ",")) : "None", f ? *f : -1.0,
+                                mf ? static_cast<int>(*mf) : -1, d ? d->str() : "None"));
+  return n;
+}
+
 // The same op reached at three keys; each layer records itself and re-dispatches below itself.
 Tensor layered_cpu(const Tensor& x) {
   trace().push_back("layered:CPU");
@@ -56,6 +71,8 @@ Tensor layered_below(const Tensor& x, DispatchKey self_key, const char* name) {
 }
 Tensor layered_autograd(const Tensor& x) { return layered_below(x, DispatchKey::Autograd, "layered:Autograd"); }
 Tensor layered_tracer(const Tensor& x) { return layered_below(x, DispatchKey::Tracer, "layered:Tracer"); }
+
+Tensor late_cpu_for_race(const Tensor& x) { return ember::neg(x); }
 
 Tensor ft_cpu(const Tensor& x) {
   trace().push_back("ft:CPU");
@@ -93,6 +110,10 @@ EMBER_LIBRARY(gtest_ops, m) {
   m.def("sink(Tensor x) -> ()");
   m.def("describe(Tensor x, Tensor? y, int[] dims, str mode, ScalarType? dtype, Scalar s, int? k, bool flag) -> Tensor");
   m.def("describe_boxed(Tensor x, Tensor? y, int[] dims, str mode, ScalarType? dtype, Scalar s, int? k, bool flag) -> Tensor");
+  m.def("optionals(Tensor?[] xs, Scalar? s, Generator? g, int[]? dims, float? f, bool? b, MemoryFormat? mf, "
+        "Device? d) -> int");
+  m.def("optionals_boxed(Tensor?[] xs, Scalar? s, Generator? g, int[]? dims, float? f, bool? b, MemoryFormat? mf, "
+        "Device? d) -> int");
   m.def("layered(Tensor x) -> Tensor");
   m.def("ft(Tensor x) -> Tensor");
   m.def("unimplemented(Tensor x, float alpha) -> Tensor");
@@ -132,6 +153,21 @@ EMBER_LIBRARY_IMPL(gtest_ops, CPU, m) {
                             a[2].to_int_list(), a[3].to_string(),
                             a[4].is_none() ? std::nullopt : std::optional<DType>(a[4].to_dtype()), a[5].to_scalar(),
                             a[6].is_none() ? std::nullopt : std::optional<int64_t>(a[6].to_int()), a[7].to_bool());
+    s->resize(s->size() - 8);
+    s->emplace_back(r);
+  }));
+  m.impl("optionals", &optionals_cpu);
+  m.impl("optionals_boxed", KernelFunction::from_boxed([](const OperatorHandle& op, Stack* s) {
+    // Unboxes with the same converters the typed kernels use, then calls the typed kernel.
+    ASSERT_EQ(op.schema().arguments.size(), 8u);
+    const IValue* a = s->data() + s->size() - 8;
+    int64_t r = optionals_cpu(boxing::Arg<const std::vector<std::optional<Tensor>>&>::get(a[0]),
+                              boxing::Arg<const std::optional<Scalar>&>::get(a[1]),
+                              boxing::Arg<const std::optional<Generator>&>::get(a[2]),
+                              boxing::Arg<OptionalIntArrayRef>::get(a[3]), boxing::Arg<std::optional<double>>::get(a[4]),
+                              boxing::Arg<std::optional<bool>>::get(a[5]),
+                              boxing::Arg<std::optional<MemoryFormat>>::get(a[6]),
+                              boxing::Arg<std::optional<Device>>::get(a[7]));
     s->resize(s->size() - 8);
     s->emplace_back(r);
   }));
@@ -226,6 +262,37 @@ TEST_F(Library, EveryArgumentKindBoxesAndUnboxes) {
   Dispatcher::singleton().find("gtest_ops::describe").call_boxed(&s);
   ASSERT_EQ(s.size(), 1u);
   EXPECT_EQ(trace()[3], "x=3 y=None dims=[4] mode=sum dtype=float64 s=3 k=None flag=false");
+}
+
+TEST_F(Library, OptionalAndListArguments) {
+  using Sig = int64_t(const std::vector<std::optional<Tensor>>&, const std::optional<Scalar>&,
+                      const std::optional<Generator>&, OptionalIntArrayRef, std::optional<double>, std::optional<bool>,
+                      std::optional<MemoryFormat>, std::optional<Device>);
+  auto typed = typed_op<Sig>("gtest_ops::optionals");
+  auto boxed = typed_op<Sig>("gtest_ops::optionals_boxed");
+  Tensor t = make_tensor<float>({1});
+  std::vector<std::optional<Tensor>> xs = {t, std::nullopt, t};
+  std::vector<int64_t> dims = {2, 3};
+  for (const auto& op : {typed, boxed}) {
+    trace().clear();
+    EXPECT_EQ(op(xs, Scalar(1.5), default_generator(), IntArrayRef(dims), 0.5, true, MemoryFormat::Preserve,
+                 Device("cpu:0")),
+              2 + 7);
+    EXPECT_EQ(op({}, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt), 0);
+    ASSERT_EQ(trace().size(), 2u);
+    EXPECT_EQ(trace()[0], "xs=3 s=1.5 dims=[2,3] f=0.5 mf=1 d=cpu:0");
+    EXPECT_EQ(trace()[1], "xs=0 s=None dims=None f=-1 mf=-1 d=None");
+  }
+  // From a boxed caller: a Tensor?[] may come as a generic list with None entries or as a Tensor[].
+  OperatorHandle h = Dispatcher::singleton().find("gtest_ops::optionals");
+  Stack s{IValue::list({IValue(t), IValue()}), IValue(), IValue(), IValue(std::vector<int64_t>{}), IValue(2),
+          IValue(), IValue(), IValue()};
+  h.call_boxed(&s);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].to_int(), 1 + 2);  // one tensor, the empty int list, the int as a float
+  Stack s2{IValue(std::vector<Tensor>{t, t}), IValue(), IValue(), IValue(), IValue(), IValue(false), IValue(), IValue()};
+  h.call_boxed(&s2);
+  EXPECT_EQ(s2.at(0).to_int(), 3);
 }
 
 TEST_F(Library, ResultKinds) {
@@ -389,6 +456,40 @@ TEST_F(Library, AliasKeys) {
   typed_op<Tensor(const Tensor&)>("gtest_ops::explicit")(make_tensor<float>({1}));
   typed_op<Tensor(const Tensor&)>("gtest_ops::override")(make_tensor<float>({1}));
   EXPECT_EQ(trace(), (std::vector<std::string>{"explicit:Composite", "override:CPU"}));
+}
+
+TEST_F(Library, InitIsIdempotent) {
+  EXPECT_NO_THROW(ember::init());  // the built-in ops are registered once, however often init() runs
+  EXPECT_TRUE(Dispatcher::singleton().find("aten::add.Tensor").valid());
+}
+
+TEST_F(Library, CallsRaceRegistrationsSafely) {
+  // Lookups are lock-free while other threads register ops and kernels (Note [lock-free lookups]).
+  std::atomic<bool> stop{false};
+  std::atomic<int64_t> calls{0}, wrong{0};
+  std::vector<std::thread> callers;
+  for (int t = 0; t < 2; ++t)
+    callers.emplace_back([&] {
+      auto scale = typed_op<Tensor(const Tensor&, double)>("gtest_ops::scale");
+      Tensor x = make_tensor<float>({1, 2});
+      while (!stop.load()) {
+        if (values<float>(scale(x, 2.0)) != std::vector<float>{2, 4}) ++wrong;
+        if (values<float>(ember::add(x, x)) != std::vector<float>{2, 4}) ++wrong;
+        ++calls;
+      }
+    });
+  for (int i = 0; i < 40; ++i) {
+    ember::Library defs(ember::Library::Kind::Fragment, "gtest_ops", DispatchKey::CompositeImplicitAutograd, "race");
+    defs.def(fmt::format("race_{}(Tensor x) -> Tensor", i), &late_cpu_for_race);
+    ember::Library impl(ember::Library::Kind::Impl, "gtest_ops", DispatchKey::CPU, "race");
+    impl.impl(fmt::format("race_{}", i), &late_cpu_for_race);
+  }
+  while (calls.load() < 50) std::this_thread::yield();
+  stop = true;
+  for (auto& t : callers) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+  auto r = typed_op<Tensor(const Tensor&)>("gtest_ops::race_39");
+  EXPECT_EQ(values<float>(r(make_tensor<float>({5}))), (std::vector<float>{-5}));
 }
 
 // ---- a boxed fallback on the Tracer key ---------------------------------------------------------------------

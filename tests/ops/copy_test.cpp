@@ -121,6 +121,10 @@ TEST(Copy, ToDtype) {
   EXPECT_EQ(x.to(make_tensor<double>({0})).dtype(), kFloat64);
   EXPECT_EQ(x.to(std::optional<DType>(kInt8), std::optional<Device>(kCPU)).dtype(), kInt8);
   EXPECT_EQ(_to_copy(x, kFloat16).dtype(), kFloat16);
+  Tensor m = arange(6, kFloat32).reshape({2, 3}).t();
+  Tensor md = m.to(kFloat64);  // preserve_format, as PyTorch: x.t().to(torch.float64).stride() == (1, 3)
+  EXPECT_EQ(vec(md.strides()), (Shape{1, 3}));
+  EXPECT_EQ(values<double>(md), (std::vector<double>{0, 3, 1, 4, 2, 5}));
   EMBER_EXPECT_ERROR(x.to(std::nullopt, Device("cuda")), Runtime, "cuda");
 }
 

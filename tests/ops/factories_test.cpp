@@ -10,6 +10,7 @@
 namespace {
 
 using namespace ember;
+using ember::testing::make_tensor;
 using ember::testing::Shape;
 using ember::testing::values;
 using ember::testing::vec;
@@ -128,6 +129,15 @@ TEST(Factories, LikeFactories) {
   EXPECT_EQ(values<int16_t>(full_like(x, 7)), (std::vector<int16_t>(6, 7)));
   EXPECT_EQ(full_like(x, 2.5).dtype(), kInt16);  // *_like keeps self's dtype
   EXPECT_EQ(empty_like(x.t()).sizes().vec(), (Shape{3, 2}));
+  // preserve_format: a transposed (dense) self gives transposed strides, as PyTorch (zeros_like(x.t()).stride()
+  // == (1, 3)); a contiguous request or a non-dense self gives contiguous strides.
+  EXPECT_EQ(vec(zeros_like(x.t()).strides()), (Shape{1, 3}));
+  EXPECT_EQ(vec(empty_like(x.t(), std::nullopt, std::nullopt, MemoryFormat::Contiguous).strides()), (Shape{2, 1}));
+  EXPECT_EQ(vec(ones_like(make_tensor<float>({1, 2}, {2, 1}).expand({2, 3})).strides()), (Shape{3, 1}));
+  EXPECT_EQ(vec(full_like(arange(8, kInt32).slice(0, std::nullopt, std::nullopt, 2), 1).strides()), (Shape{1}));
+  Tensor p = arange(24, kFloat32).reshape({2, 3, 4}).permute({2, 0, 1});
+  EXPECT_EQ(vec(empty_like(p, kFloat64).strides()), vec(p.strides()));
+  EXPECT_EQ(values<float>(zeros_like(p)), (std::vector<float>(24, 0.0f)));
   EXPECT_EQ(zeros_like(scalar_tensor(1.0)).dim(), 0);
   EMBER_EXPECT_ERROR(full_like(x, 1e6), Runtime, "value cannot be converted to type int16 without overflow");
 }

@@ -2,6 +2,8 @@
 // sharing (a write through a view is visible in the base), the shared version counter, and the errors.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "TestSupport.h"
 #include "ember/api/ember.h"
 
@@ -64,6 +66,20 @@ TEST_F(Views, GeometryMatchesPyTorch) {
   EXPECT_EQ(geom(zeros({3}).t()), (Geometry{{3}, {1}, 0, true}));
   EXPECT_EQ(geom(x.transpose(1, 2).slice(1, 1, 3)), (Geometry{{2, 2, 3}, {12, 1, 4}, 1, false}));
   EXPECT_EQ(geom(zeros({0, 3}).view({3, 0})), (Geometry{{3, 0}, {1, 1}, 0, true}));
+}
+
+TEST_F(Views, HugeStepsTakeOneElement) {
+  // PyTorch: x[0:5:2**63-1] has one element.
+  const int64_t huge = std::numeric_limits<int64_t>::max();
+  Tensor s = arange(6, kFloat32).slice(0, 0, 5, huge);
+  EXPECT_EQ(vec(s.sizes()), (Shape{1}));
+  EXPECT_EQ(values<float>(s), (std::vector<float>{0}));
+  Tensor m = arange(6, kFloat32).reshape({3, 2});
+  EXPECT_EQ(values<float>(m.slice(0, 1, std::nullopt, huge)), (std::vector<float>{2, 3}));
+  Tensor u = m.unfold(0, 2, huge);
+  EXPECT_EQ(vec(u.sizes()), (Shape{1, 2, 2}));
+  EXPECT_EQ(values<float>(u), (std::vector<float>{0, 2, 1, 3}));
+  EXPECT_EQ(vec(arange(6, kFloat32).slice(0, 4, 2).sizes()), (Shape{0}));  // end before start: empty
 }
 
 TEST_F(Views, ZeroDimTensors) {
@@ -156,6 +172,9 @@ TEST_F(Views, Errors) {
                      "setStorage: sizes [5, 5], strides [5, 1], storage offset 0, and itemsize 4 requiring a storage size "
                      "of 100 are out of bounds for storage of size 96");
   EMBER_EXPECT_ERROR(x.as_strided({2}, {1, 1}), Runtime, "as_strided");
+  EMBER_EXPECT_ERROR(x.as_strided({2}, {int64_t{1} << 62}), Runtime, "out of bounds");  // no wrap-around
+  EMBER_EXPECT_ERROR(x.as_strided({1}, {1}, int64_t{1} << 62), Runtime, "out of bounds");
+  EMBER_EXPECT_ERROR(empty_strided({3}, {int64_t{1} << 62}), Runtime, "");
   EMBER_EXPECT_ERROR(zeros({2, 3, 4}).t(), Runtime, "t() expects a tensor with <= 2 dimensions, but self is 3D");
   EMBER_EXPECT_ERROR(x.transpose(0, 3), Index, "Dimension out of range (expected to be in range of [-3, 2], but got 3)");
   EMBER_EXPECT_ERROR(x.squeeze(3), Index, "Dimension out of range");

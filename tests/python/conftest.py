@@ -139,17 +139,24 @@ def to_numpy(t):
 
 
 def to_torch(t, upcast=False):
-    """The torch tensor with the values and dtype of ember tensor t (a copy). upcast: float16 and bfloat16
-    become float32. Other values pass through unchanged; lists and tuples are converted element-wise."""
+    """The torch tensor with the values and dtype of ember tensor t (a copy with its own storage). upcast:
+    float16 and bfloat16 become float32. Other values pass through unchanged; lists and tuples are converted
+    element-wise."""
     if isinstance(t, (list, tuple)):
         return type(t)(to_torch(x, upcast) for x in t)
     if not isinstance(t, ember.Tensor):
         return t
-    name = dtype_name(t.dtype)
-    r = torch.from_numpy(to_numpy(t))
-    if upcast and name in NARROW_DTYPES:
-        return r.float()
-    return r.to(tdtype(name)).clone()  # own (resizable) storage
+    if t.dtype == ember.bfloat16:
+        r = torch.tensor(t.float().numpy())
+        return r if upcast else r.to(torch.bfloat16)
+    r = torch.tensor(t.numpy())
+    return r.float() if upcast and t.dtype == ember.float16 else r
+
+
+def torch_like(x):
+    """A torch copy of ember tensor x with x's strides (and offset 0, which make_tensor's layouts have)."""
+    r = torch.empty_strided(tuple(x.shape), x.stride(), dtype=tdtype(dtype_name(x.dtype)))
+    return r.copy_(to_torch(x))
 
 
 def to_ember(t):
@@ -249,8 +256,9 @@ def _values_equal(a, b, name, rtol, atol, msg):
         rtol = r if rtol is None else rtol
         atol = t if atol is None else atol
         a64, b64 = a.astype(np.float64), b.astype(np.float64)
-        np.testing.assert_allclose(a64, b64, rtol=rtol, atol=atol, equal_nan=True, err_msg=msg)
-    else:
+        if not np.array_equal(a64, b64, equal_nan=True):  # the common case is exact: skip the slow report
+            np.testing.assert_allclose(a64, b64, rtol=rtol, atol=atol, equal_nan=True, err_msg=msg)
+    elif not np.array_equal(a, b):
         np.testing.assert_array_equal(a, b, err_msg=msg)
 
 

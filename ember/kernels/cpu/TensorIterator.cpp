@@ -72,7 +72,8 @@ void TensorIterator::check_mem_overlap() const {
   }
 }
 
-TensorIterator::TensorIterator(const IterConfig& config, const Tensor& out, std::initializer_list<Tensor> inputs)
+TensorIterator::TensorIterator(const IterConfig& config, const Tensor& out,
+                               std::initializer_list<std::reference_wrapper<const Tensor>> inputs)
     : config_(config) {
   EMBER_CHECK(static_cast<int>(inputs.size()) < kMaxOperands, "{}: too many operands", config.name);
   // 1. Shape: broadcast of the inputs.
@@ -109,11 +110,13 @@ TensorIterator::TensorIterator(const IterConfig& config, const Tensor& out, std:
     result = make_empty(shape, out_dtype);
     user_out_ = result;
   }
-  operands_[num_operands_++] = result;
-  for (const Tensor& t : inputs) {
-    operands_[num_operands_++] = config.promote_inputs && t.dtype() != common_ ? ember::_to_copy(t, common_) : t;
-  }
   numel_ = result.numel();
+  operands_[num_operands_++] = std::move(result);
+  for (const Tensor& t : inputs) {
+    // Assigned in two branches (not with ?:) so the common case copies the handle once.
+    if (config.promote_inputs && t.dtype() != common_) operands_[num_operands_++] = ember::_to_copy(t, common_);
+    else operands_[num_operands_++] = t;
+  }
   shape_ = shape;
   if (wrote_existing_) check_mem_overlap();  // See Note [memory overlap]
   compute_geometry();
@@ -121,6 +124,17 @@ TensorIterator::TensorIterator(const IterConfig& config, const Tensor& out, std:
 
 void TensorIterator::compute_geometry() {
   const int n = num_operands_;
+  // Fast path: every operand contiguous with the full shape (no broadcasting) is one 1-D row, whatever the
+  // rank — what the general reorder-and-coalesce below would find, without its work on every small op.
+  bool flat = true;
+  for (int op = 0; op < n && flat; ++op)
+    flat = operands_[op].is_contiguous() && operands_[op].sizes().equals(shape_);
+  if (flat) {
+    shape_.assign(1, numel_);
+    strides_.clear();
+    for (int op = 0; op < n; ++op) strides_.push_back(operands_[op].element_size());
+    return;
+  }
   const int nd = static_cast<int>(shape_.size());
   // Byte strides per operand for the broadcast shape (0 where broadcast).
   strides_.assign(static_cast<size_t>(nd * n), 0);
@@ -132,10 +146,11 @@ void TensorIterator::compute_geometry() {
       strides_[(d + off) * n + op] = t.sizes()[d] == 1 && shape_[d + off] != 1 ? 0 : t.strides()[d] * es;
   }
   // Reorder dims so the one with the smallest output stride is innermost (stable for ties; only matters for
-  // permuted outputs, e.g. in-place ops on a transposed tensor).
+  // permuted outputs, e.g. in-place ops on a transposed tensor). An insertion sort: stable, and unlike
+  // std::stable_sort it allocates no buffer on the heap (this runs on every elementwise op).
   SmallVector<int, 8> perm(static_cast<size_t>(nd));
   for (int d = 0; d < nd; ++d) perm[d] = d;
-  std::stable_sort(perm.begin(), perm.end(), [&](int a, int b) {
+  auto outer = [&](int a, int b) {  // dim a goes before (outside) dim b
     for (int op = 0; op < n; ++op) {
       int64_t sa = strides_[a * n + op], sb = strides_[b * n + op];
       if (sa == 0 || sb == 0 || shape_[a] == 1 || shape_[b] == 1) continue;
@@ -143,7 +158,12 @@ void TensorIterator::compute_geometry() {
       return false;
     }
     return false;
-  });
+  };
+  for (int i = 1; i < nd; ++i) {
+    int d = perm[i], j = i;
+    for (; j > 0 && outer(d, perm[j - 1]); --j) perm[j] = perm[j - 1];
+    perm[j] = d;
+  }
   DimVector shape(nd);
   SmallVector<int64_t, 6 * kMaxOperands> strides(static_cast<size_t>(nd * n));
   for (int d = 0; d < nd; ++d) {
@@ -184,6 +204,10 @@ void TensorIterator::for_each(Loop loop, int64_t grain) {
   for (int op = 0; op < n; ++op) base[op] = static_cast<char*>(operands_[op].data_ptr());
   const int64_t inner = shape_[0];
   const int64_t* inner_strides = strides_.data();  // dim 0 (innermost) strides of every operand
+  if (nd == 1 && numel_ < 2 * grain) {  // one row, too small to split (parallel_for would run it serially)
+    loop(base, inner_strides, numel_);
+    return;
+  }
   parallel_for(numel_, grain, [&](int64_t begin, int64_t end) {
     // Multi-index of `begin` (innermost first).
     DimVector idx(static_cast<size_t>(nd), 0);

@@ -8,6 +8,7 @@
 // strides; an innermost stride equal to the element size (or 0 for a broadcast scalar) lets the kernel take
 // a contiguous fast path that the compiler vectorizes.
 #include <array>
+#include <functional>
 #include <optional>
 
 #include "ember/base/SmallVector.h"
@@ -37,8 +38,10 @@ class TensorIterator {
   /// Builds the iteration for out = f(inputs...). `out` may be undefined (allocated here), an out= tensor
   /// (checked with can_cast, resized when its shape differs) or, with is_inplace, input 0. Errors: shapes that
   /// do not broadcast; a result dtype that cannot be cast to the output's; an in-place output whose shape is
-  /// not the broadcast shape.
-  TensorIterator(const IterConfig& config, const Tensor& out, std::initializer_list<Tensor> inputs);
+  /// not the broadcast shape. The inputs are taken by reference: a call costs no reference-count traffic for
+  /// them beyond the operands the iterator keeps.
+  TensorIterator(const IterConfig& config, const Tensor& out,
+                 std::initializer_list<std::reference_wrapper<const Tensor>> inputs);
 
   /// The dtype the loop computes in (inputs have it).
   DType common_dtype() const { return common_; }

@@ -302,7 +302,8 @@ EMBER_BINARY_VARIANTS(pow, pow_impl)
 #undef EMBER_BINARY_VARIANTS
 
 // ---- where ----------------------------------------------------------------------------------------------
-Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
+namespace {
+Tensor where_impl(const Tensor& condition, const Tensor& self, const Tensor& other, const Tensor& out) {
   EMBER_CHECK(condition.dtype() == kBool || condition.dtype() == kUInt8,
               "where expected condition to be a boolean tensor, but got a tensor with dtype {}", condition.dtype());
   Tensor cond = condition.dtype() == kBool ? condition : condition.to(kBool);
@@ -312,7 +313,7 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   cfg.output_dtype = common;
   Tensor a = self.dtype() == common ? self : self.to(common);
   Tensor b = other.dtype() == common ? other : other.to(common);
-  TensorIterator it(cfg, Tensor(), {cond, a, b});
+  TensorIterator it(cfg, out, {cond, a, b});
   dispatch_dtypes<kAllTypes>(common, "where", [&]<class T>() {
     it.for_each([](char** d, const int64_t* s, int64_t n) {
       ternary_loop<T, bool, T, T>(d, s, n, [](bool c, T x, T y) { return c ? x : y; });
@@ -320,17 +321,29 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   });
   return it.finish();
 }
+}  // namespace
+
+Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  return where_impl(condition, self, other, Tensor());
+}
+Tensor where_out(const Tensor& condition, const Tensor& self, const Tensor& other, const Tensor& out) {
+  return where_impl(condition, self, other, out);
+}
 
 // ---- clamp ----------------------------------------------------------------------------------------------
 namespace {
 // out = clamp(self, lo, hi) where lo/hi are optional tensors (wrapped numbers for Scalar bounds); NaN in any
 // operand gives NaN; when lo > hi every element becomes hi (PyTorch's min(max(x, lo), hi)).
+// scalar_bounds: the bounds were numbers (clamp.Scalar), whose out= must have the result's dtype, as
+// PyTorch's unary ops; with tensor bounds out= may be of another dtype. One bound is a maximum/minimum (any
+// dtype, bool too); both bounds need a numeric dtype.
 Tensor clamp_impl(const Tensor& self, const std::optional<Tensor>& lo, const std::optional<Tensor>& hi,
-                  const Tensor& out, bool inplace) {
+                  const Tensor& out, bool inplace, bool scalar_bounds) {
   EMBER_CHECK((lo && lo->defined()) || (hi && hi->defined()),
               "torch.clamp: At least one of 'min' or 'max' must not be None");
   IterConfig cfg = named("clamp");
   cfg.is_inplace = inplace;
+  cfg.same_dtype_out = scalar_bounds;
   bool has_lo = lo && lo->defined(), has_hi = hi && hi->defined();
   if (has_lo && has_hi) {
     TensorIterator it(cfg, out, {self, *lo, *hi});
@@ -347,6 +360,12 @@ Tensor clamp_impl(const Tensor& self, const std::optional<Tensor>& lo, const std
     return it.finish();
   }
   TensorIterator it(cfg, out, {self, has_lo ? *lo : *hi});
+  if (!scalar_bounds) {
+    run_binary<kAllTypes>(it, "clamp", [&]<class M>() {
+      return [has_lo](M x, M b) { return has_lo ? ops::Maximum::f(x, b) : ops::Minimum::f(x, b); };
+    });
+    return it.finish();
+  }
   run_binary<kNumericTypes>(it, "clamp", [&]<class M>() {
     return [has_lo](M x, M b) { return has_lo ? ops::Maximum::f(x, b) : ops::Minimum::f(x, b); };
   });
@@ -358,24 +377,24 @@ std::optional<Tensor> wrap(const std::optional<Scalar>& s) {
 }  // namespace
 
 Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  return clamp_impl(self, wrap(min), wrap(max), {}, false);
+  return clamp_impl(self, wrap(min), wrap(max), {}, false, true);
 }
 Tensor clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  return clamp_impl(self, wrap(min), wrap(max), self, true);
+  return clamp_impl(self, wrap(min), wrap(max), self, true, true);
 }
 Tensor clamp_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
                  const Tensor& out) {
-  return clamp_impl(self, wrap(min), wrap(max), out, false);
+  return clamp_impl(self, wrap(min), wrap(max), out, false, true);
 }
 Tensor clamp_tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
-  return clamp_impl(self, min, max, {}, false);
+  return clamp_impl(self, min, max, {}, false, false);
 }
 Tensor clamp_tensor_(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
-  return clamp_impl(self, min, max, self, true);
+  return clamp_impl(self, min, max, self, true, false);
 }
 Tensor clamp_tensor_out(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max,
                         const Tensor& out) {
-  return clamp_impl(self, min, max, out, false);
+  return clamp_impl(self, min, max, out, false, false);
 }
 
 // ---- lerp, addcmul, addcdiv ------------------------------------------------------------------------------

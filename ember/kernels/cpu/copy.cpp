@@ -1,6 +1,5 @@
 // Copies and dtype conversion: copy_ (broadcasting src into self, converting dtype), clone, _to_copy.
 #include <algorithm>
-#include <numeric>
 
 #include "ember/kernels/cpu/Dispatch.h"
 #include "ember/kernels/cpu/Loops.h"
@@ -71,33 +70,15 @@ Tensor copy_(const Tensor& self, const Tensor& src, bool) {
 }
 
 Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
-  // Preserve (the default) keeps the strides of a dense, non-overlapping tensor (e.g. a transpose stays
-  // transposed), as PyTorch does; otherwise the copy is contiguous.
-  if (memory_format.value_or(MemoryFormat::Preserve) == MemoryFormat::Preserve && !self.is_contiguous()) {
-    std::vector<int64_t> perm(self.dim());
-    std::iota(perm.begin(), perm.end(), 0);
-    std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) { return self.strides()[a] > self.strides()[b]; });
-    bool dense = true;
-    int64_t expected = 1;
-    for (size_t i = perm.size(); i-- > 0 && dense;) {
-      int64_t d = perm[i];
-      if (self.sizes()[d] == 1) continue;
-      dense = self.strides()[d] == expected;
-      expected *= self.sizes()[d];
-    }
-    if (dense && self.numel() > 0) {
-      Tensor out = ember::empty_strided(self.sizes(), self.strides(), self.dtype());
-      return out.copy_(self);
-    }
-  }
-  return ember::empty(self.sizes(), self.dtype()).copy_(self);
+  // The layout rule is empty_like's (Note [preserve_format] in ember/ops/factories.cpp).
+  return ember::empty_like(self, std::nullopt, std::nullopt, memory_format).copy_(self);
 }
 
 Tensor to_copy(const Tensor& self, std::optional<DType> dtype, std::optional<Device> device, bool,
-               std::optional<MemoryFormat>) {
+               std::optional<MemoryFormat> memory_format) {
   EMBER_CHECK(!device || device->is_cpu(), "to: device '{}' is not available; this build supports only cpu",
               device ? device->str() : "");
-  return ember::empty(self.sizes(), dtype.value_or(self.dtype())).copy_(self);
+  return ember::empty_like(self, dtype, std::nullopt, memory_format).copy_(self);
 }
 
 Scalar local_scalar_dense(const Tensor& self) { return self.item(); }

@@ -1211,6 +1211,10 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   static const OperatorHandle h = op("aten::where.self");
   return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(condition, self, other);
 }
+Tensor where_out(const Tensor& out, const Tensor& condition, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::where.self_out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Tensor&>(condition, self, other, out);
+}
 Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
   static const OperatorHandle h = op("aten::clamp");
   return h.call<Tensor, const Tensor&, const std::optional<Scalar>&, const std::optional<Scalar>&>(self, min, max);

@@ -284,6 +284,7 @@ void register_aten_ops(Library& m) {
   m.def("bitwise_right_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", OpInfo{"self >> other (arithmetic for signed types); integral types only.", true, false, "binary", "other"});
   m.def("bitwise_right_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"self >> other (arithmetic for signed types); integral types only.", false, true, "binary", "other"});
   m.def("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", OpInfo{"self where condition is True, else other; broadcast and promoted; condition must be bool.", false, true, "where", "all"});
+  m.def("where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"self where condition is True, else other; broadcast and promoted; condition must be bool.", false, true, "where", "all"});
   m.def("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", OpInfo{"min(max(x, min), max); at least one bound must be given; NaN stays NaN.", true, true, "binary", ""});
   m.def("clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)", OpInfo{"min(max(x, min), max); at least one bound must be given; NaN stays NaN.", true, true, "binary", ""});
   m.def("clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"min(max(x, min), max); at least one bound must be given; NaN stays NaN.", false, true, "binary", ""});

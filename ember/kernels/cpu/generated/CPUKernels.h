@@ -209,6 +209,7 @@ Tensor bitwise_right_shift(const Tensor& self, const Tensor& other);
 Tensor bitwise_right_shift_(const Tensor& self, const Tensor& other);
 Tensor bitwise_right_shift_out(const Tensor& self, const Tensor& other, const Tensor& out);
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other);
+Tensor where_out(const Tensor& condition, const Tensor& self, const Tensor& other, const Tensor& out);
 Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
 Tensor clamp_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
 Tensor clamp_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const Tensor& out);

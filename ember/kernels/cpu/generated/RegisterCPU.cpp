@@ -210,6 +210,7 @@ void register_cpu_kernels(Library& m) {
   m.impl("aten::bitwise_right_shift_.Tensor", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&cpu::bitwise_right_shift_));
   m.impl("aten::bitwise_right_shift.Tensor_out", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&cpu::bitwise_right_shift_out));
   m.impl("aten::where.self", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&cpu::where));
+  m.impl("aten::where.self_out", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Tensor&)>(&cpu::where_out));
   m.impl("aten::clamp", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const std::optional<Scalar>&, const std::optional<Scalar>&)>(&cpu::clamp));
   m.impl("aten::clamp_", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const std::optional<Scalar>&, const std::optional<Scalar>&)>(&cpu::clamp_));
   m.impl("aten::clamp.out", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const std::optional<Scalar>&, const std::optional<Scalar>&, const Tensor&)>(&cpu::clamp_out));
