@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -51,6 +52,8 @@ class ArrayRef {
 };
 
 using IntArrayRef = ArrayRef<int64_t>;
+/// An optional list of ints (a schema's `int[]?`) that views the list without copying.
+using OptionalIntArrayRef = std::optional<IntArrayRef>;
 /// Sizes and strides of one tensor: inline up to rank 6.
 using DimVector = SmallVector<int64_t, 6>;
 

@@ -24,9 +24,6 @@
 
 namespace ember {
 
-/// An optional list of ints (`int[]?`) that views the list without copying.
-using OptionalIntArrayRef = std::optional<IntArrayRef>;
-
 namespace boxing {
 
 template <class T>

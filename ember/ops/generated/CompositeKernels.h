@@ -52,5 +52,18 @@ Tensor clamp_min_out(const Tensor& self, const Scalar& min, const Tensor& out);
 Tensor clamp_max(const Tensor& self, const Scalar& max);
 Tensor clamp_max_(const Tensor& self, const Scalar& max);
 Tensor clamp_max_out(const Tensor& self, const Scalar& max, const Tensor& out);
+Tensor max_other(const Tensor& self, const Tensor& other);
+Tensor min_other(const Tensor& self, const Tensor& other);
+Tensor var_unbiased(const Tensor& self, bool unbiased);
+Tensor var_dim(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim);
+Tensor std_unbiased(const Tensor& self, bool unbiased);
+Tensor std_dim(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim);
+std::tuple<Tensor, Tensor> var_mean_unbiased(const Tensor& self, bool unbiased);
+std::tuple<Tensor, Tensor> var_mean_dim(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim);
+std::tuple<Tensor, Tensor> std_mean_unbiased(const Tensor& self, bool unbiased);
+std::tuple<Tensor, Tensor> std_mean_dim(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim);
+Tensor norm_dim(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim);
+Tensor norm(const Tensor& self, const Scalar& p);
+Tensor count_nonzero(const Tensor& self, std::optional<int64_t> dim);
 
 }  // namespace ember::composite

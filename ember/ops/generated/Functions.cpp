@@ -1336,5 +1336,287 @@ bool equal(const Tensor& self, const Tensor& other) {
   return h.call<bool, const Tensor&, const Tensor&>(self, other);
 }
 bool Tensor::equal(const Tensor& other) const { return ember::equal(*this, other); }
+Tensor sum(const Tensor& self, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::sum");
+  return h.call<Tensor, const Tensor&, std::optional<DType>>(self, dtype);
+}
+Tensor Tensor::sum(std::optional<DType> dtype) const { return ember::sum(*this, dtype); }
+Tensor sum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::sum.dim_IntList");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>>(self, dim, keepdim, dtype);
+}
+Tensor Tensor::sum(OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) const { return ember::sum(*this, dim, keepdim, dtype); }
+Tensor sum_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::sum.dim_IntList_out");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>, const Tensor&>(self, dim, keepdim, dtype, out);
+}
+Tensor nansum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::nansum");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>>(self, dim, keepdim, dtype);
+}
+Tensor Tensor::nansum(OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) const { return ember::nansum(*this, dim, keepdim, dtype); }
+Tensor nansum_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::nansum.out");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>, const Tensor&>(self, dim, keepdim, dtype, out);
+}
+Tensor mean(const Tensor& self, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::mean");
+  return h.call<Tensor, const Tensor&, std::optional<DType>>(self, dtype);
+}
+Tensor Tensor::mean(std::optional<DType> dtype) const { return ember::mean(*this, dtype); }
+Tensor mean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::mean.dim");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>>(self, dim, keepdim, dtype);
+}
+Tensor Tensor::mean(OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) const { return ember::mean(*this, dim, keepdim, dtype); }
+Tensor mean_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::mean.dim_out");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>, const Tensor&>(self, dim, keepdim, dtype, out);
+}
+Tensor prod(const Tensor& self, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::prod");
+  return h.call<Tensor, const Tensor&, std::optional<DType>>(self, dtype);
+}
+Tensor Tensor::prod(std::optional<DType> dtype) const { return ember::prod(*this, dtype); }
+Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::prod.dim_int");
+  return h.call<Tensor, const Tensor&, int64_t, bool, std::optional<DType>>(self, dim, keepdim, dtype);
+}
+Tensor Tensor::prod(int64_t dim, bool keepdim, std::optional<DType> dtype) const { return ember::prod(*this, dim, keepdim, dtype); }
+Tensor prod_out(const Tensor& out, const Tensor& self, int64_t dim, bool keepdim, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::prod.dim_int_out");
+  return h.call<Tensor, const Tensor&, int64_t, bool, std::optional<DType>, const Tensor&>(self, dim, keepdim, dtype, out);
+}
+Tensor max(const Tensor& self) {
+  static const OperatorHandle h = op("aten::max");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::max() const { return ember::max(*this); }
+std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
+  static const OperatorHandle h = op("aten::max.dim");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, int64_t, bool>(self, dim, keepdim);
+}
+std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const { return ember::max(*this, dim, keepdim); }
+Tensor max(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::max.other");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::max(const Tensor& other) const { return ember::max(*this, other); }
+Tensor min(const Tensor& self) {
+  static const OperatorHandle h = op("aten::min");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::min() const { return ember::min(*this); }
+std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
+  static const OperatorHandle h = op("aten::min.dim");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, int64_t, bool>(self, dim, keepdim);
+}
+std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const { return ember::min(*this, dim, keepdim); }
+Tensor min(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::min.other");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::min(const Tensor& other) const { return ember::min(*this, other); }
+Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  static const OperatorHandle h = op("aten::amax");
+  return h.call<Tensor, const Tensor&, IntArrayRef, bool>(self, dim, keepdim);
+}
+Tensor Tensor::amax(IntArrayRef dim, bool keepdim) const { return ember::amax(*this, dim, keepdim); }
+Tensor amax_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  static const OperatorHandle h = op("aten::amax.out");
+  return h.call<Tensor, const Tensor&, IntArrayRef, bool, const Tensor&>(self, dim, keepdim, out);
+}
+Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  static const OperatorHandle h = op("aten::amin");
+  return h.call<Tensor, const Tensor&, IntArrayRef, bool>(self, dim, keepdim);
+}
+Tensor Tensor::amin(IntArrayRef dim, bool keepdim) const { return ember::amin(*this, dim, keepdim); }
+Tensor amin_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  static const OperatorHandle h = op("aten::amin.out");
+  return h.call<Tensor, const Tensor&, IntArrayRef, bool, const Tensor&>(self, dim, keepdim, out);
+}
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  static const OperatorHandle h = op("aten::argmax");
+  return h.call<Tensor, const Tensor&, std::optional<int64_t>, bool>(self, dim, keepdim);
+}
+Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const { return ember::argmax(*this, dim, keepdim); }
+Tensor argmax_out(const Tensor& out, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  static const OperatorHandle h = op("aten::argmax.out");
+  return h.call<Tensor, const Tensor&, std::optional<int64_t>, bool, const Tensor&>(self, dim, keepdim, out);
+}
+Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  static const OperatorHandle h = op("aten::argmin");
+  return h.call<Tensor, const Tensor&, std::optional<int64_t>, bool>(self, dim, keepdim);
+}
+Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const { return ember::argmin(*this, dim, keepdim); }
+Tensor argmin_out(const Tensor& out, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  static const OperatorHandle h = op("aten::argmin.out");
+  return h.call<Tensor, const Tensor&, std::optional<int64_t>, bool, const Tensor&>(self, dim, keepdim, out);
+}
+Tensor var(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim) {
+  static const OperatorHandle h = op("aten::var.correction");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, std::optional<int64_t>, bool>(self, dim, correction, keepdim);
+}
+Tensor Tensor::var(OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim) const { return ember::var(*this, dim, correction, keepdim); }
+Tensor var_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim) {
+  static const OperatorHandle h = op("aten::var.correction_out");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, std::optional<int64_t>, bool, const Tensor&>(self, dim, correction, keepdim, out);
+}
+Tensor var(const Tensor& self, bool unbiased) {
+  static const OperatorHandle h = op("aten::var");
+  return h.call<Tensor, const Tensor&, bool>(self, unbiased);
+}
+Tensor Tensor::var(bool unbiased) const { return ember::var(*this, unbiased); }
+Tensor var(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  static const OperatorHandle h = op("aten::var.dim");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, bool, bool>(self, dim, unbiased, keepdim);
+}
+Tensor Tensor::var(OptionalIntArrayRef dim, bool unbiased, bool keepdim) const { return ember::var(*this, dim, unbiased, keepdim); }
+Tensor std(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim) {
+  static const OperatorHandle h = op("aten::std.correction");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, std::optional<int64_t>, bool>(self, dim, correction, keepdim);
+}
+Tensor Tensor::std(OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim) const { return ember::std(*this, dim, correction, keepdim); }
+Tensor std_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim) {
+  static const OperatorHandle h = op("aten::std.correction_out");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, std::optional<int64_t>, bool, const Tensor&>(self, dim, correction, keepdim, out);
+}
+Tensor std(const Tensor& self, bool unbiased) {
+  static const OperatorHandle h = op("aten::std");
+  return h.call<Tensor, const Tensor&, bool>(self, unbiased);
+}
+Tensor Tensor::std(bool unbiased) const { return ember::std(*this, unbiased); }
+Tensor std(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  static const OperatorHandle h = op("aten::std.dim");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, bool, bool>(self, dim, unbiased, keepdim);
+}
+Tensor Tensor::std(OptionalIntArrayRef dim, bool unbiased, bool keepdim) const { return ember::std(*this, dim, unbiased, keepdim); }
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim) {
+  static const OperatorHandle h = op("aten::var_mean.correction");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, OptionalIntArrayRef, std::optional<int64_t>, bool>(self, dim, correction, keepdim);
+}
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, bool unbiased) {
+  static const OperatorHandle h = op("aten::var_mean");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, bool>(self, unbiased);
+}
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  static const OperatorHandle h = op("aten::var_mean.dim");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, OptionalIntArrayRef, bool, bool>(self, dim, unbiased, keepdim);
+}
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim) {
+  static const OperatorHandle h = op("aten::std_mean.correction");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, OptionalIntArrayRef, std::optional<int64_t>, bool>(self, dim, correction, keepdim);
+}
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, bool unbiased) {
+  static const OperatorHandle h = op("aten::std_mean");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, bool>(self, unbiased);
+}
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  static const OperatorHandle h = op("aten::std_mean.dim");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, OptionalIntArrayRef, bool, bool>(self, dim, unbiased, keepdim);
+}
+Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::linalg_vector_norm");
+  return h.call<Tensor, const Tensor&, const Scalar&, OptionalIntArrayRef, bool, std::optional<DType>>(self, ord, dim, keepdim, dtype);
+}
+Tensor linalg_vector_norm_out(const Tensor& out, const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::linalg_vector_norm.out");
+  return h.call<Tensor, const Tensor&, const Scalar&, OptionalIntArrayRef, bool, std::optional<DType>, const Tensor&>(self, ord, dim, keepdim, dtype, out);
+}
+Tensor norm(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
+  static const OperatorHandle h = op("aten::norm.ScalarOpt_dim");
+  return h.call<Tensor, const Tensor&, const std::optional<Scalar>&, IntArrayRef, bool>(self, p, dim, keepdim);
+}
+Tensor Tensor::norm(const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) const { return ember::norm(*this, p, dim, keepdim); }
+Tensor norm(const Tensor& self, const Scalar& p) {
+  static const OperatorHandle h = op("aten::norm.Scalar");
+  return h.call<Tensor, const Tensor&, const Scalar&>(self, p);
+}
+Tensor Tensor::norm(const Scalar& p) const { return ember::norm(*this, p); }
+Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  static const OperatorHandle h = op("aten::logsumexp");
+  return h.call<Tensor, const Tensor&, IntArrayRef, bool>(self, dim, keepdim);
+}
+Tensor Tensor::logsumexp(IntArrayRef dim, bool keepdim) const { return ember::logsumexp(*this, dim, keepdim); }
+Tensor logsumexp_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  static const OperatorHandle h = op("aten::logsumexp.out");
+  return h.call<Tensor, const Tensor&, IntArrayRef, bool, const Tensor&>(self, dim, keepdim, out);
+}
+Tensor all(const Tensor& self) {
+  static const OperatorHandle h = op("aten::all");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::all() const { return ember::all(*this); }
+Tensor all(const Tensor& self, int64_t dim, bool keepdim) {
+  static const OperatorHandle h = op("aten::all.dim");
+  return h.call<Tensor, const Tensor&, int64_t, bool>(self, dim, keepdim);
+}
+Tensor Tensor::all(int64_t dim, bool keepdim) const { return ember::all(*this, dim, keepdim); }
+Tensor all_out(const Tensor& out, const Tensor& self, int64_t dim, bool keepdim) {
+  static const OperatorHandle h = op("aten::all.dim_out");
+  return h.call<Tensor, const Tensor&, int64_t, bool, const Tensor&>(self, dim, keepdim, out);
+}
+Tensor any(const Tensor& self) {
+  static const OperatorHandle h = op("aten::any");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::any() const { return ember::any(*this); }
+Tensor any(const Tensor& self, int64_t dim, bool keepdim) {
+  static const OperatorHandle h = op("aten::any.dim");
+  return h.call<Tensor, const Tensor&, int64_t, bool>(self, dim, keepdim);
+}
+Tensor Tensor::any(int64_t dim, bool keepdim) const { return ember::any(*this, dim, keepdim); }
+Tensor any_out(const Tensor& out, const Tensor& self, int64_t dim, bool keepdim) {
+  static const OperatorHandle h = op("aten::any.dim_out");
+  return h.call<Tensor, const Tensor&, int64_t, bool, const Tensor&>(self, dim, keepdim, out);
+}
+Tensor count_nonzero(const Tensor& self, IntArrayRef dim) {
+  static const OperatorHandle h = op("aten::count_nonzero.dim_IntList");
+  return h.call<Tensor, const Tensor&, IntArrayRef>(self, dim);
+}
+Tensor Tensor::count_nonzero(IntArrayRef dim) const { return ember::count_nonzero(*this, dim); }
+Tensor count_nonzero(const Tensor& self, std::optional<int64_t> dim) {
+  static const OperatorHandle h = op("aten::count_nonzero");
+  return h.call<Tensor, const Tensor&, std::optional<int64_t>>(self, dim);
+}
+Tensor Tensor::count_nonzero(std::optional<int64_t> dim) const { return ember::count_nonzero(*this, dim); }
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::cumsum");
+  return h.call<Tensor, const Tensor&, int64_t, std::optional<DType>>(self, dim, dtype);
+}
+Tensor Tensor::cumsum(int64_t dim, std::optional<DType> dtype) const { return ember::cumsum(*this, dim, dtype); }
+Tensor cumsum_(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::cumsum_");
+  return h.call<Tensor, const Tensor&, int64_t, std::optional<DType>>(self, dim, dtype);
+}
+Tensor Tensor::cumsum_(int64_t dim, std::optional<DType> dtype) const { return ember::cumsum_(*this, dim, dtype); }
+Tensor cumsum_out(const Tensor& out, const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::cumsum.out");
+  return h.call<Tensor, const Tensor&, int64_t, std::optional<DType>, const Tensor&>(self, dim, dtype, out);
+}
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::cumprod");
+  return h.call<Tensor, const Tensor&, int64_t, std::optional<DType>>(self, dim, dtype);
+}
+Tensor Tensor::cumprod(int64_t dim, std::optional<DType> dtype) const { return ember::cumprod(*this, dim, dtype); }
+Tensor cumprod_(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::cumprod_");
+  return h.call<Tensor, const Tensor&, int64_t, std::optional<DType>>(self, dim, dtype);
+}
+Tensor Tensor::cumprod_(int64_t dim, std::optional<DType> dtype) const { return ember::cumprod_(*this, dim, dtype); }
+Tensor cumprod_out(const Tensor& out, const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::cumprod.out");
+  return h.call<Tensor, const Tensor&, int64_t, std::optional<DType>, const Tensor&>(self, dim, dtype, out);
+}
+Tensor softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::softmax.int");
+  return h.call<Tensor, const Tensor&, int64_t, std::optional<DType>>(self, dim, dtype);
+}
+Tensor Tensor::softmax(int64_t dim, std::optional<DType> dtype) const { return ember::softmax(*this, dim, dtype); }
+Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::log_softmax.int");
+  return h.call<Tensor, const Tensor&, int64_t, std::optional<DType>>(self, dim, dtype);
+}
+Tensor Tensor::log_softmax(int64_t dim, std::optional<DType> dtype) const { return ember::log_softmax(*this, dim, dtype); }
 
 }  // namespace ember
