@@ -53,6 +53,8 @@ def layer_of(path):
     """The layer of a path relative to the repository root ("ember/ops/shape.h" -> "ops"), or None for a path
     outside ember/, or "?<folder>" for a folder of ember/ that the table does not know."""
     parts = path.split("/")
+    if path == "ember/ember.h":  # the umbrella header forwards to ember/api/ember.h
+        return "api"
     if len(parts) < 3 or parts[0] != "ember":
         return None
     if parts[1] == "kernels":

@@ -1,5 +1,5 @@
 #pragma once
-// Everything a C++ program needs: #include <ember/ember.h>.
+// Everything a C++ program needs; include it as <ember/ember.h> (which forwards here).
 //
 //   ember::Tensor x = ember::arange(6, ember::kFloat32).reshape({2, 3});
 //   ember::Tensor y = (x * 2).exp().sum();   // ops as functions and methods

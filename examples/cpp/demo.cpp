@@ -1,7 +1,7 @@
 // Ember's C++ demo: build tensors, run ops on them and print them, with no Python involved.
 //
 //   make && build/examples/cpp/demo
-#include <ember/api/ember.h>
+#include <ember/ember.h>
 
 #include <iostream>
 

@@ -1,5 +1,5 @@
 // Uses an installed Ember through find_package(Ember); see CMakeLists.txt beside this file.
-#include <ember/api/ember.h>
+#include <ember/ember.h>
 
 #include <cmath>
 #include <iostream>
