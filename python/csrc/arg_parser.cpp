@@ -327,13 +327,15 @@ bool parse_call(const Signature& sig, PyObject* const* args, Py_ssize_t nargs, P
     ~TupleGuard() { Py_XDECREF(t); }
   } guard{varargs_tuple};
 
-  auto fail = [&](std::string msg) {
+  // A mismatch is normal while overloads are tried in turn (add(a, b, out=c) first meets add.Tensor), so the
+  // message is only formatted when the caller asks for it (why != nullptr: when no overload matched).
+  auto fail = [&](auto&& message) {
     stack.resize(base);
-    *why = std::move(msg);
+    if (why) *why = message();
     return false;
   };
   if (npos > sig.num_positional)
-    return fail(fmt::format("takes {} positional arguments but {} were given", sig.num_positional, npos));
+    return fail([&] { return fmt::format("takes {} positional arguments but {} were given", sig.num_positional, npos); });
   for (Py_ssize_t i = 0; i < npos; ++i) given[i] = args[i];
   if (varargs_tuple) given[sig.self_offset] = varargs_tuple;
 
@@ -349,8 +351,8 @@ bool parse_call(const Signature& sig, PyObject* const* args, Py_ssize_t nargs, P
         for (j = 0; j < n; ++j)
           if (PyUnicode_Compare(sig.args[j].name_obj, key) == 0) break;
       }
-      if (j == n) return fail(fmt::format("got an unexpected keyword argument '{}'", PyUnicode_AsUTF8(key)));
-      if (given[j]) return fail(fmt::format("got multiple values for argument '{}'", sig.args[j].name));
+      if (j == n) return fail([&] { return fmt::format("got an unexpected keyword argument '{}'", PyUnicode_AsUTF8(key)); });
+      if (given[j]) return fail([&] { return fmt::format("got multiple values for argument '{}'", sig.args[j].name); });
       given[j] = args[nargs + k];
     }
   }
@@ -358,15 +360,17 @@ bool parse_call(const Signature& sig, PyObject* const* args, Py_ssize_t nargs, P
     const ArgSpec& a = sig.args[i];
     IValue& slot = stack[base + i];
     if (!given[i] || (a.is_out && given[i] == Py_None)) {
-      if (a.is_out) return fail("needs out=");  // the functional overload serves out=None
-      if (!a.has_default) return fail(fmt::format("missing required argument '{}'", a.name));
+      if (a.is_out) return fail([] { return std::string("needs out="); });  // the functional overload serves out=None
+      if (!a.has_default) return fail([&] { return fmt::format("missing required argument '{}'", a.name); });
       slot = a.default_value;
       continue;
     }
     if (!convert(given[i], a, &slot, from_operator || a.numbers_ok)) {
-      return fail(fmt::format("argument '{}'{} must be {}, not {}", a.name,
-                              i < static_cast<size_t>(sig.num_positional) ? fmt::format(" (position {})", i + 1) : "",
-                              kind_name(a), py_type_name(given[i])));
+      return fail([&] {
+        return fmt::format("argument '{}'{} must be {}, not {}", a.name,
+                           i < static_cast<size_t>(sig.num_positional) ? fmt::format(" (position {})", i + 1) : "",
+                           kind_name(a), py_type_name(given[i]));
+      });
     }
   }
   return true;

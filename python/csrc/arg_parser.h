@@ -44,8 +44,9 @@ struct Signature {
 
 Signature make_signature(const OperatorHandle& op);
 
-/// Converts a call's arguments for sig onto stack (appended). Returns false and sets *why on a mismatch of
-/// arity, names or types; raises (C++ exception) on errors that are not mismatches (an int that overflows).
+/// Converts a call's arguments for sig onto stack (appended). Returns false on a mismatch of arity, names or
+/// types, and then sets *why to the reason unless why is null (the message costs time: ask for it only when
+/// reporting an error); raises (C++ exception) on errors that are not mismatches (an int that overflows).
 /// `from_operator`: a Python operator (a + 2) calls the op, and every Tensor argument takes numbers.
 bool parse_call(const Signature& sig, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Stack& stack,
                 std::string* why, bool from_operator = false);

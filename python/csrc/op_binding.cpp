@@ -41,30 +41,39 @@ struct StackLease {
 thread_local std::vector<std::unique_ptr<Stack>> StackLease::pool;
 thread_local size_t StackLease::depth = 0;
 
-// Tries each overload; returns the result, or nullptr with `why` filled when none accepted the arguments.
-// Errors raised by the op itself propagate as C++ exceptions.
+// Tries each overload; returns the result, or nullptr when none accepted the arguments (mismatch_reasons
+// then says why). Errors raised by the op itself propagate as C++ exceptions.
 PyObject* dispatch_call(PyOp* op, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
-                        std::vector<std::string>* why, bool from_operator = false) {
+                        bool from_operator = false) {
   StackLease lease;
   Stack& stack = *lease.stack;
-  std::string reason;
   for (const Signature& sig : *op->overloads) {
-    if (!parse_call(sig, args, nargs, kwnames, stack, &reason, from_operator)) {
-      if (why) why->push_back(reason);
-      continue;
-    }
+    if (!parse_call(sig, args, nargs, kwnames, stack, nullptr, from_operator)) continue;
     sig.op.call_boxed(&stack);
     return result_to_python(sig, stack, args, nargs, kwnames);
   }
   return nullptr;
 }
 
+// Why each overload rejected the arguments (for the TypeError; off the hot path, so the messages are only
+// formatted here).
+std::vector<std::string> mismatch_reasons(PyOp* op, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  StackLease lease;
+  std::vector<std::string> why;
+  for (const Signature& sig : *op->overloads) {
+    std::string reason;
+    if (!parse_call(sig, args, nargs, kwnames, *lease.stack, &reason)) why.push_back(std::move(reason));
+    lease.stack->clear();
+  }
+  return why;
+}
+
 PyObject* op_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   PyOp* op = reinterpret_cast<PyOp*>(self);
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   EMBER_PY_TRY
-  std::vector<std::string> why;
-  if (PyObject* r = dispatch_call(op, args, nargs, kwnames, &why)) return r;
+  if (PyObject* r = dispatch_call(op, args, nargs, kwnames)) return r;
+  std::vector<std::string> why = mismatch_reasons(op, args, nargs, kwnames);
   // Nothing matched: TypeError in PyTorch's style.
   std::string got = "(";
   for (Py_ssize_t i = 0; i < nargs; ++i) got += (i ? ", " : "") + py_type_name(args[i]);
@@ -266,7 +275,7 @@ PyObject* find_op(const char* name) {
 PyObject* call_op_or_notimplemented(PyObject* op, PyObject* const* args, Py_ssize_t nargs) {
   EMBER_PY_TRY
   if (!op) Py_RETURN_NOTIMPLEMENTED;
-  if (PyObject* r = dispatch_call(reinterpret_cast<PyOp*>(op), args, nargs, nullptr, nullptr, true)) return r;
+  if (PyObject* r = dispatch_call(reinterpret_cast<PyOp*>(op), args, nargs, nullptr, true)) return r;
   Py_RETURN_NOTIMPLEMENTED;
   EMBER_PY_CATCH(nullptr)
 }
