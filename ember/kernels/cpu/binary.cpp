@@ -360,6 +360,12 @@ Tensor clamp_impl(const Tensor& self, const std::optional<Tensor>& lo, const std
     return it.finish();
   }
   TensorIterator it(cfg, out, {self, has_lo ? *lo : *hi});
+  // One bound and a float dtype: the same Maximum/Minimum functor from the instruction-set build for this CPU
+  // (what ember.maximum uses), so clamp_min(x, 0) runs as fast as relu.
+  if (VecLoopFn fn = vec_loop(has_lo ? VecOp::Maximum : VecOp::Minimum, it.common_dtype())) {
+    it.for_each([fn](char** d, const int64_t* s, int64_t n) { fn(d, s, n, 1.0); });
+    return it.finish();
+  }
   if (!scalar_bounds) {
     run_binary<kAllTypes>(it, "clamp", [&]<class M>() {
       return [has_lo](M x, M b) { return has_lo ? ops::Maximum::f(x, b) : ops::Minimum::f(x, b); };
