@@ -1,0 +1,59 @@
+#pragma once
+// The cases the C++ benchmark runs, shared by the Ember side (ember_ops.cpp) and the LibTorch side
+// (libtorch_ops.cpp). The two sides live in separate translation units so no file includes both Ember's and
+// PyTorch's headers; only the benchmark program links both libraries (Ember itself never does).
+//
+// Note [benchmark fairness]
+// Both sides get the same input values (inputs() below, copied into each framework's own tensors), the same
+// explicit intra-op thread count (set at the start of every benchmark: ember::set_num_threads(n) and
+// at::set_num_threads(n)), and the same work per iteration. "fresh" cases return a newly allocated output
+// every call (what `a + b` does); "out" cases write into a preallocated tensor (`add_out(out, a, b)`).
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+/// One benchmark case. op is one of: add, mul, exp, relu, view (dispatch), and for throughput also
+/// mul_add (a * b + c as two ops), addcmul (c + a * b in one op), tanh, sigmoid.
+struct Case {
+  std::string op;
+  int64_t numel = 1;
+  bool out = false;  // write into a preallocated output (out=) instead of a fresh tensor
+  int threads = 1;
+};
+
+/// The number of input tensors an op reads (a, b, c).
+inline int num_inputs(const std::string& op) {
+  if (op == "add" || op == "mul") return 2;
+  if (op == "mul_add" || op == "addcmul") return 3;
+  return 1;
+}
+
+/// Deterministic float32 input values in [-4, 4) (a small LCG, so both sides see identical data).
+inline std::vector<float> inputs(int64_t n, uint32_t seed) {
+  std::vector<float> v(static_cast<size_t>(n));
+  uint32_t s = seed * 2654435761u + 12345u;
+  for (auto& x : v) {
+    s = s * 1664525u + 1013904223u;
+    x = static_cast<float>(s >> 8) * (8.0f / 16777216.0f) - 4.0f;
+  }
+  return v;
+}
+
+/// Sets the counters the report reads: elements per second of output, and the bytes an unfused
+/// implementation must move (inputs read plus output written, 4 bytes each).
+inline void set_counters(benchmark::State& state, const Case& c) {
+  int64_t iters = static_cast<int64_t>(state.iterations());
+  state.SetItemsProcessed(iters * c.numel);
+  state.SetBytesProcessed(iters * c.numel * 4 * (num_inputs(c.op) + 1));
+}
+
+void run_ember(benchmark::State& state, const Case& c);
+#ifdef EMBER_BENCH_WITH_LIBTORCH
+void run_libtorch(benchmark::State& state, const Case& c);
+#endif
+
+}  // namespace bench

@@ -1,0 +1,65 @@
+// The LibTorch side of the C++ benchmark (bench_cases.h; see Note [benchmark fairness]): the same cases as
+// ember_ops.cpp through ATen's C++ API (at::add, at::add_out, ...), the calls PyTorch's own C++ users make.
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+
+#include <cstring>
+
+#include "benchmarks/bench_cases.h"
+
+namespace bench {
+namespace {
+
+at::Tensor make_input(int64_t n, uint32_t seed) {
+  std::vector<float> v = inputs(n, seed);
+  at::Tensor t = at::empty({n}, at::kFloat);
+  std::memcpy(t.data_ptr(), v.data(), v.size() * sizeof(float));
+  return t;
+}
+
+// One untimed call first: it touches the pages of out= and temporary tensors and primes caches, so a case
+// whose iterations take long (16M elements, few iterations) does not time first-touch page faults of its
+// set-up. Fresh-output cases still allocate on every timed call.
+template <class F>
+void loop(benchmark::State& state, F&& f) {
+  benchmark::DoNotOptimize(f());
+  for (auto _ : state) {
+    at::Tensor r = f();
+    benchmark::DoNotOptimize(r.unsafeGetTensorImpl());
+  }
+}
+
+}  // namespace
+
+void run_libtorch(benchmark::State& state, const Case& c) {
+  at::set_num_threads(c.threads);
+  const int64_t n = c.numel;
+  at::Tensor a = make_input(n, 1), b = make_input(n, 2), cc = make_input(n, 3);
+  at::Tensor out = at::empty({n}, at::kFloat), tmp = at::empty({n}, at::kFloat);
+  const std::string& op = c.op;
+  if (!c.out) {
+    if (op == "add") loop(state, [&] { return at::add(a, b); });
+    else if (op == "mul") loop(state, [&] { return at::mul(a, b); });
+    else if (op == "mul_add") loop(state, [&] { return a * b + cc; });
+    else if (op == "addcmul") loop(state, [&] { return at::addcmul(cc, a, b); });
+    else if (op == "exp") loop(state, [&] { return a.exp(); });
+    else if (op == "relu") loop(state, [&] { return a.relu(); });
+    else if (op == "tanh") loop(state, [&] { return a.tanh(); });
+    else if (op == "sigmoid") loop(state, [&] { return a.sigmoid(); });
+    else if (op == "view") loop(state, [&] { return a.view({n}); });
+    else state.SkipWithError(("unknown op " + op).c_str());
+  } else {
+    if (op == "add") loop(state, [&] { return at::add_out(out, a, b); });
+    else if (op == "mul") loop(state, [&] { return at::mul_out(out, a, b); });
+    else if (op == "mul_add") loop(state, [&] { return at::add_out(out, at::mul_out(tmp, a, b), cc); });
+    else if (op == "addcmul") loop(state, [&] { return at::addcmul_out(out, cc, a, b); });
+    else if (op == "exp") loop(state, [&] { return at::exp_out(out, a); });
+    else if (op == "relu") loop(state, [&] { return at::clamp_min_out(out, a, 0); });
+    else if (op == "tanh") loop(state, [&] { return at::tanh_out(out, a); });
+    else if (op == "sigmoid") loop(state, [&] { return at::sigmoid_out(out, a); });
+    else state.SkipWithError(("no out= form for " + op).c_str());
+  }
+  set_counters(state, c);
+}
+
+}  // namespace bench
