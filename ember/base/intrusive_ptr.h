@@ -46,7 +46,9 @@ class intrusive_ptr {
 
   template <class... Args>
   static intrusive_ptr make(Args&&... args) {
-    return intrusive_ptr(new T(std::forward<Args>(args)...));
+    T* p = new T(std::forward<Args>(args)...);
+    p->refcount_.store(1, std::memory_order_relaxed);  // not shared yet: a plain store, no atomic increment
+    return reclaim(p);
   }
 
   T* get() const noexcept { return p_; }
@@ -57,7 +59,11 @@ class intrusive_ptr {
   uint32_t use_count() const noexcept { return p_ ? p_->use_count() : 0; }
   void swap(intrusive_ptr& o) noexcept { std::swap(p_, o.p_); }
   void reset() noexcept {
-    if (p_ && p_->refcount_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete p_;
+    // A count of 1 seen by an owner means this is the only handle: nothing can race to copy it, so the last
+    // release skips the atomic decrement (fresh tensors, their storage and version counter end this way).
+    if (p_ && (p_->refcount_.load(std::memory_order_acquire) == 1 ||
+               p_->refcount_.fetch_sub(1, std::memory_order_acq_rel) == 1))
+      delete p_;
     p_ = nullptr;
   }
   /// Gives up ownership without decrementing; pair with reclaim().
