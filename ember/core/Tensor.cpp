@@ -21,9 +21,8 @@ Scalar Tensor::item() const {
 namespace ember {
 
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
-  auto impl = make_intrusive<TensorImpl>(base.impl()->storage(), base.dtype(), sizes, strides, storage_offset);
-  impl->set_version_counter(base.impl()->version_counter());
-  return Tensor(std::move(impl));
+  return Tensor(make_intrusive<TensorImpl>(base.impl()->storage(), base.dtype(), sizes, strides, storage_offset,
+                                          base.impl()->version_counter()));
 }
 
 Tensor make_empty(IntArrayRef sizes, DType dtype) {

@@ -30,7 +30,11 @@ int64_t wrap_dim(int64_t dim, int64_t ndim) {
 
 TensorImpl::TensorImpl(Storage storage, DType dtype, IntArrayRef sizes, IntArrayRef strides,
                        int64_t storage_offset)
-    : storage_(std::move(storage)), dtype_(dtype), version_(make_intrusive<VersionCounter>()) {
+    : TensorImpl(std::move(storage), dtype, sizes, strides, storage_offset, make_intrusive<VersionCounter>()) {}
+
+TensorImpl::TensorImpl(Storage storage, DType dtype, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset,
+                       intrusive_ptr<VersionCounter> version)
+    : storage_(std::move(storage)), dtype_(dtype), version_(std::move(version)) {
   set_geometry(sizes, strides, storage_offset);
 }
 

@@ -31,6 +31,9 @@ class TensorImpl : public intrusive_target {
  public:
   /// A tensor over `storage` with the given geometry. Errors: negative sizes; elements outside the storage.
   TensorImpl(Storage storage, DType dtype, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+  /// The same with a given version counter (a view shares its base's; Note [views]), so none is allocated.
+  TensorImpl(Storage storage, DType dtype, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset,
+             intrusive_ptr<VersionCounter> version);
   ~TensorImpl() override;
 
   IntArrayRef sizes() const { return sizes_; }
