@@ -74,8 +74,10 @@ class Formatter {
         sci_ = hi / lo > 1000.0L || hi > 1.0e8L || lo < 1.0e-4L;
         for (long double x : nz) width_ = std::max(width_, sci_ ? sci(x).size() : fmt::format("{:.{}f}", static_cast<double>(x), o_.precision).size());
       }
+      // Only with a nonzero finite value, as PyTorch's _Formatter (zeros, NaN and inf alone print as "0.",
+      // "nan", "inf" even with sci_mode=True).
+      if (o_.sci_mode) sci_ = *o_.sci_mode;
     }
-    if (o_.sci_mode) sci_ = *o_.sci_mode;
   }
   size_t width() const { return width_; }
 

@@ -134,6 +134,11 @@ Tensor to_dtype_layout(const Tensor& self, std::optional<DType> dtype, std::opti
   check_device(device, "to");
   return to_dtype(self, dtype.value_or(self.dtype()), non_blocking, copy, mf);
 }
+Tensor to_device(const Tensor& self, std::optional<Device> device, std::optional<DType> dtype, bool non_blocking, bool copy,
+                 std::optional<MemoryFormat> mf) {
+  check_device(device, "to");
+  return to_dtype(self, dtype.value_or(self.dtype()), non_blocking, copy, mf);
+}
 Tensor to_other(const Tensor& self, const Tensor& other, bool non_blocking, bool copy, std::optional<MemoryFormat> mf) {
   return to_dtype(self, other.dtype(), non_blocking, copy, mf);
 }

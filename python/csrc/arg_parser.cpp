@@ -9,9 +9,13 @@ namespace {
 
 using K = SchemaType::Kind;
 
-ArgSpec spec_of(const SchemaArgument& a, bool first) {
+ArgSpec spec_of(const SchemaArgument& a) {
   ArgSpec s;
-  s.name = (first && a.name == "self") ? "input" : a.name;
+  // PyTorch's Python API calls a Tensor `self` `input`, wherever it stands (where(condition, input, other)); a
+  // Scalar `self` keeps its name (pow(self=2, exponent=t)).
+  bool tensor_self = a.name == "self" && (a.type.kind == K::Tensor ||
+                                          (a.type.kind == K::Optional && a.type.elem->kind == K::Tensor));
+  s.name = tensor_self ? "input" : a.name;
   s.name_obj = PyUnicode_InternFromString(s.name.c_str());
   const SchemaType* t = &a.type;
   if (t->kind == K::Optional) {
@@ -116,7 +120,9 @@ bool as_scalar(PyObject* o, Scalar* out, bool allow_tensor) {
   }
   PyNumberMethods* nm = Py_TYPE(o)->tp_as_number;
   if (!nm || PyUnicode_Check(o)) return false;
-  if (nm->nb_index) {  // numpy integers
+  // numpy.bool_ is no integer to PyTorch's parser either: it reads it as a float (x + np.bool_(True) is
+  // x + 1.0); its __index__ is deprecated.
+  if (nm->nb_index && std::strcmp(Py_TYPE(o)->tp_name, "numpy.bool_") != 0) {  // numpy integers
     *out = Scalar(as_int(o));
     return true;
   }
@@ -269,7 +275,7 @@ Signature make_signature(const OperatorHandle& op) {
   sig.op = op;
   const FunctionSchema& fs = op.schema();
   for (size_t i = 0; i < fs.arguments.size(); ++i) {
-    sig.args.push_back(spec_of(fs.arguments[i], i == 0));
+    sig.args.push_back(spec_of(fs.arguments[i]));
     if (!fs.arguments[i].kwarg_only) ++sig.num_positional;
   }
   sig.self_offset = (!fs.arguments.empty() && fs.arguments[0].name == "self") ? 1 : 0;

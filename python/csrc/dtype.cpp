@@ -191,6 +191,12 @@ bool as_memory_format(PyObject* o, MemoryFormat* out) {
 void init_dtypes(PyObject* m) {
   for (PyTypeObject* t : {&DTypeType, &DeviceType, &MemoryFormatType})
     if (PyType_Ready(t) < 0) throw python_error_already_set();
+  // dtype instances pickle by name (__reduce__); their __module__ tells pickle where that name is, so it does
+  // not scan every imported module for it (as for torch.float32).
+  PyObject* module_name = PyUnicode_FromString("ember");
+  PyDict_SetItemString(DTypeType.tp_dict, "__module__", module_name);
+  Py_DECREF(module_name);
+  PyType_Modified(&DTypeType);
   Py_INCREF(&DTypeType);
   PyModule_AddObject(m, "dtype", reinterpret_cast<PyObject*>(&DTypeType));
   Py_INCREF(&DeviceType);

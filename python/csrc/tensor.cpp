@@ -117,6 +117,7 @@ PyObject* scalar_to_py(const Scalar& s) {
 }
 PyObject* m_item(PyObject* self, PyObject*) {
   EMBER_PY_TRY
+  EMBER_CHECK_VALUE(unwrap(self).numel() == 1, "only one element tensors can be converted to Python scalars");
   return scalar_to_py(unwrap(self).item());
   EMBER_PY_CATCH(nullptr)
 }

@@ -12,6 +12,8 @@ class Tensor(_C._TensorBase):
     """
 
     __module__ = "ember"
+    # NumPy defers to our reflected operators: np.float32(2) * t is a tensor, not an array (as PyTorch's).
+    __array_priority__ = 1000
 
     def __repr__(self):
         return _str(self)
@@ -70,6 +72,10 @@ class Tensor(_C._TensorBase):
                      "bool": "Bool"}
             return f"ember.{names[repr(self.dtype)[6:]]}Tensor"
         return self.to(dtype)
+
+    def where(self, condition, other):
+        """self where condition is True, else other (ember.where(condition, self, other))."""
+        return _C._functions["where"](condition, self, other)
 
     def type_as(self, other):
         """self converted to other's dtype."""

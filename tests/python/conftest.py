@@ -93,17 +93,18 @@ def _make_array(shape, dtype, low, high, seed):
 
 
 def _round_to_bfloat16(a):
-    return torch.from_numpy(np.ascontiguousarray(a, dtype=np.float32)).to(torch.bfloat16).float().numpy()
+    a = np.asarray(a, dtype=np.float32)
+    return torch.from_numpy(a.copy()).to(torch.bfloat16).float().numpy().reshape(a.shape)
 
 
 def make_tensor(shape, dtype, *, layout="contiguous", low=None, high=None, seed=0, nonzero=False):
     """A deterministic ember tensor of the given shape and dtype name (values as make_array's).
 
-    layout: "contiguous"; "transposed" (the dims reversed: a permuted view of a contiguous tensor); or
-    "strided" (every other element of the last dim: a slice with step 2)."""
+    layout: "contiguous"; "transposed" (the dims reversed: a permuted view of a contiguous tensor; for 2 dims
+    or more); or "strided" (every other element of the last dim: a slice with step 2; for 1 dim or more)."""
     shape = tuple(shape)
     kw = dict(low=low, high=high, seed=seed, nonzero=nonzero)
-    if layout == "transposed":
+    if layout == "transposed" and len(shape) >= 2:
         return from_array(make_array(shape[::-1], dtype, **kw), dtype).permute(*reversed(range(len(shape))))
     if layout == "strided" and shape:
         return from_array(make_array(shape[:-1] + (2 * shape[-1],), dtype, **kw), dtype)[..., ::2]
@@ -282,6 +283,10 @@ def assert_same(actual, expected, *, rtol=None, atol=None, msg=""):
     elif isinstance(expected, torch.dtype):
         assert isinstance(actual, ember.dtype), f"{msg}expected an ember.dtype, got {type(actual).__name__}"
         assert dtype_name(actual) == dtype_name(expected), f"{msg}{actual} != {expected}"
+    elif isinstance(expected, complex):
+        assert type(actual) is complex, f"{msg}type {type(actual).__name__} != complex"
+        assert_same(actual.real, expected.real, rtol=rtol, atol=atol, msg=msg)
+        assert_same(actual.imag, expected.imag, rtol=rtol, atol=atol, msg=msg)
     elif isinstance(expected, float):
         assert type(actual) is float, f"{msg}type {type(actual).__name__} != float"
         assert (math.isnan(actual) and math.isnan(expected)) or actual == pytest.approx(
@@ -327,9 +332,10 @@ def pytest_configure(config):
 
 @pytest.fixture(autouse=True)
 def _restore_global_state():
-    """Tests that change the default dtype or print options leave them as they found them."""
-    dt, tdt = ember.get_default_dtype(), torch.get_default_dtype()
+    """Tests that change the default dtype, the number of threads or print options leave them as they were."""
+    dt, tdt, threads = ember.get_default_dtype(), torch.get_default_dtype(), ember.get_num_threads()
     yield
+    ember.set_num_threads(threads)
     ember.set_default_dtype(dt)
     torch.set_default_dtype(tdt)
     ember.set_printoptions(profile="default", sci_mode=None)

@@ -6,6 +6,7 @@ import itertools
 import operator
 import warnings
 
+import numpy as np
 import pytest
 import torch
 
@@ -663,3 +664,43 @@ def test_ternary_out(op, out_dtype):
         t_out = expected.to(tdtype(out_dtype))
     assert efn(*args, out=out) is out
     assert_same(out, t_out, rtol=TOLERANCES["float32"][0], atol=TOLERANCES["float32"][1])  # float32 inputs
+
+
+# ---------------------------------------------------------------------------------------------- more operands
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int64", "float16", "float32"])
+def test_numpy_scalars_as_operands(dtype):
+    # NumPy scalars are numbers to PyTorch (a numpy.bool_ reads as a float); NumPy defers to the tensor's
+    # reflected operators (__array_priority__), so the result is a tensor either way round.
+    x = make_tensor((2, 3), dtype)
+    for n in [np.float32(2.5), np.float64(-1.5), np.int64(3), np.int32(2), np.uint8(200), np.bool_(True),
+              np.float16(0.5)]:
+        for fn in [operator.add, operator.mul, operator.lt, ember.mul]:
+            tfn = torch.mul if fn is ember.mul else fn
+            check(fn, tfn, x, n)
+        check(lambda a: n * a, lambda a: n * a, x)
+        if dtype != "bool":  # (bool - number raises in both; checked with the other operators)
+            check(lambda a: n - a, lambda a: n - a, x)
+
+
+@pytest.mark.parametrize("op", ["add", "mul", "div", "maximum", "lt", "remainder"])
+def test_binary_large_parallel(op):
+    # Above the loop engine's grain size (work split over threads) with transposed, broadcast and sliced
+    # inputs, and across the threads' boundaries.
+    efn, tfn, constraint = BINARY_OPS[op]
+    ember.set_num_threads(2)
+    a = make_tensor((300, 400), "float32", layout="transposed")
+    b = _rhs(constraint, (1, 400), "float32")
+    check(efn, tfn, a, b)
+    c = make_tensor((200, 1001), "float64", layout="strided")
+    check(efn, tfn, c, _rhs(constraint, (1001,), "float64"))
+    i = make_tensor((70000,), "int32")
+    check(efn, tfn, i, _rhs(constraint, (70000,), "int32"))
+
+
+def test_error_inside_parallel_loop_propagates():
+    # An integer division by zero found by one thread raises in the caller (no crash, no lost error).
+    ember.set_num_threads(2)
+    a = ember.ones(200000, dtype=ember.int64)
+    b = ember.ones(200000, dtype=ember.int64)
+    b[150000] = 0
+    assert_raises_like(lambda: ember.floor_divide(a, b), lambda: torch.floor_divide(to_torch(a), to_torch(b)))

@@ -153,3 +153,13 @@ def test_format_of_0dim_and_str_formatting():
     assert f"{x:.3f}" == f"{tx:.3f}"
     assert f"{x}" == f"{tx}".replace("torch.", "ember.")
     assert format(ember.tensor(7), "d") == format(torch.tensor(7), "d")
+
+
+def test_sci_mode_needs_a_nonzero_finite_value():
+    # PyTorch applies sci_mode only when some value is finite and nonzero: zeros, NaN and inf alone print as
+    # "0.", "nan", "inf" even with sci_mode=True.
+    ember.set_printoptions(sci_mode=True)
+    torch.set_printoptions(sci_mode=True)
+    for values in [[0.0, -0.0], [float("inf"), 0.0], [float("nan")], [1.5, 0.0]]:
+        for dtype in ["float16", "float32", "float64"]:
+            assert_repr_same(from_array(np.array(values), dtype))

@@ -19,6 +19,7 @@ Tensor full_like(const Tensor& self, const Scalar& fill_value, std::optional<DTy
 Tensor zero_(const Tensor& self);
 Tensor to_dtype(const Tensor& self, DType dtype, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format);
 Tensor to_dtype_layout(const Tensor& self, std::optional<DType> dtype, std::optional<Device> device, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format);
+Tensor to_device(const Tensor& self, std::optional<Device> device, std::optional<DType> dtype, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format);
 Tensor to_other(const Tensor& self, const Tensor& other, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format);
 Tensor contiguous(const Tensor& self, MemoryFormat memory_format);
 Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset);

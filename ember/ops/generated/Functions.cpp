@@ -112,6 +112,11 @@ Tensor to(const Tensor& self, std::optional<DType> dtype, std::optional<Device> 
   return h.call<Tensor, const Tensor&, std::optional<DType>, std::optional<Device>, bool, bool, std::optional<MemoryFormat>>(self, dtype, device, non_blocking, copy, memory_format);
 }
 Tensor Tensor::to(std::optional<DType> dtype, std::optional<Device> device, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) const { return ember::to(*this, dtype, device, non_blocking, copy, memory_format); }
+Tensor to(const Tensor& self, std::optional<Device> device, std::optional<DType> dtype, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) {
+  static const OperatorHandle h = op("aten::to.device");
+  return h.call<Tensor, const Tensor&, std::optional<Device>, std::optional<DType>, bool, bool, std::optional<MemoryFormat>>(self, device, dtype, non_blocking, copy, memory_format);
+}
+Tensor Tensor::to(std::optional<Device> device, std::optional<DType> dtype, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) const { return ember::to(*this, device, dtype, non_blocking, copy, memory_format); }
 Tensor to(const Tensor& self, const Tensor& other, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) {
   static const OperatorHandle h = op("aten::to.other");
   return h.call<Tensor, const Tensor&, const Tensor&, bool, bool, std::optional<MemoryFormat>>(self, other, non_blocking, copy, memory_format);

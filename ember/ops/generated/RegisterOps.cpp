@@ -50,6 +50,7 @@ void register_aten_ops(Library& m) {
   m.def("_to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor", OpInfo{"A copy of self converted to dtype/device.", false, true, "", ""});
   m.def("to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", OpInfo{"self converted to dtype; self itself when it already has it and copy is False.", true, false, "", ""});
   m.def("to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Device? device=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", OpInfo{"self converted to dtype and device.", true, false, "", ""});
+  m.def("to.device(Tensor(a) self, Device? device, ScalarType? dtype=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", OpInfo{"self on device (only cpu exists here), converted to dtype when one is given: x.to('cpu', ember.float64).", true, false, "", ""});
   m.def("to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", OpInfo{"self converted to other's dtype and device.", true, false, "", ""});
   m.def("contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)", OpInfo{"self if it is contiguous, else a contiguous copy.", true, false, "", ""});
   m.def("as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)", OpInfo{"A view of self's storage with the given sizes, strides and offset (in elements).", true, true, "view", ""});
@@ -386,6 +387,7 @@ void register_aten_ops(Library& m) {
   m.impl("aten::zero_", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::zero_));
   m.impl("aten::to.dtype", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, DType, bool, bool, std::optional<MemoryFormat>)>(&composite::to_dtype));
   m.impl("aten::to.dtype_layout", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, std::optional<DType>, std::optional<Device>, bool, bool, std::optional<MemoryFormat>)>(&composite::to_dtype_layout));
+  m.impl("aten::to.device", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, std::optional<Device>, std::optional<DType>, bool, bool, std::optional<MemoryFormat>)>(&composite::to_device));
   m.impl("aten::to.other", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, bool, bool, std::optional<MemoryFormat>)>(&composite::to_other));
   m.impl("aten::contiguous", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, MemoryFormat)>(&composite::contiguous));
   m.impl("aten::as_strided", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&composite::as_strided));
