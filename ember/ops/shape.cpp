@@ -30,8 +30,9 @@ std::optional<DimVector> compute_view_strides(IntArrayRef sizes, IntArrayRef str
   DimVector out(new_sizes.size());
   int64_t numel = 1;
   for (int64_t s : sizes) numel *= s;
+  if (numel == 0 && sizes.equals(new_sizes)) return DimVector(strides);  // as PyTorch (and NumPy)
   if (numel == 0 || sizes.empty()) {
-    // Any view of an empty or 0-dim tensor is fine: use contiguous strides.
+    // Any other view of an empty or 0-dim tensor is fine: use contiguous strides.
     int64_t acc = 1;
     for (size_t i = new_sizes.size(); i-- > 0;) {
       out[i] = acc;

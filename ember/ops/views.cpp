@@ -100,9 +100,9 @@ Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
   EMBER_CHECK(self.dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");
   int64_t d = wrap_dim(dim, self.dim());
   int64_t size = self.sizes()[d];
-  EMBER_CHECK_INDEX(start >= -size && start <= size,
-                    "start out of range (expected to be in range of [{}, {}], but got {})", -size, size, start);
-  if (start < 0) start += size;
+  // start == size (an empty slice at the end) is valid; other starts wrap as a dim would, as PyTorch (a size-0
+  // dim wraps like a size-1 one: start -1 is 0).
+  if (start != size) start = wrap_dim(start, size);
   EMBER_CHECK(length >= 0 && start <= size - length, "start ({}) + length ({}) exceeds dimension size ({}).", start,
               length, size);
   return self.slice(d, start, start + length, 1);
@@ -174,9 +174,9 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
 }
 
 Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
-  if (self.dim() == 0) return self.reshape({1});
-  int64_t s = wrap_dim(start_dim, self.dim()), e = wrap_dim(end_dim, self.dim());
+  int64_t s = wrap_dim(start_dim, self.dim()), e = wrap_dim(end_dim, self.dim());  // first, also for 0-dim
   EMBER_CHECK(s <= e, "flatten() has invalid args: start_dim cannot come after end_dim");  // RuntimeError, as PyTorch
+  if (self.dim() == 0) return self.reshape({1});
   if (s == e) return self;
   DimVector shape;
   for (int64_t i = 0; i < s; ++i) shape.push_back(self.sizes()[i]);
@@ -188,6 +188,7 @@ Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
 }
 
 Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
+  EMBER_CHECK_INDEX(self.dim() > 0, "Dimension specified as {} but tensor has no dimensions", dim);
   int64_t d = wrap_dim(dim, self.dim());
   EMBER_CHECK(!sizes.empty(), "unflatten: sizes must be non-empty");
   DimVector inner = infer_size(sizes, self.sizes()[d], "unflatten");
@@ -244,8 +245,10 @@ Tensor movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination) 
               "movedim: Invalid source or destination dims: source ({} dims) should contain the same number of dims as "
               "destination ({} dims)",
               fmt::join(source, ", "), fmt::join(destination, ", "));
-  std::vector<int64_t> order(n, -1);
-  std::vector<bool> used_src(n, false), used_dst(n, false);
+  // A 0-dim tensor has one (wrappable) dim, 0, as PyTorch: movedim(0, -1) of it is itself.
+  const int64_t slots = std::max<int64_t>(n, 1);
+  std::vector<int64_t> order(slots, -1);
+  std::vector<bool> used_src(slots, false), used_dst(slots, false);
   for (size_t i = 0; i < source.size(); ++i) {
     int64_t s = wrap_dim(source[i], n), d = wrap_dim(destination[i], n);
     EMBER_CHECK(!used_src[s], "movedim: repeated dim in `source` ({})", fmt::join(source, ", "));
@@ -259,6 +262,7 @@ Tensor movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination) 
     while (used_src[next]) ++next;
     order[d] = next++;
   }
+  if (n == 0) return self.permute({});
   return self.permute(order);
 }
 
