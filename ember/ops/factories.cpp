@@ -27,14 +27,23 @@ Tensor tensor_from_buffer(const void* data, IntArrayRef sizes, DType dtype) {
 Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, DType dtype, StorageImpl::Deleter deleter,
                  void* ctx) {
   int64_t hi = 0;
+  bool overflow = false;  // checked arithmetic: huge strides must not wrap around to a small extent
   EMBER_CHECK(sizes.size() == strides.size(), "from_blob: {} sizes but {} strides", sizes.size(), strides.size());
   for (size_t i = 0; i < sizes.size(); ++i) {
     EMBER_CHECK(sizes[i] >= 0 && strides[i] >= 0, "from_blob: negative size or stride in sizes {} strides {}",
                 sizes, strides);
     if (sizes[i] == 0) hi = -1;
-    if (hi >= 0) hi += (sizes[i] - 1) * strides[i];
+    int64_t reach = 0;
+    if (hi >= 0)
+      overflow = overflow || __builtin_mul_overflow(sizes[i] - 1, strides[i], &reach) ||
+                 __builtin_add_overflow(hi, reach, &hi);
   }
-  size_t nbytes = hi < 0 ? 0 : static_cast<size_t>((hi + 1) * element_size(dtype));
+  int64_t extent = 0;
+  if (hi >= 0)
+    overflow = overflow || __builtin_add_overflow(hi, 1, &extent) ||
+               __builtin_mul_overflow(extent, element_size(dtype), &extent);
+  EMBER_CHECK(!overflow, "from_blob: sizes {} with strides {} address more than 2^63 bytes", sizes, strides);
+  size_t nbytes = hi < 0 ? 0 : static_cast<size_t>(extent);
   auto storage = make_intrusive<StorageImpl>(data, nbytes, deleter, ctx);
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, sizes, strides, 0));
 }

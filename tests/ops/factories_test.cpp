@@ -142,6 +142,31 @@ TEST(Factories, LikeFactories) {
   EMBER_EXPECT_ERROR(full_like(x, 1e6), Runtime, "value cannot be converted to type int16 without overflow");
 }
 
+TEST(Factories, FromBlobAndBuffers) {
+  float data[6] = {0, 1, 2, 3, 4, 5};
+  Tensor t = from_blob(data, {2, 3}, kFloat32);
+  EXPECT_EQ(t.data_ptr(), data);  // no copy
+  EXPECT_EQ(values<float>(t.t()), (std::vector<float>{0, 3, 1, 4, 2, 5}));
+  t.mul_(scalar_tensor(2.0));
+  EXPECT_EQ(data[5], 10.0f);  // writes reach the caller's memory
+  Tensor s = from_blob(data, {3}, {2}, kFloat32);
+  EXPECT_EQ(values<float>(s), (std::vector<float>{0, 4, 8}));
+  static int deleted = 0;
+  {
+    Tensor d = from_blob(data, {6}, {1}, kFloat32, [](void*, void*) { ++deleted; }, nullptr);
+    Tensor v = d.view({2, 3});
+    d = Tensor();
+    EXPECT_EQ(deleted, 0);  // a view keeps the memory alive
+  }
+  EXPECT_EQ(deleted, 1);
+  EMBER_EXPECT_ERROR(from_blob(data, {2}, {-1}, kFloat32), Runtime, "negative size or stride");
+  EMBER_EXPECT_ERROR(from_blob(data, {2, 2}, {int64_t{1} << 62, 1}, kFloat32), Runtime, "more than 2^63 bytes");
+  int16_t raw[4] = {1, -2, 3, -4};
+  Tensor c = tensor_from_buffer(raw, {2, 2}, kInt16);
+  raw[0] = 100;
+  EXPECT_EQ(values<int16_t>(c), (std::vector<int16_t>{1, -2, 3, -4}));  // copied
+}
+
 TEST(Factories, FillAndZero) {
   Tensor t = empty({2, 3}, kFloat64);
   uint32_t v = t._version();

@@ -25,15 +25,21 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<DType> 
               stride.size(), size.size());
   DType dt = dtype.value_or(default_dtype());
   int64_t n = checked_numel(size);
-  int64_t extent = 0;
+  // Elements reached, in checked arithmetic: huge strides must not wrap around to a small allocation.
+  int64_t extent = 0, nbytes = 0;
+  bool overflow = false;
   if (n > 0) {
     for (size_t i = 0; i < size.size(); ++i) {
       EMBER_CHECK(stride[i] >= 0, "empty_strided: negative strides are not supported, got {}", stride);
-      extent += (size[i] - 1) * stride[i];
+      int64_t reach = 0;
+      overflow = overflow || __builtin_mul_overflow(size[i] - 1, stride[i], &reach) ||
+                 __builtin_add_overflow(extent, reach, &extent);
     }
-    extent += 1;
+    overflow = overflow || __builtin_add_overflow(extent, 1, &extent);
   }
-  auto storage = make_intrusive<StorageImpl>(static_cast<size_t>(extent * element_size(dt)));
+  overflow = overflow || __builtin_mul_overflow(extent, element_size(dt), &nbytes);
+  EMBER_CHECK(!overflow, "empty_strided: sizes {} with strides {} need more than 2^63 bytes", size, stride);
+  auto storage = make_intrusive<StorageImpl>(static_cast<size_t>(nbytes));
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), dt, size, stride, 0));
 }
 
@@ -74,6 +80,12 @@ Tensor fill_(const Tensor& self, const Scalar& value) {
   return it.finish();
 }
 
+// Note [integral ranges]
+// As PyTorch (RangeFactories.cpp): for an integral dtype the bounds and the step are first converted to int64,
+// the accumulate type, truncating toward zero (so arange(0, 5, 0.5, dtype=int32) has step 0 and raises, and
+// arange(0.5, 3.7, dtype=int64) is [0, 1, 2]); the checks and the values (start + i * step, wrapping into the
+// dtype) use the converted numbers. The size is ceil((end - start) / step) of the numbers as given, except
+// for int64, which uses the converted ones. Floating dtypes compute in double.
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<DType> dtype,
               std::optional<Device> device) {
   check_cpu(device, "arange");
@@ -81,12 +93,21 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::o
   DType dt = dtype ? *dtype : any_float ? default_dtype() : kInt64;
   double s = start.to_double(), e = end.to_double(), st = step.to_double();
   EMBER_CHECK(std::isfinite(s) && std::isfinite(e), "arange: unsupported range: {} -> {}", s, e);
-  EMBER_CHECK(st != 0, "arange: step must be nonzero");
-  EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "arange: upper bound and larger bound inconsistent with step sign");
+  const bool integral = is_integral(dt, false);
+  // The int64 values of the arguments (truncated); doubles outside int64's range cannot be converted.
+  auto to_int = [&](const Scalar& v) {
+    EMBER_CHECK(!overflows(v, kInt64), "arange: unsupported range: {} -> {}", s, e);
+    return v.to_long();
+  };
+  const int64_t si = integral ? to_int(start) : 0, ei = integral ? to_int(end) : 0, sti = integral ? to_int(step) : 0;
+  EMBER_CHECK(integral ? sti != 0 : st != 0, "arange: step must be nonzero");
+  EMBER_CHECK(integral ? (sti > 0 && ei >= si) || (sti < 0 && ei <= si) : (st > 0 && e >= s) || (st < 0 && e <= s),
+              "arange: upper bound and larger bound inconsistent with step sign");
   double n_d;
-  if (!any_float && !dtype) {  // exact integer arithmetic, as PyTorch does for integer arguments
-    int64_t si = start.to_long(), ei = end.to_long(), sti = step.to_long();
+  if (integral && !any_float) {  // exact integer arithmetic for integer arguments
     n_d = static_cast<double>((ei - si + sti - (sti > 0 ? 1 : -1)) / sti);
+  } else if (dt == kInt64) {
+    n_d = std::ceil(static_cast<double>(ei - si) / static_cast<double>(sti));
   } else {
     n_d = std::ceil((e - s) / st);
   }
@@ -97,12 +118,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::o
   dispatch_dtypes<kNumericTypes>(dt, "arange", [&]<class T>() {
     T* p = out.data_ptr<T>();
     if constexpr (std::is_integral_v<T>) {
-      int64_t si = start.to_long(), sti = step.to_long();
-      if (start.is_floating_point() || step.is_floating_point()) {
-        for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(s + st * static_cast<double>(i));
-      } else {
-        for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(si + sti * i);
-      }
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(si + sti * i);  // int64 -> T wraps
     } else {
       for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(s + st * static_cast<double>(i));
     }
@@ -135,8 +151,16 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::opti
   DType dt = dtype.value_or(default_dtype());
   Tensor out = make_empty({steps}, dt);
   if (steps == 0) return out;
+  if (steps == 1) return out.fill_(start);  // end is not looked at, as PyTorch
+  // start and end are converted to the dtype first (checked; truncated for integers), as PyTorch.
+  // Note [linspace of integers]: the values are start + i * step (first half) and end - (steps - 1 - i) * step
+  // (second half) in double, truncated, with step = (end - start) / (steps - 1) — PyTorch's scalar loop.
+  // PyTorch 1.13 also had a vectorized loop for integers that could be off by one in the second half (it was
+  // removed later for that imprecision); Ember follows the scalar loop.
   dispatch_dtypes<kNumericTypes>(dt, "linspace", [&]<class T>() {
-    fill_spaced(out.data_ptr<T>(), steps, start.to_double(), end.to_double(), [](auto x) { return x; });
+    const double s = static_cast<double>(static_cast<opmath_t<T>>(checked_convert<T>(start, dt)));
+    const double e = static_cast<double>(static_cast<opmath_t<T>>(checked_convert<T>(end, dt)));
+    fill_spaced(out.data_ptr<T>(), steps, s, e, [](auto x) { return x; });
   });
   return out;
 }
@@ -148,8 +172,13 @@ Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double ba
   DType dt = dtype.value_or(default_dtype());
   Tensor out = make_empty({steps}, dt);
   if (steps == 0) return out;
+  // One step is base ** start of the number as given, converted (checked) to the dtype, as PyTorch.
+  if (steps == 1) return out.fill_(std::pow(base, start.to_double()));
+  // start and end are converted to the dtype first (checked; truncated for integers), as PyTorch.
   dispatch_dtypes<kNumericTypes>(dt, "logspace", [&]<class T>() {
-    fill_spaced(out.data_ptr<T>(), steps, start.to_double(), end.to_double(), [base](auto x) {
+    const double s = static_cast<double>(static_cast<opmath_t<T>>(checked_convert<T>(start, dt)));
+    const double e = static_cast<double>(static_cast<opmath_t<T>>(checked_convert<T>(end, dt)));
+    fill_spaced(out.data_ptr<T>(), steps, s, e, [base](auto x) {
       using S = decltype(x);
       return std::pow(static_cast<S>(base), x);
     });
