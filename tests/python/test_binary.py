@@ -704,3 +704,22 @@ def test_error_inside_parallel_loop_propagates():
     b = ember.ones(200000, dtype=ember.int64)
     b[150000] = 0
     assert_raises_like(lambda: ember.floor_divide(a, b), lambda: torch.floor_divide(to_torch(a), to_torch(b)))
+
+
+def test_out_as_a_non_contiguous_view():
+    # out= a strided or transposed view of the right shape is written through its strides (the base sees
+    # it); a view of the wrong shape is resized (to contiguous strides of its own).
+    base = make_tensor((3, 8), "float32")
+    tb = to_torch(base)
+    a = make_tensor((3, 4), "float32", seed=2)
+    ember.add(a, 1, out=base[:, ::2])
+    torch.add(to_torch(a), 1, out=tb[:, ::2])
+    assert_same(base, tb)
+    ember.exp(a.t(), out=base[:, 1::2].t())
+    torch.exp(to_torch(a).t(), out=tb[:, 1::2].t())
+    assert_same(base, tb)
+    o, to = base[:, ::2], tb[:, ::2]
+    ember.mul(a[:2], 2, out=o)
+    torch.mul(to_torch(a)[:2], 2, out=to)
+    assert_same(o, to)
+    assert o.stride() == to.stride()
