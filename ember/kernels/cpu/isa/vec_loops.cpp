@@ -68,6 +68,17 @@ EMBER_SLEEF(erf, u10)
 EMBER_SLEEF(erfc, u15)
 #undef EMBER_SLEEF
 
+// SLEEF's sinh and cosh are specified for |x| <= 88.5 (float) and 709 (double) only and give inf beyond,
+// where the result is still finite up to about 89.4 and 710.5: lanes past the limit take the scalar functor
+// (std::sinh, as PyTorch computes them).
+template <class T, class F>
+inline vec_t<T> with_large_lanes(vec_t<T> r, vec_t<T> x) {
+  constexpr T limit = std::is_same_v<T, float> ? T(88) : T(709);
+  for (int i = 0; i < kLanes<T>; ++i)
+    if (!(x[i] <= limit && x[i] >= -limit) && x[i] == x[i]) r[i] = F::f(x[i]);
+  return r;
+}
+
 // Vector bodies: a functor with v(x) over vec_t<T>, plus the scalar functor for the tail and strided rows.
 #define EMBER_VBODY(Name, Scalar, expr)                        \
   struct Name {                                                \
@@ -94,8 +105,8 @@ EMBER_VBODY(VTan, Tan, s_tan<T>(x))
 EMBER_VBODY(VAsin, Asin, s_asin<T>(x))
 EMBER_VBODY(VAcos, Acos, s_acos<T>(x))
 EMBER_VBODY(VAtan, Atan, s_atan<T>(x))
-EMBER_VBODY(VSinh, Sinh, s_sinh<T>(x))
-EMBER_VBODY(VCosh, Cosh, s_cosh<T>(x))
+EMBER_VBODY(VSinh, Sinh, (with_large_lanes<T, ops::Sinh>(s_sinh<T>(x), x)))
+EMBER_VBODY(VCosh, Cosh, (with_large_lanes<T, ops::Cosh>(s_cosh<T>(x), x)))
 EMBER_VBODY(VTanh, Tanh, s_tanh<T>(x))
 EMBER_VBODY(VSigmoid, Sigmoid, one / (one + s_exp<T>(-x)))
 EMBER_VBODY(VErf, Erf, s_erf<T>(x))
