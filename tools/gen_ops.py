@@ -91,7 +91,7 @@ def split_top(s):
 
 
 def strip_alias(t):
-    m = re.match(r"^Tensor\((\w+!?)\)(.*)$", t)
+    m = re.match(r"^Tensor\((\w+!?)(?:\s*->\s*\*)?\)(.*)$", t)
     if m:
         return "Tensor" + m.group(2), m.group(1)
     return t, None
