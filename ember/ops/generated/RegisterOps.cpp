@@ -372,6 +372,32 @@ void register_aten_ops(Library& m) {
   m.def("cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Running products along dim; integer inputs give int64 unless dtype is given.", false, true, "", "", ""});
   m.def("softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", OpInfo{"exp(x - max) / sum(exp(x - max)) along dim; dtype converts the input first; floating dtypes only.", true, true, "", "", ""});
   m.def("log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", OpInfo{"x - max - log(sum(exp(x - max))) along dim; dtype converts the input first; floating dtypes only.", true, true, "", "", ""});
+  m.def("cat(Tensor[] tensors, int dim=0) -> Tensor", OpInfo{"Concatenation of tensors along dim; dtypes promote as result_type over all inputs; 1-D tensors of size 0 are skipped (legacy). Errors: an empty list, a 0-dim input, ranks or sizes (other than at dim) that differ.", false, true, "", "", ""});
+  m.def("cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Concatenation of tensors along dim; dtypes promote as result_type over all inputs; 1-D tensors of size 0 are skipped (legacy). Errors: an empty list, a 0-dim input, ranks or sizes (other than at dim) that differ.", false, true, "", "", ""});
+  m.def("stack(Tensor[] tensors, int dim=0) -> Tensor", OpInfo{"Tensors of one size joined along a new dim (cat of the tensors unsqueezed at dim). Errors: an empty list, sizes that differ.", false, true, "", "", ""});
+  m.def("stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Tensors of one size joined along a new dim (cat of the tensors unsqueezed at dim). Errors: an empty list, sizes that differ.", false, true, "", "", ""});
+  m.def("split.Tensor(Tensor(a -> *) self, int split_size, int dim=0) -> Tensor(a)[]", OpInfo{"Views of self in pieces of split_size along dim (the last may be smaller). Errors: split_size < 0, or 0 for a non-empty dim; a 0-dim self.", true, true, "", "", ""});
+  m.def("split.sizes(Tensor(a -> *) self, int[] split_size, int dim=0) -> Tensor(a)[]", OpInfo{"split with a list of sizes: split_with_sizes (the Python binding picks it for a list).", true, true, "", "", ""});
+  m.def("split_with_sizes(Tensor(a -> *) self, int[] split_sizes, int dim=0) -> Tensor(a)[]", OpInfo{"Views of self of the given sizes along dim. Errors: a negative size, sizes that do not sum to the size of dim.", true, true, "", "", ""});
+  m.def("chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]", OpInfo{"At most chunks views of self along dim, each of ceil(size / chunks) elements but the last (split with that size). Errors: chunks <= 0; a 0-dim self.", true, true, "", "", ""});
+  m.def("unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]", OpInfo{"The views self.select(dim, i) for every i. Errors: a 0-dim self (IndexError).", true, true, "", "", ""});
+  m.def("repeat(Tensor self, SymInt[] repeats) -> Tensor", OpInfo{"self tiled repeats[i] times along each dim (leading repeats add dims). Errors: fewer repeats than dims; a negative repeat.", true, false, "", "", ""});
+  m.def("flip(Tensor self, int[] dims) -> Tensor", OpInfo{"A copy of self with the order of elements reversed along dims. Errors: a dim out of range (IndexError) or given twice.", true, true, "", "", ""});
+  m.def("tril(Tensor self, int diagonal=0) -> Tensor", OpInfo{"The lower triangle of the matrices in the last two dims: elements with col - row <= diagonal, others 0. Errors: fewer than 2 dims (IndexError); out= of another dtype.", true, true, "", "", ""});
+  m.def("tril_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)", OpInfo{"The lower triangle of the matrices in the last two dims: elements with col - row <= diagonal, others 0. Errors: fewer than 2 dims (IndexError); out= of another dtype.", true, false, "", "", ""});
+  m.def("tril.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"The lower triangle of the matrices in the last two dims: elements with col - row <= diagonal, others 0. Errors: fewer than 2 dims (IndexError); out= of another dtype.", false, true, "", "", ""});
+  m.def("triu(Tensor self, int diagonal=0) -> Tensor", OpInfo{"The upper triangle of the matrices in the last two dims: elements with col - row >= diagonal, others 0. Errors: fewer than 2 dims (IndexError); out= of another dtype.", true, true, "", "", ""});
+  m.def("triu_(Tensor(a!) self, int diagonal=0) -> Tensor(a!)", OpInfo{"The upper triangle of the matrices in the last two dims: elements with col - row >= diagonal, others 0. Errors: fewer than 2 dims (IndexError); out= of another dtype.", true, false, "", "", ""});
+  m.def("triu.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"The upper triangle of the matrices in the last two dims: elements with col - row >= diagonal, others 0. Errors: fewer than 2 dims (IndexError); out= of another dtype.", false, true, "", "", ""});
+  m.def("constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor", OpInfo{"self padded with value: pad = (left, right) for the last dim, then the one before, ...; negative pads crop. Errors: an odd length, more pairs than dims, a size below 1 when padding.", false, true, "", "", ""});
+  m.def("reflection_pad1d(Tensor self, int[2] padding) -> Tensor", OpInfo{"(C, W) or (N, C, W) padded by (left, right) with the reflection of self about its edges (the edge not repeated). Errors: a pad >= W; a zero size other than N.", false, true, "", "", "nn"});
+  m.def("reflection_pad2d(Tensor self, int[4] padding) -> Tensor", OpInfo{"(C, H, W) or (N, C, H, W) padded by (left, right, top, bottom) with reflections. Errors: a pad >= the size it pads; a zero size other than N.", false, true, "", "", "nn"});
+  m.def("reflection_pad3d(Tensor self, int[6] padding) -> Tensor", OpInfo{"(C, D, H, W) or (N, C, D, H, W) padded by (left, right, top, bottom, front, back) with reflections.", false, true, "", "", "nn"});
+  m.def("replication_pad1d(Tensor self, int[2] padding) -> Tensor", OpInfo{"(C, W) or (N, C, W) padded by (left, right) with copies of the edge elements. Errors: an output size below 1; a zero size other than N.", false, true, "", "", "nn"});
+  m.def("replication_pad2d(Tensor self, int[4] padding) -> Tensor", OpInfo{"(C, H, W) or (N, C, H, W) padded by (left, right, top, bottom) with copies of the edges.", false, true, "", "", "nn"});
+  m.def("replication_pad3d(Tensor self, int[6] padding) -> Tensor", OpInfo{"(C, D, H, W) or (N, C, D, H, W) padded by (left, right, top, bottom, front, back) with copies of the edges.", false, true, "", "", "nn"});
+  m.def("_pad_circular(Tensor self, int[] pad) -> Tensor", OpInfo{"(N, C, *spatial) padded circularly (wrapping around) in the last len(pad)/2 dims. Errors: len(pad) != 2 * (dim - 2); a pad larger than the size it pads.", false, true, "", "", "nn"});
+  m.def("pad(Tensor self, int[] pad, str mode=\"constant\", float? value=None) -> Tensor", OpInfo{"torch.nn.functional.pad: mode 'constant' (value, 0 when None), 'reflect', 'replicate' or 'circular' (these for 2-3, 3-4 or 4-5 dims with 1, 2 or 3 padded dims). Errors: an odd length or more pairs than dims; a value with a non-constant mode; another rank or mode (NotImplementedError).", false, true, "", "", "nn"});
   m.impl("aten::zeros", K::CompositeImplicitAutograd, static_cast<Tensor (*)(IntArrayRef, std::optional<DType>, std::optional<Device>)>(&composite::zeros));
   m.impl("aten::ones", K::CompositeImplicitAutograd, static_cast<Tensor (*)(IntArrayRef, std::optional<DType>, std::optional<Device>)>(&composite::ones));
   m.impl("aten::full", K::CompositeImplicitAutograd, static_cast<Tensor (*)(IntArrayRef, const Scalar&, std::optional<DType>, std::optional<Device>)>(&composite::full));
@@ -445,6 +471,17 @@ void register_aten_ops(Library& m) {
   m.impl("aten::norm.ScalarOpt_dim", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const std::optional<Scalar>&, IntArrayRef, bool)>(&composite::norm_dim));
   m.impl("aten::norm.Scalar", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&composite::norm));
   m.impl("aten::count_nonzero", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, std::optional<int64_t>)>(&composite::count_nonzero));
+  m.impl("aten::stack", K::CompositeImplicitAutograd, static_cast<Tensor (*)(TensorList, int64_t)>(&composite::stack));
+  m.impl("aten::stack.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(TensorList, int64_t, const Tensor&)>(&composite::stack_out));
+  m.impl("aten::split.Tensor", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(const Tensor&, int64_t, int64_t)>(&composite::split));
+  m.impl("aten::split.sizes", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(const Tensor&, IntArrayRef, int64_t)>(&composite::split_sizes));
+  m.impl("aten::split_with_sizes", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(const Tensor&, IntArrayRef, int64_t)>(&composite::split_with_sizes));
+  m.impl("aten::chunk", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(const Tensor&, int64_t, int64_t)>(&composite::chunk));
+  m.impl("aten::unbind.int", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(const Tensor&, int64_t)>(&composite::unbind));
+  m.impl("aten::repeat", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&composite::repeat));
+  m.impl("aten::constant_pad_nd", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, const Scalar&)>(&composite::constant_pad_nd));
+  m.impl("aten::_pad_circular", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&composite::pad_circular));
+  m.impl("aten::pad", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, std::string_view, std::optional<double>)>(&composite::pad));
 }
 
 }  // namespace ember
