@@ -76,5 +76,7 @@ Tensor repeat(const Tensor& self, IntArrayRef repeats);
 Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value);
 Tensor pad_circular(const Tensor& self, IntArrayRef pad);
 Tensor pad(const Tensor& self, IntArrayRef pad, std::string_view mode, std::optional<double> value);
+Tensor argsort(const Tensor& self, int64_t dim, bool descending);
+Tensor argsort_stable(const Tensor& self, bool stable, int64_t dim, bool descending);
 
 }  // namespace ember::composite

@@ -1733,5 +1733,30 @@ Tensor pad(const Tensor& self, IntArrayRef pad, std::string_view mode, std::opti
   static const OperatorHandle h = op("aten::pad");
   return h.call<Tensor, const Tensor&, IntArrayRef, std::string_view, std::optional<double>>(self, pad, mode, value);
 }
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
+  static const OperatorHandle h = op("aten::sort");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, int64_t, bool>(self, dim, descending);
+}
+std::tuple<Tensor, Tensor> Tensor::sort(int64_t dim, bool descending) const { return ember::sort(*this, dim, descending); }
+std::tuple<Tensor, Tensor> sort(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
+  static const OperatorHandle h = op("aten::sort.stable");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, std::optional<bool>, int64_t, bool>(self, stable, dim, descending);
+}
+std::tuple<Tensor, Tensor> Tensor::sort(std::optional<bool> stable, int64_t dim, bool descending) const { return ember::sort(*this, stable, dim, descending); }
+Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
+  static const OperatorHandle h = op("aten::argsort");
+  return h.call<Tensor, const Tensor&, int64_t, bool>(self, dim, descending);
+}
+Tensor Tensor::argsort(int64_t dim, bool descending) const { return ember::argsort(*this, dim, descending); }
+Tensor argsort(const Tensor& self, bool stable, int64_t dim, bool descending) {
+  static const OperatorHandle h = op("aten::argsort.stable");
+  return h.call<Tensor, const Tensor&, bool, int64_t, bool>(self, stable, dim, descending);
+}
+Tensor Tensor::argsort(bool stable, int64_t dim, bool descending) const { return ember::argsort(*this, stable, dim, descending); }
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  static const OperatorHandle h = op("aten::topk");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, int64_t, int64_t, bool, bool>(self, k, dim, largest, sorted);
+}
+std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest, bool sorted) const { return ember::topk(*this, k, dim, largest, sorted); }
 
 }  // namespace ember

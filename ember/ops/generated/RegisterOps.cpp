@@ -398,6 +398,11 @@ void register_aten_ops(Library& m) {
   m.def("replication_pad3d(Tensor self, int[6] padding) -> Tensor", OpInfo{"(C, D, H, W) or (N, C, D, H, W) padded by (left, right, top, bottom, front, back) with copies of the edges.", false, true, "", "", "nn"});
   m.def("_pad_circular(Tensor self, int[] pad) -> Tensor", OpInfo{"(N, C, *spatial) padded circularly (wrapping around) in the last len(pad)/2 dims. Errors: len(pad) != 2 * (dim - 2); a pad larger than the size it pads.", false, true, "", "", "nn"});
   m.def("pad(Tensor self, int[] pad, str mode=\"constant\", float? value=None) -> Tensor", OpInfo{"torch.nn.functional.pad: mode 'constant' (value, 0 when None), 'reflect', 'replicate' or 'circular' (these for 2-3, 3-4 or 4-5 dims with 1, 2 or 3 padded dims). Errors: an odd length or more pairs than dims; a value with a non-constant mode; another rank or mode (NotImplementedError).", false, true, "", "", "nn"});
+  m.def("sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", OpInfo{"self sorted along dim (ascending unless descending) and the int64 positions the values came from; NaN sorts as the largest value. Not stable: ties may come in any order (the same order as PyTorch's).", true, true, "", "", ""});
+  m.def("sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", OpInfo{"sort; with stable=True, equal values keep their input order (in both directions). Errors: stable=None.", true, true, "", "", ""});
+  m.def("argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor", OpInfo{"The indices of sort(self, dim, descending).", true, true, "", "", ""});
+  m.def("argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor", OpInfo{"The indices of sort(self, stable=stable, dim=dim, descending=descending).", true, true, "", "", ""});
+  m.def("topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)", OpInfo{"The k largest (or smallest) elements along dim and their int64 indices, in order when sorted; NaN counts as the largest. Errors: k < 0 or k > the size of dim (\"selected index k out of range\").", true, true, "", "", ""});
   m.impl("aten::zeros", K::CompositeImplicitAutograd, static_cast<Tensor (*)(IntArrayRef, std::optional<DType>, std::optional<Device>)>(&composite::zeros));
   m.impl("aten::ones", K::CompositeImplicitAutograd, static_cast<Tensor (*)(IntArrayRef, std::optional<DType>, std::optional<Device>)>(&composite::ones));
   m.impl("aten::full", K::CompositeImplicitAutograd, static_cast<Tensor (*)(IntArrayRef, const Scalar&, std::optional<DType>, std::optional<Device>)>(&composite::full));
@@ -482,6 +487,8 @@ void register_aten_ops(Library& m) {
   m.impl("aten::constant_pad_nd", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, const Scalar&)>(&composite::constant_pad_nd));
   m.impl("aten::_pad_circular", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&composite::pad_circular));
   m.impl("aten::pad", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, std::string_view, std::optional<double>)>(&composite::pad));
+  m.impl("aten::argsort", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, bool)>(&composite::argsort));
+  m.impl("aten::argsort.stable", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, bool, int64_t, bool)>(&composite::argsort_stable));
 }
 
 }  // namespace ember

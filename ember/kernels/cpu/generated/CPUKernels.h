@@ -293,5 +293,8 @@ Tensor reflection_pad3d(const Tensor& self, IntArrayRef padding);
 Tensor replication_pad1d(const Tensor& self, IntArrayRef padding);
 Tensor replication_pad2d(const Tensor& self, IntArrayRef padding);
 Tensor replication_pad3d(const Tensor& self, IntArrayRef padding);
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending);
+std::tuple<Tensor, Tensor> sort_stable(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending);
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted);
 
 }  // namespace ember::cpu

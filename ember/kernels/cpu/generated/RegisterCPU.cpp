@@ -294,6 +294,9 @@ void register_cpu_kernels(Library& m) {
   m.impl("aten::replication_pad1d", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&cpu::replication_pad1d));
   m.impl("aten::replication_pad2d", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&cpu::replication_pad2d));
   m.impl("aten::replication_pad3d", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&cpu::replication_pad3d));
+  m.impl("aten::sort", DispatchKey::CPU, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, bool)>(&cpu::sort));
+  m.impl("aten::sort.stable", DispatchKey::CPU, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, std::optional<bool>, int64_t, bool)>(&cpu::sort_stable));
+  m.impl("aten::topk", DispatchKey::CPU, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, int64_t, bool, bool)>(&cpu::topk));
 }
 
 }  // namespace ember
