@@ -225,6 +225,16 @@ def test_split_list(sizes, dim, dtype):
     check(lambda t: t.split_with_sizes(sizes, dim=dim), lambda t: t.split_with_sizes(sizes, dim=dim), x, **kw)
 
 
+def test_split_python_keywords():
+    # torch.split is a Python function whose second parameter is split_size_or_sections; Tensor.split's is
+    # split_size.
+    x = make_tensor((4, 3), "float32")
+    tx = to_torch(x)
+    assert_same(ember.split(x, split_size_or_sections=[1, 3], dim=0), torch.split(tx, split_size_or_sections=[1, 3], dim=0))
+    assert_same(ember.split(tensor=x, split_size_or_sections=2), torch.split(tensor=tx, split_size_or_sections=2))
+    assert_same(x.split(split_size=3, dim=0), tx.split(split_size=3, dim=0))
+
+
 @pytest.mark.parametrize("call", [
     lambda m, t: m.split(t, -1),
     lambda m, t: m.split(t, 0),
@@ -648,6 +658,7 @@ def test_pad_lives_in_nn_functional_only():
                  "replication_pad2d", "replication_pad3d", "_pad_circular"]:
         assert hasattr(ember._C._nn, name) and hasattr(torch._C._nn, name), name
     assert EF.pad.__doc__ and "Raises" in EF.pad.__doc__
+    assert ember.nn.functional.pad is EF.pad  # `import ember` brings ember.nn, as `import torch` does
 
 
 def test_pad_result_is_a_new_tensor():
