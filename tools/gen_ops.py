@@ -91,7 +91,7 @@ def split_top(s):
 
 
 def strip_alias(t):
-    m = re.match(r"^Tensor\((\w+!?)\)(.*)$", t)
+    m = re.match(r"^Tensor\((\w+!?)(?:\s*->\s*\*)?\)(.*)$", t)
     if m:
         return "Tensor" + m.group(2), m.group(1)
     return t, None
@@ -299,7 +299,7 @@ def gen(ops):
     for o in ops:
         info = (f"OpInfo{{{cstr(o.doc)}, {str(o.method and o.python).lower()}, "
                 f"{str(o.function and o.python).lower()}, {cstr(o.entry.get('shape', ''))}, "
-                f"{cstr(o.entry.get('python_numbers', ''))}}}")
+                f"{cstr(o.entry.get('python_numbers', ''))}, {cstr(o.entry.get('python_module', ''))}}}")
         reg.append(f"  m.def({cstr(o.schema.text)}, {info});\n")
     scalar_bodies = []
     for o in ops:

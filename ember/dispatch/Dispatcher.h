@@ -83,6 +83,7 @@ struct OpInfo {
   bool function = true;   // a free function (ember.add)
   std::string shape;      // the shape/dtype rule (ember/ops/meta.h), or empty
   std::string python_numbers;  // Tensor arguments that take Python numbers: "all", "other" or empty
+  std::string python_module;   // the function lives in ember._C._<module> (e.g. "nn", as torch._C._nn), not ember
 };
 
 /// The table entry of one operator.

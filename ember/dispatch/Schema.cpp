@@ -128,6 +128,10 @@ class SchemaParser {
       AliasInfo ai;
       ai.set = ident();
       ai.is_write = accept('!');
+      if (consume("->")) {  // Tensor(a -> *): the views of a list result
+        expect('*');
+        ai.to_wildcard = true;
+      }
       expect(')');
       a.alias = ai;
     }
@@ -335,7 +339,7 @@ std::string type_with_alias(const SchemaArgument& a) {
   std::string t = a.type.str();
   if (a.alias) {
     // The annotation sits right after the innermost "Tensor".
-    std::string ann = "(" + a.alias->set + (a.alias->is_write ? "!" : "") + ")";
+    std::string ann = "(" + a.alias->set + (a.alias->is_write ? "!" : "") + (a.alias->to_wildcard ? " -> *" : "") + ")";
     t.insert(6, ann);
   }
   return t;

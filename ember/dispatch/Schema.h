@@ -29,10 +29,12 @@ struct SchemaType {
   std::string str() const;
 };
 
-/// Alias annotation of a Tensor argument: `Tensor(a)` (aliases set a) or `Tensor(a!)` (also writes it).
+/// Alias annotation of a Tensor argument: `Tensor(a)` (aliases set a), `Tensor(a!)` (also writes it) or
+/// `Tensor(a -> *)` (set a flows into the wildcard set: results such as split's list of views alias it).
 struct AliasInfo {
   std::string set;
   bool is_write = false;
+  bool to_wildcard = false;
 };
 
 struct SchemaArgument {

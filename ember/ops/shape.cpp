@@ -1,8 +1,17 @@
 #include "ember/ops/shape.h"
 
+#include <algorithm>
+
 #include "ember/base/Error.h"
 
 namespace ember {
+
+int64_t checked_dim(const char* op, int64_t dim, int64_t ndim) {
+  const int64_t n = std::max<int64_t>(ndim, 1);
+  EMBER_CHECK_INDEX(dim >= -n && dim < n, "{}: Dimension out of range (expected to be in range of [{}, {}], but got {})",
+                    op, -n, n - 1, dim);
+  return dim < 0 ? dim + n : dim;
+}
 
 DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op) {
   DimVector r(shape);

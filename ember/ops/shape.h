@@ -15,4 +15,8 @@ DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op);
 /// memory layout does not allow it (a merged group of dims must be contiguous among themselves).
 std::optional<DimVector> compute_view_strides(IntArrayRef sizes, IntArrayRef strides, IntArrayRef new_sizes);
 
+/// dim wrapped into [0, ndim) (a 0-dim tensor accepts -1 and 0), for op. Errors: IndexError "<op>: Dimension out
+/// of range (expected to be in range of [-ndim, ndim-1], but got dim)" (PyTorch's message after the op name).
+int64_t checked_dim(const char* op, int64_t dim, int64_t ndim);
+
 }  // namespace ember

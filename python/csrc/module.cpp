@@ -59,9 +59,14 @@ PYBIND11_MODULE(_C, m) {
     ember::init();
     init_dtypes(m.ptr());
     init_tensor(m.ptr());
-    py::dict functions;
-    init_ops(m.ptr(), functions.ptr());
+    py::dict functions, module_functions;
+    init_ops(m.ptr(), functions.ptr(), module_functions.ptr());
     m.attr("_functions") = functions;
+    // ember._C._nn (as torch._C._nn): the ops that Python reaches through ember.nn.functional.
+    for (auto [mod, fns] : module_functions) {
+      py::module_ sub = m.def_submodule(("_" + py::cast<std::string>(mod)).c_str());
+      for (auto [name, fn] : py::cast<py::dict>(fns)) sub.attr(name) = fn;
+    }
     init_tensor_new(m.ptr());
   } catch (const python_error_already_set&) {
     throw py::error_already_set();

@@ -1,5 +1,6 @@
 #include "op_binding.h"
 
+#include <map>
 #include <memory>
 #include <unordered_map>
 
@@ -221,7 +222,7 @@ void sort_overloads(std::vector<Signature>& v) {
 
 }  // namespace
 
-void init_ops(PyObject* m, PyObject* functions) {
+void init_ops(PyObject* m, PyObject* functions, PyObject* module_functions) {
   if (PyType_Ready(&OpType) < 0) throw python_error_already_set();
   Py_INCREF(&OpType);
   PyModule_AddObject(m, "_Op", reinterpret_cast<PyObject*>(&OpType));
@@ -231,11 +232,22 @@ void init_ops(PyObject* m, PyObject* functions) {
   PyModule_AddObject(m, "_meta", PyCFunction_New(&meta_def, nullptr));
   std::unordered_map<std::string, PyOp*> methods;
   std::vector<std::string> fn_order, method_order;
+  std::map<std::string, std::unordered_map<std::string, PyOp*>> module_ops;
+  std::map<std::string, std::vector<std::string>> module_order;
   for (const OperatorHandle& h : Dispatcher::singleton().all_ops()) {
     const FunctionSchema& s = h.schema();
     if (s.name.rfind("aten::", 0) != 0) continue;  // custom namespaces are reached as ember.ops.<ns>.<op>
     std::string name(s.base_name());
-    if (h.info().function) {
+    if (h.info().function && !h.info().python_module.empty()) {
+      // ember._C._nn.pad and the like: one dict of op objects per module.
+      const std::string& mod = h.info().python_module;
+      auto& f = module_ops[mod][name];
+      if (!f) {
+        f = new_op(name);
+        module_order[mod].push_back(name);
+      }
+      f->overloads->push_back(make_signature(h));
+    } else if (h.info().function) {
       auto& f = functions_by_name()[name];
       if (!f) {
         f = new_op(name);
@@ -254,7 +266,15 @@ void init_ops(PyObject* m, PyObject* functions) {
   }
   for (auto& [name, op] : functions_by_name()) sort_overloads(*op->overloads);  // Note [overload order]
   for (auto& [name, op] : methods) sort_overloads(*op->overloads);
+  for (auto& [mod, ops] : module_ops)
+    for (auto& [name, op] : ops) sort_overloads(*op->overloads);
   for (const std::string& n : fn_order) PyDict_SetItemString(functions, n.c_str(), reinterpret_cast<PyObject*>(functions_by_name()[n]));
+  for (auto& [mod, names] : module_order) {
+    PyObject* d = PyDict_New();
+    for (const std::string& n : names) PyDict_SetItemString(d, n.c_str(), reinterpret_cast<PyObject*>(module_ops[mod][n]));
+    PyDict_SetItemString(module_functions, mod.c_str(), d);
+    Py_DECREF(d);
+  }
   PyObject* dict = TensorBaseType.tp_dict;
   for (const std::string& n : method_order) {
     // Hand-written methods of _TensorBase (size, stride, ...) win over ops of the same name.

@@ -6,8 +6,9 @@
 
 namespace ember::python {
 
-/// Creates the op objects: module functions in `functions` (a dict) and methods on _TensorBase.
-void init_ops(PyObject* m, PyObject* functions);
+/// Creates the op objects: module functions in `functions` (a dict), the functions of ops with a
+/// python_module in `module_functions` (a dict: module name -> dict of functions) and methods on _TensorBase.
+void init_ops(PyObject* m, PyObject* functions, PyObject* module_functions);
 
 /// The op object for `name` (a function, or an in-place method such as add_), borrowed; null if absent.
 /// Look it up once and keep it: this is a string search.

@@ -57,6 +57,8 @@ _C._set_size_class(Size)
 # Every op of the database that is a function becomes ember.<name>.
 globals().update(_C._functions)
 
+from . import nn  # noqa: E402  (ember.nn, as torch.nn after `import torch`)
+
 
 def is_tensor(obj):
     """True when obj is an ember.Tensor."""
@@ -71,6 +73,25 @@ def numel(input):
 def is_floating_point(input):
     """True when input's dtype is a floating type."""
     return input.dtype.is_floating_point
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """Splits tensor into views along dim (PyTorch's torch.split, a Python function there too).
+
+    Args:
+        tensor (Tensor): the tensor to split (at least 1-D).
+        split_size_or_sections (int or list of ints): the size of every piece (the last may be smaller), or
+            the sizes of the pieces, which must sum to ``tensor.size(dim)``.
+        dim (int): the dim to split. Default: 0.
+
+    Returns:
+        tuple of Tensors: views of tensor.
+
+    Raises:
+        RuntimeError: a 0-dim tensor; a negative size, 0 for a non-empty dim, or sizes that do not sum to the
+            size of dim. IndexError: dim out of range.
+    """
+    return _C._functions["split"](tensor, split_size_or_sections, dim)
 
 
 __all__ = ["Tensor", "Size", "tensor", "from_numpy", "is_tensor", "set_printoptions"] + sorted(_C._functions)

@@ -31,7 +31,9 @@ using Kind = SchemaType::Kind;
                               p.default_value->repr() != q.default_value->repr()))
         return false;
       if (p.alias.has_value() != q.alias.has_value()) return false;
-      if (p.alias && (p.alias->set != q.alias->set || p.alias->is_write != q.alias->is_write)) return false;
+      if (p.alias && (p.alias->set != q.alias->set || p.alias->is_write != q.alias->is_write ||
+                      p.alias->to_wildcard != q.alias->to_wildcard))
+        return false;
     }
     return true;
   };
@@ -256,6 +258,16 @@ TEST(Schema, AliasAnnotationsAndReturns) {
   EXPECT_FALSE(view.arguments[0].alias->is_write);
   EXPECT_EQ(view.returns[0].alias->set, "a");
   EXPECT_EQ(view.returns[0].name, "");
+
+  // A list of views of self (split, chunk, unbind): self's set flows into the wildcard set.
+  FunctionSchema split = parse_schema("split.Tensor(Tensor(a -> *) self, int split_size, int dim=0) -> Tensor(a)[]");
+  EXPECT_FALSE(split.is_mutable());
+  EXPECT_EQ(split.arguments[0].alias->set, "a");
+  EXPECT_TRUE(split.arguments[0].alias->to_wildcard);
+  EXPECT_FALSE(split.returns[0].alias->to_wildcard);
+  EXPECT_EQ(split.returns[0].type.str(), "Tensor[]");
+  EXPECT_EQ(split.str(), "aten::split.Tensor(Tensor(a -> *) self, int split_size, int dim=0) -> Tensor(a)[]");
+  EXPECT_TRUE(same_schema(split, parse_schema(split.str())));
 
   FunctionSchema none = parse_schema("_foreach_add_.List(Tensor(a!)[] self, Tensor[] other) -> ()");
   EXPECT_TRUE(none.returns.empty());

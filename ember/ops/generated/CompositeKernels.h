@@ -66,5 +66,18 @@ std::tuple<Tensor, Tensor> std_mean_dim(const Tensor& self, OptionalIntArrayRef 
 Tensor norm_dim(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim);
 Tensor norm(const Tensor& self, const Scalar& p);
 Tensor count_nonzero(const Tensor& self, std::optional<int64_t> dim);
+Tensor stack(TensorList tensors, int64_t dim);
+Tensor stack_out(TensorList tensors, int64_t dim, const Tensor& out);
+std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim);
+std::vector<Tensor> split_sizes(const Tensor& self, IntArrayRef split_size, int64_t dim);
+std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim);
+std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim);
+std::vector<Tensor> unbind(const Tensor& self, int64_t dim);
+Tensor repeat(const Tensor& self, IntArrayRef repeats);
+Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value);
+Tensor pad_circular(const Tensor& self, IntArrayRef pad);
+Tensor pad(const Tensor& self, IntArrayRef pad, std::string_view mode, std::optional<double> value);
+Tensor argsort(const Tensor& self, int64_t dim, bool descending);
+Tensor argsort_stable(const Tensor& self, bool stable, int64_t dim, bool descending);
 
 }  // namespace ember::composite

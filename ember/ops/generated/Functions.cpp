@@ -1623,5 +1623,145 @@ Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype) 
   return h.call<Tensor, const Tensor&, int64_t, std::optional<DType>>(self, dim, dtype);
 }
 Tensor Tensor::log_softmax(int64_t dim, std::optional<DType> dtype) const { return ember::log_softmax(*this, dim, dtype); }
+Tensor cat(TensorList tensors, int64_t dim) {
+  static const OperatorHandle h = op("aten::cat");
+  return h.call<Tensor, TensorList, int64_t>(tensors, dim);
+}
+Tensor cat_out(const Tensor& out, TensorList tensors, int64_t dim) {
+  static const OperatorHandle h = op("aten::cat.out");
+  return h.call<Tensor, TensorList, int64_t, const Tensor&>(tensors, dim, out);
+}
+Tensor stack(TensorList tensors, int64_t dim) {
+  static const OperatorHandle h = op("aten::stack");
+  return h.call<Tensor, TensorList, int64_t>(tensors, dim);
+}
+Tensor stack_out(const Tensor& out, TensorList tensors, int64_t dim) {
+  static const OperatorHandle h = op("aten::stack.out");
+  return h.call<Tensor, TensorList, int64_t, const Tensor&>(tensors, dim, out);
+}
+std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
+  static const OperatorHandle h = op("aten::split.Tensor");
+  return h.call<std::vector<Tensor>, const Tensor&, int64_t, int64_t>(self, split_size, dim);
+}
+std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim) const { return ember::split(*this, split_size, dim); }
+std::vector<Tensor> split(const Tensor& self, IntArrayRef split_size, int64_t dim) {
+  static const OperatorHandle h = op("aten::split.sizes");
+  return h.call<std::vector<Tensor>, const Tensor&, IntArrayRef, int64_t>(self, split_size, dim);
+}
+std::vector<Tensor> Tensor::split(IntArrayRef split_size, int64_t dim) const { return ember::split(*this, split_size, dim); }
+std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+  static const OperatorHandle h = op("aten::split_with_sizes");
+  return h.call<std::vector<Tensor>, const Tensor&, IntArrayRef, int64_t>(self, split_sizes, dim);
+}
+std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t dim) const { return ember::split_with_sizes(*this, split_sizes, dim); }
+std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
+  static const OperatorHandle h = op("aten::chunk");
+  return h.call<std::vector<Tensor>, const Tensor&, int64_t, int64_t>(self, chunks, dim);
+}
+std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t dim) const { return ember::chunk(*this, chunks, dim); }
+std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = op("aten::unbind.int");
+  return h.call<std::vector<Tensor>, const Tensor&, int64_t>(self, dim);
+}
+std::vector<Tensor> Tensor::unbind(int64_t dim) const { return ember::unbind(*this, dim); }
+Tensor repeat(const Tensor& self, IntArrayRef repeats) {
+  static const OperatorHandle h = op("aten::repeat");
+  return h.call<Tensor, const Tensor&, IntArrayRef>(self, repeats);
+}
+Tensor Tensor::repeat(IntArrayRef repeats) const { return ember::repeat(*this, repeats); }
+Tensor flip(const Tensor& self, IntArrayRef dims) {
+  static const OperatorHandle h = op("aten::flip");
+  return h.call<Tensor, const Tensor&, IntArrayRef>(self, dims);
+}
+Tensor Tensor::flip(IntArrayRef dims) const { return ember::flip(*this, dims); }
+Tensor tril(const Tensor& self, int64_t diagonal) {
+  static const OperatorHandle h = op("aten::tril");
+  return h.call<Tensor, const Tensor&, int64_t>(self, diagonal);
+}
+Tensor Tensor::tril(int64_t diagonal) const { return ember::tril(*this, diagonal); }
+Tensor tril_(const Tensor& self, int64_t diagonal) {
+  static const OperatorHandle h = op("aten::tril_");
+  return h.call<Tensor, const Tensor&, int64_t>(self, diagonal);
+}
+Tensor Tensor::tril_(int64_t diagonal) const { return ember::tril_(*this, diagonal); }
+Tensor tril_out(const Tensor& out, const Tensor& self, int64_t diagonal) {
+  static const OperatorHandle h = op("aten::tril.out");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&>(self, diagonal, out);
+}
+Tensor triu(const Tensor& self, int64_t diagonal) {
+  static const OperatorHandle h = op("aten::triu");
+  return h.call<Tensor, const Tensor&, int64_t>(self, diagonal);
+}
+Tensor Tensor::triu(int64_t diagonal) const { return ember::triu(*this, diagonal); }
+Tensor triu_(const Tensor& self, int64_t diagonal) {
+  static const OperatorHandle h = op("aten::triu_");
+  return h.call<Tensor, const Tensor&, int64_t>(self, diagonal);
+}
+Tensor Tensor::triu_(int64_t diagonal) const { return ember::triu_(*this, diagonal); }
+Tensor triu_out(const Tensor& out, const Tensor& self, int64_t diagonal) {
+  static const OperatorHandle h = op("aten::triu.out");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&>(self, diagonal, out);
+}
+Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value) {
+  static const OperatorHandle h = op("aten::constant_pad_nd");
+  return h.call<Tensor, const Tensor&, IntArrayRef, const Scalar&>(self, pad, value);
+}
+Tensor reflection_pad1d(const Tensor& self, IntArrayRef padding) {
+  static const OperatorHandle h = op("aten::reflection_pad1d");
+  return h.call<Tensor, const Tensor&, IntArrayRef>(self, padding);
+}
+Tensor reflection_pad2d(const Tensor& self, IntArrayRef padding) {
+  static const OperatorHandle h = op("aten::reflection_pad2d");
+  return h.call<Tensor, const Tensor&, IntArrayRef>(self, padding);
+}
+Tensor reflection_pad3d(const Tensor& self, IntArrayRef padding) {
+  static const OperatorHandle h = op("aten::reflection_pad3d");
+  return h.call<Tensor, const Tensor&, IntArrayRef>(self, padding);
+}
+Tensor replication_pad1d(const Tensor& self, IntArrayRef padding) {
+  static const OperatorHandle h = op("aten::replication_pad1d");
+  return h.call<Tensor, const Tensor&, IntArrayRef>(self, padding);
+}
+Tensor replication_pad2d(const Tensor& self, IntArrayRef padding) {
+  static const OperatorHandle h = op("aten::replication_pad2d");
+  return h.call<Tensor, const Tensor&, IntArrayRef>(self, padding);
+}
+Tensor replication_pad3d(const Tensor& self, IntArrayRef padding) {
+  static const OperatorHandle h = op("aten::replication_pad3d");
+  return h.call<Tensor, const Tensor&, IntArrayRef>(self, padding);
+}
+Tensor _pad_circular(const Tensor& self, IntArrayRef pad) {
+  static const OperatorHandle h = op("aten::_pad_circular");
+  return h.call<Tensor, const Tensor&, IntArrayRef>(self, pad);
+}
+Tensor pad(const Tensor& self, IntArrayRef pad, std::string_view mode, std::optional<double> value) {
+  static const OperatorHandle h = op("aten::pad");
+  return h.call<Tensor, const Tensor&, IntArrayRef, std::string_view, std::optional<double>>(self, pad, mode, value);
+}
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
+  static const OperatorHandle h = op("aten::sort");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, int64_t, bool>(self, dim, descending);
+}
+std::tuple<Tensor, Tensor> Tensor::sort(int64_t dim, bool descending) const { return ember::sort(*this, dim, descending); }
+std::tuple<Tensor, Tensor> sort(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
+  static const OperatorHandle h = op("aten::sort.stable");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, std::optional<bool>, int64_t, bool>(self, stable, dim, descending);
+}
+std::tuple<Tensor, Tensor> Tensor::sort(std::optional<bool> stable, int64_t dim, bool descending) const { return ember::sort(*this, stable, dim, descending); }
+Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
+  static const OperatorHandle h = op("aten::argsort");
+  return h.call<Tensor, const Tensor&, int64_t, bool>(self, dim, descending);
+}
+Tensor Tensor::argsort(int64_t dim, bool descending) const { return ember::argsort(*this, dim, descending); }
+Tensor argsort(const Tensor& self, bool stable, int64_t dim, bool descending) {
+  static const OperatorHandle h = op("aten::argsort.stable");
+  return h.call<Tensor, const Tensor&, bool, int64_t, bool>(self, stable, dim, descending);
+}
+Tensor Tensor::argsort(bool stable, int64_t dim, bool descending) const { return ember::argsort(*this, stable, dim, descending); }
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  static const OperatorHandle h = op("aten::topk");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, int64_t, int64_t, bool, bool>(self, k, dim, largest, sorted);
+}
+std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest, bool sorted) const { return ember::topk(*this, k, dim, largest, sorted); }
 
 }  // namespace ember

@@ -278,5 +278,23 @@ Tensor cumprod_(const Tensor& self, int64_t dim, std::optional<DType> dtype);
 Tensor cumprod_out(const Tensor& self, int64_t dim, std::optional<DType> dtype, const Tensor& out);
 Tensor softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype);
 Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype);
+Tensor cat(TensorList tensors, int64_t dim);
+Tensor cat_out(TensorList tensors, int64_t dim, const Tensor& out);
+Tensor flip(const Tensor& self, IntArrayRef dims);
+Tensor tril(const Tensor& self, int64_t diagonal);
+Tensor tril_(const Tensor& self, int64_t diagonal);
+Tensor tril_out(const Tensor& self, int64_t diagonal, const Tensor& out);
+Tensor triu(const Tensor& self, int64_t diagonal);
+Tensor triu_(const Tensor& self, int64_t diagonal);
+Tensor triu_out(const Tensor& self, int64_t diagonal, const Tensor& out);
+Tensor reflection_pad1d(const Tensor& self, IntArrayRef padding);
+Tensor reflection_pad2d(const Tensor& self, IntArrayRef padding);
+Tensor reflection_pad3d(const Tensor& self, IntArrayRef padding);
+Tensor replication_pad1d(const Tensor& self, IntArrayRef padding);
+Tensor replication_pad2d(const Tensor& self, IntArrayRef padding);
+Tensor replication_pad3d(const Tensor& self, IntArrayRef padding);
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending);
+std::tuple<Tensor, Tensor> sort_stable(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending);
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted);
 
 }  // namespace ember::cpu

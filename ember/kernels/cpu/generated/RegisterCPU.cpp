@@ -279,6 +279,24 @@ void register_cpu_kernels(Library& m) {
   m.impl("aten::cumprod.out", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<DType>, const Tensor&)>(&cpu::cumprod_out));
   m.impl("aten::softmax.int", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<DType>)>(&cpu::softmax));
   m.impl("aten::log_softmax.int", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<DType>)>(&cpu::log_softmax));
+  m.impl("aten::cat", DispatchKey::CPU, static_cast<Tensor (*)(TensorList, int64_t)>(&cpu::cat));
+  m.impl("aten::cat.out", DispatchKey::CPU, static_cast<Tensor (*)(TensorList, int64_t, const Tensor&)>(&cpu::cat_out));
+  m.impl("aten::flip", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&cpu::flip));
+  m.impl("aten::tril", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, int64_t)>(&cpu::tril));
+  m.impl("aten::tril_", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, int64_t)>(&cpu::tril_));
+  m.impl("aten::tril.out", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&)>(&cpu::tril_out));
+  m.impl("aten::triu", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, int64_t)>(&cpu::triu));
+  m.impl("aten::triu_", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, int64_t)>(&cpu::triu_));
+  m.impl("aten::triu.out", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&)>(&cpu::triu_out));
+  m.impl("aten::reflection_pad1d", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&cpu::reflection_pad1d));
+  m.impl("aten::reflection_pad2d", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&cpu::reflection_pad2d));
+  m.impl("aten::reflection_pad3d", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&cpu::reflection_pad3d));
+  m.impl("aten::replication_pad1d", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&cpu::replication_pad1d));
+  m.impl("aten::replication_pad2d", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&cpu::replication_pad2d));
+  m.impl("aten::replication_pad3d", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&cpu::replication_pad3d));
+  m.impl("aten::sort", DispatchKey::CPU, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, bool)>(&cpu::sort));
+  m.impl("aten::sort.stable", DispatchKey::CPU, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, std::optional<bool>, int64_t, bool)>(&cpu::sort_stable));
+  m.impl("aten::topk", DispatchKey::CPU, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, int64_t, bool, bool)>(&cpu::topk));
 }
 
 }  // namespace ember
