@@ -5,6 +5,9 @@ randperm, bernoulli, normal, uniform_, random_, exponential_, dropout and the *_
 PyTorch); and the errors PyTorch raises, with its exception types."""
 import hashlib
 import math
+import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -162,6 +165,23 @@ def test_rand_randn_bitwise(n, dtype):
 @pytest.mark.parametrize("n", [4099, 65541])
 def test_randn_long_bitwise(n, dtype):
     check_same_stream(lambda L: L.randn(n, dtype=getattr(L, dtype)), 7, f"randn({n})")
+
+
+def test_randn_same_bits_on_every_instruction_set():
+    # float32 randn has an AVX2 and a one-lane implementation of PyTorch's AVX2 kernel; both give its bits.
+    code = ("import sys, ember, hashlib; ember.manual_seed(3); "
+            "sys.stdout.write(ember._C._cpu_capability() + ' ' + "
+            "hashlib.sha256(ember.randn(100003).numpy().tobytes()).hexdigest())")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(ember.__file__)))
+    outs = {}
+    for isa in ["default", "avx2", "avx512"]:
+        env["EMBER_CPU_CAPABILITY"] = isa
+        outs[isa] = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                   check=True).stdout.split()
+    assert outs["default"][0] == "default"
+    torch.manual_seed(3)
+    want = hashlib.sha256(torch.randn(100003).numpy().tobytes()).hexdigest()
+    assert {h for _, h in outs.values()} == {want}, outs
 
 
 @pytest.mark.parametrize("shape", [(), (0, 3), (3, 5), (4, 4), (2, 3, 17), (7, 1, 9)])

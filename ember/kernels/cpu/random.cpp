@@ -1,13 +1,19 @@
 // Random sampling kernels: uniform_, normal_, random_, exponential_, bernoulli, randperm, and the factories made
 // of them (rand, randn, randint, normal). See Note [random kernels].
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numbers>
 
 #include "ember/kernels/cpu/Dispatch.h"
 #include "ember/kernels/cpu/TensorIterator.h"
 #include "ember/kernels/cpu/generated/CPUKernels.h"
+#include "ember/kernels/cpu/isa/VecLoops.h"
 
 namespace ember::cpu {
 
@@ -170,9 +176,9 @@ constexpr float kTwoPiF = static_cast<float>(2.0 * std::numbers::pi);
   *cos_out = flip_cos ? -cv : cv;
 }
 
-// One block of 16 of normal_fill_16_AVX2: d[0..7] give the radii, d[8..15] the angles. Compiled twice (FMA
-// instructions where the CPU has them, libm's fma elsewhere); both give the same bits.
-[[gnu::target_clones("arch=haswell", "default")]] void normal_block16_f32(float* d, float mean, float std) {
+// One block of 16 of normal_fill_16_AVX2, one lane at a time: d[0..7] give the radii, d[8..15] the angles. For
+// CPUs without AVX2 (or EMBER_CPU_CAPABILITY=default); the same bits as normal_block16_f32_avx2.
+void normal_block16_f32_scalar(float* d, float mean, float std) {
   for (int j = 0; j < 8; ++j) {
     const float u1 = 1.0f - d[j];
     const float u2 = d[j + 8];
@@ -183,6 +189,75 @@ constexpr float kTwoPiF = static_cast<float>(2.0 * std::numbers::pi);
     d[j] = std::fma(radius * c, std, mean);
     d[j + 8] = std::fma(radius * s, std, mean);
   }
+}
+
+#if defined(__x86_64__)
+// normal_fill_16_AVX2 itself: log256_ps and sincos256_ps of avx_mathfun.h with the multiply-adds that PyTorch's
+// build fuses (the same operations as cephes_log and cephes_sincos above, eight lanes at a time).
+[[gnu::target("avx2,fma")]] void normal_block16_f32_avx2(float* d, float mean, float std) {
+  const __m256 one = _mm256_set1_ps(1.0f), half = _mm256_set1_ps(0.5f);
+  const __m256i one_i = _mm256_set1_epi32(1), two_i = _mm256_set1_epi32(2), four_i = _mm256_set1_epi32(4);
+  const __m256 u1 = _mm256_sub_ps(one, _mm256_loadu_ps(d));
+  const __m256 u2 = _mm256_loadu_ps(d + 8);
+  // log(u1)
+  __m256 e = _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_srli_epi32(_mm256_castps_si256(u1), 23), _mm256_set1_epi32(127)));
+  e = _mm256_add_ps(e, one);
+  __m256 x = _mm256_or_ps(_mm256_and_ps(u1, _mm256_castsi256_ps(_mm256_set1_epi32(~0x7f800000))), half);
+  const __m256 below = _mm256_cmp_ps(x, _mm256_set1_ps(kSqrtHalf), _CMP_LT_OS);
+  const __m256 tmp = _mm256_and_ps(x, below);
+  x = _mm256_sub_ps(x, one);
+  e = _mm256_sub_ps(e, _mm256_and_ps(one, below));
+  x = _mm256_add_ps(x, tmp);
+  __m256 y = _mm256_fmadd_ps(_mm256_set1_ps(kLogP[0]), x, _mm256_set1_ps(kLogP[1]));
+  for (int k = 2; k < 9; ++k) y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(kLogP[k]));
+  __m256 z = _mm256_mul_ps(x, x);
+  y = _mm256_mul_ps(y, x);
+  y = _mm256_fmadd_ps(y, z, _mm256_mul_ps(e, _mm256_set1_ps(kLogQ1)));
+  y = _mm256_sub_ps(y, _mm256_mul_ps(z, half));
+  x = _mm256_add_ps(x, y);
+  const __m256 log_u1 = _mm256_fmadd_ps(e, _mm256_set1_ps(kLogQ2), x);
+  const __m256 radius = _mm256_sqrt_ps(_mm256_mul_ps(_mm256_set1_ps(-2.0f), log_u1));
+  const __m256 theta = _mm256_mul_ps(_mm256_set1_ps(kTwoPiF), u2);
+  // sincos(theta), theta >= 0
+  __m256i j = _mm256_cvttps_epi32(_mm256_mul_ps(theta, _mm256_set1_ps(kFourOverPi)));
+  j = _mm256_and_si256(_mm256_add_epi32(j, one_i), _mm256_set1_epi32(~1));
+  const __m256 yj = _mm256_cvtepi32_ps(j);
+  const __m256 sin_sign = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_and_si256(j, four_i), 29));
+  const __m256 sin_poly = _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_and_si256(j, two_i), _mm256_setzero_si256()));
+  const __m256 cos_sign =
+      _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_andnot_si256(_mm256_sub_epi32(j, two_i), four_i), 29));
+  x = _mm256_fmadd_ps(yj, _mm256_set1_ps(kMinusDP1), theta);
+  x = _mm256_fmadd_ps(yj, _mm256_set1_ps(kMinusDP2), x);
+  x = _mm256_fmadd_ps(yj, _mm256_set1_ps(kMinusDP3), x);
+  z = _mm256_mul_ps(x, x);
+  __m256 c = _mm256_fmadd_ps(_mm256_set1_ps(kCosP0), z, _mm256_set1_ps(kCosP1));
+  c = _mm256_fmadd_ps(c, z, _mm256_set1_ps(kCosP2));
+  c = _mm256_mul_ps(c, z);
+  c = _mm256_fmsub_ps(c, z, _mm256_mul_ps(z, half));
+  c = _mm256_add_ps(c, one);
+  __m256 s = _mm256_fmadd_ps(_mm256_set1_ps(kSinP0), z, _mm256_set1_ps(kSinP1));
+  s = _mm256_fmadd_ps(s, z, _mm256_set1_ps(kSinP2));
+  s = _mm256_mul_ps(s, z);
+  s = _mm256_fmadd_ps(s, x, x);
+  const __m256 sin2 = _mm256_and_ps(sin_poly, s), sin1 = _mm256_andnot_ps(sin_poly, c);
+  const __m256 sinv = _mm256_xor_ps(_mm256_add_ps(sin1, sin2), sin_sign);
+  const __m256 cosv = _mm256_xor_ps(_mm256_add_ps(_mm256_sub_ps(c, sin1), _mm256_sub_ps(s, sin2)), cos_sign);
+  const __m256 mean_v = _mm256_set1_ps(mean), std_v = _mm256_set1_ps(std);
+  _mm256_storeu_ps(d, _mm256_fmadd_ps(_mm256_mul_ps(radius, cosv), std_v, mean_v));
+  _mm256_storeu_ps(d + 8, _mm256_fmadd_ps(_mm256_mul_ps(radius, sinv), std_v, mean_v));
+}
+
+#endif
+
+// The float32 block for this CPU, chosen once (EMBER_CPU_CAPABILITY=default forces the scalar one).
+void normal_block16_f32(float* d, float mean, float std) {
+#if defined(__x86_64__)
+  static const auto block = std::strcmp(cpu_capability(), "default") != 0 ? normal_block16_f32_avx2
+                                                                          : normal_block16_f32_scalar;
+  block(d, mean, std);
+#else
+  normal_block16_f32_scalar(d, mean, std);
+#endif
 }
 
 // normal_fill_16<T> for double, Half and BFloat16 (libm, as PyTorch's generic template).
