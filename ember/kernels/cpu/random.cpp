@@ -40,7 +40,7 @@ namespace ember::cpu {
 
 namespace {
 
-constexpr int64_t kSerial = std::numeric_limits<int64_t>::max();  // a grain no tensor reaches: one thread
+constexpr int64_t kSerial = std::numeric_limits<int64_t>::max() / 4;  // a grain no tensor reaches: one thread
 
 void check_cpu(std::optional<Device> device, const char* op) {
   EMBER_CHECK(!device || device->is_cpu(), "{}: device '{}' is not available; this build supports only cpu", op,
