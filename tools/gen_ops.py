@@ -125,6 +125,11 @@ def cpp_ret_type(rets):
     return "std::tuple<" + ", ".join(m[r.type] for r in rets) + ">"
 
 
+# PyTorch's short dtype spellings in schema defaults (as ember/dispatch/Schema.cpp reads them).
+SCALAR_TYPE_DEFAULTS = {"long": "kInt64", "int": "kInt32", "float": "kFloat32", "double": "kFloat64",
+                        "half": "kFloat16", "short": "kInt16", "bool": "kBool"}
+
+
 def cpp_default(arg):
     d, t = arg.default, arg.type
     if d == "None":
@@ -137,6 +142,8 @@ def cpp_default(arg):
         return "MemoryFormat::Contiguous"
     if d == "preserve_format":
         return "MemoryFormat::Preserve"
+    if t.startswith("ScalarType") and d in SCALAR_TYPE_DEFAULTS:  # randint's `ScalarType? dtype=long`
+        return SCALAR_TYPE_DEFAULTS[d]
     if d in ("inf", "-inf"):
         return ("-" if d[0] == "-" else "") + "std::numeric_limits<double>::infinity()"
     if d.startswith("["):

@@ -1,6 +1,7 @@
 #include "arg_parser.h"
 
 #include "dtype.h"
+#include "generator.h"
 #include "tensor.h"
 
 namespace ember::python {
@@ -255,8 +256,11 @@ bool convert(PyObject* o, const ArgSpec& s, IValue* out, bool numbers_ok) {
       *out = IValue::list(std::move(v));
       return true;
     }
-    case ArgKind::Layout:
     case ArgKind::Generator:
+      if (!is_generator(o)) return false;
+      *out = IValue(unwrap_generator(o));
+      return true;
+    case ArgKind::Layout:
     case ArgKind::Any:
       return false;
   }

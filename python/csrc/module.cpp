@@ -5,6 +5,7 @@
 
 #include "dtype.h"
 #include "ember/kernels/cpu/isa/VecLoops.h"
+#include "generator.h"
 #include "op_binding.h"
 #include "python_common.h"
 #include "tensor.h"
@@ -59,6 +60,7 @@ PYBIND11_MODULE(_C, m) {
     ember::init();
     init_dtypes(m.ptr());
     init_tensor(m.ptr());
+    init_generator(m.ptr());
     py::dict functions, module_functions;
     init_ops(m.ptr(), functions.ptr(), module_functions.ptr());
     m.attr("_functions") = functions;

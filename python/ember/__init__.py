@@ -37,6 +37,7 @@ from ._C import (  # noqa: F401  dtypes and memory formats
     preserve_format,
     uint8,
 )
+from ._C import Generator, default_generator  # noqa: F401  (re-exported)
 from ._size import Size
 from ._tensor import Tensor
 from ._tensor_str import set_printoptions
@@ -58,6 +59,8 @@ _C._set_size_class(Size)
 globals().update(_C._functions)
 
 from . import nn  # noqa: E402  (ember.nn, as torch.nn after `import torch`)
+from . import random  # noqa: E402  (after the ops: ember.random is the module, as torch.random)
+from .random import fork_rng, get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402,F401
 
 
 def is_tensor(obj):
@@ -94,4 +97,5 @@ def split(tensor, split_size_or_sections, dim=0):
     return _C._functions["split"](tensor, split_size_or_sections, dim)
 
 
-__all__ = ["Tensor", "Size", "tensor", "from_numpy", "is_tensor", "set_printoptions"] + sorted(_C._functions)
+__all__ = ["Tensor", "Size", "tensor", "from_numpy", "is_tensor", "set_printoptions", "Generator", "default_generator",
+           "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "fork_rng", "split"] + sorted(_C._functions)

@@ -1341,6 +1341,128 @@ bool equal(const Tensor& self, const Tensor& other) {
   return h.call<bool, const Tensor&, const Tensor&>(self, other);
 }
 bool Tensor::equal(const Tensor& other) const { return ember::equal(*this, other); }
+Tensor rand(IntArrayRef size, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::rand");
+  return h.call<Tensor, IntArrayRef, std::optional<DType>, std::optional<Device>>(size, dtype, device);
+}
+Tensor rand(IntArrayRef size, const std::optional<Generator>& generator, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::rand.generator");
+  return h.call<Tensor, IntArrayRef, const std::optional<Generator>&, std::optional<DType>, std::optional<Device>>(size, generator, dtype, device);
+}
+Tensor rand_like(const Tensor& self, std::optional<DType> dtype, std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
+  static const OperatorHandle h = op("aten::rand_like");
+  return h.call<Tensor, const Tensor&, std::optional<DType>, std::optional<Device>, std::optional<MemoryFormat>>(self, dtype, device, memory_format);
+}
+Tensor randn(IntArrayRef size, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::randn");
+  return h.call<Tensor, IntArrayRef, std::optional<DType>, std::optional<Device>>(size, dtype, device);
+}
+Tensor randn(IntArrayRef size, const std::optional<Generator>& generator, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::randn.generator");
+  return h.call<Tensor, IntArrayRef, const std::optional<Generator>&, std::optional<DType>, std::optional<Device>>(size, generator, dtype, device);
+}
+Tensor randn_like(const Tensor& self, std::optional<DType> dtype, std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
+  static const OperatorHandle h = op("aten::randn_like");
+  return h.call<Tensor, const Tensor&, std::optional<DType>, std::optional<Device>, std::optional<MemoryFormat>>(self, dtype, device, memory_format);
+}
+Tensor randint(int64_t high, IntArrayRef size, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::randint");
+  return h.call<Tensor, int64_t, IntArrayRef, std::optional<DType>, std::optional<Device>>(high, size, dtype, device);
+}
+Tensor randint(int64_t high, IntArrayRef size, const std::optional<Generator>& generator, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::randint.generator");
+  return h.call<Tensor, int64_t, IntArrayRef, const std::optional<Generator>&, std::optional<DType>, std::optional<Device>>(high, size, generator, dtype, device);
+}
+Tensor randint(int64_t low, int64_t high, IntArrayRef size, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::randint.low");
+  return h.call<Tensor, int64_t, int64_t, IntArrayRef, std::optional<DType>, std::optional<Device>>(low, high, size, dtype, device);
+}
+Tensor randint(int64_t low, int64_t high, IntArrayRef size, const std::optional<Generator>& generator, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::randint.low_generator");
+  return h.call<Tensor, int64_t, int64_t, IntArrayRef, const std::optional<Generator>&, std::optional<DType>, std::optional<Device>>(low, high, size, generator, dtype, device);
+}
+Tensor randperm(int64_t n, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::randperm");
+  return h.call<Tensor, int64_t, std::optional<DType>, std::optional<Device>>(n, dtype, device);
+}
+Tensor randperm(int64_t n, const std::optional<Generator>& generator, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::randperm.generator");
+  return h.call<Tensor, int64_t, const std::optional<Generator>&, std::optional<DType>, std::optional<Device>>(n, generator, dtype, device);
+}
+Tensor normal(double mean, double std, IntArrayRef size, const std::optional<Generator>& generator, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::normal.float_float");
+  return h.call<Tensor, double, double, IntArrayRef, const std::optional<Generator>&, std::optional<DType>, std::optional<Device>>(mean, std, size, generator, dtype, device);
+}
+Tensor normal(const Tensor& mean, double std, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = op("aten::normal.Tensor_float");
+  return h.call<Tensor, const Tensor&, double, const std::optional<Generator>&>(mean, std, generator);
+}
+Tensor normal(double mean, const Tensor& std, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = op("aten::normal.float_Tensor");
+  return h.call<Tensor, double, const Tensor&, const std::optional<Generator>&>(mean, std, generator);
+}
+Tensor normal(const Tensor& mean, const Tensor& std, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = op("aten::normal.Tensor_Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Generator>&>(mean, std, generator);
+}
+Tensor normal_(const Tensor& self, double mean, double std, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = op("aten::normal_");
+  return h.call<Tensor, const Tensor&, double, double, const std::optional<Generator>&>(self, mean, std, generator);
+}
+Tensor Tensor::normal_(double mean, double std, const std::optional<Generator>& generator) const { return ember::normal_(*this, mean, std, generator); }
+Tensor uniform_(const Tensor& self, double from, double to, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = op("aten::uniform_");
+  return h.call<Tensor, const Tensor&, double, double, const std::optional<Generator>&>(self, from, to, generator);
+}
+Tensor Tensor::uniform_(double from, double to, const std::optional<Generator>& generator) const { return ember::uniform_(*this, from, to, generator); }
+Tensor random_(const Tensor& self, int64_t from, std::optional<int64_t> to, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = op("aten::random_.from");
+  return h.call<Tensor, const Tensor&, int64_t, std::optional<int64_t>, const std::optional<Generator>&>(self, from, to, generator);
+}
+Tensor Tensor::random_(int64_t from, std::optional<int64_t> to, const std::optional<Generator>& generator) const { return ember::random_(*this, from, to, generator); }
+Tensor random_(const Tensor& self, int64_t to, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = op("aten::random_.to");
+  return h.call<Tensor, const Tensor&, int64_t, const std::optional<Generator>&>(self, to, generator);
+}
+Tensor Tensor::random_(int64_t to, const std::optional<Generator>& generator) const { return ember::random_(*this, to, generator); }
+Tensor random_(const Tensor& self, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = op("aten::random_");
+  return h.call<Tensor, const Tensor&, const std::optional<Generator>&>(self, generator);
+}
+Tensor Tensor::random_(const std::optional<Generator>& generator) const { return ember::random_(*this, generator); }
+Tensor exponential_(const Tensor& self, double lambd, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = op("aten::exponential_");
+  return h.call<Tensor, const Tensor&, double, const std::optional<Generator>&>(self, lambd, generator);
+}
+Tensor Tensor::exponential_(double lambd, const std::optional<Generator>& generator) const { return ember::exponential_(*this, lambd, generator); }
+Tensor bernoulli(const Tensor& self, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = op("aten::bernoulli");
+  return h.call<Tensor, const Tensor&, const std::optional<Generator>&>(self, generator);
+}
+Tensor Tensor::bernoulli(const std::optional<Generator>& generator) const { return ember::bernoulli(*this, generator); }
+Tensor bernoulli(const Tensor& self, double p, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = op("aten::bernoulli.p");
+  return h.call<Tensor, const Tensor&, double, const std::optional<Generator>&>(self, p, generator);
+}
+Tensor Tensor::bernoulli(double p, const std::optional<Generator>& generator) const { return ember::bernoulli(*this, p, generator); }
+Tensor bernoulli_(const Tensor& self, const Tensor& p, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = op("aten::bernoulli_.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Generator>&>(self, p, generator);
+}
+Tensor Tensor::bernoulli_(const Tensor& p, const std::optional<Generator>& generator) const { return ember::bernoulli_(*this, p, generator); }
+Tensor bernoulli_(const Tensor& self, double p, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = op("aten::bernoulli_.float");
+  return h.call<Tensor, const Tensor&, double, const std::optional<Generator>&>(self, p, generator);
+}
+Tensor Tensor::bernoulli_(double p, const std::optional<Generator>& generator) const { return ember::bernoulli_(*this, p, generator); }
+Tensor dropout(const Tensor& input, double p, bool train) {
+  static const OperatorHandle h = op("aten::dropout");
+  return h.call<Tensor, const Tensor&, double, bool>(input, p, train);
+}
+Tensor dropout_(const Tensor& self, double p, bool train) {
+  static const OperatorHandle h = op("aten::dropout_");
+  return h.call<Tensor, const Tensor&, double, bool>(self, p, train);
+}
 Tensor sum(const Tensor& self, std::optional<DType> dtype) {
   static const OperatorHandle h = op("aten::sum");
   return h.call<Tensor, const Tensor&, std::optional<DType>>(self, dtype);
