@@ -98,4 +98,4 @@ def split(tensor, split_size_or_sections, dim=0):
 
 
 __all__ = ["Tensor", "Size", "tensor", "from_numpy", "is_tensor", "set_printoptions", "Generator", "default_generator",
-           "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "fork_rng", "split"] + sorted(_C._functions)
+           "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "fork_rng"] + sorted(_C._functions)
