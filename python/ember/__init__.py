@@ -57,6 +57,8 @@ _C._set_size_class(Size)
 # Every op of the database that is a function becomes ember.<name>.
 globals().update(_C._functions)
 
+from . import backends  # noqa: E402  (ember.backends.blas.enabled, ...)
+
 
 def is_tensor(obj):
     """True when obj is an ember.Tensor."""
