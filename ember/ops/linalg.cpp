@@ -3,6 +3,7 @@
 // (aten/src/ATen/native/LinearAlgebra.cpp) case by case, so its results, output strides and errors match.
 #include "ember/ops/linalg.h"
 
+#include "ember/core/TypePromotion.h"
 #include "ember/ops/generated/CompositeKernels.h"
 
 namespace ember {
@@ -99,17 +100,15 @@ void check_out_dtype(std::string_view op, const Tensor& out, DType result) {
               type_meta_name(result), type_meta_name(out.dtype()));
 }
 
+void resize_output(const Tensor& out, IntArrayRef sizes) {
+  if (!out.sizes().equals(sizes)) out.impl()->resize(sizes);
+}
+
 }  // namespace linalg
 
 namespace composite {
 
 namespace {
-
-// Resizes an out= tensor to sizes when its shape differs (keeping its strides otherwise), as PyTorch's
-// resize_output.
-void resize_output(const Tensor& out, IntArrayRef sizes) {
-  if (!out.sizes().equals(sizes)) out.impl()->resize(sizes);
-}
 
 bool shares_storage(const Tensor& a, const Tensor& b) {
   return a.impl()->storage().get() == b.impl()->storage().get();
@@ -133,26 +132,14 @@ bool should_fold(const Tensor& tensor1, int64_t dim_tensor2) {
   return !(tensor1.dim() == 3 && dim_tensor2 == 2 && strides.back() != 1 && strides[0] == sizes[1] * sizes[2]);
 }
 
-// The broadcast of two batch shapes, with matmul's name on the error.
+// The broadcast of two batch shapes, with the op's name on broadcast_shapes' error.
 DimVector broadcast_batch(std::string_view op, IntArrayRef a, IntArrayRef b) {
-  size_t n = std::max(a.size(), b.size());
-  DimVector r(n);
-  for (size_t i = 0; i < n; ++i) {
-    int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
-    int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
-    EMBER_CHECK(da == db || da == 1 || db == 1,
-                "{}: The size of tensor a ({}) must match the size of tensor b ({}) at non-singleton dimension {} "
-                "(batch dims [{}] and [{}] do not broadcast)",
-                op, da, db, i, fmt::join(a, ", "), fmt::join(b, ", "));
-    r[i] = da == 1 ? db : da;
+  try {
+    return broadcast_shapes(a, b);
+  } catch (const Error& e) {
+    EMBER_FAIL("{}: {} (batch dims [{}] and [{}] do not broadcast)", op, e.what(), fmt::join(a, ", "),
+               fmt::join(b, ", "));
   }
-  return r;
-}
-
-int64_t product(IntArrayRef sizes) {
-  int64_t p = 1;
-  for (int64_t s : sizes) p *= s;
-  return p;
 }
 
 // See Note [matmul cases]. `out` is undefined for the functional form.
@@ -179,7 +166,7 @@ Tensor matmul_impl(std::string_view op, const Tensor& out, const Tensor& tensor1
     linalg::check_mm(op, row, tensor2);
     if (!has_out) return ember::mm(row, tensor2).squeeze(0);
     linalg::check_out_dtype(op, out, row.dtype());
-    resize_output(out, {tensor2.size(1)});
+    linalg::resize_output(out, {tensor2.size(1)});
     ember::mm_out(out.unsqueeze(0), row, tensor2);
     return out;
   }
@@ -197,7 +184,7 @@ Tensor matmul_impl(std::string_view op, const Tensor& out, const Tensor& tensor1
     const Tensor t2 = !transpose ? tensor2 : dim1 == 2 ? tensor1.t() : tensor1;
     IntArrayRef sizes1 = t1.sizes();
     DimVector output_shape(sizes1.begin(), sizes1.end() - 1);
-    const int64_t folded = product(output_shape);
+    const int64_t folded = checked_numel(output_shape);
     const bool t2_is_matrix = t2.dim() == 2;
     if (t2_is_matrix) output_shape.push_back(t2.size(1));
     const Tensor t1_folded = t1.reshape({folded, sizes1.back()});
@@ -212,11 +199,11 @@ Tensor matmul_impl(std::string_view op, const Tensor& out, const Tensor& tensor1
     if (transpose && t2_is_matrix) {
       DimVector final_shape = output_shape;
       std::swap(final_shape[final_shape.size() - 1], final_shape[final_shape.size() - 2]);
-      resize_output(out, final_shape);
+      linalg::resize_output(out, final_shape);
       Tensor out_t = out.transpose(-1, -2);
       write_through_reshape(out_t, {folded, t2.size(1)}, [&](const Tensor& r) { ember::mm_out(r, t1_folded, t2); });
     } else {
-      resize_output(out, output_shape);
+      linalg::resize_output(out, output_shape);
       if (t2_is_matrix) {
         write_through_reshape(out, {folded, t2.size(1)}, [&](const Tensor& r) { ember::mm_out(r, t1_folded, t2); });
       } else {
@@ -235,7 +222,7 @@ Tensor matmul_impl(std::string_view op, const Tensor& out, const Tensor& tensor1
   const int64_t p = dim2 > 1 ? tensor2.size(-1) : 1;
   IntArrayRef batch2(tensor2.sizes().data(), static_cast<size_t>(std::max<int64_t>(dim2 - 2, 0)));
   DimVector output_shape = broadcast_batch(op, batch1, batch2);
-  const int64_t batch = product(output_shape);
+  const int64_t batch = checked_numel(output_shape);
 
   DimVector expand1 = output_shape;
   expand1.push_back(n);
@@ -255,7 +242,7 @@ Tensor matmul_impl(std::string_view op, const Tensor& out, const Tensor& tensor1
     return (vector_rhs ? r.squeeze(-1) : r).view(output_shape);
   }
   linalg::check_out_dtype(op, out, t1.dtype());
-  resize_output(out, output_shape);
+  linalg::resize_output(out, output_shape);
   write_through_reshape(out, {batch, n, p}, [&](const Tensor& r) { ember::bmm_out(r, t1, t2); });
   return out;
 }

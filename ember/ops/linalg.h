@@ -27,6 +27,10 @@ void check_out_dtype(std::string_view op, const Tensor& out, DType result);
 /// dot's out= tensor must have the inputs' dtype ("result dtype Double does not match input dtype Float").
 void check_dot_out_dtype(std::string_view op, const Tensor& out, DType input);
 
+/// Resizes an out= tensor to sizes when its shape differs, keeping its strides when it is right (PyTorch's
+/// resize_output).
+void resize_output(const Tensor& out, IntArrayRef sizes);
+
 /// PyTorch's ScalarType name of a dtype, as its messages print it: "Float", "Double", "Long", "Half", ...
 std::string_view scalar_type_name(DType dtype);
 /// PyTorch's C++ type name of a dtype (caffe2::TypeMeta): "float", "double", "long int", "c10::Half", ...

@@ -67,10 +67,11 @@ struct Layout {
   int64_t ld;
 };
 std::optional<Layout> layout_of(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
-  if ((cs == 1 || cols <= 1) && (rows <= 1 || rs >= std::max<int64_t>(1, cols)))
-    return Layout{CblasNoTrans, rows <= 1 ? std::max<int64_t>(1, cols) : rs};
-  if ((rs == 1 || rows <= 1) && (cols <= 1 || cs >= std::max<int64_t>(1, rows)))
-    return Layout{CblasTrans, cols <= 1 ? std::max<int64_t>(1, rows) : cs};
+  switch (cpu::matrix_layout(rows, cols, rs, cs)) {
+    case cpu::MatrixLayout::RowMajor: return Layout{CblasNoTrans, rows <= 1 ? std::max<int64_t>(1, cols) : rs};
+    case cpu::MatrixLayout::ColMajor: return Layout{CblasTrans, cols <= 1 ? std::max<int64_t>(1, rows) : cs};
+    case cpu::MatrixLayout::Other: break;
+  }
   return std::nullopt;
 }
 CBLAS_TRANSPOSE flip(CBLAS_TRANSPOSE t) { return t == CblasNoTrans ? CblasTrans : CblasNoTrans; }

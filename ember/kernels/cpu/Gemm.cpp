@@ -140,11 +140,6 @@ void reference_typed(const GemmArgs& g) {
   }
 }
 
-template <class T>
-bool is_zero_for(const Scalar& s) {
-  return scalar_acc<T>(s) == gemm_acc_t<T>(0);
-}
-
 }  // namespace
 
 void gemm_reference(const GemmArgs& g) {
@@ -153,14 +148,12 @@ void gemm_reference(const GemmArgs& g) {
 
 void gemm(const GemmArgs& g) {
   if (g.batch == 0 || g.m == 0 || g.n == 0) return;
-  bool product_zero = g.k == 0;
-  if (!product_zero)
-    dispatch_dtypes<kAllTypes>(g.dtype, "gemm", [&]<class T>() { product_zero = is_zero_for<T>(g.alpha); });
-  if (product_zero) {
-    dispatch_dtypes<kAllTypes>(g.dtype, "gemm", [&]<class T>() { scale_c<T>(g); });
-    return;
-  }
-  if (gemm_providers().run(g)) return;
+  bool product_zero = false;  // k = 0, or alpha 0 once converted as the kernels convert it
+  dispatch_dtypes<kAllTypes>(g.dtype, "gemm", [&]<class T>() {
+    product_zero = g.k == 0 || scalar_acc<T>(g.alpha) == gemm_acc_t<T>(0);
+    if (product_zero) scale_c<T>(g);
+  });
+  if (product_zero || gemm_providers().run(g)) return;
   gemm_reference(g);
 }
 

@@ -14,6 +14,7 @@
 //
 // The op kernels (kernels/cpu/matmul.cpp) guarantee that C's matrices are row- or column-major (a stride of 1
 // along one dim) and never overlap A or B; A and B may have any strides, including 0 (broadcast).
+#include <algorithm>
 #include <cstdint>
 
 #include "ember/core/DType.h"
@@ -29,6 +30,17 @@ struct MatrixRef {
   int64_t rows = 0, cols = 0;
   int64_t batch_stride = 0, row_stride = 0, col_stride = 0;
 };
+
+/// How a (rows, cols) matrix with element strides (rs, cs) lies in memory: row-major (unit stride along a row,
+/// rows at least a row apart), column-major (the transpose), or neither. A dim of size 1 may have any stride.
+/// Row-major and column-major matrices are the ones BLAS-style kernels read through a leading dim, and the
+/// layouts C must have (Note [gemm]).
+enum class MatrixLayout { RowMajor, ColMajor, Other };
+inline MatrixLayout matrix_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
+  if ((cs == 1 || cols <= 1) && (rows <= 1 || rs >= std::max<int64_t>(1, cols))) return MatrixLayout::RowMajor;
+  if ((rs == 1 || rows <= 1) && (cols <= 1 || cs >= std::max<int64_t>(1, rows))) return MatrixLayout::ColMajor;
+  return MatrixLayout::Other;
+}
 
 /// The arguments of one batched GEMM (Note [gemm]). All three operands have dtype `dtype`.
 struct GemmArgs {

@@ -28,12 +28,10 @@ MatrixRef output_of(const Tensor& t) {
   return matrix_of(t);
 }
 
-// Whether gemm may write C in place (Note [gemm]): each matrix has a unit stride along one dim with the other
-// stride spanning it, and the matrices of a batch do not overlap.
+// Whether gemm may write C in place (Note [gemm]): each matrix row- or column-major, and the matrices of a
+// batch not overlapping.
 bool gemm_writable(const MatrixRef& c, int64_t batch) {
-  const bool row_major = (c.col_stride == 1 || c.cols <= 1) && (c.rows <= 1 || c.row_stride >= c.cols);
-  const bool col_major = (c.row_stride == 1 || c.rows <= 1) && (c.cols <= 1 || c.col_stride >= c.rows);
-  if (!row_major && !col_major) return false;
+  if (matrix_layout(c.rows, c.cols, c.row_stride, c.col_stride) == MatrixLayout::Other) return false;
   const int64_t span = (c.rows - 1) * c.row_stride + (c.cols - 1) * c.col_stride + 1;
   return batch <= 1 || c.batch_stride >= span;
 }
@@ -92,11 +90,6 @@ void check_scalar_fits(const char* op, const char* name, const Scalar& s, DType 
   }
   EMBER_CHECK(ok, "{}: value cannot be converted to type {} without overflow ({} = {} for dtype {})", op,
               cpp_type_name(dtype), name, s.str(), dtype);
-}
-
-// out= of the wrong shape is resized (keeping its strides when the shape is right), as PyTorch's resize_output.
-void resize_output(const Tensor& out, IntArrayRef sizes) {
-  if (!out.sizes().equals(sizes)) out.impl()->resize(sizes);
 }
 
 // One product: C (out_sizes) = alpha * A @ B (+ beta * init).
@@ -192,7 +185,7 @@ Tensor mm_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   linalg::check_mm("mm", self, mat2);
   linalg::check_out_dtype("mm", out, self.dtype());
   Product p = mm_product(self, mat2);
-  resize_output(out, p.out_sizes);
+  linalg::resize_output(out, p.out_sizes);
   return run_product(p, out, Tensor(), kZero, kOne, self, mat2);
 }
 
@@ -204,7 +197,7 @@ Tensor bmm_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   linalg::check_bmm("bmm", self, mat2);
   linalg::check_out_dtype("bmm", out, self.dtype());
   Product p = bmm_product(self, mat2);
-  resize_output(out, p.out_sizes);
+  linalg::resize_output(out, p.out_sizes);
   return run_product(p, out, Tensor(), kZero, kOne, self, mat2);
 }
 
@@ -216,7 +209,7 @@ Tensor mv_out(const Tensor& self, const Tensor& vec, const Tensor& out) {
   linalg::check_mv("mv", self, vec);
   linalg::check_out_dtype("mv", out, self.dtype());
   Product p = mv_product(self, vec);
-  resize_output(out, p.out_sizes);
+  linalg::resize_output(out, p.out_sizes);
   return run_product(p, out, Tensor(), kZero, kOne, self, vec);
 }
 
@@ -226,7 +219,7 @@ Tensor dot(const Tensor& self, const Tensor& tensor) {
 }
 Tensor dot_out(const Tensor& self, const Tensor& tensor, const Tensor& out) {
   linalg::check_dot("dot", self, tensor);
-  resize_output(out, {});
+  linalg::resize_output(out, {});
   linalg::check_dot_out_dtype("dot", out, self.dtype());
   return run_product(dot_product(self, tensor), out, Tensor(), kZero, kOne, self, tensor);
 }
@@ -256,7 +249,7 @@ Tensor addmm_out(const Tensor& self, const Tensor& mat1, const Tensor& mat2, con
   Product p = mm_product(mat1, mat2);
   Tensor init = self.expand(p.out_sizes);
   if (may_overlap(out, self) && !out.is_same(self)) init = init.clone();  // resizing out must not change init
-  resize_output(out, p.out_sizes);
+  linalg::resize_output(out, p.out_sizes);
   return run_product(p, out, init, beta, alpha, mat1, mat2);
 }
 
@@ -271,7 +264,7 @@ Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, c
 Tensor baddbmm_(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
                 const Scalar& alpha) {
   DimVector sizes = baddbmm_sizes(batch1, batch2);
-  self.expand(sizes);
+  self.expand(sizes);  // raises expand's error first for a self that does not broadcast, as PyTorch
   linalg::check_bmm("baddbmm_", batch1, batch2);
   check_inplace("baddbmm_", self, sizes, batch1.dtype());
   check_scalar_fits("baddbmm_", "beta", beta, batch1.dtype());
@@ -287,7 +280,7 @@ Tensor baddbmm_out(const Tensor& self, const Tensor& batch1, const Tensor& batch
   check_scalar_fits("baddbmm", "alpha", alpha, batch1.dtype());
   if (may_overlap(out, self) && !out.is_same(self)) init = init.clone();
   Product p = bmm_product(batch1, batch2);
-  resize_output(out, p.out_sizes);
+  linalg::resize_output(out, p.out_sizes);
   return run_product(p, out, init, beta, alpha, batch1, batch2);
 }
 
