@@ -165,6 +165,16 @@ DimVector baddbmm_sizes(const Tensor& batch1, const Tensor& batch2) {
   return {batch1.size(0), batch1.size(1), batch2.size(2)};
 }
 
+// A plain product (alpha 1, no beta term) into a new tensor, or into out= (dtype checked, resized).
+Tensor product(const Product& p, const Tensor& a, const Tensor& b) {
+  return run_product(p, Tensor(), Tensor(), kZero, kOne, a, b);
+}
+Tensor product_out(const char* op, const Product& p, const Tensor& a, const Tensor& b, const Tensor& out) {
+  linalg::check_out_dtype(op, out, p.dtype);
+  linalg::resize_output(out, p.out_sizes);
+  return run_product(p, out, Tensor(), kZero, kOne, a, b);
+}
+
 void check_inplace(const char* op, const Tensor& self, IntArrayRef sizes, DType dtype) {
   EMBER_CHECK(self.sizes().equals(sizes),
               "{}: Bad in-place call: input tensor size [{}] and output tensor size [{}] should match", op,
@@ -179,48 +189,39 @@ void check_inplace(const char* op, const Tensor& self, IntArrayRef sizes, DType 
 // ---- mm, bmm, mv, dot
 Tensor mm(const Tensor& self, const Tensor& mat2) {
   linalg::check_mm("mm", self, mat2);
-  return run_product(mm_product(self, mat2), Tensor(), Tensor(), kZero, kOne, self, mat2);
+  return product(mm_product(self, mat2), self, mat2);
 }
 Tensor mm_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   linalg::check_mm("mm", self, mat2);
-  linalg::check_out_dtype("mm", out, self.dtype());
-  Product p = mm_product(self, mat2);
-  linalg::resize_output(out, p.out_sizes);
-  return run_product(p, out, Tensor(), kZero, kOne, self, mat2);
+  return product_out("mm", mm_product(self, mat2), self, mat2, out);
 }
 
 Tensor bmm(const Tensor& self, const Tensor& mat2) {
   linalg::check_bmm("bmm", self, mat2);
-  return run_product(bmm_product(self, mat2), Tensor(), Tensor(), kZero, kOne, self, mat2);
+  return product(bmm_product(self, mat2), self, mat2);
 }
 Tensor bmm_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   linalg::check_bmm("bmm", self, mat2);
-  linalg::check_out_dtype("bmm", out, self.dtype());
-  Product p = bmm_product(self, mat2);
-  linalg::resize_output(out, p.out_sizes);
-  return run_product(p, out, Tensor(), kZero, kOne, self, mat2);
+  return product_out("bmm", bmm_product(self, mat2), self, mat2, out);
 }
 
 Tensor mv(const Tensor& self, const Tensor& vec) {
   linalg::check_mv("mv", self, vec);
-  return run_product(mv_product(self, vec), Tensor(), Tensor(), kZero, kOne, self, vec);
+  return product(mv_product(self, vec), self, vec);
 }
 Tensor mv_out(const Tensor& self, const Tensor& vec, const Tensor& out) {
   linalg::check_mv("mv", self, vec);
-  linalg::check_out_dtype("mv", out, self.dtype());
-  Product p = mv_product(self, vec);
-  linalg::resize_output(out, p.out_sizes);
-  return run_product(p, out, Tensor(), kZero, kOne, self, vec);
+  return product_out("mv", mv_product(self, vec), self, vec, out);
 }
 
 Tensor dot(const Tensor& self, const Tensor& tensor) {
   linalg::check_dot("dot", self, tensor);
-  return run_product(dot_product(self, tensor), Tensor(), Tensor(), kZero, kOne, self, tensor);
+  return product(dot_product(self, tensor), self, tensor);
 }
 Tensor dot_out(const Tensor& self, const Tensor& tensor, const Tensor& out) {
   linalg::check_dot("dot", self, tensor);
   linalg::resize_output(out, {});
-  linalg::check_dot_out_dtype("dot", out, self.dtype());
+  linalg::check_dot_out_dtype("dot", out, self.dtype());  // dot's own message, after the resize as PyTorch
   return run_product(dot_product(self, tensor), out, Tensor(), kZero, kOne, self, tensor);
 }
 
