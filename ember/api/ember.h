@@ -5,11 +5,13 @@
 //   ember::Tensor y = (x * 2).exp().sum();   // ops as functions and methods
 //   std::cout << y.str() << "\n";
 #include "ember/api/init.h"
+#include "ember/backends/openblas/OpenBLAS.h"
 #include "ember/core/Tensor.h"
 #include "ember/core/TypePromotion.h"
 #include "ember/dispatch/Dispatcher.h"
 #include "ember/dispatch/Library.h"
 #include "ember/kernels/cpu/Parallel.h"
+#include "ember/kernels/cpu/Provider.h"
 #include "ember/ops/Functions.h"
 #include "ember/ops/meta.h"
 #include "ember/ops/Operators.h"

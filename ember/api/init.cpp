@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "ember/api/init.h"
+#include "ember/backends/openblas/OpenBLAS.h"
 #include "ember/dispatch/Library.h"
 
 namespace ember {
@@ -18,6 +19,7 @@ void init() {
     register_aten_ops(defs);
     Library cpu(Library::Kind::Impl, "aten", DispatchKey::CPU, "ember/kernels/cpu");
     register_cpu_kernels(cpu);
+    backends::blas::register_provider();  // Note [providers]
   });
 }
 

@@ -4,6 +4,8 @@
 #include <pybind11/stl.h>
 
 #include "dtype.h"
+#include "ember/backends/openblas/OpenBLAS.h"
+#include "ember/kernels/cpu/Provider.h"
 #include "ember/kernels/cpu/isa/VecLoops.h"
 #include "generator.h"
 #include "op_binding.h"
@@ -112,6 +114,19 @@ PYBIND11_MODULE(_C, m) {
         "Turns block caching on or off (off frees cached blocks; for leak checkers).");
   m.def("_cpu_capability", [] { return std::string(cpu::cpu_capability()); },
         "The instruction-set build in use: default, avx2 or avx512.");
+  // Providers (Note [providers]): ember.backends.<name>.enabled reads and writes these.
+  m.def("_providers", [] {
+    py::dict d;
+    for (cpu::Provider* p : cpu::providers()) d[py::str(p->name())] = p->enabled();
+    return d;
+  }, "Every provider of faster kernels and whether it is on: {'blas': True, ...}.");
+  m.def("_get_provider_enabled", [](const std::string& name) { return cpu::provider_enabled(name); },
+        py::arg("name"), "Whether the provider called name is on. Raises RuntimeError for an unknown name.");
+  m.def("_set_provider_enabled", [](const std::string& name, bool enabled) { cpu::set_provider_enabled(name, enabled); },
+        py::arg("name"), py::arg("enabled"),
+        "Switches the provider called name on or off. Raises RuntimeError for an unknown name.");
+  m.def("_blas_config", &backends::blas::config,
+        "OpenBLAS's build configuration, the core it chose and the path of the loaded library.");
   m.def("_set_printoptions", [](int precision, int64_t threshold, int64_t edgeitems, int64_t linewidth,
                                 std::optional<bool> sci_mode) {
     PrintOptions& o = print_options();

@@ -266,6 +266,16 @@ PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject* mod) {
   if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
   return binary_slot(op, a, b);
 }
+// `a @ b`: matmul of two tensors. As PyTorch, a number (or anything else) on either side is Python's
+// "unsupported operand type(s) for @" TypeError, so both must be tensors. `a @= b` is the same call and
+// rebinds a to the new tensor: PyTorch 1.13 has no in-place matmul (the result may even change shape). The
+// reflected form, Tensor.__rmatmul__, is the slot wrapper CPython derives from this slot.
+PyObject* nb_matmul(PyObject* a, PyObject* b) {
+  static PyObject* const op = find_op("matmul");
+  if (!is_tensor(a) || !is_tensor(b)) Py_RETURN_NOTIMPLEMENTED;
+  PyObject* args[2] = {a, b};
+  return call_op_or_notimplemented(op, args, 2);
+}
 PyObject* unary_slot(PyObject* op, PyObject* a) {
   PyObject* args[1] = {a};
   return call_op_or_notimplemented(op, args, 1);
@@ -372,6 +382,8 @@ PyNumberMethods tensor_as_number = [] {
   n.nb_inplace_floor_divide = nb_ifloordiv;
   n.nb_inplace_true_divide = nb_itruediv;
   n.nb_index = nb_index;
+  n.nb_matrix_multiply = nb_matmul;
+  n.nb_inplace_matrix_multiply = nb_matmul;
   return n;
 }();
 

@@ -58,6 +58,7 @@ _C._set_size_class(Size)
 # Every op of the database that is a function becomes ember.<name>.
 globals().update(_C._functions)
 
+from . import backends  # noqa: E402  (ember.backends.blas.enabled, ...)
 from . import nn  # noqa: E402  (ember.nn, as torch.nn after `import torch`)
 from . import random  # noqa: E402  (after the ops: ember.random is the module, as torch.random)
 from .random import fork_rng, get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402,F401

@@ -1341,6 +1341,105 @@ bool equal(const Tensor& self, const Tensor& other) {
   return h.call<bool, const Tensor&, const Tensor&>(self, other);
 }
 bool Tensor::equal(const Tensor& other) const { return ember::equal(*this, other); }
+Tensor mm(const Tensor& self, const Tensor& mat2) {
+  static const OperatorHandle h = op("aten::mm");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, mat2);
+}
+Tensor Tensor::mm(const Tensor& mat2) const { return ember::mm(*this, mat2); }
+Tensor mm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) {
+  static const OperatorHandle h = op("aten::mm.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, mat2, out);
+}
+Tensor bmm(const Tensor& self, const Tensor& mat2) {
+  static const OperatorHandle h = op("aten::bmm");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, mat2);
+}
+Tensor Tensor::bmm(const Tensor& mat2) const { return ember::bmm(*this, mat2); }
+Tensor bmm_out(const Tensor& out, const Tensor& self, const Tensor& mat2) {
+  static const OperatorHandle h = op("aten::bmm.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, mat2, out);
+}
+Tensor mv(const Tensor& self, const Tensor& vec) {
+  static const OperatorHandle h = op("aten::mv");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, vec);
+}
+Tensor Tensor::mv(const Tensor& vec) const { return ember::mv(*this, vec); }
+Tensor mv_out(const Tensor& out, const Tensor& self, const Tensor& vec) {
+  static const OperatorHandle h = op("aten::mv.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, vec, out);
+}
+Tensor dot(const Tensor& self, const Tensor& tensor) {
+  static const OperatorHandle h = op("aten::dot");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, tensor);
+}
+Tensor Tensor::dot(const Tensor& tensor) const { return ember::dot(*this, tensor); }
+Tensor dot_out(const Tensor& out, const Tensor& self, const Tensor& tensor) {
+  static const OperatorHandle h = op("aten::dot.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, tensor, out);
+}
+Tensor matmul(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::matmul");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::matmul(const Tensor& other) const { return ember::matmul(*this, other); }
+Tensor matmul_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::matmul.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+}
+Tensor outer(const Tensor& self, const Tensor& vec2) {
+  static const OperatorHandle h = op("aten::outer");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, vec2);
+}
+Tensor Tensor::outer(const Tensor& vec2) const { return ember::outer(*this, vec2); }
+Tensor outer_out(const Tensor& out, const Tensor& self, const Tensor& vec2) {
+  static const OperatorHandle h = op("aten::outer.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, vec2, out);
+}
+Tensor ger(const Tensor& self, const Tensor& vec2) {
+  static const OperatorHandle h = op("aten::ger");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, vec2);
+}
+Tensor Tensor::ger(const Tensor& vec2) const { return ember::ger(*this, vec2); }
+Tensor ger_out(const Tensor& out, const Tensor& self, const Tensor& vec2) {
+  static const OperatorHandle h = op("aten::ger.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, vec2, out);
+}
+Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
+  static const OperatorHandle h = op("aten::addmm");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&>(self, mat1, mat2, beta, alpha);
+}
+Tensor Tensor::addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) const { return ember::addmm(*this, mat1, mat2, beta, alpha); }
+Tensor addmm_(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
+  static const OperatorHandle h = op("aten::addmm_");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&>(self, mat1, mat2, beta, alpha);
+}
+Tensor Tensor::addmm_(const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) const { return ember::addmm_(*this, mat1, mat2, beta, alpha); }
+Tensor addmm_out(const Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
+  static const OperatorHandle h = op("aten::addmm.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&, const Tensor&>(self, mat1, mat2, beta, alpha, out);
+}
+Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  static const OperatorHandle h = op("aten::baddbmm");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&>(self, batch1, batch2, beta, alpha);
+}
+Tensor Tensor::baddbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) const { return ember::baddbmm(*this, batch1, batch2, beta, alpha); }
+Tensor baddbmm_(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  static const OperatorHandle h = op("aten::baddbmm_");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&>(self, batch1, batch2, beta, alpha);
+}
+Tensor Tensor::baddbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) const { return ember::baddbmm_(*this, batch1, batch2, beta, alpha); }
+Tensor baddbmm_out(const Tensor& out, const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  static const OperatorHandle h = op("aten::baddbmm.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&, const Tensor&>(self, batch1, batch2, beta, alpha, out);
+}
+Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+  static const OperatorHandle h = op("aten::linear");
+  return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&>(input, weight, bias);
+}
+Tensor linear_out(const Tensor& out, const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+  static const OperatorHandle h = op("aten::linear.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&, const Tensor&>(input, weight, bias, out);
+}
 Tensor rand(IntArrayRef size, std::optional<DType> dtype, std::optional<Device> device) {
   static const OperatorHandle h = op("aten::rand");
   return h.call<Tensor, IntArrayRef, std::optional<DType>, std::optional<Device>>(size, dtype, device);

@@ -1,0 +1,230 @@
+// OpenBLAS's kernels for the GEMM provider slot (see OpenBLAS.h, Note [gemm], Note [providers]).
+#include "ember/backends/openblas/OpenBLAS.h"
+
+#include <cblas.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <optional>
+#include <vector>
+
+#include "ember/kernels/cpu/Gemm.h"
+#include "ember/kernels/cpu/Parallel.h"
+
+namespace ember::backends::blas {
+
+namespace {
+
+using cpu::GemmArgs;
+using cpu::MatrixRef;
+
+cpu::Provider& the_provider() {
+  static cpu::Provider& p = cpu::provider("blas");
+  return p;
+}
+
+// The typed BLAS entry points.
+template <class T>
+struct Blas;
+template <>
+struct Blas<float> {
+  static void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k, float alpha, const float* a,
+                   blasint lda, const float* b, blasint ldb, float beta, float* c, blasint ldc) {
+    cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  }
+  static void gemv(CBLAS_TRANSPOSE t, blasint m, blasint n, float alpha, const float* a, blasint lda, const float* x,
+                   blasint incx, float beta, float* y, blasint incy) {
+    cblas_sgemv(CblasRowMajor, t, m, n, alpha, a, lda, x, incx, beta, y, incy);
+  }
+  static float dot(blasint n, const float* x, blasint incx, const float* y, blasint incy) {
+    return cblas_sdot(n, x, incx, y, incy);
+  }
+};
+template <>
+struct Blas<double> {
+  static void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k, double alpha,
+                   const double* a, blasint lda, const double* b, blasint ldb, double beta, double* c, blasint ldc) {
+    cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  }
+  static void gemv(CBLAS_TRANSPOSE t, blasint m, blasint n, double alpha, const double* a, blasint lda,
+                   const double* x, blasint incx, double beta, double* y, blasint incy) {
+    cblas_dgemv(CblasRowMajor, t, m, n, alpha, a, lda, x, incx, beta, y, incy);
+  }
+  static double dot(blasint n, const double* x, blasint incx, const double* y, blasint incy) {
+    return cblas_ddot(n, x, incx, y, incy);
+  }
+};
+
+constexpr int64_t kBlasMax = INT_MAX;  // blasint is int in Debian's (LP64) OpenBLAS
+
+// How BLAS reads a (rows, cols) matrix with the given element strides in a row-major call: as it is
+// (NoTrans, row i at ld * i) or as the transpose of a row-major matrix (Trans, column j at ld * j). None when
+// neither dim has a unit stride (or the other stride does not span it).
+struct Layout {
+  CBLAS_TRANSPOSE trans;
+  int64_t ld;
+};
+std::optional<Layout> layout_of(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
+  switch (cpu::matrix_layout(rows, cols, rs, cs)) {
+    case cpu::MatrixLayout::RowMajor: return Layout{CblasNoTrans, rows <= 1 ? std::max<int64_t>(1, cols) : rs};
+    case cpu::MatrixLayout::ColMajor: return Layout{CblasTrans, cols <= 1 ? std::max<int64_t>(1, rows) : cs};
+    case cpu::MatrixLayout::Other: break;
+  }
+  return std::nullopt;
+}
+CBLAS_TRANSPOSE flip(CBLAS_TRANSPOSE t) { return t == CblasNoTrans ? CblasTrans : CblasNoTrans; }
+
+bool fits(int64_t v) { return v >= -kBlasMax && v <= kBlasMax; }
+
+bool supports(const GemmArgs& g) {
+  if (g.dtype != kFloat32 && g.dtype != kFloat64) return false;
+  for (int64_t v : {g.m, g.n, g.k, g.a.row_stride, g.a.col_stride, g.b.row_stride, g.b.col_stride, g.c.row_stride,
+                    g.c.col_stride})
+    if (!fits(v)) return false;
+  // C is written in place, so it needs a BLAS layout (the op kernels guarantee one, see Note [gemm]); A and B
+  // are packed when they have none.
+  return layout_of(g.c.rows, g.c.cols, g.c.row_stride, g.c.col_stride).has_value();
+}
+
+// One operand of one matrix of the batch: its address and how BLAS reads it, packed to row-major first when
+// its strides fit no BLAS layout (a slice with a step in both dims, a broadcast with stride 0, ...).
+template <class T>
+struct Operand {
+  const T* data;
+  Layout layout;
+  std::vector<T> packed;
+
+  Operand(const MatrixRef& r, int64_t batch_index) {
+    data = static_cast<const T*>(r.data) + batch_index * r.batch_stride;
+    if (auto l = layout_of(r.rows, r.cols, r.row_stride, r.col_stride)) {
+      layout = *l;
+      return;
+    }
+    packed.resize(static_cast<size_t>(r.rows * r.cols));
+    for (int64_t i = 0; i < r.rows; ++i)
+      for (int64_t j = 0; j < r.cols; ++j) packed[i * r.cols + j] = data[i * r.row_stride + j * r.col_stride];
+    data = packed.data();
+    layout = Layout{CblasNoTrans, r.cols};
+  }
+};
+
+// The increment BLAS steps a vector with: its stride, or 1 for a single element. A stride of 0 (a broadcast)
+// has no BLAS meaning and is packed.
+template <class T>
+struct Vector {
+  const T* data;
+  int64_t inc;
+  std::vector<T> packed;
+
+  Vector(const T* p, int64_t n, int64_t stride) : data(p), inc(n <= 1 ? 1 : stride) {
+    if (inc >= 1) return;
+    packed.assign(static_cast<size_t>(n), *p);  // stride 0: n copies of one value
+    data = packed.data();
+    inc = 1;
+  }
+};
+
+// Matrix b of the batch: one BLAS call chosen by the shape.
+template <class T>
+void run_one(const GemmArgs& g, int64_t b, T alpha, T beta) {
+  const int64_t m = g.m, n = g.n, k = g.k;
+  T* c = static_cast<T*>(g.c.data) + b * g.c.batch_stride;
+  const T* a0 = static_cast<const T*>(g.a.data) + b * g.a.batch_stride;
+  const T* b0 = static_cast<const T*>(g.b.data) + b * g.b.batch_stride;
+  if (m == 1 && n == 1) {  // dot: a row of A with a column of B
+    Vector<T> x(a0, k, g.a.col_stride), y(b0, k, g.b.row_stride);
+    T v = alpha * Blas<T>::dot(static_cast<blasint>(k), x.data, static_cast<blasint>(x.inc), y.data,
+                               static_cast<blasint>(y.inc));
+    *c = beta == T(0) ? v : v + beta * *c;
+    return;
+  }
+  if (n == 1) {  // gemv: y (m) = A (m, k) x (k)
+    Operand<T> A(g.a, b);
+    Vector<T> x(b0, k, g.b.row_stride);
+    const int64_t incy = m <= 1 ? 1 : g.c.row_stride;
+    if (A.layout.trans == CblasNoTrans)
+      Blas<T>::gemv(CblasNoTrans, static_cast<blasint>(m), static_cast<blasint>(k), alpha, A.data,
+                    static_cast<blasint>(A.layout.ld), x.data, static_cast<blasint>(x.inc), beta, c,
+                    static_cast<blasint>(incy));
+    else  // A is the transpose of a row-major (k, m) matrix
+      Blas<T>::gemv(CblasTrans, static_cast<blasint>(k), static_cast<blasint>(m), alpha, A.data,
+                    static_cast<blasint>(A.layout.ld), x.data, static_cast<blasint>(x.inc), beta, c,
+                    static_cast<blasint>(incy));
+    return;
+  }
+  if (m == 1) {  // gemv on B's transpose: y (n) = B^T (n, k) x (k)
+    Operand<T> B(g.b, b);
+    Vector<T> x(a0, k, g.a.col_stride);
+    const int64_t incy = g.c.col_stride;
+    if (B.layout.trans == CblasNoTrans)  // B row-major (k, n): y = B^T x
+      Blas<T>::gemv(CblasTrans, static_cast<blasint>(k), static_cast<blasint>(n), alpha, B.data,
+                    static_cast<blasint>(B.layout.ld), x.data, static_cast<blasint>(x.inc), beta, c,
+                    static_cast<blasint>(incy));
+    else  // B^T is row-major (n, k)
+      Blas<T>::gemv(CblasNoTrans, static_cast<blasint>(n), static_cast<blasint>(k), alpha, B.data,
+                    static_cast<blasint>(B.layout.ld), x.data, static_cast<blasint>(x.inc), beta, c,
+                    static_cast<blasint>(incy));
+    return;
+  }
+  Operand<T> A(g.a, b), B(g.b, b);
+  const Layout lc = *layout_of(m, n, g.c.row_stride, g.c.col_stride);
+  if (lc.trans == CblasNoTrans) {
+    Blas<T>::gemm(A.layout.trans, B.layout.trans, static_cast<blasint>(m), static_cast<blasint>(n),
+                  static_cast<blasint>(k), alpha, A.data, static_cast<blasint>(A.layout.ld), B.data,
+                  static_cast<blasint>(B.layout.ld), beta, c, static_cast<blasint>(lc.ld));
+  } else {  // C column-major: compute C^T (n, m) = B^T A^T
+    Blas<T>::gemm(flip(B.layout.trans), flip(A.layout.trans), static_cast<blasint>(n), static_cast<blasint>(m),
+                  static_cast<blasint>(k), alpha, B.data, static_cast<blasint>(B.layout.ld), A.data,
+                  static_cast<blasint>(A.layout.ld), beta, c, static_cast<blasint>(lc.ld));
+  }
+}
+
+// Below this many multiply-adds per matrix, a batch runs one matrix per thread (OpenBLAS then stays on one
+// thread inside the parallel region); above it, matrices run one after another on all of OpenBLAS's threads.
+constexpr int64_t kSmallMatrix = 1 << 18;
+
+template <class T>
+void run_typed(const GemmArgs& g) {
+  const T alpha = g.alpha.to<T>(), beta = g.beta.to<T>();
+  if (g.batch > 1 && g.m * g.n * g.k <= kSmallMatrix) {
+    cpu::parallel_for(g.batch, std::max<int64_t>(1, cpu::kGrainSize / std::max<int64_t>(1, g.m * g.n * g.k)),
+                      [&](int64_t b0, int64_t b1) {
+                        for (int64_t b = b0; b < b1; ++b) run_one<T>(g, b, alpha, beta);
+                      });
+    return;
+  }
+  for (int64_t b = 0; b < g.batch; ++b) run_one<T>(g, b, alpha, beta);
+}
+
+void run(const GemmArgs& g) {
+  if (g.dtype == kFloat32) run_typed<float>(g);
+  else run_typed<double>(g);
+}
+
+}  // namespace
+
+void register_provider() {
+  // Above the reference kernel, which is not a provider; future providers choose their priority relative to
+  // this one.
+  cpu::gemm_providers().add(the_provider(), 100, &supports, &run);
+}
+
+bool enabled() { return the_provider().enabled(); }
+void set_enabled(bool on) { the_provider().set_enabled(on); }
+
+std::string config() {
+  std::string s = openblas_get_config();
+  s += std::string(" (core ") + openblas_get_corename() + ")";
+  // The file the loader actually mapped (libopenblas.so.0 may be a chain of alternatives symlinks).
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&cblas_sgemm), &info) && info.dli_fname) {
+    char* real = realpath(info.dli_fname, nullptr);
+    s += std::string(" from ") + (real ? real : info.dli_fname);
+    std::free(real);
+  }
+  return s;
+}
+
+}  // namespace ember::backends::blas
