@@ -84,8 +84,8 @@ void fill(PyObject* o, size_t depth, size_t ndim, T*& out) {
 
 Tensor from_numpy_impl(PyObject* arr);
 
-// Nested sequences of numbers (or a number) as a new tensor. dtype: inferred (bool, int64 or the default
-// float dtype) unless given.
+}  // namespace
+
 Tensor tensor_from_data(PyObject* data, std::optional<DType> dtype) {
   if (is_tensor(data)) {
     Tensor t = unwrap(data).clone(MemoryFormat::Contiguous);
@@ -117,6 +117,8 @@ Tensor tensor_from_data(PyObject* data, std::optional<DType> dtype) {
   DType target = dtype.value_or(inferred);
   return target == staging ? t : t.to(target);
 }
+
+namespace {
 
 void release_array(void* ctx, void*) {
   PyGILState_STATE g = PyGILState_Ensure();
