@@ -220,7 +220,8 @@ def test_setitem(index, value):
 @pytest.mark.parametrize("case", [
     "dtype_mismatch", "value_int_into_float", "float_into_int_number", "float_tensor_into_int_mask",
     "overflow", "overflow_mask", "shape_mismatch", "index_out_of_range", "bad_value_type", "list_value",
-    "negative_step", "too_many", "nan_into_int",
+    "negative_step", "too_many", "nan_into_int", "uint8_wrap", "uint8_wrap_basic", "uint8_wrap_mask",
+    "uint8_too_negative",
 ])
 def test_setitem_errors_and_conversions(case):
     x = make_tensor((3, 4), "int64")
@@ -239,6 +240,10 @@ def test_setitem_errors_and_conversions(case):
         "negative_step": (x, slice(None, None, -1), 1),
         "too_many": (x, (0, 0, 0), 1),
         "nan_into_int": (x, [0], float("nan")),
+        "uint8_wrap": (make_tensor((3,), "uint8"), [0, 2], -1),  # integers from -255 wrap, as PyTorch
+        "uint8_wrap_basic": (make_tensor((3,), "uint8"), 1, -255),
+        "uint8_wrap_mask": (make_tensor((3,), "uint8"), idx([True, False, True], "bool"), -3),
+        "uint8_too_negative": (make_tensor((3,), "uint8"), 1, -256),
     }
     check_setitem(*cases[case])
 

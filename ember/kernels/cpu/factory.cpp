@@ -38,9 +38,10 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<DType> 
 }
 
 namespace {
-// The value converted to T. Errors: a value out of an integral T's range (a floating value also when it is
-// NaN, infinite or has a fraction beyond the range, as c10::checked_convert), or a finite value beyond a float
-// type's range ("value cannot be converted to type T without overflow", as PyTorch).
+// The value converted to T. Errors: a value out of an integral T's range (for an unsigned T, integers from -max
+// up wrap; a floating value also when it is NaN, infinite or has a fraction beyond the range, as
+// c10::checked_convert), or a finite value beyond a float type's range ("value cannot be converted to type T
+// without overflow", as PyTorch).
 template <class T>
 T checked_convert(const Scalar& v, DType dt) {
   if constexpr (std::is_same_v<T, bool>) {
@@ -48,9 +49,11 @@ T checked_convert(const Scalar& v, DType dt) {
   } else if constexpr (std::is_integral_v<T>) {
     if (v.is_integral()) {
       int64_t x = v.to_long();
-      constexpr int64_t lo = static_cast<int64_t>(std::numeric_limits<T>::lowest());
       constexpr int64_t hi = sizeof(T) == 8 ? std::numeric_limits<int64_t>::max()
                                             : static_cast<int64_t>(std::numeric_limits<T>::max());
+      // Negative integers wrap into an unsigned type down to -max (uint8: -1 is 255), as c10::overflows
+      // allows so that a - b can be computed as a + 255 * b.
+      constexpr int64_t lo = std::is_unsigned_v<T> ? -hi : static_cast<int64_t>(std::numeric_limits<T>::lowest());
       EMBER_CHECK(x >= lo && x <= hi, "value cannot be converted to type {} without overflow", dt);
     } else {
       // Converting an out-of-range double to an integer is undefined behaviour in C++: check first. 2^63 is
