@@ -153,6 +153,8 @@ void fill(PyObject* o, size_t depth, size_t ndim, T*& out) {
 
 Tensor from_numpy_impl(PyObject* arr);
 
+}  // namespace
+
 // Nested sequences of numbers (or a number) as a new tensor; see Note [tensor() data]. dtype: inferred unless
 // given; values that do not fit an integral dtype raise.
 Tensor tensor_from_data(PyObject* data, std::optional<DType> dtype) {
@@ -192,6 +194,8 @@ Tensor tensor_from_data(PyObject* data, std::optional<DType> dtype) {
   }
   return target == staging ? t : t.to(target);
 }
+
+namespace {
 
 void release_array(void* ctx, void*) {
   PyGILState_STATE g = PyGILState_Ensure();

@@ -64,6 +64,22 @@ from . import random  # noqa: E402  (after the ops: ember.random is the module, 
 from .random import fork_rng, get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402,F401
 
 
+def nonzero(input, *, out=None, as_tuple=False):
+    """Indices of the nonzero elements of input (NaN counts as nonzero), in row-major order.
+
+    Returns an int64 tensor of shape (n, input.dim()), or with ``as_tuple=True`` a tuple of input.dim() 1-D
+    tensors of length n, one per dim (one for a 0-dim input), as ``numpy.nonzero``; ``out=`` only without
+    ``as_tuple``. Raises RuntimeError for an ``out`` that is not int64.
+    """
+    if as_tuple:
+        if out is not None:
+            raise RuntimeError("nonzero: out= is not supported with as_tuple=True")
+        return _C._functions["nonzero_numpy"](input)
+    if out is None:
+        return _C._functions["nonzero"](input)
+    return _C._functions["nonzero"](input, out=out)
+
+
 def is_tensor(obj):
     """True when obj is an ember.Tensor."""
     return isinstance(obj, Tensor)

@@ -64,6 +64,12 @@ class Tensor(_C._TensorBase):
             raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
         return self.transpose(-2, -1)
 
+    def nonzero(self, *, as_tuple=False):
+        """Indices of the nonzero elements (see ember.nonzero); as_tuple gives one 1-D tensor per dim."""
+        if as_tuple:
+            return self.nonzero_numpy()
+        return _C._TensorBase.nonzero(self)
+
     def type(self, dtype=None):
         """The type name ('ember.FloatTensor') or, given a dtype, a converted tensor."""
         if dtype is None:

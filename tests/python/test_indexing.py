@@ -104,15 +104,6 @@ def test_getitem_errors(case):
     assert_raises_like(lambda: x[index], lambda: to_torch(x)[index])
 
 
-def test_advanced_indexing_is_not_implemented_yet():
-    # Deliberate, documented gap: indexing with lists, bools and multi-element tensors (advanced indexing) is
-    # not part of the foundation (issue 2 lists basic indexing only); Ember raises NotImplementedError.
-    x = make_tensor((3, 4), "float32")
-    for index in [[0, 1], ember.tensor([0, 2]), True, ember.tensor([True, False, True])]:
-        with pytest.raises(NotImplementedError):
-            x[index]
-
-
 # ---------------------------------------------------------------------------------------------- __setitem__
 SET_INDICES = [0, -1, (1, 2), slice(1, 3), (slice(None), 1), (Ellipsis, slice(None, None, 2)), None, Ellipsis,
                (0, None), (slice(None), slice(1, None, 2))]

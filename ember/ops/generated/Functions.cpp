@@ -1341,6 +1341,178 @@ bool equal(const Tensor& self, const Tensor& other) {
   return h.call<bool, const Tensor&, const Tensor&>(self, other);
 }
 bool Tensor::equal(const Tensor& other) const { return ember::equal(*this, other); }
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  static const OperatorHandle h = op("aten::index_select");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&>(self, dim, index);
+}
+Tensor Tensor::index_select(int64_t dim, const Tensor& index) const { return ember::index_select(*this, dim, index); }
+Tensor index_select_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
+  static const OperatorHandle h = op("aten::index_select.out");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&>(self, dim, index, out);
+}
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
+  static const OperatorHandle h = op("aten::gather");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, bool>(self, dim, index, sparse_grad);
+}
+Tensor Tensor::gather(int64_t dim, const Tensor& index, bool sparse_grad) const { return ember::gather(*this, dim, index, sparse_grad); }
+Tensor gather_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
+  static const OperatorHandle h = op("aten::gather.out");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, bool, const Tensor&>(self, dim, index, sparse_grad, out);
+}
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  static const OperatorHandle h = op("aten::scatter.src");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&>(self, dim, index, src);
+}
+Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) const { return ember::scatter(*this, dim, index, src); }
+Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  static const OperatorHandle h = op("aten::scatter_.src");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&>(self, dim, index, src);
+}
+Tensor Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) const { return ember::scatter_(*this, dim, index, src); }
+Tensor scatter_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  static const OperatorHandle h = op("aten::scatter.src_out");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&, const Tensor&>(self, dim, index, src, out);
+}
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  static const OperatorHandle h = op("aten::scatter.value");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Scalar&>(self, dim, index, value);
+}
+Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Scalar& value) const { return ember::scatter(*this, dim, index, value); }
+Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  static const OperatorHandle h = op("aten::scatter_.value");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Scalar&>(self, dim, index, value);
+}
+Tensor Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) const { return ember::scatter_(*this, dim, index, value); }
+Tensor scatter_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  static const OperatorHandle h = op("aten::scatter.value_out");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Scalar&, const Tensor&>(self, dim, index, value, out);
+}
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  static const OperatorHandle h = op("aten::scatter.reduce");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&, std::string_view>(self, dim, index, src, reduce);
+}
+Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) const { return ember::scatter(*this, dim, index, src, reduce); }
+Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  static const OperatorHandle h = op("aten::scatter_.reduce");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&, std::string_view>(self, dim, index, src, reduce);
+}
+Tensor Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) const { return ember::scatter_(*this, dim, index, src, reduce); }
+Tensor scatter_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  static const OperatorHandle h = op("aten::scatter.reduce_out");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&, std::string_view, const Tensor&>(self, dim, index, src, reduce, out);
+}
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  static const OperatorHandle h = op("aten::scatter.value_reduce");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Scalar&, std::string_view>(self, dim, index, value, reduce);
+}
+Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) const { return ember::scatter(*this, dim, index, value, reduce); }
+Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  static const OperatorHandle h = op("aten::scatter_.value_reduce");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Scalar&, std::string_view>(self, dim, index, value, reduce);
+}
+Tensor Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) const { return ember::scatter_(*this, dim, index, value, reduce); }
+Tensor scatter_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  static const OperatorHandle h = op("aten::scatter.value_reduce_out");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Scalar&, std::string_view, const Tensor&>(self, dim, index, value, reduce, out);
+}
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  static const OperatorHandle h = op("aten::scatter_add");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&>(self, dim, index, src);
+}
+Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const { return ember::scatter_add(*this, dim, index, src); }
+Tensor scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  static const OperatorHandle h = op("aten::scatter_add_");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&>(self, dim, index, src);
+}
+Tensor Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const { return ember::scatter_add_(*this, dim, index, src); }
+Tensor scatter_add_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  static const OperatorHandle h = op("aten::scatter_add.out");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&, const Tensor&>(self, dim, index, src, out);
+}
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  static const OperatorHandle h = op("aten::index_add");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&, const Scalar&>(self, dim, index, source, alpha);
+}
+Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) const { return ember::index_add(*this, dim, index, source, alpha); }
+Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  static const OperatorHandle h = op("aten::index_add_");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&, const Scalar&>(self, dim, index, source, alpha);
+}
+Tensor Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) const { return ember::index_add_(*this, dim, index, source, alpha); }
+Tensor index_add_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  static const OperatorHandle h = op("aten::index_add.out");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&, const Scalar&, const Tensor&>(self, dim, index, source, alpha, out);
+}
+Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
+  static const OperatorHandle h = op("aten::index.Tensor");
+  return h.call<Tensor, const Tensor&, const std::vector<std::optional<Tensor>>&>(self, indices);
+}
+Tensor index_out(const Tensor& out, const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
+  static const OperatorHandle h = op("aten::index.Tensor_out");
+  return h.call<Tensor, const Tensor&, const std::vector<std::optional<Tensor>>&, const Tensor&>(self, indices, out);
+}
+Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
+  static const OperatorHandle h = op("aten::index_put");
+  return h.call<Tensor, const Tensor&, const std::vector<std::optional<Tensor>>&, const Tensor&, bool>(self, indices, values, accumulate);
+}
+Tensor Tensor::index_put(const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) const { return ember::index_put(*this, indices, values, accumulate); }
+Tensor index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
+  static const OperatorHandle h = op("aten::index_put_");
+  return h.call<Tensor, const Tensor&, const std::vector<std::optional<Tensor>>&, const Tensor&, bool>(self, indices, values, accumulate);
+}
+Tensor Tensor::index_put_(const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) const { return ember::index_put_(*this, indices, values, accumulate); }
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  static const OperatorHandle h = op("aten::masked_fill.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, mask, value);
+}
+Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const { return ember::masked_fill(*this, mask, value); }
+Tensor masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  static const OperatorHandle h = op("aten::masked_fill_.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, mask, value);
+}
+Tensor Tensor::masked_fill_(const Tensor& mask, const Tensor& value) const { return ember::masked_fill_(*this, mask, value); }
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  static const OperatorHandle h = op("aten::masked_fill.Scalar");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Scalar&>(self, mask, value);
+}
+Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const { return ember::masked_fill(*this, mask, value); }
+Tensor masked_fill_(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  static const OperatorHandle h = op("aten::masked_fill_.Scalar");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Scalar&>(self, mask, value);
+}
+Tensor Tensor::masked_fill_(const Tensor& mask, const Scalar& value) const { return ember::masked_fill_(*this, mask, value); }
+Tensor masked_select(const Tensor& self, const Tensor& mask) {
+  static const OperatorHandle h = op("aten::masked_select");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, mask);
+}
+Tensor Tensor::masked_select(const Tensor& mask) const { return ember::masked_select(*this, mask); }
+Tensor masked_select_out(const Tensor& out, const Tensor& self, const Tensor& mask) {
+  static const OperatorHandle h = op("aten::masked_select.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, mask, out);
+}
+Tensor nonzero(const Tensor& self) {
+  static const OperatorHandle h = op("aten::nonzero");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::nonzero() const { return ember::nonzero(*this); }
+Tensor nonzero_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::nonzero.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+std::vector<Tensor> nonzero_numpy(const Tensor& self) {
+  static const OperatorHandle h = op("aten::nonzero_numpy");
+  return h.call<std::vector<Tensor>, const Tensor&>(self);
+}
+std::vector<Tensor> Tensor::nonzero_numpy() const { return ember::nonzero_numpy(*this); }
+Tensor argwhere(const Tensor& self) {
+  static const OperatorHandle h = op("aten::argwhere");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::argwhere() const { return ember::argwhere(*this); }
+std::vector<Tensor> where(const Tensor& condition) {
+  static const OperatorHandle h = op("aten::where");
+  return h.call<std::vector<Tensor>, const Tensor&>(condition);
+}
 Tensor mm(const Tensor& self, const Tensor& mat2) {
   static const OperatorHandle h = op("aten::mm");
   return h.call<Tensor, const Tensor&, const Tensor&>(self, mat2);
