@@ -57,6 +57,8 @@ _C._set_size_class(Size)
 # Every op of the database that is a function becomes ember.<name>.
 globals().update(_C._functions)
 
+from . import nn  # noqa: E402  (ember.nn.functional uses the ops above)
+
 
 def is_tensor(obj):
     """True when obj is an ember.Tensor."""
