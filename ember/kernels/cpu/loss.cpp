@@ -93,12 +93,13 @@ void nll_unreduced(const char* op, const T* x, const TargetReader& tgt, const T*
 
 // Runs the pointwise loss made by make_op (a scalar function of (self, target) in the compute type) over the
 // broadcast of self and target, floating types only, then reduces it.
+// out: undefined (the result has the promoted dtype) or a tensor to write (huber_loss writes self's dtype).
 template <class MakeOp>
 Tensor pointwise_loss(const char* name, const Tensor& self, const Tensor& target, int64_t reduction,
-                      const MakeOp& make_op) {
+                      const MakeOp& make_op, const Tensor& out = Tensor()) {
   IterConfig cfg;
   cfg.name = name;
-  TensorIterator it(cfg, Tensor(), {self, target});
+  TensorIterator it(cfg, out, {self, target});
   dispatch_dtypes<kFloatingTypes>(it.common_dtype(), name, [&]<class T>() {
     using M = opmath_t<T>;
     const auto op = make_op.template operator()<M>();
@@ -206,8 +207,10 @@ Tensor smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reductio
 
 Tensor huber_loss(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
   EMBER_CHECK(delta > 0, "huber_loss does not support non-positive values for delta (got {}).", delta);
+  // As PyTorch 1.13's (not a structured kernel): the loss has self's dtype, the promoted result cast to it.
   return pointwise_loss("huber_loss", self, target, reduction,
-                        [delta]<class M>() { return ops::HuberLoss<M>{static_cast<M>(delta)}; });
+                        [delta]<class M>() { return ops::HuberLoss<M>{static_cast<M>(delta)}; },
+                        make_empty(self.sizes(), self.dtype()));
 }
 
 // binary_cross_entropy: self (probabilities) and target of one dtype, target broadcast to self's shape.

@@ -187,7 +187,6 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArr
   Tensor out = make_empty(input.sizes(), input.dtype());
   Tensor mean = make_empty(stat_sizes, input.dtype()), rstd = make_empty(stat_sizes, input.dtype());
   const std::vector<double> w = read_param(weight, Nn, 1.0), b = read_param(bias, Nn, 0.0);
-  const bool affine_params = defined(weight) || defined(bias);
   dispatch_dtypes<kFloatingTypes>(input.dtype(), op, [&]<class T>() {
     using Mt = opmath_t<T>;
     const T* xp = x.data_ptr<T>();
@@ -202,10 +201,8 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArr
         const double rs = 1.0 / std::sqrt(std::max(m2 / static_cast<double>(Nn), 0.0) + eps);
         mp[r] = static_cast<T>(mu);
         rp[r] = static_cast<T>(rs);
-        if (!affine_params) {
-          affine(row, dst, Nn, rs, -mu * rs);
-          continue;
-        }
+        // (x - mean) * rstd in double: exactly 0 for a constant row (PyTorch's x * rstd - mean * rstd in float
+        // leaves rounding noise there).
         for (int64_t i = 0; i < Nn; ++i) {
           const double v = (static_cast<double>(static_cast<Mt>(row[i])) - mu) * rs;
           dst[i] = static_cast<T>(v * w[i] + b[i]);

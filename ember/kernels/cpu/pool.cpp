@@ -225,12 +225,12 @@ Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
               "{}: elements of output_size must be greater than or equal to 0 but received {{{}, {}}}", op,
               output_size[0], output_size[1]);
   const int64_t ndim = self.dim();
+  EMBER_CHECK(ndim == 3 || ndim == 4, "{}(): Expected 3D or 4D tensor, but got {}", op, self.sizes());
   for (int64_t i : {-2, -1}) {
-    EMBER_CHECK(self.size(i) > 0,  // a 1-D input raises IndexError here, as PyTorch's
+    EMBER_CHECK(self.size(i) > 0,
                 "{}(): Expected input to have non-zero size for non-batch dimensions, but input has sizes {} with "
                 "dimension {} being empty", op, self.sizes(), i + ndim);
   }
-  EMBER_CHECK(ndim == 3 || ndim == 4, "{}(): Expected 3D or 4D tensor, but got {}", op, self.sizes());
   const int64_t H = self.size(-2), W = self.size(-1), OH = output_size[0], OW = output_size[1];
   DimVector out_sizes(self.sizes().begin(), self.sizes().end() - 2);
   out_sizes.push_back(OH);
