@@ -271,7 +271,8 @@ Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target
   const Tensor max_val = ember::neg(self).clamp_min_(0);
   const Tensor one_minus_t = ember::sub(wrapped_scalar_tensor(1), target);
   // log(exp(-m) + exp(-x - m)) + m = log(1 + exp(-x))
-  const Tensor log_term = ember::neg(max_val).exp_().add_(ember::sub(ember::neg(self), max_val).exp_()).log_().add_(max_val);
+  const Tensor log_term =
+      ember::neg(max_val).exp_().add_(ember::sub(ember::neg(self), max_val).exp_()).log_().add_(max_val);
   Tensor loss;
   if (defined(pos_weight)) {
     const Tensor log_weight = ember::sub(*pos_weight, 1).mul(target).add_(wrapped_scalar_tensor(1));

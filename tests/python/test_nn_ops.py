@@ -12,7 +12,7 @@ import torch.nn.functional as TF
 
 import ember
 import ember.nn.functional as F
-from conftest import (FLOAT_DTYPES, INT_DTYPES, assert_raises_like, assert_same, check, from_array, make_array,
+from conftest import (FLOAT_DTYPES, assert_raises_like, assert_same, check, from_array, make_array,
                       make_tensor, special_tensor, to_ember, to_torch)
 
 REDUCTIONS = ["none", "mean", "sum"]
@@ -195,7 +195,6 @@ def test_softmax_and_log_softmax():
     for dim in [0, 1, -1]:
         check_f("softmax", x, dim)
         check_f("log_softmax", x, dim)
-    check_f("softmax", x, 1, dtype=ember.float64) if False else None
     assert_same(F.softmax(x, 1, dtype=ember.float64), TF.softmax(to_torch(x), 1, dtype=torch.float64))
     assert_same(F.log_softmax(x, -1, dtype=ember.float64), TF.log_softmax(to_torch(x), -1, dtype=torch.float64))
     # no dim: PyTorch's legacy choice (0 for 0-, 1- and 3-dim inputs, else 1), with a warning
@@ -486,7 +485,8 @@ def test_native_batch_norm_saved_statistics():
 
 # (input shape, normalized_shape, layout)
 LN_CASES = [((4, 5), [5], "contiguous"), ((2, 3, 4), [3, 4], "contiguous"), ((2, 3, 4), [4], "transposed"),
-            ((3, 6), [6], "strided"), ((0, 5), [5], "contiguous"), ((2, 0), [0], "contiguous"), ((7,), [7], "contiguous"),
+            ((3, 6), [6], "strided"), ((0, 5), [5], "contiguous"), ((2, 0), [0], "contiguous"),
+            ((7,), [7], "contiguous"),
             ((2, 3, 1), [1], "contiguous"), ((3, 2, 2, 3), [2, 2, 3], "contiguous")]
 
 
@@ -501,8 +501,8 @@ def test_layer_norm_matches_reference(dtype, affine):
         # leaves noise of |x| * rstd * 2^-24 (rstd = 1/sqrt(eps)) where Ember's (x - mean) * rstd is exact.
         atol = 2e-4 if ns == [1] else NORM_ATOL.get(dtype)
         for eps in [1e-5, 0.1]:
-            check(lambda t, ww, bb: F.layer_norm(t, ns, ww, bb, eps), lambda t, ww, bb: TF.layer_norm(t, ns, ww, bb, eps),
-                  x, w, b, atol=atol)
+            check(lambda t, ww, bb: F.layer_norm(t, ns, ww, bb, eps),
+                  lambda t, ww, bb: TF.layer_norm(t, ns, ww, bb, eps), x, w, b, atol=atol)
 
 
 def test_layer_norm_constant_rows_and_special_values():
@@ -512,7 +512,8 @@ def test_layer_norm_constant_rows_and_special_values():
 
 def test_layer_norm_errors():
     x = make_tensor((2, 3), "float32")
-    cases = [([2], None), ([], None), ([3], ember.ones(2)), ([2, 3, 4], None), ([3], ember.ones(3, dtype=ember.float64))]
+    cases = [([2], None), ([], None), ([3], ember.ones(2)), ([2, 3, 4], None),
+             ([3], ember.ones(3, dtype=ember.float64))]
     for ns, w in cases:
         check(lambda t, ww: F.layer_norm(t, ns, ww), lambda t, ww: TF.layer_norm(t, ns, ww), x, w)
     check(lambda t: F.layer_norm(t, [3]), lambda t: TF.layer_norm(t, [3]), make_tensor((2, 3), "int64"))
@@ -615,7 +616,8 @@ def log_probs(shape, dtype="float32", seed=0):
 
 
 # (input shape, target shape): (C), (N, C), (N, C, d1), (N, C, d1, d2), (N, C, d1, d2, d3) and empty batches
-CLASS_SHAPES = [((5,), ()), ((4, 5), (4,)), ((3, 5, 4), (3, 4)), ((2, 5, 3, 2), (2, 3, 2)), ((2, 4, 2, 2, 3), (2, 2, 2, 3)),
+CLASS_SHAPES = [((5,), ()), ((4, 5), (4,)), ((3, 5, 4), (3, 4)), ((2, 5, 3, 2), (2, 3, 2)),
+                ((2, 4, 2, 2, 3), (2, 2, 2, 3)),
                 ((0, 5), (0,)), ((0, 5, 3), (0, 3)), ((0, 5, 2, 2), (0, 2, 2)), ((2, 5, 0), (2, 0))]
 
 
@@ -804,14 +806,14 @@ def test_pointwise_losses_broadcast_promote_and_special_values(loss):
               make_tensor((3, 4), "int64"), make_tensor((3, 4), "int64", seed=1))
     s = special_tensor("float32")
     check(lambda x, y: getattr(F, loss)(x, y, reduction="none"), lambda x, y: getattr(TF, loss)(x, y, reduction="none"),
-          s, s.flip(0) if hasattr(s, "flip") else from_array(np.array(to_torch(s).flip(0)), "float32"))
+          s, from_array(to_torch(s).flip(0).numpy(), "float32"))
 
 
 def test_pointwise_loss_errors():
     a, b = make_tensor((3,), "float32"), make_tensor((3,), "float32", seed=1)
-    assert_raises_like(lambda: F.smooth_l1_loss(a, b, beta=-1.0), lambda: TF.smooth_l1_loss(to_torch(a), to_torch(b), beta=-1.0))
-    assert_raises_like(lambda: F.huber_loss(a, b, delta=0.0), lambda: TF.huber_loss(to_torch(a), to_torch(b), delta=0.0))
-    assert_raises_like(lambda: F.mse_loss(a, b, reduction="max"), lambda: TF.mse_loss(to_torch(a), to_torch(b), reduction="max"))
+    check(F.smooth_l1_loss, TF.smooth_l1_loss, a, b, beta=-1.0)
+    check(F.huber_loss, TF.huber_loss, a, b, delta=0.0)
+    check(F.mse_loss, TF.mse_loss, a, b, reduction="max")
     ai, bi = make_tensor((3,), "bool"), make_tensor((3,), "bool", seed=1)
     for loss in ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"]:
         check(getattr(F, loss), getattr(TF, loss), ai, bi)

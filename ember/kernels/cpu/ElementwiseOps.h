@@ -217,7 +217,9 @@ struct Hardsigmoid { template <class T> static T f(T x) { return std::min(std::m
 struct Hardswish { template <class T> static T f(T x) { return x * std::min(std::max(x + T(3), T(0)), T(6)) / T(6); } };
 struct Mish { template <class T> static T f(T x) { return x * std::tanh(std::log1p(std::exp(x))); } };
 // log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), without overflow for large |x|.
-struct LogSigmoid { template <class T> static T f(T x) { return std::min(x, T(0)) - std::log1p(std::exp(-std::abs(x))); } };
+struct LogSigmoid {
+  template <class T> static T f(T x) { return std::min(x, T(0)) - std::log1p(std::exp(-std::abs(x))); }
+};
 // glu on the two halves a, b of its input: a * sigmoid(b).
 struct Glu { template <class T> static T f(T a, T b) { return a / (T(1) + std::exp(-b)); } };
 struct MseLoss { template <class T> static T f(T a, T b) { T d = a - b; return d * d; } };

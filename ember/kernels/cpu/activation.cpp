@@ -189,7 +189,8 @@ Tensor glu_impl(const Tensor& self, int64_t dim, const Tensor& out) {
   dispatch_dtypes<kFloatingTypes>(it.common_dtype(), "glu", [&]<class T>() {
     using M = opmath_t<T>;
     it.for_each([](char** dp, const int64_t* s, int64_t len) {
-      binary_loop<T, T>(dp, s, len, [](T x, T y) { return static_cast<T>(ops::Glu::f(static_cast<M>(x), static_cast<M>(y))); });
+      binary_loop<T, T>(dp, s, len,
+                        [](T x, T y) { return static_cast<T>(ops::Glu::f(static_cast<M>(x), static_cast<M>(y))); });
     });
   });
   return it.finish();

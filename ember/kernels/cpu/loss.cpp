@@ -118,8 +118,9 @@ std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& self, const Tensor& ta
   const char* op = "nll_loss";
   EMBER_CHECK(self.dim() > 0 && self.dim() <= 2, "{}: input tensor should be 1D or 2D (got input of size {})", op,
               self.sizes());
-  EMBER_CHECK(target.dim() <= 1, "{}: 0D or 1D target tensor expected, multi-target not supported (got target of size {})",
-              op, target.sizes());
+  EMBER_CHECK(target.dim() <= 1,
+              "{}: 0D or 1D target tensor expected, multi-target not supported (got target of size {})", op,
+              target.sizes());
   const bool no_batch_dim = self.dim() == 1 && target.dim() == 0;
   EMBER_CHECK(no_batch_dim || self.size(0) == target.size(0), "{}: size mismatch (got input: {}, target: {})", op,
               self.sizes(), target.sizes());
@@ -161,8 +162,8 @@ std::tuple<Tensor, Tensor> nll_loss2d_forward(const Tensor& self, const Tensor& 
               "{}: only batches of spatial inputs supported (4D tensors), but got input of dimension: {}", op,
               self.dim());
   EMBER_CHECK(!weight || !weight->defined() || weight->numel() == self.size(1),
-              "{}: weight tensor should be defined either for all or no classes (got weight of shape {} for {} classes)",
-              op, weight ? weight->sizes() : IntArrayRef(), self.size(1));
+              "{}: weight tensor should be defined either for all or no classes (got weight of shape {} for {} "
+              "classes)", op, weight ? weight->sizes() : IntArrayRef(), self.size(1));
   EMBER_CHECK(self.size(0) == target.size(0) && self.size(2) == target.size(1) && self.size(3) == target.size(2),
               "{}: size mismatch (got input: {} , target: {})", op, self.sizes(), target.sizes());
   const int64_t N = self.size(0), C = self.size(1), HW = self.size(2) * self.size(3);

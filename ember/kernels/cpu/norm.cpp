@@ -132,7 +132,8 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
       }
       if (n > 0 && defined(running_var)) {
         std::vector<double> rv = read_param(running_var, C, 1.0);
-        for (int64_t c = 0; c < C; ++c) rv[c] = momentum * (m2[c] / static_cast<double>(n - 1)) + (1 - momentum) * rv[c];
+        for (int64_t c = 0; c < C; ++c)
+          rv[c] = momentum * (m2[c] / static_cast<double>(n - 1)) + (1 - momentum) * rv[c];
         running_var->copy_(from_doubles(rv, {C}, kFloat64).reshape(running_var->sizes()));
       }
     } else {
