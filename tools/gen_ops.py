@@ -136,6 +136,8 @@ def cpp_default(arg):
         return "std::nullopt"
     if d in ("True", "False"):
         return d.lower()
+    if d in ("Mean", "Sum"):  # loss reductions (at::Reduction: None = 0, Mean = 1, Sum = 2)
+        return {"Mean": "1", "Sum": "2"}[d]
     if d.startswith('"') or d.startswith("'"):
         return '"' + d[1:-1] + '"'
     if d == "contiguous_format":

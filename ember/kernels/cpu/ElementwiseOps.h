@@ -3,6 +3,7 @@
 // (opmath_t: float for the 16-bit floats). The same functors serve every dtype and, for float and double,
 // every instruction-set build (vectorized bodies, where they exist, are in isa/vec_loops.cpp).
 // Formulas follow PyTorch's documented semantics; sources are named where not obvious.
+#include <algorithm>
 #include <cmath>
 
 #include "ember/kernels/cpu/isa/IsaNamespace.h"
@@ -173,6 +174,78 @@ struct PowI {
       }
       return r;
     }
+  }
+};
+
+// ---- activations and pointwise losses (ember/kernels/cpu/activation.cpp, loss.cpp). The ones with parameters
+// are templates over the compute type holding their parameters, already converted to it. Formulas are
+// PyTorch 1.13's (aten/src/ATen/native/cpu/Activation.cpp, PointwiseOpsKernel.cpp).
+// clamp(x, lo, hi) as PyTorch's clamp: NaN stays NaN; lo > hi gives hi.
+template <class T>
+struct Hardtanh {
+  T lo, hi;
+  T operator()(T x) const {
+    if constexpr (kIsFloat<T>) { if (std::isnan(x)) return x; }
+    x = x < lo ? lo : x;
+    return x > hi ? hi : x;
+  }
+};
+template <class T>
+struct LeakyRelu {
+  T slope;
+  T operator()(T x) const { return x > T(0) ? x : x * slope; }
+};
+// elu: scale * x for x > 0, else scale * alpha * (exp(input_scale * x) - 1).
+template <class T>
+struct Elu {
+  T negcoef, poscoef, input_scale;  // alpha * scale, scale, input_scale
+  T operator()(T x) const { return x <= T(0) ? std::expm1(x * input_scale) * negcoef : x * poscoef; }
+};
+template <class T>
+struct Softplus {
+  T beta, threshold;
+  T operator()(T x) const { return x * beta > threshold ? x : std::log1p(std::exp(x * beta)) / beta; }
+};
+// threshold: x where x > threshold, else value (NaN compares false, so it stays NaN).
+template <class T>
+struct Threshold {
+  T threshold, value;
+  T operator()(T x) const { return x <= threshold ? value : x; }
+};
+// hardsigmoid and hardswish propagate NaN, as PyTorch's (std::max/std::min keep a NaN first operand).
+struct Hardsigmoid { template <class T> static T f(T x) { return std::min(std::max(x + T(3), T(0)), T(6)) / T(6); } };
+struct Hardswish { template <class T> static T f(T x) { return x * std::min(std::max(x + T(3), T(0)), T(6)) / T(6); } };
+struct Mish { template <class T> static T f(T x) { return x * std::tanh(std::log1p(std::exp(x))); } };
+// log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), without overflow for large |x|.
+struct LogSigmoid {
+  template <class T> static T f(T x) { return std::min(x, T(0)) - std::log1p(std::exp(-std::abs(x))); }
+};
+// glu on the two halves a, b of its input: a * sigmoid(b).
+struct Glu { template <class T> static T f(T a, T b) { return a / (T(1) + std::exp(-b)); } };
+struct MseLoss { template <class T> static T f(T a, T b) { T d = a - b; return d * d; } };
+// smooth_l1 (Girshick, 2015, with PyTorch's beta): 0.5 z^2 / beta below beta, z - 0.5 beta above; z = |a - b|.
+template <class T>
+struct SmoothL1Loss {
+  T beta;
+  T operator()(T a, T b) const {
+    T z = std::abs(a - b);
+    return z < beta ? T(0.5) * z * z / beta : z - T(0.5) * beta;
+  }
+};
+// huber: 0.5 z^2 below delta, delta (z - 0.5 delta) above; z = |a - b|.
+template <class T>
+struct HuberLoss {
+  T delta;
+  T operator()(T a, T b) const {
+    T z = std::abs(a - b);
+    return z < delta ? T(0.5) * z * z : delta * (z - T(0.5) * delta);
+  }
+};
+// binary cross entropy of probability x at target y, each log clamped at -100 (PyTorch's Loss.cpp):
+// (y - 1) max(log1p(-x), -100) - y max(log(x), -100).
+struct BinaryCrossEntropy {
+  template <class T> static T f(T x, T y) {
+    return (y - T(1)) * std::max(T(std::log1p(-x)), T(-100)) - y * std::max(T(std::log(x)), T(-100));
   }
 };
 

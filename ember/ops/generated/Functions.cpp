@@ -1612,6 +1612,246 @@ Tensor linear_out(const Tensor& out, const Tensor& input, const Tensor& weight, 
   static const OperatorHandle h = op("aten::linear.out");
   return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&, const Tensor&>(input, weight, bias, out);
 }
+Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  static const OperatorHandle h = op("aten::hardtanh");
+  return h.call<Tensor, const Tensor&, const Scalar&, const Scalar&>(self, min_val, max_val);
+}
+Tensor hardtanh_(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  static const OperatorHandle h = op("aten::hardtanh_");
+  return h.call<Tensor, const Tensor&, const Scalar&, const Scalar&>(self, min_val, max_val);
+}
+Tensor hardtanh_out(const Tensor& out, const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  static const OperatorHandle h = op("aten::hardtanh.out");
+  return h.call<Tensor, const Tensor&, const Scalar&, const Scalar&, const Tensor&>(self, min_val, max_val, out);
+}
+Tensor relu6(const Tensor& self) {
+  static const OperatorHandle h = op("aten::relu6");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor relu6_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::relu6_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope) {
+  static const OperatorHandle h = op("aten::leaky_relu");
+  return h.call<Tensor, const Tensor&, const Scalar&>(self, negative_slope);
+}
+Tensor leaky_relu_(const Tensor& self, const Scalar& negative_slope) {
+  static const OperatorHandle h = op("aten::leaky_relu_");
+  return h.call<Tensor, const Tensor&, const Scalar&>(self, negative_slope);
+}
+Tensor leaky_relu_out(const Tensor& out, const Tensor& self, const Scalar& negative_slope) {
+  static const OperatorHandle h = op("aten::leaky_relu.out");
+  return h.call<Tensor, const Tensor&, const Scalar&, const Tensor&>(self, negative_slope, out);
+}
+Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  static const OperatorHandle h = op("aten::elu");
+  return h.call<Tensor, const Tensor&, const Scalar&, const Scalar&, const Scalar&>(self, alpha, scale, input_scale);
+}
+Tensor elu_(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  static const OperatorHandle h = op("aten::elu_");
+  return h.call<Tensor, const Tensor&, const Scalar&, const Scalar&, const Scalar&>(self, alpha, scale, input_scale);
+}
+Tensor elu_out(const Tensor& out, const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  static const OperatorHandle h = op("aten::elu.out");
+  return h.call<Tensor, const Tensor&, const Scalar&, const Scalar&, const Scalar&, const Tensor&>(self, alpha, scale, input_scale, out);
+}
+Tensor selu(const Tensor& self) {
+  static const OperatorHandle h = op("aten::selu");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor selu_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::selu_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor celu(const Tensor& self, const Scalar& alpha) {
+  static const OperatorHandle h = op("aten::celu");
+  return h.call<Tensor, const Tensor&, const Scalar&>(self, alpha);
+}
+Tensor celu_(const Tensor& self, const Scalar& alpha) {
+  static const OperatorHandle h = op("aten::celu_");
+  return h.call<Tensor, const Tensor&, const Scalar&>(self, alpha);
+}
+Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  static const OperatorHandle h = op("aten::softplus");
+  return h.call<Tensor, const Tensor&, const Scalar&, const Scalar&>(self, beta, threshold);
+}
+Tensor softplus_out(const Tensor& out, const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  static const OperatorHandle h = op("aten::softplus.out");
+  return h.call<Tensor, const Tensor&, const Scalar&, const Scalar&, const Tensor&>(self, beta, threshold, out);
+}
+Tensor hardsigmoid(const Tensor& self) {
+  static const OperatorHandle h = op("aten::hardsigmoid");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor hardsigmoid_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::hardsigmoid_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor hardsigmoid_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::hardsigmoid.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor hardswish(const Tensor& self) {
+  static const OperatorHandle h = op("aten::hardswish");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor hardswish_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::hardswish_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor hardswish_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::hardswish.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor mish(const Tensor& self) {
+  static const OperatorHandle h = op("aten::mish");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor mish_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::mish_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor mish_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::mish.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor log_sigmoid(const Tensor& self) {
+  static const OperatorHandle h = op("aten::log_sigmoid");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor log_sigmoid_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::log_sigmoid.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor glu(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = op("aten::glu");
+  return h.call<Tensor, const Tensor&, int64_t>(self, dim);
+}
+Tensor glu_out(const Tensor& out, const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = op("aten::glu.out");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&>(self, dim, out);
+}
+Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  static const OperatorHandle h = op("aten::threshold");
+  return h.call<Tensor, const Tensor&, const Scalar&, const Scalar&>(self, threshold, value);
+}
+Tensor threshold_(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  static const OperatorHandle h = op("aten::threshold_");
+  return h.call<Tensor, const Tensor&, const Scalar&, const Scalar&>(self, threshold, value);
+}
+Tensor threshold_out(const Tensor& out, const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  static const OperatorHandle h = op("aten::threshold.out");
+  return h.call<Tensor, const Tensor&, const Scalar&, const Scalar&, const Tensor&>(self, threshold, value, out);
+}
+Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  static const OperatorHandle h = op("aten::max_pool2d");
+  return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool>(self, kernel_size, stride, padding, dilation, ceil_mode);
+}
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  static const OperatorHandle h = op("aten::max_pool2d_with_indices");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool>(self, kernel_size, stride, padding, dilation, ceil_mode);
+}
+Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  static const OperatorHandle h = op("aten::avg_pool2d");
+  return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, bool, bool, std::optional<int64_t>>(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
+Tensor avg_pool2d_out(const Tensor& out, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  static const OperatorHandle h = op("aten::avg_pool2d.out");
+  return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, bool, bool, std::optional<int64_t>, const Tensor&>(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+}
+Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
+  static const OperatorHandle h = op("aten::adaptive_avg_pool2d");
+  return h.call<Tensor, const Tensor&, IntArrayRef>(self, output_size);
+}
+Tensor _adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
+  static const OperatorHandle h = op("aten::_adaptive_avg_pool2d");
+  return h.call<Tensor, const Tensor&, IntArrayRef>(self, output_size);
+}
+Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training, double momentum, double eps, bool cudnn_enabled) {
+  static const OperatorHandle h = op("aten::batch_norm");
+  return h.call<Tensor, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, const std::optional<Tensor>&, const std::optional<Tensor>&, bool, double, double, bool>(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled);
+}
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training, double momentum, double eps) {
+  static const OperatorHandle h = op("aten::native_batch_norm");
+  return h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, const std::optional<Tensor>&, const std::optional<Tensor>&, bool, double, double>(input, weight, bias, running_mean, running_var, training, momentum, eps);
+}
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps, bool cudnn_enable) {
+  static const OperatorHandle h = op("aten::layer_norm");
+  return h.call<Tensor, const Tensor&, IntArrayRef, const std::optional<Tensor>&, const std::optional<Tensor>&, double, bool>(input, normalized_shape, weight, bias, eps, cudnn_enable);
+}
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps) {
+  static const OperatorHandle h = op("aten::native_layer_norm");
+  return h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, IntArrayRef, const std::optional<Tensor>&, const std::optional<Tensor>&, double>(input, normalized_shape, weight, bias, eps);
+}
+Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps, bool cudnn_enabled) {
+  static const OperatorHandle h = op("aten::group_norm");
+  return h.call<Tensor, const Tensor&, int64_t, const std::optional<Tensor>&, const std::optional<Tensor>&, double, bool>(input, num_groups, weight, bias, eps, cudnn_enabled);
+}
+std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, int64_t N, int64_t C, int64_t HxW, int64_t group, double eps) {
+  static const OperatorHandle h = op("aten::native_group_norm");
+  return h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, int64_t, int64_t, int64_t, int64_t, double>(input, weight, bias, N, C, HxW, group, eps);
+}
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq, bool sparse) {
+  static const OperatorHandle h = op("aten::embedding");
+  return h.call<Tensor, const Tensor&, const Tensor&, int64_t, bool, bool>(weight, indices, padding_idx, scale_grad_by_freq, sparse);
+}
+Tensor embedding_renorm_(const Tensor& self, const Tensor& indices, double max_norm, double norm_type) {
+  static const OperatorHandle h = op("aten::embedding_renorm_");
+  return h.call<Tensor, const Tensor&, const Tensor&, double, double>(self, indices, max_norm, norm_type);
+}
+Tensor one_hot(const Tensor& self, int64_t num_classes) {
+  static const OperatorHandle h = op("aten::one_hot");
+  return h.call<Tensor, const Tensor&, int64_t>(self, num_classes);
+}
+std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  static const OperatorHandle h = op("aten::nll_loss_forward");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, const Tensor&, const std::optional<Tensor>&, int64_t, int64_t>(self, target, weight, reduction, ignore_index);
+}
+Tensor nll_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  static const OperatorHandle h = op("aten::nll_loss");
+  return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&, int64_t, int64_t>(self, target, weight, reduction, ignore_index);
+}
+std::tuple<Tensor, Tensor> nll_loss2d_forward(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  static const OperatorHandle h = op("aten::nll_loss2d_forward");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, const Tensor&, const std::optional<Tensor>&, int64_t, int64_t>(self, target, weight, reduction, ignore_index);
+}
+Tensor nll_loss2d(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  static const OperatorHandle h = op("aten::nll_loss2d");
+  return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&, int64_t, int64_t>(self, target, weight, reduction, ignore_index);
+}
+Tensor nll_loss_nd(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  static const OperatorHandle h = op("aten::nll_loss_nd");
+  return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&, int64_t, int64_t>(self, target, weight, reduction, ignore_index);
+}
+Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index, double label_smoothing) {
+  static const OperatorHandle h = op("aten::cross_entropy_loss");
+  return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&, int64_t, int64_t, double>(self, target, weight, reduction, ignore_index, label_smoothing);
+}
+Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  static const OperatorHandle h = op("aten::mse_loss");
+  return h.call<Tensor, const Tensor&, const Tensor&, int64_t>(self, target, reduction);
+}
+Tensor l1_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  static const OperatorHandle h = op("aten::l1_loss");
+  return h.call<Tensor, const Tensor&, const Tensor&, int64_t>(self, target, reduction);
+}
+Tensor smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reduction, double beta) {
+  static const OperatorHandle h = op("aten::smooth_l1_loss");
+  return h.call<Tensor, const Tensor&, const Tensor&, int64_t, double>(self, target, reduction, beta);
+}
+Tensor huber_loss(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
+  static const OperatorHandle h = op("aten::huber_loss");
+  return h.call<Tensor, const Tensor&, const Tensor&, int64_t, double>(self, target, reduction, delta);
+}
+Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction) {
+  static const OperatorHandle h = op("aten::binary_cross_entropy");
+  return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&, int64_t>(self, target, weight, reduction);
+}
+Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction) {
+  static const OperatorHandle h = op("aten::binary_cross_entropy_with_logits");
+  return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, int64_t>(self, target, weight, pos_weight, reduction);
+}
 Tensor rand(IntArrayRef size, std::optional<DType> dtype, std::optional<Device> device) {
   static const OperatorHandle h = op("aten::rand");
   return h.call<Tensor, IntArrayRef, std::optional<DType>, std::optional<Device>>(size, dtype, device);

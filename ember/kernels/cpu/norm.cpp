@@ -1,0 +1,259 @@
+// Normalization kernels: native_batch_norm, native_layer_norm, native_group_norm. Statistics are accumulated
+// in double (two passes: the mean, then the sum of squared deviations), and the output is written as
+// x * a + b with a per-channel (or per-row) scale a and shift b, as PyTorch's CPU kernels do. The composites
+// batch_norm, layer_norm and group_norm (argument checks, empty inputs) are in ember/ops/nn.cpp.
+//
+// Note [batch_norm running statistics]
+// In training, batch_norm normalizes with the batch's biased variance (sum of squares / n) but updates
+//   running_mean = momentum * mean + (1 - momentum) * running_mean
+//   running_var  = momentum * (sum of squares / (n - 1)) + (1 - momentum) * running_var
+// with the unbiased variance, in place, as PyTorch does (n = N * H * W, the elements per channel).
+// In evaluation the running statistics normalize and nothing is updated.
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "ember/kernels/cpu/Dispatch.h"
+#include "ember/kernels/cpu/Loops.h"
+#include "ember/kernels/cpu/Parallel.h"
+#include "ember/kernels/cpu/generated/CPUKernels.h"
+
+namespace ember::cpu {
+
+namespace {
+
+// A parameter tensor (weight, bias, running statistics) read as n doubles; `fill` when absent.
+std::vector<double> read_param(const std::optional<Tensor>& p, int64_t n, double fill) {
+  std::vector<double> v(static_cast<size_t>(n), fill);
+  if (!p || !p->defined()) return v;
+  const Tensor d = p->to(kFloat64).contiguous().reshape({-1});
+  const double* src = d.data_ptr<double>();
+  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = src[i];
+  return v;
+}
+
+bool defined(const std::optional<Tensor>& t) { return t && t->defined(); }
+
+// Mean and sum of squared deviations of len elements of x, in double.
+template <class T>
+std::pair<double, double> moments(const T* x, int64_t len) {
+  double s = 0;
+  for (int64_t i = 0; i < len; ++i) s += static_cast<double>(static_cast<opmath_t<T>>(x[i]));
+  const double mean = s / static_cast<double>(len);
+  double m2 = 0;
+  for (int64_t i = 0; i < len; ++i) {
+    const double d = static_cast<double>(static_cast<opmath_t<T>>(x[i])) - mean;
+    m2 += d * d;
+  }
+  return {mean, m2};
+}
+
+// out[i] = x[i] * a + b over len elements.
+template <class T>
+void affine(const T* x, T* out, int64_t len, double a, double b) {
+  using M = opmath_t<T>;
+  const M am = static_cast<M>(a), bm = static_cast<M>(b);
+  for (int64_t i = 0; i < len; ++i) out[i] = static_cast<T>(static_cast<M>(x[i]) * am + bm);
+}
+
+// A vector of doubles as a 1-D tensor of dtype dt.
+Tensor from_doubles(const std::vector<double>& v, DimVector sizes, DType dt) {
+  Tensor t = make_empty(sizes, kFloat64);
+  std::copy(v.begin(), v.end(), t.data_ptr<double>());
+  return dt == kFloat64 ? t : t.to(dt);
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const std::optional<Tensor>& weight,
+                                                     const std::optional<Tensor>& bias,
+                                                     const std::optional<Tensor>& running_mean,
+                                                     const std::optional<Tensor>& running_var, bool training,
+                                                     double momentum, double eps) {
+  const char* op = "batch_norm";
+  const int64_t C = input.size(1);  // a 1-D input raises IndexError, as PyTorch's
+  // Parameters have input's dtype, or float32 beside a 16-bit floating input (PyTorch's mixed type).
+  const bool narrow = input.dtype() == kBFloat16 || input.dtype() == kFloat16;
+  DType param_dt = input.dtype();
+  for (const auto* p : {&weight, &bias, &running_mean, &running_var}) {
+    if (!defined(*p)) continue;
+    if (narrow && (*p)->dtype() == kFloat32) param_dt = kFloat32;
+  }
+  for (const auto* p : {&weight, &bias, &running_mean, &running_var}) {
+    if (!defined(*p)) continue;
+    EMBER_CHECK((*p)->dtype() == param_dt,
+                "{}: mixed dtype (CPU): expect parameter to have scalar type of {} (input {}, parameter {})", op,
+                input.is_floating_point() && !narrow ? input.dtype() : kFloat32, input.dtype(), (*p)->dtype());
+  }
+  for (const auto* p : {&weight, &bias, &running_mean, &running_var}) {
+    EMBER_CHECK(!defined(*p) || (*p)->numel() == C, "{}: expected a parameter of {} elements, got shape {}", op, C,
+                (*p)->sizes());
+  }
+  Tensor x = input.contiguous();
+  Tensor out = make_empty(input.sizes(), input.dtype());
+  const int64_t N = input.size(0);
+  int64_t HW = 1;
+  for (int64_t d = 2; d < input.dim(); ++d) HW *= input.size(d);
+  const int64_t n = N * HW;  // elements per channel
+  const std::vector<double> w = read_param(weight, C, 1.0), b = read_param(bias, C, 0.0);
+  std::vector<double> mean(static_cast<size_t>(C)), invstd(static_cast<size_t>(C));
+  dispatch_dtypes<kFloatingTypes>(input.dtype(), op, [&]<class T>() {
+    const T* xp = x.data_ptr<T>();
+    T* yp = out.data_ptr<T>();
+    if (training) {
+      std::vector<double> m2(static_cast<size_t>(C));
+      parallel_for(C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, n)), [&](int64_t cb, int64_t ce) {
+        for (int64_t c = cb; c < ce; ++c) {
+          double s = 0;
+          for (int64_t i = 0; i < N; ++i) {
+            const T* row = xp + (i * C + c) * HW;
+            for (int64_t k = 0; k < HW; ++k) s += static_cast<double>(static_cast<opmath_t<T>>(row[k]));
+          }
+          const double mu = s / static_cast<double>(n);
+          double q = 0;
+          for (int64_t i = 0; i < N; ++i) {
+            const T* row = xp + (i * C + c) * HW;
+            for (int64_t k = 0; k < HW; ++k) {
+              const double d = static_cast<double>(static_cast<opmath_t<T>>(row[k])) - mu;
+              q += d * d;
+            }
+          }
+          mean[c] = mu;
+          m2[c] = q;
+          const double var = q / static_cast<double>(n);
+          invstd[c] = (var == 0 && eps == 0) ? 0.0 : 1.0 / std::sqrt(var + eps);
+        }
+      });
+      // See Note [batch_norm running statistics].
+      if (n > 0 && defined(running_mean)) {
+        std::vector<double> rm = read_param(running_mean, C, 0.0);
+        for (int64_t c = 0; c < C; ++c) rm[c] = momentum * mean[c] + (1 - momentum) * rm[c];
+        running_mean->copy_(from_doubles(rm, {C}, kFloat64).reshape(running_mean->sizes()));
+      }
+      if (n > 0 && defined(running_var)) {
+        std::vector<double> rv = read_param(running_var, C, 1.0);
+        for (int64_t c = 0; c < C; ++c)
+          rv[c] = momentum * (m2[c] / static_cast<double>(n - 1)) + (1 - momentum) * rv[c];
+        running_var->copy_(from_doubles(rv, {C}, kFloat64).reshape(running_var->sizes()));
+      }
+    } else {
+      EMBER_CHECK(defined(running_mean) && defined(running_var),
+                  "{}: running_mean and running_var must be defined in evaluation mode", op);
+      const std::vector<double> rm = read_param(running_mean, C, 0.0), rv = read_param(running_var, C, 1.0);
+      for (int64_t c = 0; c < C; ++c) {
+        mean[c] = rm[c];
+        invstd[c] = 1.0 / std::sqrt(rv[c] + eps);
+      }
+    }
+    parallel_for(N * C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, HW)), [&](int64_t pb, int64_t pe) {
+      for (int64_t p = pb; p < pe; ++p) {
+        const int64_t c = p % C;
+        const double a = invstd[c] * w[c];
+        affine(xp + p * HW, yp + p * HW, HW, a, b[c] - mean[c] * a);
+      }
+    });
+  });
+  if (!training) return {out, make_empty({0}, param_dt), make_empty({0}, param_dt)};
+  return {out, from_doubles(mean, {C}, param_dt), from_doubles(invstd, {C}, param_dt)};
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArrayRef normalized_shape,
+                                                     const std::optional<Tensor>& weight,
+                                                     const std::optional<Tensor>& bias, double eps) {
+  const char* op = "layer_norm";
+  const int64_t k = static_cast<int64_t>(normalized_shape.size());
+  EMBER_CHECK(k >= 1,
+              "{}: Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but "
+              "got normalized_shape = {}", op, normalized_shape);
+  EMBER_CHECK(!defined(weight) || weight->sizes().equals(normalized_shape),
+              "{}: Expected weight to be of same shape as normalized_shape, but got weight of shape {} and "
+              "normalized_shape = {}", op, weight ? weight->sizes() : IntArrayRef(), normalized_shape);
+  EMBER_CHECK(!defined(bias) || bias->sizes().equals(normalized_shape),
+              "{}: Expected bias to be of same shape as normalized_shape, but got bias of shape {} and "
+              "normalized_shape = {}", op, bias ? bias->sizes() : IntArrayRef(), normalized_shape);
+  const int64_t nd = input.dim();
+  EMBER_CHECK(nd >= k && IntArrayRef(input.sizes().data() + (nd - k), static_cast<size_t>(k)).equals(normalized_shape),
+              "{}: Given normalized_shape={}, expected input with shape [*, {}], but got input of size {}", op,
+              normalized_shape, fmt::join(normalized_shape, ", "), input.sizes());
+  for (const auto* p : {&weight, &bias}) {
+    EMBER_CHECK(!defined(*p) || (*p)->dtype() == input.dtype(), "{}: expected scalar type {} but found {}", op,
+                input.dtype(), (*p)->dtype());
+  }
+  const int64_t axis = nd - k;
+  int64_t M = 1, Nn = 1;
+  for (int64_t d = 0; d < nd; ++d) (d < axis ? M : Nn) *= input.size(d);
+  DimVector stat_sizes(input.sizes().begin(), input.sizes().begin() + axis);
+  for (int64_t d = 0; d < k; ++d) stat_sizes.push_back(1);
+  Tensor x = input.contiguous();
+  Tensor out = make_empty(input.sizes(), input.dtype());
+  Tensor mean = make_empty(stat_sizes, input.dtype()), rstd = make_empty(stat_sizes, input.dtype());
+  const std::vector<double> w = read_param(weight, Nn, 1.0), b = read_param(bias, Nn, 0.0);
+  dispatch_dtypes<kFloatingTypes>(input.dtype(), op, [&]<class T>() {
+    using Mt = opmath_t<T>;
+    const T* xp = x.data_ptr<T>();
+    T* o = out.data_ptr<T>();
+    T* mp = mean.data_ptr<T>();
+    T* rp = rstd.data_ptr<T>();
+    parallel_for(M, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, Nn)), [&](int64_t rb, int64_t re) {
+      for (int64_t r = rb; r < re; ++r) {
+        const T* row = xp + r * Nn;
+        T* dst = o + r * Nn;
+        const auto [mu, m2] = moments(row, Nn);
+        const double rs = 1.0 / std::sqrt(std::max(m2 / static_cast<double>(Nn), 0.0) + eps);
+        mp[r] = static_cast<T>(mu);
+        rp[r] = static_cast<T>(rs);
+        // (x - mean) * rstd in double: exactly 0 for a constant row (PyTorch's x * rstd - mean * rstd in float
+        // leaves rounding noise there).
+        for (int64_t i = 0; i < Nn; ++i) {
+          const double v = (static_cast<double>(static_cast<Mt>(row[i])) - mu) * rs;
+          dst[i] = static_cast<T>(v * w[i] + b[i]);
+        }
+      }
+    });
+  });
+  return {out, mean, rstd};
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, const std::optional<Tensor>& weight,
+                                                     const std::optional<Tensor>& bias, int64_t N, int64_t C,
+                                                     int64_t HxW, int64_t group, double eps) {
+  const char* op = "group_norm";
+  EMBER_CHECK(group > 0 && C % group == 0, "{}: Expected number of channels {} to be divisible by num_groups {}", op,
+              C, group);
+  EMBER_CHECK(input.numel() == N * C * HxW, "{}: Expected input of N * C * HxW = {} * {} * {} elements, got size {}",
+              op, N, C, HxW, input.sizes());
+  for (const auto* p : {&weight, &bias}) {
+    EMBER_CHECK(!defined(*p) || (*p)->numel() == C, "{}: expected a parameter of {} elements, got shape {}", op, C,
+                (*p)->sizes());
+    EMBER_CHECK(!defined(*p) || (*p)->dtype() == input.dtype(), "{}: expected scalar type {} but found {}", op,
+                input.dtype(), (*p)->dtype());
+  }
+  const int64_t D = C / group, len = D * HxW;
+  Tensor x = input.contiguous();
+  Tensor out = make_empty(input.sizes(), input.dtype());
+  Tensor mean = make_empty({N, group}, input.dtype()), rstd = make_empty({N, group}, input.dtype());
+  const std::vector<double> w = read_param(weight, C, 1.0), b = read_param(bias, C, 0.0);
+  dispatch_dtypes<kFloatingTypes>(input.dtype(), op, [&]<class T>() {
+    const T* xp = x.data_ptr<T>();
+    T* o = out.data_ptr<T>();
+    T* mp = mean.data_ptr<T>();
+    T* rp = rstd.data_ptr<T>();
+    parallel_for(N * group, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, len)), [&](int64_t gb, int64_t ge) {
+      for (int64_t ng = gb; ng < ge; ++ng) {
+        const T* src = xp + ng * len;
+        const auto [mu, m2] = moments(src, len);
+        const double rs = 1.0 / std::sqrt(std::max(m2 / static_cast<double>(len), 0.0) + eps);
+        mp[ng] = static_cast<T>(mu);
+        rp[ng] = static_cast<T>(rs);
+        for (int64_t d = 0; d < D; ++d) {
+          const int64_t c = (ng % group) * D + d;
+          const double a = rs * w[c];
+          affine(src + d * HxW, o + ng * len + d * HxW, HxW, a, b[c] - mu * a);
+        }
+      }
+    });
+  });
+  return {out, mean, rstd};
+}
+
+}  // namespace ember::cpu

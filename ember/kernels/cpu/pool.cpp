@@ -1,0 +1,265 @@
+// Pooling kernels: max_pool2d_with_indices, avg_pool2d and adaptive average pooling, over (N, C, H, W) or
+// (C, H, W) input, one input plane per task.
+//
+// Note [pooling windows]
+// Output cell (oh, ow) of a pooling with kernel k, stride s, padding p and dilation d looks at input rows
+// oh*s - p + i*d for i in [0, k) (likewise columns), skipping those outside the input. The output size is
+//   floor((H + 2p - d(k - 1) - 1) / s) + 1             (ceil instead of floor with ceil_mode),
+// and with ceil_mode a last window that would start in the right/bottom padding is dropped, as PyTorch's
+// pooling_output_shape does. avg_pool2d divides by the window clipped to the padded input when
+// count_include_pad (so the zeros of the padding count), by the window clipped to the input otherwise, or by
+// divisor_override. The checks and their messages follow PyTorch 1.13's Pool.h.
+#include <cmath>
+#include <limits>
+
+#include "ember/kernels/cpu/Dispatch.h"
+#include "ember/kernels/cpu/Loops.h"
+#include "ember/kernels/cpu/Parallel.h"
+#include "ember/kernels/cpu/generated/CPUKernels.h"
+
+namespace ember::cpu {
+
+namespace {
+
+// Division rounding towards negative infinity.
+int64_t div_rtn(int64_t x, int64_t y) {
+  int64_t q = x / y, r = x % y;
+  if (r != 0 && ((r < 0) != (y < 0))) --q;
+  return q;
+}
+
+// See Note [pooling windows].
+int64_t pooling_output_shape(const char* op, int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dilation,
+                             bool ceil_mode) {
+  EMBER_CHECK(stride != 0, "{}: stride should not be zero", op);
+  EMBER_CHECK(pad >= 0, "{}: pad must be non-negative, but got pad: {}", op, pad);
+  EMBER_CHECK(pad <= k / 2, "{}: pad should be at most half of kernel size, but got pad={} and kernel_size={}", op, pad,
+              k);
+  int64_t out = div_rtn(in + 2 * pad - dilation * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0), stride) + 1;
+  if (ceil_mode && (out - 1) * stride >= in + pad) --out;  // the last window must start inside the input
+  return out;
+}
+
+// The geometry of one 2-D pooling call.
+struct Pool2d {
+  int64_t kH, kW, dH, dW, padH, padW, dilH = 1, dilW = 1;
+  int64_t planes, H, W, OH, OW;  // planes: N * C (or C)
+  DimVector out_sizes;
+};
+
+// Reads kernel_size/stride/padding (one value or two) as PyTorch's meta functions do.
+Pool2d pool2d_params(const char* op, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding) {
+  EMBER_CHECK(kernel_size.size() == 1 || kernel_size.size() == 2,
+              "{}: kernel_size must either be a single int, or a tuple of two ints (got {})", op, kernel_size);
+  EMBER_CHECK(stride.empty() || stride.size() == 1 || stride.size() == 2,
+              "{}: stride must either be omitted, a single int, or a tuple of two ints (got {})", op, stride);
+  EMBER_CHECK(padding.size() == 1 || padding.size() == 2,
+              "{}: padding must either be a single int, or a tuple of two ints (got {})", op, padding);
+  Pool2d g{};
+  g.kH = kernel_size[0];
+  g.kW = kernel_size.size() == 1 ? g.kH : kernel_size[1];
+  g.dH = stride.empty() ? g.kH : stride[0];
+  g.dW = stride.empty() ? g.kW : stride.size() == 1 ? g.dH : stride[1];
+  g.padH = padding[0];
+  g.padW = padding.size() == 1 ? g.padH : padding[1];
+  return g;
+}
+
+// Output sizes and PyTorch's pool2d_shape_check.
+void pool2d_shape(const char* op, const Tensor& input, Pool2d& g, bool ceil_mode) {
+  const int64_t ndim = input.dim();
+  const int64_t C = input.size(-3);  // a 1-D or 2-D input raises IndexError here, as PyTorch's
+  g.H = input.size(-2);
+  g.W = input.size(-1);
+  g.OH = pooling_output_shape(op, g.H, g.kH, g.padH, g.dH, g.dilH, ceil_mode);
+  g.OW = pooling_output_shape(op, g.W, g.kW, g.padW, g.dW, g.dilW, ceil_mode);
+  EMBER_CHECK(g.kW > 0 && g.kH > 0, "{}: kernel size should be greater than zero, but got kH: {} kW: {}", op, g.kH,
+              g.kW);
+  EMBER_CHECK(g.dW > 0 && g.dH > 0, "{}: stride should be greater than zero, but got dH: {} dW: {}", op, g.dH, g.dW);
+  EMBER_CHECK(g.dilH > 0 && g.dilW > 0,
+              "{}: dilation should be greater than zero, but got dilationH: {} dilationW: {}", op, g.dilH, g.dilW);
+  const bool valid_dims = input.size(1) != 0 && input.size(2) != 0;
+  EMBER_CHECK((ndim == 3 && input.size(0) != 0 && valid_dims) || (ndim == 4 && valid_dims && input.size(3) != 0),
+              "{}: Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got: {}", op,
+              input.sizes());
+  EMBER_CHECK(g.kW / 2 >= g.padW && g.kH / 2 >= g.padH,
+              "{}: pad should be smaller than or equal to half of kernel size, but got padW = {}, padH = {}, kW = {}, "
+              "kH = {}", op, g.padW, g.padH, g.kW, g.kH);
+  EMBER_CHECK(g.OW >= 1 && g.OH >= 1,
+              "{}: Given input size: ({}x{}x{}). Calculated output size: ({}x{}x{}). Output size is too small", op, C,
+              g.H, g.W, C, g.OH, g.OW);
+  g.planes = ndim == 4 ? input.size(0) * C : C;
+  g.out_sizes = DimVector(input.sizes().begin(), input.sizes().end() - 2);
+  g.out_sizes.push_back(g.OH);
+  g.out_sizes.push_back(g.OW);
+}
+
+// Accumulator of sums: double for floating types, int64 for integers.
+template <class T>
+using pool_acc_t = std::conditional_t<std::is_floating_point_v<opmath_t<T>>, double, int64_t>;
+
+constexpr uint32_t kMaxPoolTypes = kFloatingTypes;
+constexpr uint32_t kAvgPoolTypes = kFloatingTypes | dtype_bit(kInt64);
+
+// Copies a computed result into out= (resized), checking its dtype as PyTorch's structured kernels do.
+Tensor to_out(const char* op, const Tensor& result, const Tensor& out) {
+  EMBER_CHECK(out.dtype() == result.dtype(), "{}: Expected out tensor to have dtype {}, but got {} instead", op,
+              result.dtype(), out.dtype());
+  out.impl()->resize(result.sizes());
+  out.copy_(result);
+  return out;
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                                                   IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  const char* op = "max_pool2d";
+  Pool2d g = pool2d_params(op, kernel_size, stride, padding);
+  EMBER_CHECK(dilation.size() == 1 || dilation.size() == 2,
+              "{}: dilation must be either a single int, or a tuple of two ints (got {})", op, dilation);
+  g.dilH = dilation[0];
+  g.dilW = dilation.size() == 1 ? g.dilH : dilation[1];
+  EMBER_CHECK(self.dim() == 3 || self.dim() == 4,
+              "{}: non-empty 3D or 4D (batch mode) tensor expected for input, but got {}", op, self.sizes());
+  pool2d_shape(op, self, g, ceil_mode);
+  Tensor x = self.contiguous();
+  Tensor out = make_empty(g.out_sizes, self.dtype());
+  Tensor idx = make_empty(g.out_sizes, kInt64);
+  dispatch_dtypes<kMaxPoolTypes>(self.dtype(), op, [&]<class T>() {
+    using M = opmath_t<T>;
+    const T* in = x.data_ptr<T>();
+    T* o = out.data_ptr<T>();
+    int64_t* ix = idx.data_ptr<int64_t>();
+    const int64_t plane_out = g.OH * g.OW;
+    parallel_for(g.planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, plane_out * g.kH * g.kW)),
+                 [&](int64_t pb, int64_t pe) {
+      for (int64_t p = pb; p < pe; ++p) {
+        const T* src = in + p * g.H * g.W;
+        for (int64_t oh = 0; oh < g.OH; ++oh) {
+          for (int64_t ow = 0; ow < g.OW; ++ow) {
+            int64_t h0 = oh * g.dH - g.padH, w0 = ow * g.dW - g.padW;
+            const int64_t h1 = std::min(h0 + (g.kH - 1) * g.dilH + 1, g.H);
+            const int64_t w1 = std::min(w0 + (g.kW - 1) * g.dilW + 1, g.W);
+            while (h0 < 0) h0 += g.dilH;
+            while (w0 < 0) w0 += g.dilW;
+            int64_t best = h0 * g.W + w0;
+            M mx = -std::numeric_limits<M>::infinity();
+            for (int64_t h = h0; h < h1; h += g.dilH) {
+              for (int64_t w = w0; w < w1; w += g.dilW) {
+                const M v = static_cast<M>(src[h * g.W + w]);
+                if (v > mx || std::isnan(v)) {  // NaN wins (the last one), as PyTorch's
+                  mx = v;
+                  best = h * g.W + w;
+                }
+              }
+            }
+            o[p * plane_out + oh * g.OW + ow] = static_cast<T>(mx);
+            ix[p * plane_out + oh * g.OW + ow] = best;
+          }
+        }
+      }
+    });
+  });
+  return {out, idx};
+}
+
+Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                  bool count_include_pad, std::optional<int64_t> divisor_override) {
+  const char* op = "avg_pool2d";
+  Pool2d g = pool2d_params(op, kernel_size, stride, padding);
+  EMBER_CHECK(!divisor_override || *divisor_override != 0, "{}: divisor must be not zero", op);
+  pool2d_shape(op, self, g, ceil_mode);
+  Tensor x = self.contiguous();
+  Tensor out = make_empty(g.out_sizes, self.dtype());
+  dispatch_dtypes<kAvgPoolTypes>(self.dtype(), op, [&]<class T>() {
+    using Acc = pool_acc_t<T>;
+    const T* in = x.data_ptr<T>();
+    T* o = out.data_ptr<T>();
+    const int64_t plane_out = g.OH * g.OW;
+    parallel_for(g.planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, plane_out * g.kH * g.kW)),
+                 [&](int64_t pb, int64_t pe) {
+      for (int64_t p = pb; p < pe; ++p) {
+        const T* src = in + p * g.H * g.W;
+        for (int64_t oh = 0; oh < g.OH; ++oh) {
+          for (int64_t ow = 0; ow < g.OW; ++ow) {
+            int64_t h0 = oh * g.dH - g.padH, w0 = ow * g.dW - g.padW;
+            int64_t h1 = std::min(h0 + g.kH, g.H + g.padH), w1 = std::min(w0 + g.kW, g.W + g.padW);
+            const int64_t pool_size = (h1 - h0) * (w1 - w0);
+            h0 = std::max<int64_t>(h0, 0);
+            w0 = std::max<int64_t>(w0, 0);
+            h1 = std::min(h1, g.H);
+            w1 = std::min(w1, g.W);
+            T& dst = o[p * plane_out + oh * g.OW + ow];
+            if (h0 >= h1 || w0 >= w1) {
+              dst = T(0);
+              continue;
+            }
+            Acc sum = 0;
+            for (int64_t h = h0; h < h1; ++h)
+              for (int64_t w = w0; w < w1; ++w) sum += static_cast<Acc>(static_cast<opmath_t<T>>(src[h * g.W + w]));
+            const int64_t divisor =
+                divisor_override ? *divisor_override : count_include_pad ? pool_size : (h1 - h0) * (w1 - w0);
+            dst = static_cast<T>(sum / static_cast<Acc>(divisor));
+          }
+        }
+      }
+    });
+  });
+  return out;
+}
+
+Tensor avg_pool2d_out(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                      bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override,
+                      const Tensor& out) {
+  return to_out("avg_pool2d", cpu::avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                         divisor_override), out);
+}
+
+// Adaptive average pooling: output row i averages input rows [floor(i*H/OH), ceil((i+1)*H/OH)), likewise
+// columns (PyTorch's start_index/end_index).
+Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
+  const char* op = "adaptive_avg_pool2d";
+  EMBER_CHECK(output_size.size() == 2, "{}: output_size must be 2 (got {})", op, output_size);
+  EMBER_CHECK(output_size[0] >= 0 && output_size[1] >= 0,
+              "{}: elements of output_size must be greater than or equal to 0 but received {{{}, {}}}", op,
+              output_size[0], output_size[1]);
+  const int64_t ndim = self.dim();
+  EMBER_CHECK(ndim == 3 || ndim == 4, "{}(): Expected 3D or 4D tensor, but got {}", op, self.sizes());
+  for (int64_t i : {-2, -1}) {
+    EMBER_CHECK(self.size(i) > 0,
+                "{}(): Expected input to have non-zero size for non-batch dimensions, but input has sizes {} with "
+                "dimension {} being empty", op, self.sizes(), i + ndim);
+  }
+  const int64_t H = self.size(-2), W = self.size(-1), OH = output_size[0], OW = output_size[1];
+  DimVector out_sizes(self.sizes().begin(), self.sizes().end() - 2);
+  out_sizes.push_back(OH);
+  out_sizes.push_back(OW);
+  Tensor out = make_empty(out_sizes, self.dtype());
+  const int64_t planes = self.numel() / (H * W);
+  if (out.numel() == 0) return out;
+  Tensor x = self.contiguous();
+  dispatch_dtypes<kFloatingTypes>(self.dtype(), op, [&]<class T>() {
+    const T* in = x.data_ptr<T>();
+    T* o = out.data_ptr<T>();
+    const int64_t work = std::max<int64_t>(1, H * W);
+    parallel_for(planes, std::max<int64_t>(1, kGrainSize / work), [&](int64_t pb, int64_t pe) {
+      for (int64_t p = pb; p < pe; ++p) {
+        const T* src = in + p * H * W;
+        for (int64_t oh = 0; oh < OH; ++oh) {
+          const int64_t h0 = oh * H / OH, h1 = ((oh + 1) * H + OH - 1) / OH;
+          for (int64_t ow = 0; ow < OW; ++ow) {
+            const int64_t w0 = ow * W / OW, w1 = ((ow + 1) * W + OW - 1) / OW;
+            double sum = 0;
+            for (int64_t h = h0; h < h1; ++h)
+              for (int64_t w = w0; w < w1; ++w) sum += static_cast<double>(static_cast<opmath_t<T>>(src[h * W + w]));
+            o[p * OH * OW + oh * OW + ow] = static_cast<T>(sum / static_cast<double>((h1 - h0) * (w1 - w0)));
+          }
+        }
+      }
+    });
+  });
+  return out;
+}
+
+}  // namespace ember::cpu
