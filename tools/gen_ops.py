@@ -99,6 +99,9 @@ def strip_alias(t):
 
 # ---------------------------------------------------------------- C++ types
 def cpp_arg_type(t):
+    m = re.match(r"^bool\[(\d+)\]$", t)
+    if m:  # PyTorch's std::array<bool, N> (convolution_backward's output_mask)
+        return f"std::array<bool, {m.group(1)}>"
     t = re.sub(r"\[\d+\]", "[]", t).replace("SymInt", "int")
     table = {
         "Tensor": "const Tensor&", "Tensor?": "const std::optional<Tensor>&", "Tensor[]": "TensorList",

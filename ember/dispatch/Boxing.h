@@ -13,8 +13,10 @@
 //   std::optional<Device>  Device?  MemoryFormat  MemoryFormat   std::optional<MemoryFormat>  MemoryFormat?
 //   std::string_view  str          std::optional<std::string_view>  str?
 //   const std::optional<Generator>&  Generator?    const std::vector<std::optional<Tensor>>&  Tensor?[]
+//   std::array<bool, N>  bool[N] (a generic list of N bools when boxed)
 // and return Tensor, std::tuple<Tensor, ...>, std::vector<Tensor>, void, bool, int64_t, double or Scalar.
 // m.impl() compares this signature with the schema and rejects a mismatch (Note [signature check]).
+#include <array>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -74,6 +76,18 @@ template <>
 struct Arg<const std::vector<std::optional<Tensor>>&> {
   static constexpr const char* name = "Tensor?[]";
   static std::vector<std::optional<Tensor>> get(const IValue& v) { return to_optional_tensor_list(v); }
+};
+
+template <size_t N>
+struct Arg<std::array<bool, N>> {
+  static constexpr const char* name = "bool[]";  // fixed sizes are not part of the C++ signature
+  static std::array<bool, N> get(const IValue& v) {
+    const std::vector<IValue>& l = v.to_list();
+    EMBER_CHECK(l.size() == N, "expected a list of {} bools, but got {} elements", N, l.size());
+    std::array<bool, N> a{};
+    for (size_t i = 0; i < N; ++i) a[i] = l[i].to_bool();
+    return a;
+  }
 };
 
 // ---- results ----
@@ -180,11 +194,19 @@ std::string signature_string() {
 }
 
 template <class T>
+struct is_bool_array : std::false_type {};
+template <size_t N>
+struct is_bool_array<std::array<bool, N>> : std::true_type {};
+
+template <class T>
 void push_arg(Stack& s, T&& v) {
   using D = std::decay_t<T>;
   if constexpr (std::is_same_v<D, std::vector<std::optional<Tensor>>>) {
     std::vector<IValue> l;
     for (const auto& t : v) l.emplace_back(t);
+    s.push_back(IValue::list(std::move(l)));
+  } else if constexpr (is_bool_array<D>::value) {
+    std::vector<IValue> l(v.begin(), v.end());
     s.push_back(IValue::list(std::move(l)));
   } else if constexpr (std::is_same_v<D, OptionalIntArrayRef>) {
     s.push_back(v ? IValue(*v) : IValue());

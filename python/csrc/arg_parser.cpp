@@ -38,6 +38,7 @@ ArgSpec spec_of(const SchemaArgument& a) {
     case K::List:
       if (t->elem->kind == K::Int) s.kind = ArgKind::IntList;
       else if (t->elem->kind == K::Tensor) s.kind = ArgKind::TensorList;
+      else if (t->elem->kind == K::Bool) s.kind = ArgKind::BoolList;
       else if (t->elem->kind == K::Optional && t->elem->elem->kind == K::Tensor) s.kind = ArgKind::OptTensorList;
       else s.kind = ArgKind::Any;
       s.fixed_size = t->fixed_size;
@@ -61,6 +62,7 @@ const char* kind_name(const ArgSpec& s) {
     case ArgKind::OptTensorList: return "tuple of Tensors";
     case ArgKind::Int: return "int";
     case ArgKind::IntList: return "tuple of ints";
+    case ArgKind::BoolList: return "tuple of bools";
     case ArgKind::Float: return "float";
     case ArgKind::Bool: return "bool";
     case ArgKind::Scalar: return "Number";
@@ -252,6 +254,20 @@ bool convert(PyObject* o, const ArgSpec& s, IValue* out, bool numbers_ok) {
         if (items[i] == Py_None) v.emplace_back();
         else if (is_tensor(items[i])) v.emplace_back(unwrap(items[i]));
         else return false;
+      }
+      *out = IValue::list(std::move(v));
+      return true;
+    }
+    case ArgKind::BoolList: {  // a list or tuple of bools, of the fixed size when the schema has one
+      if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
+      Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+      if (s.fixed_size >= 0 && n != s.fixed_size) return false;
+      PyObject** items = PySequence_Fast_ITEMS(o);
+      std::vector<IValue> v;
+      v.reserve(static_cast<size_t>(n));
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        if (!PyBool_Check(items[i])) return false;
+        v.emplace_back(items[i] == Py_True);
       }
       *out = IValue::list(std::move(v));
       return true;

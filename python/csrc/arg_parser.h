@@ -16,7 +16,7 @@ namespace ember::python {
 
 enum class ArgKind : uint8_t {
   Tensor, TensorList, OptTensorList, Int, IntList, Float, Bool, Scalar, ScalarType, Device, Str, MemoryFormat,
-  Generator, Layout, Any
+  Generator, Layout, BoolList, Any
 };
 
 struct ArgSpec {
@@ -25,7 +25,7 @@ struct ArgSpec {
   ArgKind kind = ArgKind::Any;
   bool optional = false;    // accepts None
   bool kwarg_only = false;
-  int64_t fixed_size = -1;  // int[N]
+  int64_t fixed_size = -1;  // int[N], bool[N]
   bool has_default = false;
   IValue default_value;
   bool is_out = false;
