@@ -1341,6 +1341,30 @@ bool equal(const Tensor& self, const Tensor& other) {
   return h.call<bool, const Tensor&, const Tensor&>(self, other);
 }
 bool Tensor::equal(const Tensor& other) const { return ember::equal(*this, other); }
+Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  static const OperatorHandle h = op("aten::conv1d");
+  return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef, IntArrayRef, int64_t>(input, weight, bias, stride, padding, dilation, groups);
+}
+Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
+  static const OperatorHandle h = op("aten::conv1d.padding");
+  return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, std::string_view, IntArrayRef, int64_t>(input, weight, bias, stride, padding, dilation, groups);
+}
+Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  static const OperatorHandle h = op("aten::conv2d");
+  return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef, IntArrayRef, int64_t>(input, weight, bias, stride, padding, dilation, groups);
+}
+Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
+  static const OperatorHandle h = op("aten::conv2d.padding");
+  return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, std::string_view, IntArrayRef, int64_t>(input, weight, bias, stride, padding, dilation, groups);
+}
+Tensor convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups) {
+  static const OperatorHandle h = op("aten::convolution");
+  return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef, IntArrayRef, bool, IntArrayRef, int64_t>(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+}
+std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_output, const Tensor& input, const Tensor& weight, OptionalIntArrayRef bias_sizes, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups, std::array<bool, 3> output_mask) {
+  static const OperatorHandle h = op("aten::convolution_backward");
+  return h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, const Tensor&, const Tensor&, OptionalIntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool, IntArrayRef, int64_t, std::array<bool, 3>>(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+}
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   static const OperatorHandle h = op("aten::index_select");
   return h.call<Tensor, const Tensor&, int64_t, const Tensor&>(self, dim, index);

@@ -17,6 +17,8 @@ __all__ = [
     "relu", "relu_", "relu6", "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu",
     "selu_", "celu", "celu_", "gelu", "silu", "mish", "hardsigmoid", "hardswish", "softplus", "logsigmoid",
     "glu", "threshold", "threshold_", "sigmoid", "tanh", "softsign", "tanhshrink", "softmax", "log_softmax",
+    # convolution
+    "conv1d", "conv2d",
     # padding, dropout
     "pad", "dropout",
     # pooling
@@ -29,6 +31,13 @@ __all__ = [
     "nll_loss", "cross_entropy", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
 ]
+
+
+# ---------------------------------------------------------------------------------------------- convolution
+# As PyTorch's F.conv1d/F.conv2d, the ops themselves (ember.conv1d, ember.conv2d: ember/ops/ops_conv.yaml):
+# (input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1), padding also 'same' or 'valid'.
+conv1d = _ops["conv1d"]
+conv2d = _ops["conv2d"]
 
 
 # ---------------------------------------------------------------------------------------------- helpers
