@@ -2,6 +2,7 @@
 ember._C._nn.X as torch._C._nn.X, ember._C._linalg.X as torch._C._linalg.X; the op database's
 `python_module:` field), and every function, method and nn.functional entry that issue 3 lists and PyTorch
 has (in each of torch, torch.Tensor, torch.nn.functional, torch.linalg) exists in Ember too."""
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as TF
@@ -88,3 +89,28 @@ def test_linalg_matmul_is_matmul():
     assert ember.linalg.matmul(a, b, out=out) is out
     with pytest.raises(RuntimeError):
         ember.linalg.matmul(a, a)
+
+
+@pytest.mark.parametrize("call", ["max_dim", "min_dim", "sort", "sort_stable", "topk", "method_max", "var_mean",
+                                  "std_mean", "max_pool_indices"])
+def test_named_returns(call):
+    # Note [named returns]: results the schema names are a named tuple (torch.return_types.<op>), others a tuple
+    calls = {
+        "max_dim": lambda L, x: L.max(x, 1), "min_dim": lambda L, x: L.min(x, dim=0, keepdim=True),
+        "sort": lambda L, x: L.sort(x, 1), "sort_stable": lambda L, x: L.sort(x, stable=True, descending=True),
+        "topk": lambda L, x: L.topk(x, 2), "method_max": lambda L, x: x.max(-1),
+        "var_mean": lambda L, x: L.var_mean(x, 1), "std_mean": lambda L, x: L.std_mean(x),
+        "max_pool_indices": lambda L, x: L.nn.functional.max_pool2d(x[None], 2, return_indices=True),
+    }
+    x = ember.tensor([[3.0, 1.0, 2.0], [0.5, float("nan"), 4.0]])
+    e, t = calls[call](ember, x), calls[call](torch, torch.tensor(x.tolist()))
+    assert isinstance(e, tuple) and len(e) == len(t)
+    assert type(e).__name__ == type(t).__name__
+    assert getattr(type(e), "_fields", None) == getattr(type(t), "_fields", None) or \
+        getattr(t, "n_fields", None) == getattr(e, "n_fields", None)
+    for field in ("values", "indices"):
+        if hasattr(t, field):
+            np.testing.assert_array_equal(getattr(e, field).numpy(), getattr(t, field).numpy())
+    if hasattr(t, "values"):
+        assert type(e).__module__ == "ember.return_types"
+    v, i = e  # still unpacks as a tuple
