@@ -20,7 +20,7 @@ b = torch.linspace(-1, 1, 3)
 print("x =", x, sep="\n")
 print("x * 2 + b =", x * 2 + b, sep="\n")  # b broadcasts over the rows
 print("exp(x.t()) =", x.t().exp(), sep="\n")
-print("gelu(x - 2.5) =", torch.gelu(x - 2.5), sep="\n")
+print("gelu(x - 2.5) =", torch.nn.functional.gelu(x - 2.5), sep="\n")
 
 # Type promotion as PyTorch's: an int tensor with a Python float gives the default float dtype.
 i = torch.tensor([[1, 2], [3, 4]])

@@ -33,6 +33,10 @@ std::vector<Tensor> unsqueezed_for_stack(TensorList tensors, int64_t& dim) {
 
 }  // namespace
 
+Tensor concat(TensorList tensors, int64_t dim) { return ember::cat(tensors, dim); }
+
+Tensor concat_out(TensorList tensors, int64_t dim, const Tensor& out) { return ember::cat_out(out, tensors, dim); }
+
 Tensor stack(TensorList tensors, int64_t dim) {
   std::vector<Tensor> parts = unsqueezed_for_stack(tensors, dim);
   return ember::cat(parts, dim);

@@ -82,4 +82,16 @@ Tensor randn_like(const Tensor& self, std::optional<DType> dtype, std::optional<
   return empty_like_preserving(self, dtype, device, memory_format).normal_(0, 1, std::nullopt);
 }
 
+Tensor randint_like(const Tensor& self, int64_t high, std::optional<DType> dtype, std::optional<Device> device,
+                    std::optional<MemoryFormat> memory_format) {
+  return randint_like_low(self, 0, high, dtype, device, memory_format);
+}
+
+// Draws as random_.from does (PyTorch's randint_like is empty_like(...).random_(low, high)), so a seed gives
+// PyTorch's numbers.
+Tensor randint_like_low(const Tensor& self, int64_t low, int64_t high, std::optional<DType> dtype,
+                        std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
+  return empty_like_preserving(self, dtype, device, memory_format).random_(low, high, std::nullopt);
+}
+
 }  // namespace ember::composite

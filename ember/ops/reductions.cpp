@@ -33,11 +33,16 @@ std::tuple<Tensor, Tensor> std_mean_unbiased(const Tensor& self, bool unbiased) 
 std::tuple<Tensor, Tensor> std_mean_dim(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
   return ember::std_mean(self, dim, correction_of(unbiased), keepdim);
 }
+// Note [norm of nothing]
+// aten::norm (torch.norm) gives 0 for an empty input whatever p, where linalg.vector_norm raises for the orders
+// without an identity (inf, negative): an empty input is normed with ord 2 instead, which gives those zeros
+// (and keeps the dtype checks and result shape).
 Tensor norm_dim(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
-  return ember::linalg_vector_norm(self, p.value_or(Scalar(2.0)), dim, keepdim, std::nullopt);
+  const Scalar ord = self.numel() == 0 ? Scalar(2.0) : p.value_or(Scalar(2.0));
+  return ember::linalg_vector_norm(self, ord, dim, keepdim, std::nullopt);
 }
-Tensor norm(const Tensor& self, const Scalar& p) {
-  return ember::linalg_vector_norm(self, p, std::nullopt, false, std::nullopt);
+Tensor norm(const Tensor& self, const Scalar& p) {  // See Note [norm of nothing]
+  return ember::linalg_vector_norm(self, self.numel() == 0 ? Scalar(2.0) : p, std::nullopt, false, std::nullopt);
 }
 Tensor count_nonzero(const Tensor& self, std::optional<int64_t> dim) {
   if (dim) return ember::count_nonzero(self, IntArrayRef(&*dim, 1));

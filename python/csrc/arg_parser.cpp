@@ -1,5 +1,7 @@
 #include "arg_parser.h"
 
+#include <unordered_map>
+
 #include "dtype.h"
 #include "generator.h"
 #include "tensor.h"
@@ -290,10 +292,38 @@ std::string py_type_name(PyObject* o) {
   return Py_TYPE(o)->tp_name;
 }
 
+// Note [named returns]
+// An op whose schema names all of its several results, such as max.dim's "(Tensor values, Tensor indices)",
+// returns a named tuple in Python, as PyTorch's torch.return_types.max: a PyStructSequence type per op name
+// (shared by its overloads), so `ember.max(x, 1).values` and `v, i = ember.max(x, 1)` both work. Unnamed
+// results (var_mean's) stay a plain tuple, as in PyTorch.
+PyTypeObject* named_return_type(const FunctionSchema& fs) {
+  if (fs.returns.size() < 2) return nullptr;
+  for (const SchemaArgument& r : fs.returns)
+    if (r.name.empty()) return nullptr;
+  static std::unordered_map<std::string, PyTypeObject*> types;  // built under the GIL, never freed
+  const std::string op(fs.base_name());
+  std::string key = op;
+  for (const SchemaArgument& r : fs.returns) key += "," + r.name;
+  auto it = types.find(key);
+  if (it != types.end()) return it->second;
+  // PyStructSequence keeps pointers to the names and the doc: they live as long as the process.
+  auto* names = new std::string("ember.return_types." + op);
+  auto* fields = new PyStructSequence_Field[fs.returns.size() + 1]();
+  for (size_t i = 0; i < fs.returns.size(); ++i) fields[i].name = (new std::string(fs.returns[i].name))->c_str();
+  auto* desc = new PyStructSequence_Desc{names->c_str(), "The named results of an op.", fields,
+                                         static_cast<int>(fs.returns.size())};
+  PyTypeObject* type = PyStructSequence_NewType(desc);
+  if (!type) throw python_error_already_set();
+  types.emplace(std::move(key), type);
+  return type;
+}
+
 Signature make_signature(const OperatorHandle& op) {
   Signature sig;
   sig.op = op;
   const FunctionSchema& fs = op.schema();
+  sig.return_type = named_return_type(fs);
   for (size_t i = 0; i < fs.arguments.size(); ++i) {
     sig.args.push_back(spec_of(fs.arguments[i]));
     if (!fs.arguments[i].kwarg_only) ++sig.num_positional;
@@ -443,7 +473,8 @@ PyObject* result_to_python(const Signature& sig, Stack& stack, PyObject* const* 
     r = one(stack.back());
   } else {
     size_t k = fs.returns.size();
-    r = PyTuple_New(static_cast<Py_ssize_t>(k));
+    r = sig.return_type ? PyStructSequence_New(sig.return_type) : PyTuple_New(static_cast<Py_ssize_t>(k));
+    // (PyStructSequence_SET_ITEM is PyTuple_SET_ITEM: a struct sequence is a tuple.)
     for (size_t i = 0; i < k; ++i) PyTuple_SET_ITEM(r, i, one(stack[stack.size() - k + i]));
   }
   stack.clear();

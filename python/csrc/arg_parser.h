@@ -40,6 +40,7 @@ struct Signature {
   int self_offset = 0;           // 1 when the first parameter is `self` (methods bind it positionally)
   int returns_alias_of = -1;     // the result is the Python object passed for this argument (in-place, out=)
   std::string text;              // "(Tensor input, Tensor other, *, Number alpha=1, Tensor out=None)"
+  PyTypeObject* return_type = nullptr;  // Note [named returns]: ember.return_types.<op>, or null (a plain tuple)
 };
 
 Signature make_signature(const OperatorHandle& op);

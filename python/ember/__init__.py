@@ -4,6 +4,8 @@ Run PyTorch-style programs with ``import ember as torch`` and attribute access (
 ``torch.float32``). Tensors, dtypes, factories and the ops of the op database are exported here; every op
 function is generated from the same database as the C++ API (``ember._C._functions``).
 """
+import builtins
+
 from . import _C
 from ._C import (  # noqa: F401  (re-exported)
     can_cast,
@@ -59,6 +61,7 @@ _C._set_size_class(Size)
 globals().update(_C._functions)
 
 from . import backends  # noqa: E402  (ember.backends.blas.enabled, ...)
+from . import linalg  # noqa: E402  (ember.linalg.vector_norm, as torch.linalg)
 from . import nn  # noqa: E402  (ember.nn, as torch.nn after `import torch`)
 from . import random  # noqa: E402  (after the ops: ember.random is the module, as torch.random)
 from .random import fork_rng, get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402,F401
@@ -78,6 +81,60 @@ def nonzero(input, *, out=None, as_tuple=False):
     if out is None:
         return _C._functions["nonzero"](input)
     return _C._functions["nonzero"](input, out=out)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    r"""Matrix or vector norm of input (PyTorch 1.13's torch.norm, a Python function there too).
+
+    Args:
+        input (Tensor): a floating tensor.
+        p (number, 'fro' or 'nuc'): a number is the vector p-norm over dim (``ember.linalg.vector_norm``'s
+            ord: 0 counts nonzeros, inf/-inf take the largest/smallest ``|x|``; None means 2). 'fro' is the
+            Frobenius norm, the 2-norm over at most two dims. Default: 'fro'.
+        dim (int or tuple of ints, optional): the dims to reduce. Default: all of them.
+        keepdim (bool): keep the reduced dims with size 1.
+        out (Tensor, optional): the result tensor.
+        dtype (ember.dtype, optional): a floating dtype input is converted to first (not with 'fro').
+
+    Shape:
+        input.shape without dim (size-1 dims there when keepdim).
+
+    Raises:
+        ValueError: dtype given with p='fro'.
+        RuntimeError: input or dtype not floating; 'fro' over more than two dims; p another string.
+        NotImplementedError: p='nuc' (the nuclear norm needs the SVD, which comes with LAPACK).
+        IndexError: dim out of range.
+    """
+    dims = None if dim is None else [dim] if isinstance(dim, builtins.int) else list(dim)
+    fns = _C._functions
+    if isinstance(p, str):
+        if p == "fro":
+            if dtype is not None:
+                raise ValueError("dtype argument is not supported in frobenius norm")
+            if dims is not None and len(dims) > 2:
+                raise RuntimeError("norm: 'fro' reduces at most 2 dimensions, but got {} dimensions instead "
+                                   "(dim={})".format(len(dims), dim))
+            p = 2
+        elif p == "nuc":
+            raise NotImplementedError("norm: the nuclear norm (p='nuc') needs the SVD, which Ember does not have "
+                                      "yet")
+        else:
+            raise RuntimeError("only valid string values are 'fro' and 'nuc', found {}".format(p))
+    if dims is None:
+        dims = list(builtins.range(input.dim()))
+    if dtype is not None:
+        if not dtype.is_floating_point:
+            raise RuntimeError("norm(): the desired output dtype should be either floating point or complex. "
+                               "Got {} instead.".format(str(dtype).rsplit(".", 1)[-1]))
+        if not input.dtype.is_floating_point:
+            raise RuntimeError("norm(): input dtype should be either floating point or complex. Got {} "
+                               "instead.".format(str(input.dtype).rsplit(".", 1)[-1]))
+        input = input.to(dtype)
+    if out is None:
+        return fns["norm"](input, p, dims, keepdim)
+    # the norm op has no out= overload: its computation (see Note [norm of nothing]) into out
+    ord = 2 if p is None or input.numel() == 0 else p
+    return _C._linalg.linalg_vector_norm(input, ord, dims, keepdim, out=out)
 
 
 def is_tensor(obj):

@@ -70,6 +70,11 @@ class Tensor(_C._TensorBase):
             return self.nonzero_numpy()
         return _C._TensorBase.nonzero(self)
 
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        """See ember.norm (a Python function, as PyTorch's torch.norm)."""
+        from . import norm
+        return norm(self, p, dim, keepdim, dtype=dtype)
+
     def type(self, dtype=None):
         """The type name ('ember.FloatTensor') or, given a dtype, a converted tensor."""
         if dtype is None:

@@ -63,6 +63,15 @@ def test_index_select_errors(args):
     check(ember.index_select, torch.index_select, x, dim, index)
 
 
+@pytest.mark.parametrize("shape", [(4,), (3, 4), (2, 3, 4), (2, 3, 4, 5), (0, 4)], ids=str)
+@pytest.mark.parametrize("values", [[9], [-1], [0, 9]], ids=str)
+def test_index_select_out_of_range_error_types(shape, values):
+    # PyTorch 1.13 raises RuntimeError for dim 1 of a tensor of 2+ dims, IndexError for every other dim
+    x = make_tensor(shape, "float32")
+    for dim in range(len(shape)):
+        check(ember.index_select, torch.index_select, x, dim, from_array(np.array(values), "int64"))
+
+
 def test_index_select_out():
     x = make_tensor((4, 5), "float64")
     index = index_tensor([1, 3])

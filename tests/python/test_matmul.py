@@ -489,16 +489,16 @@ def test_linear(dtype, input_shape, layout, bias_shape, blas):
     x = make_tensor(input_shape, dtype, layout=layout)
     w = make_tensor((4, 3), dtype, seed=1)
     args = (x, w) if bias_shape is None else (x, w, make_tensor(bias_shape, dtype, seed=2))
-    check(ember.linear, torch.nn.functional.linear, *args, **tol(dtype))
+    check(ember._C._nn.linear, torch.nn.functional.linear, *args, **tol(dtype))
     if dtype != "bfloat16":
-        check_out(ember.linear, _torch_linear_out, args, **tol(dtype))
+        check_out(ember._C._nn.linear, _torch_linear_out, args, **tol(dtype))
 
 
 def test_linear_vector_weight(blas):
     x, w = make_tensor((2, 3), "float32"), make_tensor((3,), "float32", seed=1)
-    check(ember.linear, torch.nn.functional.linear, x, w, **tol("float32"))
-    check(ember.linear, torch.nn.functional.linear, w, w, **tol("float32"))
-    check(ember.linear, torch.nn.functional.linear, w, w, make_tensor((), "float32"), **tol("float32"))
+    check(ember._C._nn.linear, torch.nn.functional.linear, x, w, **tol("float32"))
+    check(ember._C._nn.linear, torch.nn.functional.linear, w, w, **tol("float32"))
+    check(ember._C._nn.linear, torch.nn.functional.linear, w, w, make_tensor((), "float32"), **tol("float32"))
 
 
 LINEAR_ERRORS = {
@@ -518,7 +518,7 @@ LINEAR_ERRORS = {
 
 @pytest.mark.parametrize("case", list(LINEAR_ERRORS))
 def test_linear_errors(case):
-    check_error(lambda: LINEAR_ERRORS[case](ember, ember.linear),
+    check_error(lambda: LINEAR_ERRORS[case](ember, ember._C._nn.linear),
                 lambda: LINEAR_ERRORS[case](torch, torch.nn.functional.linear))
 
 
@@ -528,7 +528,7 @@ def test_linear_bias_promotion_like_pytorch():
     w, b = make_tensor((4, 3), "float32", seed=1), make_tensor((4,), "float64", seed=2)
     for x in [make_tensor((3,), "float32"), make_tensor((2, 2, 2, 3), "float32"),
               make_tensor((2, 5, 3), "float32", layout="transposed")]:
-        check(ember.linear, torch.nn.functional.linear, x, w, b, **tol("float32"))
+        check(ember._C._nn.linear, torch.nn.functional.linear, x, w, b, **tol("float32"))
 
 
 # ---------------------------------------------------------------------------------------------- errors of the ops
@@ -585,9 +585,9 @@ def test_error_messages_name_the_op():
     with pytest.raises(RuntimeError, match=r"^matmul: mat1 and mat2 shapes cannot be multiplied \(8x3 and 2x3\)"):
         ember.matmul(ember.ones(4, 2, 3), ember.ones(2, 3))
     with pytest.raises(RuntimeError, match=r"^linear: mat1 and mat2 shapes cannot be multiplied \(4x3 and 2x4\)"):
-        ember.linear(ember.ones(2, 2, 3), ember.ones(4, 2))
+        ember._C._nn.linear(ember.ones(2, 2, 3), ember.ones(4, 2))
     with pytest.raises(RuntimeError, match=r"^addmm: mat1 and mat2 shapes cannot be multiplied"):
-        ember.linear(ember.ones(2, 3), ember.ones(4, 2), ember.ones(4))
+        ember._C._nn.linear(ember.ones(2, 3), ember.ones(4, 2), ember.ones(4))
 
 
 # ---------------------------------------------------------------------------------------------- the @ operator
@@ -672,3 +672,29 @@ def test_empty_operands_run_no_kernel():
     """Zero-size products never reach BLAS (which rejects a leading dim of 0) and give zeros."""
     for a, b in [((0, 0), (0, 0)), ((3, 0), (0, 0)), ((0, 3), (3, 0))]:
         check(ember.mm, torch.mm, ember.ones(*a), ember.ones(*b))
+
+
+# ---------------------------------------------------------------------------------------------------- F.linear
+@pytest.mark.parametrize("x_shape, w_shape, b_shape", [((3, 4), (5, 4), (5,)), ((2, 3, 4), (5, 4), None),
+                                                       ((4,), (5, 4), (5,)), ((3, 4), (4,), None),
+                                                       ((0, 4), (5, 4), (5,)), ((3, 0), (5, 0), ())], ids=str)
+def test_functional_linear(x_shape, w_shape, b_shape):
+    # ember.nn.functional.linear is ember._C._nn.linear, as torch.nn.functional.linear is torch._C._nn.linear
+    import ember.nn.functional as F
+    args = [make_tensor(x_shape, "float32"), make_tensor(w_shape, "float32", seed=1)]
+    if b_shape is not None:
+        args.append(make_tensor(b_shape, "float32", seed=2))
+    check(F.linear, torch.nn.functional.linear, *args, **tol("float32"))
+    check(lambda *a: F.linear(*a[:2], bias=a[2] if len(a) > 2 else None),
+          lambda *a: torch.nn.functional.linear(*a[:2], bias=a[2] if len(a) > 2 else None), *args, **tol("float32"))
+    w_t = make_tensor(w_shape[::-1], "float32", seed=1).t() if len(w_shape) == 2 else args[1]
+    check(F.linear, torch.nn.functional.linear, args[0], w_t, **tol("float32"))
+
+
+def test_functional_linear_errors():
+    import ember.nn.functional as F
+    for x, w in [((3, 4), (5, 3)), ((3, 4), (2, 5, 4)), ((), (5, 4))]:
+        assert_raises_like(lambda: F.linear(ember.ones(*x), ember.ones(*w)),
+                           lambda: torch.nn.functional.linear(torch.ones(*x), torch.ones(*w)))
+    assert_raises_like(lambda: F.linear(ember.ones(3, 4), ember.ones(5, 4, dtype=ember.float64)),
+                       lambda: torch.nn.functional.linear(torch.ones(3, 4), torch.ones(5, 4, dtype=torch.float64)))

@@ -6,7 +6,9 @@ import pytest
 
 import ember
 
-F = ember._C._functions
+# Every op function: ember.<name>, and those PyTorch keeps in torch._C._nn / torch._C._linalg.
+F = {**ember._C._functions, **{n: f for m in (ember._C._nn, ember._C._linalg) for n, f in vars(m).items()
+                                if not n.startswith("__")}}
 
 
 def _inputs():

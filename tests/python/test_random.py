@@ -696,3 +696,29 @@ def test_statistics_sanity():
     assert abs(b.mean() - 0.3) < 0.01
     h = to_numpy(ember.randn(100000, dtype=ember.float16)).astype(np.float64)
     assert abs(h.mean()) < 0.02 and abs(h.std() - 1) < 0.02
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "uint8"])
+@pytest.mark.parametrize("shape", [(0,), (), (7,), (3, 5)], ids=str)
+def test_randint_like_bitwise(dtype, shape):
+    # randint_like(x, high) and randint_like(x, low, high): x's size and dtype, PyTorch's draws (as random_).
+    def make(L, *bounds, **kw):
+        x = L.zeros(shape, dtype=getattr(L, dtype))
+        return L.randint_like(x, *bounds, **kw)
+    for seed in SEEDS[:2]:
+        check_same_stream(lambda L: make(L, 10), seed, f"randint_like(10) {dtype}")
+        check_same_stream(lambda L: make(L, 3, 100), seed, f"randint_like(3, 100) {dtype}")
+    check_same_stream(lambda L: make(L, 2, 9, dtype=L.float64), 3, "randint_like dtype=")
+
+
+def test_randint_like_strides_and_errors():
+    x = ember.zeros(3, 4).t()
+    ember.manual_seed(0)
+    r = ember.randint_like(x, 5)
+    assert r.stride() == x.stride() and r.dtype == ember.float32
+    assert ((r >= 0) & (r < 5)).all().item()
+    for args in [(0,), (5, 5), (7, 2)]:
+        assert_raises_like(lambda: ember.randint_like(ember.zeros(3), *args),
+                           lambda: torch.randint_like(torch.zeros(3), *args))
+    assert_raises_like(lambda: ember.randint_like(ember.zeros(3, dtype=ember.uint8), 300),
+                       lambda: torch.randint_like(torch.zeros(3, dtype=torch.uint8), 300))

@@ -78,6 +78,19 @@ def test_cat_python_api():
     assert_same(ember.cat([a, a]), torch.cat([ta, ta]))
 
 
+def test_concat_is_cat():
+    # torch.concat: an alias of cat, with the same errors and out=
+    a, b = make_tensor((2, 3), "float32"), make_tensor((2, 1), "int64", seed=1)
+    check(lambda x, y: ember.concat([x, y], 1), lambda x, y: torch.concat([x, y], 1), a, b)
+    check(lambda x, y: ember.concat((x, y), dim=-1), lambda x, y: torch.concat((x, y), dim=-1), a, b)
+    check(lambda x: ember.concat([x, x]), lambda x: torch.concat([x, x]), make_tensor((0, 3), "bool"))
+    check(lambda x, y: ember.concat([x, y]), lambda x, y: torch.concat([x, y]), a, b)    # sizes differ: raises
+    assert_raises_like(lambda: ember.concat([]), lambda: torch.concat([]))
+    out = ember.empty(0)
+    assert ember.concat([a, a], out=out) is out
+    assert_same(out, torch.concat([to_torch(a), to_torch(a)]))
+
+
 @pytest.mark.parametrize("out_dtype", ["float32", "float64", "int64", "bool"])
 @pytest.mark.parametrize("out_shape", [(4, 3), (0,), (2, 2)])
 def test_cat_out(out_dtype, out_shape):

@@ -508,6 +508,10 @@ Tensor index_select_impl(const Tensor& self, int64_t dim, const Tensor& index, c
   const int64_t istep = (index.dim() == 0 ? 0 : index.stride(0)) * index.element_size();
   for (int64_t i = 0; i < n; ++i) {
     const int64_t j = read_index(ibase + i * istep, index.dtype());
+    // PyTorch 1.13's CPU index_select checks dim 1 of a tensor of two or more dims in another kernel, which
+    // raises RuntimeError; every other dim raises IndexError. Ember raises the same types.
+    EMBER_CHECK((j >= 0 && j < size) || self.dim() < 2 || d != 1,
+                "index_select(): INDICES element is out of DATA bounds, id={} axis_dim={}", j, size);
     EMBER_CHECK_INDEX(j >= 0 && j < size, "index out of range in self");
     off[i] = j * stride;
   }

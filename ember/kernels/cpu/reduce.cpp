@@ -272,9 +272,10 @@ Tensor vector_norm_impl(const Tensor& self, double ord, OptionalIntArrayRef dim,
   EMBER_CHECK(is_floating_point(self.dtype()) && is_floating_point(dt),
               "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}", self.dtype());
   Reduction r = prepare(self, dim, keepdim, dt);
-  EMBER_CHECK(!(std::isinf(ord) && r.plan.num_reduced == 0 && r.plan.num_outputs > 0),
+  // inf and the negative orders have no identity (max of nothing, a power sum of nothing raised to 1/ord < 0).
+  EMBER_CHECK(!((std::isinf(ord) || ord < 0) && r.plan.num_reduced == 0 && r.plan.num_outputs > 0),
               "linalg.vector_norm cannot compute the {} norm on an empty tensor because the operation does not have "
-              "an identity", ord > 0 ? "inf" : "-inf");
+              "an identity", ord);
   Tensor out = make_empty(r.out_sizes, dt);
   dispatch_dtypes<kFloatingTypes>(dt, "linalg.vector_norm", [&]<class T>() {
     struct NormOp {

@@ -88,6 +88,8 @@ Tensor l1_loss(const Tensor& self, const Tensor& target, int64_t reduction);
 Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction);
 Tensor rand_like(const Tensor& self, std::optional<DType> dtype, std::optional<Device> device, std::optional<MemoryFormat> memory_format);
 Tensor randn_like(const Tensor& self, std::optional<DType> dtype, std::optional<Device> device, std::optional<MemoryFormat> memory_format);
+Tensor randint_like(const Tensor& self, int64_t high, std::optional<DType> dtype, std::optional<Device> device, std::optional<MemoryFormat> memory_format);
+Tensor randint_like_low(const Tensor& self, int64_t low, int64_t high, std::optional<DType> dtype, std::optional<Device> device, std::optional<MemoryFormat> memory_format);
 Tensor dropout(const Tensor& input, double p, bool train);
 Tensor dropout_(const Tensor& self, double p, bool train);
 Tensor max_other(const Tensor& self, const Tensor& other);
@@ -103,6 +105,8 @@ std::tuple<Tensor, Tensor> std_mean_dim(const Tensor& self, OptionalIntArrayRef 
 Tensor norm_dim(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim);
 Tensor norm(const Tensor& self, const Scalar& p);
 Tensor count_nonzero(const Tensor& self, std::optional<int64_t> dim);
+Tensor concat(TensorList tensors, int64_t dim);
+Tensor concat_out(TensorList tensors, int64_t dim, const Tensor& out);
 Tensor stack(TensorList tensors, int64_t dim);
 Tensor stack_out(TensorList tensors, int64_t dim, const Tensor& out);
 std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim);

@@ -1916,6 +1916,14 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef size, const std::optional<
   static const OperatorHandle h = op("aten::randint.low_generator");
   return h.call<Tensor, int64_t, int64_t, IntArrayRef, const std::optional<Generator>&, std::optional<DType>, std::optional<Device>>(low, high, size, generator, dtype, device);
 }
+Tensor randint_like(const Tensor& self, int64_t high, std::optional<DType> dtype, std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
+  static const OperatorHandle h = op("aten::randint_like");
+  return h.call<Tensor, const Tensor&, int64_t, std::optional<DType>, std::optional<Device>, std::optional<MemoryFormat>>(self, high, dtype, device, memory_format);
+}
+Tensor randint_like(const Tensor& self, int64_t low, int64_t high, std::optional<DType> dtype, std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
+  static const OperatorHandle h = op("aten::randint_like.low_dtype");
+  return h.call<Tensor, const Tensor&, int64_t, int64_t, std::optional<DType>, std::optional<Device>, std::optional<MemoryFormat>>(self, low, high, dtype, device, memory_format);
+}
 Tensor randperm(int64_t n, std::optional<DType> dtype, std::optional<Device> device) {
   static const OperatorHandle h = op("aten::randperm");
   return h.call<Tensor, int64_t, std::optional<DType>, std::optional<Device>>(n, dtype, device);
@@ -2286,6 +2294,14 @@ Tensor cat(TensorList tensors, int64_t dim) {
 }
 Tensor cat_out(const Tensor& out, TensorList tensors, int64_t dim) {
   static const OperatorHandle h = op("aten::cat.out");
+  return h.call<Tensor, TensorList, int64_t, const Tensor&>(tensors, dim, out);
+}
+Tensor concat(TensorList tensors, int64_t dim) {
+  static const OperatorHandle h = op("aten::concat");
+  return h.call<Tensor, TensorList, int64_t>(tensors, dim);
+}
+Tensor concat_out(const Tensor& out, TensorList tensors, int64_t dim) {
+  static const OperatorHandle h = op("aten::concat.out");
   return h.call<Tensor, TensorList, int64_t, const Tensor&>(tensors, dim, out);
 }
 Tensor stack(TensorList tensors, int64_t dim) {

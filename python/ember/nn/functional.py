@@ -10,17 +10,20 @@ import warnings
 
 from .. import _C
 
-_ops = _C._functions
+# The ops of the database by name: those PyTorch keeps in torch._C._nn (hardtanh, mse_loss, ...) live in
+# ember._C._nn (python_module: nn), the others (relu, batch_norm, ...) are ember's top-level functions.
+_ops = dict(_C._functions)
+_ops.update((name, fn) for name, fn in vars(_C._nn).items() if not name.startswith("__"))
 
 __all__ = [
     # activations
     "relu", "relu_", "relu6", "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu",
     "selu_", "celu", "celu_", "gelu", "silu", "mish", "hardsigmoid", "hardswish", "softplus", "logsigmoid",
-    "glu", "threshold", "threshold_", "sigmoid", "tanh", "softsign", "tanhshrink", "softmax", "log_softmax",
+    "glu", "threshold", "threshold_", "sigmoid", "tanh", "softsign", "tanhshrink", "softmax", "softmin", "log_softmax",
     # convolution
     "conv1d", "conv2d",
-    # padding, dropout
-    "pad", "dropout",
+    # linear, padding, dropout
+    "linear", "pad", "dropout",
     # pooling
     "max_pool2d", "max_pool2d_with_indices", "avg_pool2d", "adaptive_avg_pool2d",
     # normalization
@@ -247,6 +250,13 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     return input.softmax(dim) if dtype is None else input.softmax(dim, dtype=dtype)
 
 
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(-x) along dim: exp(-x) / sum(exp(-x)), computed stably; dtype converts the input first."""
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)
+    return (-input).softmax(dim) if dtype is None else (-input.to(dtype)).softmax(dim)
+
+
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """log(softmax(x)) along dim (computed stably); dtype converts the input first."""
     if dim is None:
@@ -458,6 +468,24 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError("Target size ({}) must be the same as input size ({})".format(target.size(), input.size()))
     return _ops["binary_cross_entropy_with_logits"](input, target, weight, pos_weight, _reduction_enum(reduction))
+
+
+# ---------------------------------------------------------------------------------------------- linear
+def linear(input, weight, bias=None):
+    r"""Applies ``input @ weight.T + bias``.
+
+    Args:
+        input (Tensor): (*, in_features), at least 1-D.
+        weight (Tensor): (out_features, in_features), or (in_features) for a result without that dim.
+        bias (Tensor, optional): broadcastable to (*, out_features).
+
+    Shape:
+        Returns (*, out_features); without out_features when weight is 1-D.
+
+    Raises:
+        RuntimeError: shapes that cannot be multiplied, or operands of different dtypes.
+    """
+    return _ops["linear"](input, weight, bias)
 
 
 # ---------------------------------------------------------------------------------------------- padding

@@ -1,0 +1,54 @@
+"""ember.linalg: PyTorch 1.13's torch.linalg over the ops of the database that PyTorch keeps in
+torch._C._linalg (declared with ``python_module: linalg``, so they live in ``ember._C._linalg``).
+
+Only the vector norm and the matmul alias exist so far (matrix norms, ``linalg.norm``, need the SVD); LAPACK-backed linear algebra (solve, svd, eigh, ...) comes with a later
+issue.
+"""
+from . import _C
+
+__all__ = ["matmul", "vector_norm"]
+
+_linalg = _C._linalg
+
+
+def vector_norm(x=None, ord=2, dim=None, keepdim=False, *, dtype=None, out=None, input=None):
+    r"""Vector norm of x over dim (every element when dim is None): ``(sum |x|^ord)^(1/ord)``.
+
+    Args:
+        x (Tensor): a floating tensor of any shape (0-dim and empty included); also accepted as ``input=``,
+            as PyTorch's binding does.
+        ord (int, float, inf or -inf): 0 counts the nonzero elements, inf and -inf take the largest and
+            smallest ``|x|``; any other value the power sum above. Default: 2.
+        dim (int or tuple of ints, optional): the dims to reduce. Default: all of them.
+        keepdim (bool): keep the reduced dims with size 1. Default: False.
+        dtype (ember.dtype, optional): x is converted to dtype first, and the result has it.
+        out (Tensor, optional): the result tensor.
+
+    Shape:
+        x.shape without dim (with size-1 dims there when keepdim).
+
+    Returns:
+        Tensor: of x's dtype, or dtype.
+
+    Raises:
+        RuntimeError: x not floating; a negative ord over an empty reduction; inf/-inf over a zero-size dim;
+            ord not a number (TypeError in PyTorch: a string such as 'fro' is rejected the same way).
+        IndexError: dim out of range.
+    """
+    if input is not None:
+        if x is not None:
+            raise TypeError("vector_norm() got multiple values for argument 'input'")
+        x = input
+    if x is None:
+        raise TypeError("vector_norm() missing 1 required positional argument: 'x'")
+    if out is None:
+        return _linalg.linalg_vector_norm(x, ord, dim, keepdim, dtype=dtype)
+    return _linalg.linalg_vector_norm(x, ord, dim, keepdim, dtype=dtype, out=out)
+
+
+def matmul(input, other, *, out=None):
+    """Alias of ember.matmul (PyTorch's torch.linalg.matmul): the matrix product with PyTorch's broadcasting of
+    batch dims and promotion of 1-D operands. Raises RuntimeError for shapes that cannot be multiplied."""
+    if out is None:
+        return _C._functions["matmul"](input, other)
+    return _C._functions["matmul"](input, other, out=out)
