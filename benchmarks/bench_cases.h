@@ -11,6 +11,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,13 +37,19 @@ inline int num_inputs(const std::string& op) {
   return 1;
 }
 
-/// Deterministic float32 input values in [-4, 4) (a small LCG, so both sides see identical data).
-inline std::vector<float> inputs(int64_t n, uint32_t seed) {
-  std::vector<float> v(static_cast<size_t>(n));
-  uint32_t s = seed * 2654435761u + 12345u;
-  for (auto& x : v) {
-    s = s * 1664525u + 1013904223u;
-    x = static_cast<float>(s >> 8) * (8.0f / 16777216.0f) - 4.0f;
+/// Deterministic float32 input values in [-4, 4) (a small LCG, so both sides see identical data). Generated
+/// once per (n, seed): Google Benchmark calls a case's function several times per repetition (while it finds
+/// the iteration count), and regenerating 16M values each time made the set-up cost more than the timing.
+inline const std::vector<float>& inputs(int64_t n, uint32_t seed) {
+  static std::map<std::pair<int64_t, uint32_t>, std::vector<float>> cache;
+  std::vector<float>& v = cache[{n, seed}];
+  if (v.empty()) {
+    v.resize(static_cast<size_t>(n));
+    uint32_t s = seed * 2654435761u + 12345u;
+    for (auto& x : v) {
+      s = s * 1664525u + 1013904223u;
+      x = static_cast<float>(s >> 8) * (8.0f / 16777216.0f) - 4.0f;
+    }
   }
   return v;
 }

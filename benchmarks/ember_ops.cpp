@@ -8,7 +8,7 @@ namespace bench {
 namespace {
 
 ember::Tensor make_input(int64_t n, uint32_t seed) {
-  std::vector<float> v = inputs(n, seed);
+  const std::vector<float>& v = inputs(n, seed);
   ember::Tensor t = ember::empty({n}, ember::kFloat32);
   std::memcpy(t.data_ptr(), v.data(), v.size() * sizeof(float));
   return t;

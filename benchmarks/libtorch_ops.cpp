@@ -11,7 +11,7 @@ namespace bench {
 namespace {
 
 at::Tensor make_input(int64_t n, uint32_t seed) {
-  std::vector<float> v = inputs(n, seed);
+  const std::vector<float>& v = inputs(n, seed);
   at::Tensor t = at::empty({n}, at::kFloat);
   std::memcpy(t.data_ptr(), v.data(), v.size() * sizeof(float));
   return t;
