@@ -8,7 +8,11 @@ plain malloc and, by default, pays for fresh pages on every call. A goal holds o
 the two PyTorch figures; Ember's figure is taken from the plain run.
 
   cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C build-bench
-  /usr/bin/python3 benchmarks/run_all.py --build build-bench [--out DIR] [--quick] > report.md
+  /usr/bin/python3 benchmarks/run_all.py --build build-bench [--out DIR] [--quick] [--resume] > report.md
+
+(`make` builds the same programs into build/ too, with the Python extension; --build build then works.) The
+glibc C++ run times only LibTorch's cases. Under heavy load a full run takes 20-30 minutes; --resume reuses
+the runs whose JSON is already in --out.
 
 Raw results (Google Benchmark JSON and python_bench.py JSON) are kept in --out.
 """
