@@ -3,11 +3,12 @@
 // reference. Run by benchmarks/run_all.py, which sets the flags below and writes the tables of
 // BENCHMARKS.md; it can also be run by hand:
 //
-//   build-bench/benchmarks/ember_bench [--suite=dispatch,throughput] [--threads=1,2] [--ops=add,exp]
+//   build-bench/benchmarks/ember_bench [--suite=dispatch,throughput,reduce] [--threads=1,2] [--ops=add,exp]
 //                                      [Google Benchmark flags, e.g. --benchmark_repetitions=5]
 //
 // Suites: "dispatch" — per-op overhead on 1-element float32 tensors (add, mul, exp, relu, view);
-// "throughput" — elementwise ops on 1M and 16M float32 elements, with a fresh output and with out=.
+// "throughput" — elementwise ops (and a transposed copy) on 1M and 16M float32 elements, with a fresh output
+// and with out=; "reduce" — sum over dim 1 and dim 0 and softmax over dim 1 of a (4096, 1024) float32 matrix.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -47,7 +48,7 @@ void add_pair(const std::string& name, const bench::Case& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> suites{"dispatch", "throughput"}, ops;
+  std::vector<std::string> suites{"dispatch", "throughput", "reduce"}, ops;
   std::vector<int> threads{1, 2};
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
@@ -68,13 +69,21 @@ int main(int argc, char** argv) {
       for (int t : threads)
         for (int64_t n : {int64_t(1) << 20, int64_t(1) << 24})
           for (bool out : {false, true})
-            for (const char* op : {"add", "mul_add", "addcmul", "relu", "exp", "tanh", "sigmoid"})
+            for (const char* op : {"add", "mul", "mul_add", "addcmul", "relu", "exp", "tanh", "sigmoid", "t_copy"})
               if (wanted(ops, op))
                 add_pair("throughput/" + std::string(op) + "/" + (n == (1 << 20) ? "1M" : "16M") + "/" +
                              (out ? "out" : "fresh") + "/threads:" + std::to_string(t),
-                         {op, n, out, t});
+                         {op, n, out, t, n == (1 << 20) ? 1024 : 4096});  // t_copy: square matrices
+    } else if (suite == "reduce") {
+      for (int t : threads)
+        for (bool out : {false, true})
+          for (const char* op : {"sum_dim1", "sum_dim0", "softmax"})
+            if (wanted(ops, op) && !(out && std::string(op) == "softmax"))
+              add_pair("reduce/" + std::string(op) + "/4096x1024/" + (out ? "out" : "fresh") + "/threads:" +
+                           std::to_string(t),
+                       {op, 4096 * 1024, out, t, 1024});
     } else {
-      std::fprintf(stderr, "unknown suite %s (expected dispatch or throughput)\n", suite.c_str());
+      std::fprintf(stderr, "unknown suite %s (expected dispatch, throughput or reduce)\n", suite.c_str());
       return 2;
     }
   }

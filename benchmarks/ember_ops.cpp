@@ -8,7 +8,7 @@ namespace bench {
 namespace {
 
 ember::Tensor make_input(int64_t n, uint32_t seed) {
-  std::vector<float> v = inputs(n, seed);
+  const std::vector<float>& v = inputs(n, seed);
   ember::Tensor t = ember::empty({n}, ember::kFloat32);
   std::memcpy(t.data_ptr(), v.data(), v.size() * sizeof(float));
   return t;
@@ -33,6 +33,11 @@ void run_ember(benchmark::State& state, const Case& c) {
   const int64_t n = c.numel;
   ember::Tensor a = make_input(n, 1), b = make_input(n, 2), cc = make_input(n, 3);
   ember::Tensor out = ember::empty({n}, ember::kFloat32), tmp = ember::empty({n}, ember::kFloat32);
+  const int64_t rows = c.rows(), cols = c.cols ? c.cols : 1;
+  // Named dims: Ember's OptionalIntArrayRef (std::optional<IntArrayRef>) built from a braced {1} views a
+  // temporary that is gone before the op runs, so x.sum({1}) reads a stale dim (reported; not fixed here).
+  static const int64_t kDim0 = 0, kDim1 = 1;
+  ember::Tensor a2 = a.view({rows, cols}), out_t = out.view({cols, rows}), out_r = out.narrow(0, 0, out_numel(c));
   const std::string& op = c.op;
   if (!c.out) {
     if (op == "add") loop(state, [&] { return ember::add(a, b); });
@@ -44,6 +49,10 @@ void run_ember(benchmark::State& state, const Case& c) {
     else if (op == "tanh") loop(state, [&] { return a.tanh(); });
     else if (op == "sigmoid") loop(state, [&] { return a.sigmoid(); });
     else if (op == "view") loop(state, [&] { return a.view({n}); });
+    else if (op == "t_copy") loop(state, [&] { return a2.t().contiguous(); });
+    else if (op == "sum_dim1") loop(state, [&] { return a2.sum(ember::IntArrayRef(kDim1)); });
+    else if (op == "sum_dim0") loop(state, [&] { return a2.sum(ember::IntArrayRef(kDim0)); });
+    else if (op == "softmax") loop(state, [&] { return a2.softmax(1); });
     else state.SkipWithError(("unknown op " + op).c_str());
   } else {
     if (op == "add") loop(state, [&] { return ember::add_out(out, a, b); });
@@ -54,6 +63,9 @@ void run_ember(benchmark::State& state, const Case& c) {
     else if (op == "relu") loop(state, [&] { return ember::clamp_min_out(out, a, 0); });
     else if (op == "tanh") loop(state, [&] { return ember::tanh_out(out, a); });
     else if (op == "sigmoid") loop(state, [&] { return ember::sigmoid_out(out, a); });
+    else if (op == "t_copy") loop(state, [&] { return out_t.copy_(a2.t()); });
+    else if (op == "sum_dim1") loop(state, [&] { return ember::sum_out(out_r, a2, ember::IntArrayRef(kDim1)); });
+    else if (op == "sum_dim0") loop(state, [&] { return ember::sum_out(out_r, a2, ember::IntArrayRef(kDim0)); });
     else state.SkipWithError(("no out= form for " + op).c_str());
   }
   set_counters(state, c);

@@ -4,7 +4,9 @@
 Suites:
   dispatch    per-call time of ops on 1-element float32 tensors (the per-op overhead from Python):
               ember.add(a, b) vs torch.add(a, b), a + b, a.exp(), ..., a.view(1)
-  throughput  elementwise ops on 1M and 16M float32 elements, with a fresh output each call and with out=
+  throughput  elementwise ops (and a transposed copy) on 1M and 16M float32 elements, with a fresh output
+              each call and with out=
+  reduce      sum over dim 1, sum over dim 0 and softmax over dim 1 of a (4096, 1024) float32 matrix
 
 Every (case, framework) is timed with timeit in `--repeat` samples, interleaved across frameworks and cases
 so a noisy neighbour hits both sides alike; the figure reported is the median sample. Run from the
@@ -12,6 +14,9 @@ repository root after building (see BENCHMARKS.md):
 
   PYTHONPATH=python /usr/bin/python3 benchmarks/python_bench.py [--suite dispatch throughput]
       [--threads 1 2] [--repeat 7] [--json out.json]
+
+Statements see a, b, c (1-D inputs), o, tmp (1-D outputs), a2 / o2 (a / o viewed as a square matrix), x (a
+viewed as (4096, 1024)), r1 / r0 (outputs of x.sum(1) / x.sum(0)) and the module as `m`.
 
 Fairness (Note [benchmark fairness] in bench_cases.h): both frameworks get the same values (generated once
 with NumPy and copied into tensors each framework allocated itself) and the same explicit thread count
@@ -31,8 +36,7 @@ import numpy as np
 import ember
 import torch
 
-# (name, statement, frameworks it applies to). Statements see a, b, c (inputs), o, tmp (outputs) and the
-# module as `m` (ember or torch), so the same text runs on both sides.
+# (name, statement). The same text runs on both sides (see the docstring for the names it sees).
 DISPATCH_CASES = [
     ("add: m.add(a, b)", "m.add(a, b)"),
     ("add: a + b", "a + b"),
@@ -50,14 +54,29 @@ DISPATCH_CASES = [
 # same function with one.
 THROUGHPUT_CASES = [
     ("add", "m.add(a, b)", "m.add(a, b, out=o)"),
+    ("mul", "m.mul(a, b)", "m.mul(a, b, out=o)"),
     ("mul_add (a * b + c)", "a * b + c", "m.add(m.mul(a, b, out=tmp), c, out=o)"),
     ("addcmul", "m.addcmul(c, a, b)", "m.addcmul(c, a, b, out=o)"),
     ("relu", "m.relu(a)", "m.clamp_min(a, 0, out=o)"),
     ("exp", "m.exp(a)", "m.exp(a, out=o)"),
     ("tanh", "m.tanh(a)", "m.tanh(a, out=o)"),
     ("sigmoid", "m.sigmoid(a)", "m.sigmoid(a, out=o)"),
+    ("t_copy (a2.t().contiguous())", "a2.t().contiguous()", "o2.copy_(a2.t())"),
 ]
-INPUTS_PER_OP = {"add": 2, "mul_add (a * b + c)": 3, "addcmul": 3, "relu": 1, "exp": 1, "tanh": 1, "sigmoid": 1}
+# Reductions of x = (4096, 1024); softmax has no out= form in Ember.
+REDUCE_CASES = [
+    ("sum(dim=1)", "x.sum(1)", "m.sum(x, 1, out=r1)"),
+    ("sum(dim=0)", "x.sum(0)", "m.sum(x, 0, out=r0)"),
+    ("softmax(dim=1)", "m.softmax(x, 1)", None),
+]
+REDUCE_SHAPE = (4096, 1024)
+INPUTS_PER_OP = {"add": 2, "mul": 2, "mul_add (a * b + c)": 3, "addcmul": 3}  # others: 1
+
+
+def bytes_moved(op, n):
+    """Bytes an unfused implementation reads and writes per call (4 per float32 element)."""
+    out = {"sum(dim=1)": REDUCE_SHAPE[0], "sum(dim=0)": REDUCE_SHAPE[1]}.get(op, n)
+    return 4 * (n * INPUTS_PER_OP.get(op, 1) + out)
 
 SIZES = {"1M": 1 << 20, "16M": 1 << 24}
 
@@ -73,7 +92,13 @@ def make_inputs(n):
             t = mod.empty(n)
             t.numpy()[:] = arr
             ts.append(t)
-        env[name] = dict(m=mod, a=ts[0], b=ts[1], c=ts[2], o=mod.empty(n), tmp=mod.empty(n))
+        e = dict(m=mod, a=ts[0], b=ts[1], c=ts[2], o=mod.empty(n), tmp=mod.empty(n))
+        side = int(round(n ** 0.5))
+        if side * side == n:
+            e.update(a2=e["a"].view(side, side), o2=e["o"].view(side, side))
+        if n == REDUCE_SHAPE[0] * REDUCE_SHAPE[1]:
+            e.update(x=e["a"].view(*REDUCE_SHAPE), r1=mod.empty(REDUCE_SHAPE[0]), r0=mod.empty(REDUCE_SHAPE[1]))
+        env[name] = e
     return env
 
 
@@ -132,13 +157,16 @@ def machine_info():
         "python": platform.python_version(),
         "GLIBC_TUNABLES": os.environ.get("GLIBC_TUNABLES", ""),
         "libember": libember,
-        "blas": "n/a (elementwise ops only)",
+        # No case here calls BLAS; the libraries are listed so the report can say what each side loaded.
+        "blas": "ember " + ember.backends.blas.config() + "; mapped: " + ", ".join(
+            sorted({line.split()[-1] for line in open("/proc/self/maps") if "blas" in line or "mkl" in line})),
     }
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--suite", nargs="+", default=["dispatch", "throughput"], choices=["dispatch", "throughput"])
+    p.add_argument("--suite", nargs="+", default=["dispatch", "throughput", "reduce"],
+                   choices=["dispatch", "throughput", "reduce"])
     p.add_argument("--threads", nargs="+", type=int, default=[1, 2])
     p.add_argument("--repeat", type=int, default=7, help="samples per case (the median is reported)")
     p.add_argument("--target", type=float, default=0.05, help="seconds per sample")
@@ -146,7 +174,7 @@ def main():
     args = p.parse_args()
 
     info = machine_info()
-    results = {"machine": info, "dispatch": {}, "throughput": {}}
+    results = {"machine": info, "dispatch": {}, "throughput": {}, "reduce": {}}
     print(f"# {info['cpu']}, {info['cores']} cores, ember {info['ember_cpu_capability']}, torch "
           f"{info['torch_version']} ({info['torch_cpu_capability']}), GLIBC_TUNABLES='{info['GLIBC_TUNABLES']}'")
     for threads in args.threads:
@@ -161,22 +189,26 @@ def main():
                 t = statistics.median(samples[name]["torch"]) * 1e9
                 results["dispatch"][f"{name}|{threads}"] = {"ember_ns": e, "torch_ns": t, "samples": samples[name]}
                 print(f"{name:34} {e:9.0f} {t:9.0f} {e / t:12.2f}")
-        if "throughput" in args.suite:
-            print(f"\n## throughput, threads={threads}: median ms per call (Melem/s)")
+        for suite, table, sizes in (("throughput", THROUGHPUT_CASES, SIZES),
+                                    ("reduce", REDUCE_CASES, {"4096x1024": REDUCE_SHAPE[0] * REDUCE_SHAPE[1]})):
+            if suite not in args.suite:
+                continue
+            print(f"\n## {suite}, threads={threads}: median ms per call (Melem/s of input)")
             print(f"{'case':34} {'ember':>18} {'torch':>18} {'ember speedup':>14}")
-            for size, n in SIZES.items():
+            for size, n in sizes.items():
                 env = make_inputs(n)
                 cases = []
-                for op, fresh, out in THROUGHPUT_CASES:
+                for op, fresh, out in table:
                     cases.append((f"{op} {size} fresh", fresh, env))
-                    cases.append((f"{op} {size} out=", out, env))
+                    if out:
+                        cases.append((f"{op} {size} out=", out, env))
                 samples = run_suite(cases, threads, max(3, args.repeat // 2), max(args.target, 0.1), time.perf_counter)
                 for key, _, _ in cases:
                     e = statistics.median(samples[key]["ember"])
                     t = statistics.median(samples[key]["torch"])
                     op = key.rsplit(" ", 2)[0]
-                    gbytes = 4 * n * (INPUTS_PER_OP[op] + 1) / 1e9
-                    results["throughput"][f"{key}|{threads}"] = {
+                    gbytes = bytes_moved(op, n) / 1e9
+                    results[suite][f"{key}|{threads}"] = {
                         "numel": n, "ember_s": e, "torch_s": t, "ember_gbs": gbytes / e, "torch_gbs": gbytes / t,
                         "samples": samples[key]}
                     print(f"{key:34} {e * 1e3:8.3f} ({n / e / 1e6:6.0f}) {t * 1e3:8.3f} ({n / t / 1e6:6.0f}) "
