@@ -11,6 +11,8 @@ Each entry declares one op. From them this script writes:
   ember/ops/generated/RegisterOps.cpp      m.def() of every schema, with its doc, plus composite kernels
   ember/kernels/cpu/generated/CPUKernels.h declarations of the CPU kernels
   ember/kernels/cpu/generated/RegisterCPU.cpp  m.impl() of every CPU kernel
+  ember/autograd/generated/Functions.cpp   the backward nodes and Autograd-key kernels of every op with a
+                                           `grad:` entry (see gen_autograd)
 The output is committed; `gen_ops.py --check` fails when it is stale (run in `make test`).
 """
 import argparse
@@ -348,11 +350,149 @@ def gen(ops):
     return files
 
 
+# ---------------------------------------------------------------- autograd
+# Storage of a non-tensor argument inside a backward node: member type and how apply() reads it back.
+SAVED_TYPES = {
+    "IntArrayRef": ("std::vector<int64_t>", "IntArrayRef {n} = {n}_;"),
+    "OptionalIntArrayRef": ("std::optional<std::vector<int64_t>>",
+                            "OptionalIntArrayRef {n} = {n}_ ? OptionalIntArrayRef(IntArrayRef(*{n}_)) : std::nullopt;"),
+    "const Scalar&": ("Scalar", "const Scalar& {n} = {n}_;"),
+    "const std::optional<Scalar>&": ("std::optional<Scalar>", "const std::optional<Scalar>& {n} = {n}_;"),
+    "int64_t": ("int64_t", "int64_t {n} = {n}_;"),
+    "std::optional<int64_t>": ("std::optional<int64_t>", "std::optional<int64_t> {n} = {n}_;"),
+    "bool": ("bool", "bool {n} = {n}_;"),
+    "double": ("double", "double {n} = {n}_;"),
+    "std::optional<DType>": ("std::optional<DType>", "std::optional<DType> {n} = {n}_;"),
+    "std::string_view": ("std::string", "std::string_view {n} = {n}_;"),
+    "std::optional<std::string_view>": ("std::optional<std::string>",
+                                        "std::optional<std::string_view> {n} = {n}_ ? std::optional<std::string_view>(*{n}_) : std::nullopt;"),
+}
+
+
+def camel(name):
+    return "".join(p[:1].upper() + p[1:] for p in name.split("_") if p)
+
+
+def uses(formula, ident):
+    return re.search(r"(?<![\w.])" + re.escape(ident) + r"(?!\w)", formula) is not None
+
+
+def gen_autograd(ops):
+    """Backward nodes and Autograd-key kernels from the `grad:` entries (Note [autograd dispatch])."""
+    counts = {}
+    body, reg = [], []
+    functional = {}
+    for o in ops:
+        g = o.entry.get("grad")
+        if not g or o.kind == "out":
+            continue
+        s = o.schema
+        base = s.name.split("::")[-1]
+        kname = base + ("_" + s.overload if s.overload else "")
+        ptypes = [cpp_arg_type(a.type) for a in s.args]
+        params = ", ".join(f"{t} {a.name}" for t, a in zip(ptypes, s.args))
+        names = ", ".join(a.name for a in s.args)
+        handle = (f"  static const OperatorHandle h = Dispatcher::singleton().find_or_throw({cstr(s.full())});\n")
+        call = f"h.call<{o.call_types()}>({names})"
+        if o.kind == "inplace":
+            fk = functional[o.entry["schema"]]
+            diff = [a.name for a in s.args if a.type == "Tensor" and a.name in g]
+            any_rg = " || ".join(f"requires_grad({n})" for n in diff)
+            rest = ", ".join(["ember::clone(self)"] + [a.name for a in s.args[1:]])
+            body.append(f"Tensor {kname}_({params}) {{\n{handle}"
+                        f"  if (!GradMode::is_enabled() || !({any_rg})) {{\n"
+                        f"    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n    return {call};\n  }}\n"
+                        f"  check_inplace(self);\n"
+                        f"  Tensor r = generated::{fk}({rest});\n"
+                        f"  commit_inplace(self, r);\n  return self;\n}}\n\n")
+            reg.append(f"  m.impl({cstr(s.full())}, DispatchKey::Autograd, static_cast<{o.fn_ptr_type()}>(&{kname}_));\n")
+            continue
+        idx = counts.get(base.lstrip("_"), 0)
+        counts[base.lstrip("_")] = idx + 1
+        node = f"{camel(base)}Backward{idx}"
+        functional[o.entry["schema"]] = kname
+        diff = [(i, a) for i, a in enumerate(s.args) if a.type == "Tensor" and a.name in g]
+        for k in g:
+            if k not in [a.name for _, a in diff]:
+                raise SystemExit(f"gen_ops: {s.full()}: grad for {k}, which is not a Tensor argument")
+        formulas = " ".join(g.values())
+        saved_t = [a for a in s.args if a.type == "Tensor" and uses(formulas, a.name)]
+        saved_o = [(a, cpp_arg_type(a.type)) for a in s.args if a.type != "Tensor" and uses(formulas, a.name)]
+        save_result = uses(formulas, "result")
+        members = [f"  SavedVariable {a.name}_;\n" for a in saved_t]
+        for a, t in saved_o:
+            if t not in SAVED_TYPES:
+                raise SystemExit(f"gen_ops: {s.full()}: cannot save argument {a.name} of type {t}")
+            members.append(f"  {SAVED_TYPES[t][0]} {a.name}_;\n")
+        if save_result:
+            members.append("  SavedVariable result_;\n")
+        release = " ".join([f"{a.name}_.reset();" for a in saved_t] + (["result_.reset();"] if save_result else []))
+        body.append(f"struct {node} final : Node {{\n"
+                    f"  std::string name() const override {{ return {cstr(node)}; }}\n"
+                    f"  variable_list apply(variable_list&& grads) override;\n"
+                    + (f"  void release_variables() override {{ {release} }}\n" if release else "")
+                    + "".join(members) + "};\n\n")
+        ap = [f"variable_list {node}::apply(variable_list&& grads) {{\n  const Tensor& grad = grads[0];\n"
+              f"  variable_list out({len(diff)});\n"]
+        if saved_t or save_result:
+            ap.append("  const std::shared_ptr<Node> self_node = shared_from_this();\n")
+        for a in saved_t:
+            ap.append(f"  const Tensor {a.name} = {a.name}_.unpack(self_node);\n")
+        if save_result:
+            ap.append("  const Tensor result = result_.unpack(self_node);\n")
+        for a, t in saved_o:
+            ap.append("  " + SAVED_TYPES[t][1].format(n=a.name) + "\n")
+        for j, (_, a) in enumerate(diff):
+            if uses(formulas, a.name + "_sizes"):
+                ap.append(f"  IntArrayRef {a.name}_sizes = input_meta[{j}].sizes;\n")
+        for j, (_, a) in enumerate(diff):
+            ap.append(f"  if (needs_input_grad({j})) out[{j}] = reduce_grad({g[a.name]}, input_meta[{j}]);\n")
+        ap.append("  return out;\n}\n\n")
+        body.append("".join(ap))
+        any_rg = " || ".join(f"requires_grad({a.name})" for _, a in diff)
+        k = [f"Tensor {kname}({params}) {{\n{handle}  Tensor result;\n  {{\n"
+             f"    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n    result = {call};\n  }}\n"
+             f"  if (!GradMode::is_enabled() || !({any_rg}) || !is_floating_point(result.dtype())) return result;\n"
+             f"  auto node = std::make_shared<{node}>();\n  node->sequence_nr = next_sequence_nr();\n"]
+        for _, a in diff:
+            k.append(f"  add_input(*node, {a.name});\n")
+        for a in saved_t:
+            k.append(f"  node->{a.name}_ = SavedVariable({a.name}, false);\n")
+        for a, t in saved_o:
+            conv = {"std::vector<int64_t>": f"std::vector<int64_t>({a.name}.begin(), {a.name}.end())",
+                    "std::optional<std::vector<int64_t>>":
+                        f"{a.name} ? std::optional<std::vector<int64_t>>(std::vector<int64_t>({a.name}->begin(), {a.name}->end())) : std::nullopt",
+                    "std::string": f"std::string({a.name})",
+                    "std::optional<std::string>": f"{a.name} ? std::optional<std::string>(std::string(*{a.name})) : std::nullopt",
+                    }.get(SAVED_TYPES[t][0], a.name)
+            k.append(f"  node->{a.name}_ = {conv};\n")
+        k.append(f"  set_history(result, node);\n")
+        if s.rets and s.rets[0].alias:
+            k.append("  get_meta(result)->is_view = true;  // Note [views and in-place]\n")
+        if save_result:
+            k.append("  node->result_ = SavedVariable(result, true);\n")
+        k.append("  return result;\n}\n\n")
+        body.append("".join(k))
+        reg.append(f"  m.impl({cstr(s.full())}, DispatchKey::Autograd, static_cast<{o.fn_ptr_type()}>(&{kname}));\n")
+    text = [HEADER,
+            "// Backward nodes and Autograd-key kernels of the ops with a `grad:` entry. See Note [autograd dispatch]\n"
+            "// in ember/autograd/VariableKernels.h.\n"
+            '#include "ember/autograd/VariableKernels.h"\n\n'
+            "namespace ember::autograd::generated {\n\nusing namespace ember::autograd::detail;\n\n",
+            "".join(body), "}  // namespace ember::autograd::generated\n\nnamespace ember::autograd {\n\n"
+            "/// Registers the Autograd-key kernel of every op with a derivative.\n"
+            "void register_autograd_kernels(Library& m) {\n  using namespace generated;\n",
+            "".join(reg), "}\n\n}  // namespace ember::autograd\n"]
+    return {"ember/autograd/generated/Functions.cpp": "".join(text)}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="fail if a generated file is stale")
     args = ap.parse_args()
-    files = gen(load())
+    ops = load()
+    files = gen(ops)
+    files.update(gen_autograd(ops))
     stale = []
     for rel, text in files.items():
         path = os.path.join(ROOT, rel)

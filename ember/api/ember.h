@@ -5,6 +5,7 @@
 //   ember::Tensor y = (x * 2).exp().sum();   // ops as functions and methods
 //   std::cout << y.str() << "\n";
 #include "ember/api/init.h"
+#include "ember/autograd/autograd.h"
 #include "ember/backends/openblas/OpenBLAS.h"
 #include "ember/core/Tensor.h"
 #include "ember/core/TypePromotion.h"

@@ -11,6 +11,9 @@ namespace ember {
 
 void register_aten_ops(Library& m);     // ember/ops/generated/RegisterOps.cpp
 void register_cpu_kernels(Library& m);  // ember/kernels/cpu/generated/RegisterCPU.cpp
+namespace autograd {
+void register_autograd_kernels(Library& m);  // ember/autograd/generated/Functions.cpp
+}
 
 void init() {
   static std::once_flag once;
@@ -19,6 +22,8 @@ void init() {
     register_aten_ops(defs);
     Library cpu(Library::Kind::Impl, "aten", DispatchKey::CPU, "ember/kernels/cpu");
     register_cpu_kernels(cpu);
+    Library ag(Library::Kind::Impl, "aten", DispatchKey::Autograd, "ember/autograd");
+    autograd::register_autograd_kernels(ag);
     backends::blas::register_provider();  // Note [providers]
   });
 }

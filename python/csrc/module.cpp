@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 
 #include "dtype.h"
+#include "ember/autograd/autograd.h"
 #include "ember/backends/openblas/OpenBLAS.h"
 #include "ember/kernels/cpu/Provider.h"
 #include "ember/kernels/cpu/isa/VecLoops.h"
@@ -44,6 +45,63 @@ DType dtype_of(py::handle o) {
 }
 }  // namespace
 
+// The autograd API for ember/_tensor.py and ember/autograd (not per-op hot: pybind11).
+void init_autograd(py::module_& m) {
+  namespace ag = ember::autograd;
+  auto T = [](py::handle h) -> const Tensor& {
+    if (!is_tensor(h.ptr())) throw py::type_error("expected a Tensor");
+    return unwrap(h.ptr());
+  };
+  auto wrap_opt = [](Tensor t) -> py::object {
+    if (!t.defined()) return py::none();
+    return py::reinterpret_steal<py::object>(wrap(std::move(t)));
+  };
+  auto list = [T](py::handle seq) {
+    ag::variable_list v;
+    if (seq.is_none()) return v;
+    for (py::handle h : seq) v.push_back(h.is_none() ? Tensor() : T(h));
+    return v;
+  };
+  py::class_<ag::Node, std::shared_ptr<ag::Node>>(m, "_Node", "A node of the autograd graph (Tensor.grad_fn).")
+      .def("name", &ag::Node::name)
+      .def_property_readonly("next_functions", [](const ag::Node& n) {
+        py::list out;
+        for (const ag::Edge& e : n.next_edges())
+          out.append(py::make_tuple(e.fn ? py::cast(e.fn) : py::none(), e.input_nr));
+        return py::tuple(out);
+      })
+      .def_property_readonly("variable", [wrap_opt](const ag::Node& n) -> py::object {
+        if (auto* a = dynamic_cast<const ag::AccumulateGrad*>(&n)) return wrap_opt(a->variable);
+        throw py::attribute_error("'" + n.name() + "' object has no attribute 'variable'");
+      })
+      .def("__repr__", [](const ag::Node& n) { return "<" + n.name() + " object>"; });
+  m.def("_requires_grad", [T](py::handle t) { return ag::requires_grad(T(t)); });
+  m.def("_set_requires_grad", [T](py::handle t, bool r) { ag::set_requires_grad(T(t), r); });
+  m.def("_is_leaf", [T](py::handle t) { return ag::is_leaf(T(t)); });
+  m.def("_grad_fn", [T](py::handle t) { return ag::grad_fn(T(t)); });
+  m.def("_grad", [T, wrap_opt](py::handle t) { return wrap_opt(ag::grad(T(t))); });
+  m.def("_set_grad", [T](py::handle t, py::handle g) { ag::set_grad(T(t), g.is_none() ? Tensor() : T(g)); });
+  m.def("_retain_grad", [T](py::handle t) { ag::retain_grad(T(t)); });
+  m.def("_retains_grad", [T](py::handle t) { return ag::retains_grad(T(t)); });
+  m.def("_detach_", [T](py::handle t) {
+    const Tensor& x = T(t);
+    x.impl()->set_autograd_meta(nullptr);
+  });
+  m.def("_backward", [list](py::handle tensors, py::handle grads, std::optional<bool> retain_graph, bool create_graph,
+                            py::handle inputs) {
+    ag::backward(list(tensors), list(grads), retain_graph, create_graph, list(inputs));
+  });
+  m.def("_grad_of", [list, wrap_opt](py::handle outputs, py::handle inputs, py::handle grads,
+                                     std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {
+    ag::variable_list r = ag::grad(list(outputs), list(inputs), list(grads), retain_graph, create_graph, allow_unused);
+    py::list out;
+    for (Tensor& t : r) out.append(wrap_opt(std::move(t)));
+    return py::tuple(out);
+  });
+  m.def("is_grad_enabled", &ag::GradMode::is_enabled, "Whether autograd records operations on this thread.");
+  m.def("_set_grad_enabled", &ag::GradMode::set_enabled);
+}
+
 }  // namespace ember::python
 
 PYBIND11_MODULE(_C, m) {
@@ -76,6 +134,7 @@ PYBIND11_MODULE(_C, m) {
     throw py::error_already_set();
   }
 
+  init_autograd(m);
   m.def("set_num_threads", &ember::set_num_threads, py::arg("n"),
         "Sets the number of threads used by CPU kernels (and OpenBLAS). Raises RuntimeError for n < 1.");
   m.def("get_num_threads", &ember::get_num_threads, "Number of threads used by CPU kernels.");

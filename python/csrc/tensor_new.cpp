@@ -1,5 +1,7 @@
 #include "tensor_new.h"
 
+#include "ember/autograd/autograd.h"
+
 #include <cstring>
 
 #include "arg_parser.h"
@@ -271,8 +273,9 @@ PyObject* py_tensor(PyObject*, PyObject* args, PyObject* kwargs) {
     EMBER_CHECK_TYPE(as_device(device_o, &d), "tensor(): argument 'device' must be Device, not {}", py_type_name(device_o));
     EMBER_CHECK(d.is_cpu(), "tensor(): device '{}' is not available; this build supports only cpu", d.str());
   }
-  EMBER_CHECK(rg != Py_True, "tensor(): requires_grad=True needs autograd, which this build does not have yet");
-  return wrap(tensor_from_data(data, dtype));
+  Tensor t = tensor_from_data(data, dtype);
+  if (PyObject_IsTrue(rg) == 1) autograd::set_requires_grad(t, true);
+  return wrap(std::move(t));
   EMBER_PY_CATCH(nullptr)
 }
 

@@ -144,3 +144,59 @@ def _rebuild(array):
 
 def _rebuild_bfloat16(array):
     return _C.from_numpy(array).to(_C.bfloat16)
+
+
+# ---- autograd (ember/autograd/autograd.h; the graph lives in C++)
+def _tensor_requires_grad_get(self):
+    return _C._requires_grad(self)
+
+
+def _tensor_requires_grad_set(self, value):
+    if not isinstance(value, bool):
+        raise TypeError("requires_grad must be a bool")
+    _C._set_requires_grad(self, value)
+
+
+def _tensor_grad_set(self, value):
+    if value is not None and not isinstance(value, _C._TensorBase):
+        raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+    _C._set_grad(self, value)
+
+
+Tensor.requires_grad = property(_tensor_requires_grad_get, _tensor_requires_grad_set,
+                                doc="Whether autograd records operations on this tensor.")
+Tensor.grad = property(lambda self: _C._grad(self), _tensor_grad_set,
+                       doc="The gradient accumulated by backward() (None until one is computed).")
+Tensor.grad_fn = property(lambda self: _C._grad_fn(self), doc="The node that produced this tensor (None for leaves).")
+Tensor.is_leaf = property(lambda self: _C._is_leaf(self), doc="True when the tensor has no grad_fn.")
+Tensor.retains_grad = property(lambda self: _C._retains_grad(self),
+                               doc="Whether a non-leaf tensor's .grad is filled by backward.")
+
+
+def _requires_grad_(self, requires_grad=True):
+    """Sets requires_grad in place and returns self. Raises RuntimeError on a non-leaf with False."""
+    _C._set_requires_grad(self, requires_grad)
+    return self
+
+
+def _retain_grad(self):
+    """Makes backward() fill .grad of this non-leaf tensor. Raises RuntimeError if it does not require grad."""
+    _C._retain_grad(self)
+
+
+def _detach_(self):
+    """Detaches the tensor from the graph in place (it becomes a leaf that does not require grad)."""
+    _C._detach_(self)
+    return self
+
+
+def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Computes the gradient of this tensor w.r.t. the graph leaves (see ember.autograd.backward)."""
+    from . import autograd
+    autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+Tensor.requires_grad_ = _requires_grad_
+Tensor.retain_grad = _retain_grad
+Tensor.detach_ = _detach_
+Tensor.backward = _backward

@@ -1,0 +1,266 @@
+// The engine: runs the graph backwards from its roots in dependency order (single-threaded), and the
+// tensor-level API around it (requires_grad, .grad, retain_grad).
+//
+// Note [engine order]
+// A first pass counts, for every node reachable from the roots, how many edges lead into it. A node runs
+// when all of them have delivered their gradient into its input buffer (summed when several arrive). Among
+// ready nodes the most recently created runs first (PyTorch's order; it keeps memory low on long chains).
+// For grad() and backward(inputs=...) only the nodes from which a requested input can be reached run, and
+// the gradient arriving at each requested input's edge is captured instead of being accumulated.
+#include <algorithm>
+#include <queue>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ember/autograd/autograd.h"
+#include "ember/ops/Functions.h"
+
+namespace ember::autograd {
+
+void set_requires_grad(const Tensor& t, bool requires_grad) {
+  AutogradMeta* m = get_meta(t);
+  if (m && m->grad_fn) {
+    EMBER_CHECK(requires_grad,
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed variable "
+                "in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
+    return;
+  }
+  if (requires_grad) {
+    EMBER_CHECK(is_floating_point(t.dtype()),
+                "only Tensors of floating point and complex dtype can require gradients");
+    materialize_meta(t)->requires_grad_ = true;
+  } else if (m) {
+    m->requires_grad_ = false;
+  }
+}
+
+bool is_leaf(const Tensor& t) {
+  AutogradMeta* m = get_meta(t);
+  return !m || !m->grad_fn;
+}
+
+std::shared_ptr<Node> grad_fn(const Tensor& t) {
+  AutogradMeta* m = get_meta(t);
+  return m ? m->grad_fn : nullptr;
+}
+
+Tensor grad(const Tensor& t) {
+  AutogradMeta* m = get_meta(t);
+  if (!m) return Tensor();
+  if (m->grad_fn) return m->retained_grad ? *m->retained_grad : Tensor();
+  return m->grad;
+}
+
+void set_grad(const Tensor& t, const Tensor& g) {
+  if (g.defined()) {
+    EMBER_CHECK(same_sizes(g.sizes(), t.sizes()), "assigned grad has data of a different size");
+    EMBER_CHECK(g.dtype() == t.dtype(), "assigned grad has data of a different type");
+  }
+  AutogradMeta* m = get_meta(t);
+  if (!m && !g.defined()) return;
+  m = materialize_meta(t);
+  if (m->grad_fn) {
+    if (!m->retained_grad) m->retained_grad = std::make_shared<Tensor>();
+    *m->retained_grad = g;
+  } else {
+    m->grad = g;
+  }
+}
+
+void retain_grad(const Tensor& t) {
+  AutogradMeta* m = get_meta(t);
+  EMBER_CHECK(m && m->requires_grad(), "can't retain_grad on Tensor that has requires_grad=False");
+  if (!m->grad_fn || m->retained_grad) return;  // leaves keep their grad anyway
+  m->retained_grad = std::make_shared<Tensor>();
+  m->grad_fn->retained_grads.emplace_back(m->output_nr, m->retained_grad);
+}
+
+bool retains_grad(const Tensor& t) {
+  AutogradMeta* m = get_meta(t);
+  return m && m->grad_fn && m->retained_grad;
+}
+
+namespace {
+
+void accumulate_into(Tensor& slot, const Tensor& g) {
+  if (!g.defined()) return;
+  slot = slot.defined() ? ember::add(slot, g) : g;
+}
+
+struct EdgeKey {
+  Node* fn;
+  uint32_t nr;
+  bool operator==(const EdgeKey& o) const { return fn == o.fn && nr == o.nr; }
+};
+struct EdgeHash {
+  size_t operator()(const EdgeKey& k) const { return std::hash<Node*>()(k.fn) * 31 + k.nr; }
+};
+
+// Runs the graph. With `inputs` empty every reachable node runs (backward()); otherwise the gradients at the
+// inputs' edges are returned and AccumulateGrad nodes do not run (Note [engine order]).
+variable_list run_backward(const variable_list& roots, const variable_list& grad_roots, bool keep_graph,
+                           bool create_graph, const variable_list& inputs, bool allow_unused) {
+  EMBER_CHECK(grad_roots.empty() || grad_roots.size() == roots.size(),
+              "grad can be implicitly created only for scalar outputs: got {} tensors and {} gradients",
+              roots.size(), grad_roots.size());
+  std::vector<Edge> root_edges;
+  variable_list root_grads;
+  for (size_t i = 0; i < roots.size(); ++i) {
+    const Tensor& r = roots[i];
+    Edge e = gradient_edge(r);
+    EMBER_CHECK(e.valid(), "element {} of tensors does not require grad and does not have a grad_fn", i);
+    Tensor g = i < grad_roots.size() ? grad_roots[i] : Tensor();
+    if (!g.defined()) {
+      EMBER_CHECK(r.numel() == 1, "grad can be implicitly created only for scalar outputs");
+      g = ember::ones_like(r);
+    } else {
+      EMBER_CHECK(same_sizes(g.sizes(), r.sizes()), "Mismatch in shape: grad_output[{}] has a shape of {} and output[{}] has a shape of {}.",
+                  i, fmt::format("{}", fmt::join(g.sizes(), ", ")), i, fmt::format("{}", fmt::join(r.sizes(), ", ")));
+    }
+    root_edges.push_back(e);
+    root_grads.push_back(g);
+  }
+  const bool capture = !inputs.empty();
+  std::vector<Edge> input_edges;
+  std::unordered_map<EdgeKey, size_t, EdgeHash> capture_index;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Edge e = gradient_edge(inputs[i]);
+    EMBER_CHECK(e.valid(), "One of the differentiated Tensors does not require grad");
+    input_edges.push_back(e);
+    capture_index.emplace(EdgeKey{e.fn.get(), e.input_nr}, i);
+  }
+
+  // Pass 1: dependencies and (for capture) which nodes lead to an input.
+  std::unordered_map<Node*, int> deps;
+  std::vector<Node*> order;  // discovery order, children after parents
+  {
+    std::vector<Node*> stack;
+    std::unordered_set<Node*> seen;
+    for (auto& e : root_edges)
+      if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
+    while (!stack.empty()) {
+      Node* n = stack.back();
+      stack.pop_back();
+      order.push_back(n);
+      for (const Edge& e : n->next_edges()) {
+        if (!e.valid()) continue;
+        deps[e.fn.get()] += 1;
+        if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
+      }
+    }
+  }
+  std::unordered_set<Node*> needed;
+  if (capture) {
+    std::unordered_set<Node*> targets;
+    for (auto& e : input_edges) targets.insert(e.fn.get());
+    // Iterate to a fixed point: a node is needed when it is a target or leads to a needed node.
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        Node* n = *it;
+        if (needed.count(n)) continue;
+        bool need = targets.count(n) > 0;
+        for (const Edge& e : n->next_edges())
+          if (e.valid() && needed.count(e.fn.get())) need = true;
+        if (need) {
+          needed.insert(n);
+          changed = true;
+        }
+      }
+    }
+  }
+
+  variable_list captured(inputs.size());
+  std::unordered_map<Node*, variable_list> buffers;
+  auto cmp = [](const std::shared_ptr<Node>& a, const std::shared_ptr<Node>& b) {
+    return a->sequence_nr < b->sequence_nr;
+  };
+  std::priority_queue<std::shared_ptr<Node>, std::vector<std::shared_ptr<Node>>, decltype(cmp)> ready(cmp);
+  auto deliver = [&](const Edge& e, const Tensor& g) {
+    variable_list& buf = buffers[e.fn.get()];
+    if (buf.size() < e.fn->num_outputs) buf.resize(e.fn->num_outputs);
+    accumulate_into(buf[e.input_nr], g);
+  };
+  AutoGradMode mode(create_graph);
+  for (size_t i = 0; i < root_edges.size(); ++i) deliver(root_edges[i], root_grads[i]);
+  {
+    std::unordered_set<Node*> pushed;
+    for (auto& e : root_edges)
+      if (deps[e.fn.get()] == 0 && pushed.insert(e.fn.get()).second) ready.push(e.fn);
+  }
+  std::vector<std::shared_ptr<Node>> ran;
+  while (!ready.empty()) {
+    std::shared_ptr<Node> n = ready.top();
+    ready.pop();
+    variable_list in = std::move(buffers[n.get()]);
+    buffers.erase(n.get());
+    in.resize(n->num_outputs);
+    for (auto& [nr, slot] : n->retained_grads) {
+      if (auto p = slot.lock(); p && nr < in.size() && in[nr].defined()) {
+        if (p->defined()) *p = ember::add(*p, in[nr]);
+        else *p = create_graph ? in[nr] : ember::clone(in[nr], MemoryFormat::Contiguous);
+      }
+    }
+    if (capture) {
+      for (uint32_t nr = 0; nr < in.size(); ++nr) {
+        auto it = capture_index.find(EdgeKey{n.get(), nr});
+        if (it != capture_index.end()) accumulate_into(captured[it->second], in[nr]);
+      }
+      if (dynamic_cast<AccumulateGrad*>(n.get())) continue;
+    }
+    bool any = std::any_of(in.begin(), in.end(), [](const Tensor& t) { return t.defined(); });
+    variable_list out;
+    if (any) out = n->apply(std::move(in));
+    ran.push_back(n);
+    const auto& edges = n->next_edges();
+    for (size_t i = 0; i < edges.size(); ++i) {
+      const Edge& e = edges[i];
+      if (!e.valid()) continue;
+      if (capture && !needed.count(e.fn.get())) continue;
+      if (i < out.size() && out[i].defined()) deliver(e, out[i]);
+      if (--deps[e.fn.get()] == 0) ready.push(e.fn);
+    }
+  }
+  if (!keep_graph)
+    for (auto& n : ran) n->release_variables();
+  if (capture && !allow_unused) {
+    for (size_t i = 0; i < inputs.size(); ++i)
+      EMBER_CHECK(captured[i].defined() || needed.count(input_edges[i].fn.get()),
+                  "One of the differentiated Tensors appears to not have been used in the graph. Set "
+                  "allow_unused=True if this is the desired behavior.");
+  }
+  return captured;
+}
+
+}  // namespace
+
+void backward(const variable_list& tensors, const variable_list& grad_tensors, std::optional<bool> retain_graph,
+              bool create_graph, const variable_list& inputs) {
+  bool keep = retain_graph.value_or(create_graph);
+  if (inputs.empty()) {
+    run_backward(tensors, grad_tensors, keep, create_graph, {}, false);
+    return;
+  }
+  variable_list gs = run_backward(tensors, grad_tensors, keep, create_graph, inputs, true);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!gs[i].defined()) continue;
+    AutogradMeta* m = materialize_meta(inputs[i]);
+    if (m->grad_fn) {
+      if (!m->retained_grad) m->retained_grad = std::make_shared<Tensor>();
+      accumulate_into(*m->retained_grad, gs[i]);
+    } else {
+      AccumulateGrad acc(inputs[i]);
+      acc.apply({gs[i]});
+    }
+  }
+}
+
+variable_list grad(const variable_list& outputs, const variable_list& inputs, const variable_list& grad_outputs,
+                   std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {
+  EMBER_CHECK(!inputs.empty(), "grad requires at least one input");
+  return run_backward(outputs, grad_outputs, retain_graph.value_or(create_graph), create_graph, inputs,
+                      allow_unused);
+}
+
+}  // namespace ember::autograd

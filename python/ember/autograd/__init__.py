@@ -1,0 +1,41 @@
+"""ember.autograd: reverse-mode automatic differentiation (PyTorch's torch.autograd). The engine and the graph
+are in C++ (ember/autograd); this module gives them PyTorch's Python API."""
+from .. import _C
+from .grad_mode import no_grad, enable_grad, set_grad_enabled
+
+__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled"]
+
+
+def _as_list(x):
+    if x is None:
+        return None
+    if isinstance(x, _C._TensorBase):
+        return [x]
+    return list(x)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulates into .grad of the graph's leaves the gradients of `tensors` (weighted by `grad_tensors`,
+    which may be omitted for scalar outputs). Frees the graph unless retain_graph (default: create_graph).
+
+    Raises:
+        RuntimeError: a tensor does not require grad; an implicit gradient for a non-scalar output; a second
+            backward through a freed graph; a saved tensor modified in place.
+    """
+    tensors = _as_list(tensors)
+    grads = _as_list(grad_tensors) or []
+    inputs = _as_list(inputs) or []
+    _C._backward(tensors, grads, retain_graph, create_graph, inputs)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=False, is_grads_batched=False):
+    """Returns the gradients of `outputs` w.r.t. `inputs` (a tuple, one per input) without touching .grad.
+
+    Raises:
+        RuntimeError: an input was not used in the graph and allow_unused is False; as backward().
+    """
+    outputs = _as_list(outputs)
+    inputs = _as_list(inputs)
+    grads = _as_list(grad_outputs) or []
+    return _C._grad_of(outputs, inputs, grads, retain_graph, create_graph, allow_unused)
