@@ -52,8 +52,46 @@ class ArrayRef {
 };
 
 using IntArrayRef = ArrayRef<int64_t>;
-/// An optional list of ints (a schema's `int[]?`) that views the list without copying.
-using OptionalIntArrayRef = std::optional<IntArrayRef>;
+// Note [optional array refs]
+// `std::optional<IntArrayRef>` would dangle for `x.sum(1)`: optional's converting constructor receives the int,
+// makes the int64_t that ArrayRef views *inside* the constructor, and destroys it on return. OptionalArrayRef
+// takes each source by reference in its own constructor, so the caller's temporary (an int converted to int64_t
+// at the call site, or a braced list) lives until the end of the full expression, as with a plain ArrayRef.
+
+/// An optional ArrayRef (a schema's `int[]?`): std::nullopt, or a view of one element, a braced list, a vector,
+/// a SmallVector or an ArrayRef. The std::optional-like accessors (has_value, *, ->, value) read the view.
+template <class T>
+class OptionalArrayRef {
+ public:
+  constexpr OptionalArrayRef() = default;
+  constexpr OptionalArrayRef(std::nullopt_t) {}
+  constexpr OptionalArrayRef(ArrayRef<T> r) : ref_(r) {}
+  constexpr OptionalArrayRef(const T& one) : ref_(ArrayRef<T>(one)) {}
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
+  constexpr OptionalArrayRef(std::initializer_list<T> l) : ref_(ArrayRef<T>(l)) {}
+#pragma GCC diagnostic pop
+  OptionalArrayRef(const std::vector<T>& v) : ref_(ArrayRef<T>(v)) {}
+  template <int N>
+  OptionalArrayRef(const SmallVector<T, N>& v) : ref_(ArrayRef<T>(v)) {}
+  constexpr OptionalArrayRef(const std::optional<ArrayRef<T>>& o) : ref_(o) {}
+
+  constexpr bool has_value() const { return ref_.has_value(); }
+  constexpr explicit operator bool() const { return ref_.has_value(); }
+  constexpr const ArrayRef<T>& operator*() const { return *ref_; }
+  constexpr const ArrayRef<T>* operator->() const { return &*ref_; }
+  constexpr const ArrayRef<T>& value() const { return ref_.value(); }
+  constexpr ArrayRef<T> value_or(ArrayRef<T> d) const { return ref_.value_or(d); }
+  constexpr operator std::optional<ArrayRef<T>>() const { return ref_; }
+  friend constexpr bool operator==(const OptionalArrayRef& a, std::nullopt_t) { return !a.ref_; }
+
+ private:
+  std::optional<ArrayRef<T>> ref_;
+};
+
+/// An optional list of ints (a schema's `int[]?`) that views the list without copying; see
+/// Note [optional array refs].
+using OptionalIntArrayRef = OptionalArrayRef<int64_t>;
 /// Sizes and strides of one tensor: inline up to rank 6.
 using DimVector = SmallVector<int64_t, 6>;
 

@@ -75,6 +75,12 @@ bool OperatorEntry::has_kernel(DispatchKey k) const {
   return f && !f->fallthrough;
 }
 
+void OperatorEntry::undefined_argument() const {
+  EMBER_FAIL("{}: expected a defined Tensor for every Tensor argument, but got an undefined one (a "
+             "default-constructed ember::Tensor); pass std::nullopt for an optional Tensor?",
+             schema_.full_name());
+}
+
 void OperatorEntry::no_kernel(DispatchKeySet) const {
   EMBER_FAIL_KIND(ErrorKind::NotImplemented,
                   "Could not run '{}' with the given arguments: the op has no kernel for the CPU backend "

@@ -108,6 +108,11 @@ class OperatorEntry {
  private:
   friend class Dispatcher;
   [[noreturn]] void no_kernel(DispatchKeySet ks) const;
+ public:
+  /// Throws: a typed call passed an undefined (default-constructed) Tensor for a Tensor argument.
+  [[noreturn]] void undefined_argument() const;
+
+ private:
   // Refreshes one slot from the direct and alias registrations and, failing those, the key's fallback.
   void recompute(DispatchKey runtime_key, const KernelFunction* fallback);
 
@@ -127,29 +132,37 @@ inline DispatchKeySet tensor_keys(const TensorImpl* t) {
 }
 
 namespace detail {
-inline void add_keys(DispatchKeySet& ks, const Tensor& t) {
-  if (t.defined()) ks = ks | tensor_keys(t.impl());
+// The keys of a typed call's arguments, and whether a Tensor argument (not a Tensor?) was undefined.
+struct KeyAccumulator {
+  DispatchKeySet ks{DispatchKey::CPU};  // factories without tensor arguments go to CPU
+  bool undefined = false;
+};
+inline void add_keys(KeyAccumulator& a, const Tensor& t) {
+  if (t.defined()) [[likely]]
+    a.ks = a.ks | tensor_keys(t.impl());
+  else
+    a.undefined = true;
 }
-inline void add_keys(DispatchKeySet& ks, const std::optional<Tensor>& t) {
-  if (t && t->defined()) ks = ks | tensor_keys(t->impl());
+inline void add_keys(KeyAccumulator& a, const std::optional<Tensor>& t) {
+  if (t && t->defined()) a.ks = a.ks | tensor_keys(t->impl());
 }
-inline void add_keys(DispatchKeySet& ks, TensorList l) {
-  for (const Tensor& t : l) add_keys(ks, t);
+inline void add_keys(KeyAccumulator& a, TensorList l) {
+  for (const Tensor& t : l) add_keys(a, t);
 }
-inline void add_keys(DispatchKeySet& ks, const std::vector<std::optional<Tensor>>& l) {
-  for (const auto& t : l) add_keys(ks, t);
+inline void add_keys(KeyAccumulator& a, const std::vector<std::optional<Tensor>>& l) {
+  for (const auto& t : l) add_keys(a, t);
 }
 template <class T>
-inline void add_keys(DispatchKeySet&, const T&) {}
+inline void add_keys(KeyAccumulator&, const T&) {}
 }  // namespace detail
 
 /// The key set of a call from its arguments and the thread's local keys.
 template <class... A>
 DispatchKeySet compute_keys(const A&... args) {
-  DispatchKeySet ks(DispatchKey::CPU);  // factories without tensor arguments go to CPU
-  (detail::add_keys(ks, args), ...);
+  detail::KeyAccumulator a;
+  (detail::add_keys(a, args), ...);
   const LocalDispatchKeySet& local = tls_local_keys();
-  return (ks | local.included) - local.excluded;
+  return (a.ks | local.included) - local.excluded;
 }
 /// The key set of a boxed call: the tensors among the top n stack entries plus local keys.
 DispatchKeySet compute_keys_boxed(const Stack& stack, size_t n);
@@ -178,7 +191,12 @@ class OperatorHandle {
   /// Typed call. The C++ signature must match the schema (the generated functions guarantee it).
   template <class R, class... A>
   R call(A... args) const {
-    const KernelFunction& k = e_->lookup(compute_keys(args...));
+    detail::KeyAccumulator acc;
+    (detail::add_keys(acc, args), ...);
+    // A default-constructed Tensor has no TensorImpl for a kernel to read: refuse it here, naming the op.
+    if (acc.undefined) [[unlikely]] e_->undefined_argument();
+    const LocalDispatchKeySet& local = tls_local_keys();
+    const KernelFunction& k = e_->lookup((acc.ks | local.included) - local.excluded);
     if (k.unboxed) [[likely]] return reinterpret_cast<R (*)(A...)>(k.unboxed)(std::forward<A>(args)...);
     return call_via_boxed<R>(k, std::forward<A>(args)...);
   }
