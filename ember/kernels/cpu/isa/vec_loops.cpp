@@ -1,5 +1,6 @@
 // Compiled once per instruction-set level; see Note [instruction-set builds]. EMBER_ISA names the level
 // (default, avx2, avx512) and is also the namespace, so the three builds link side by side.
+#include <cstring>
 #include <immintrin.h>
 #include <sleef.h>
 
@@ -211,6 +212,65 @@ VecLoopFn pick(VecOp op) {
     case VecOp::kCount: break;
   }
   return nullptr;
+}
+
+// ---- sums (Note [vectorized sums])
+typedef double v4d __attribute__((vector_size(32)));
+typedef float v4f __attribute__((vector_size(16)));
+
+// Four named 4-lane accumulators rather than one 16-lane vector: GCC keeps them in registers (a 16-lane
+// generic vector lives in memory), and lane l of accumulator k is lane 4k + l of the Note's 16.
+// (By reference: returning a 32-byte vector changes the ABI without AVX, which -Wpsabi flags.)
+template <class T>
+inline void add4(v4d& acc, const T* p) {
+  if constexpr (std::is_same_v<T, float>) {
+    v4f v;
+    std::memcpy(&v, p, sizeof v);
+    acc += __builtin_convertvector(v, v4d);
+  } else {
+    v4d v;
+    std::memcpy(&v, p, sizeof v);
+    acc += v;
+  }
+}
+
+template <class T>
+double sum_contiguous_t(const T* x, int64_t n) {
+  v4d a0 = {}, a1 = {}, a2 = {}, a3 = {};
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    add4(a0, x + i);
+    add4(a1, x + i + 4);
+    add4(a2, x + i + 8);
+    add4(a3, x + i + 12);
+  }
+  double tail = 0;
+  for (; i < n; ++i) tail += static_cast<double>(x[i]);
+  double s[16];
+  std::memcpy(s, &a0, 32);
+  std::memcpy(s + 4, &a1, 32);
+  std::memcpy(s + 8, &a2, 32);
+  std::memcpy(s + 12, &a3, 32);
+  for (int h = 8; h >= 1; h /= 2)
+    for (int k = 0; k < h; ++k) s[k] += s[k + h];
+  return s[0] + tail;
+}
+
+template <class T>
+void sum_columns_t(const T* __restrict x, int64_t stride, int64_t rows, int64_t w, double* __restrict acc) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* __restrict row = x + r * stride;
+    for (int64_t j = 0; j < w; ++j) acc[j] += static_cast<double>(row[j]);
+  }
+}
+
+double sum_contiguous_f(const float* x, int64_t n) { return sum_contiguous_t(x, n); }
+double sum_contiguous_d(const double* x, int64_t n) { return sum_contiguous_t(x, n); }
+void sum_columns_f(const float* x, int64_t stride, int64_t rows, int64_t w, double* acc) {
+  sum_columns_t(x, stride, rows, w, acc);
+}
+void sum_columns_d(const double* x, int64_t stride, int64_t rows, int64_t w, double* acc) {
+  sum_columns_t(x, stride, rows, w, acc);
 }
 
 VecLoopFn vec_loop(VecOp op, DType dtype) {
