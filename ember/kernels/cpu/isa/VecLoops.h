@@ -28,9 +28,9 @@ VecLoopFn vec_loop(VecOp op, DType dtype);
 
 // Note [vectorized sums]
 // Floating sums accumulate in double (Note [reductions]). A single double accumulator makes the sum a chain of
-// dependent additions (one element per add latency); these kernels keep 16 independent double accumulators
-// (lane k takes the elements at positions = k mod 16, then the 16 are added pairwise, then the tail), written
-// with 16-lane generic vectors so every instruction-set build performs exactly the same additions in the same
+// dependent additions (one element per add latency); these kernels keep 32 independent double accumulators
+// (lane k takes the elements at positions = k mod 32 up to the last whole group of 32, then the 32 are added
+// pairwise, then the tail in order), written with 4-lane generic vectors so every instruction-set build performs exactly the same additions in the same
 // order: results are identical whichever build runs, and do not depend on timing.
 
 /// Sum of x[0..n) in the order of Note [vectorized sums].

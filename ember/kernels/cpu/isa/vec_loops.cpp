@@ -215,20 +215,27 @@ VecLoopFn pick(VecOp op) {
 }
 
 // ---- sums (Note [vectorized sums])
-typedef double v4d __attribute__((vector_size(32)));
-typedef float v4f __attribute__((vector_size(16)));
+// The 32 lanes are held as kAcc accumulators of kW lanes (8 x 4, or 4 x 8 with AVX-512): lane l of
+// accumulator k is lane kW * k + l of the Note's 32, so every build adds the same numbers in the same order.
+// Named small vectors rather than one 32-lane vector: GCC keeps them in registers (a wide generic vector lives
+// in memory).
+#if defined(__AVX512F__)
+constexpr int kW = 8;
+#else
+constexpr int kW = 4;
+#endif
+typedef double vsd __attribute__((vector_size(8 * kW)));
+typedef float vsf __attribute__((vector_size(4 * kW)));
 
-// Four named 4-lane accumulators rather than one 16-lane vector: GCC keeps them in registers (a 16-lane
-// generic vector lives in memory), and lane l of accumulator k is lane 4k + l of the Note's 16.
 // (By reference: returning a 32-byte vector changes the ABI without AVX, which -Wpsabi flags.)
 template <class T>
-inline void add4(v4d& acc, const T* p) {
+inline void add_lanes(vsd& acc, const T* p) {
   if constexpr (std::is_same_v<T, float>) {
-    v4f v;
+    vsf v;
     std::memcpy(&v, p, sizeof v);
-    acc += __builtin_convertvector(v, v4d);
+    acc += __builtin_convertvector(v, vsd);
   } else {
-    v4d v;
+    vsd v;
     std::memcpy(&v, p, sizeof v);
     acc += v;
   }
@@ -236,22 +243,17 @@ inline void add4(v4d& acc, const T* p) {
 
 template <class T>
 double sum_contiguous_t(const T* x, int64_t n) {
-  v4d a0 = {}, a1 = {}, a2 = {}, a3 = {};
+  constexpr int kLanesSum = 32;  // enough independent additions to hide the add latency
+  constexpr int kAcc = kLanesSum / kW;
+  vsd a[kAcc] = {};
   int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    add4(a0, x + i);
-    add4(a1, x + i + 4);
-    add4(a2, x + i + 8);
-    add4(a3, x + i + 12);
-  }
+  for (; i + kLanesSum <= n; i += kLanesSum)
+    for (int k = 0; k < kAcc; ++k) add_lanes(a[k], x + i + kW * k);
   double tail = 0;
   for (; i < n; ++i) tail += static_cast<double>(x[i]);
-  double s[16];
-  std::memcpy(s, &a0, 32);
-  std::memcpy(s + 4, &a1, 32);
-  std::memcpy(s + 8, &a2, 32);
-  std::memcpy(s + 12, &a3, 32);
-  for (int h = 8; h >= 1; h /= 2)
+  double s[kLanesSum];
+  std::memcpy(s, a, sizeof s);
+  for (int h = kLanesSum / 2; h >= 1; h /= 2)
     for (int k = 0; k < h; ++k) s[k] += s[k + h];
   return s[0] + tail;
 }
