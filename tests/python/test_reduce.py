@@ -383,7 +383,8 @@ def test_vectorized_sum_identical_across_instruction_set_builds():
             "print(hashlib.md5(b''.join(t.numpy().tobytes() for t in (x.sum(1), x.sum(0), x.sum()))).hexdigest())")
     digests = set()
     for level in ("default", "avx2", "avx512"):
-        env = dict(os.environ, EMBER_CPU_CAPABILITY=level)
+        env = dict(os.environ, EMBER_CPU_CAPABILITY=level,
+                   PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(ember.__file__))))
         digests.add(subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True,
                                    text=True).stdout.strip())
     assert len(digests) == 1
