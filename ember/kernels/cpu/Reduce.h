@@ -11,7 +11,11 @@
 //    so the innermost loop runs over contiguous memory and vectorizes.
 // A reduction is a struct with acc_t, init(), fold(acc, value, index), merge(earlier, later) and
 // project(acc); `index` is the position along the reduced range (the dim index for a one-dim reduction).
+// An op may also offer whole-run folds, which the driver uses when the single reduced dim is contiguous
+// (fold_contiguous(acc, p, n)) or for the outer strategy over a single reduced dim (fold_columns(acc, p,
+// stride, rows, w), acc[j] folding p[r * stride + j]); sums use them to vectorize (Note [vectorized sums]).
 #include <algorithm>
+#include <concepts>
 #include <optional>
 
 #include "ember/core/Tensor.h"
@@ -34,6 +38,15 @@ DimVector reduce_dims(const Tensor& self, OptionalIntArrayRef dims);
 ReducePlan make_reduce_plan(const Tensor& self, IntArrayRef dims);
 /// The output sizes of reducing over dims: removed, or kept as 1 with keepdim.
 DimVector reduced_sizes(IntArrayRef sizes, IntArrayRef dims, bool keepdim);
+
+template <class Op, class In>
+concept HasContiguousFold = requires(const Op& op, typename Op::acc_t a, const In* p) {
+  { op.fold_contiguous(a, p, int64_t{}) } -> std::same_as<typename Op::acc_t>;
+};
+template <class Op, class In>
+concept HasColumnFold = requires(const Op& op, typename Op::acc_t* a, const In* p) {
+  op.fold_columns(a, p, int64_t{}, int64_t{}, int64_t{});
+};
 
 namespace detail {
 // Calls f(offset, index) for the reduced elements [begin, end) of the reduced range (row-major order).
@@ -79,6 +92,7 @@ template <class In, class Out, class Op>
 void run_reduce(const ReducePlan& p, const In* in, Out* out, const Op& op) {
   using Acc = typename Op::acc_t;
   if (p.num_outputs == 0) return;
+  const bool contiguous = p.red_sizes.size() == 1 && p.red_strides[0] == 1;
   if (p.num_outputs == 1) {
     const int64_t n = p.num_reduced;
     const int64_t chunks = std::clamp<int64_t>(n / kGrainSize, 1, get_num_threads());
@@ -87,6 +101,12 @@ void run_reduce(const ReducePlan& p, const In* in, Out* out, const Op& op) {
       for (int64_t c = cb; c < ce; ++c) {
         int64_t b = n * c / chunks, e = n * (c + 1) / chunks;
         Acc acc = op.init();
+        if constexpr (HasContiguousFold<Op, In>) {
+          if (contiguous) {
+            partial[c] = op.fold_contiguous(acc, in + b, e - b);
+            continue;
+          }
+        }
         detail::for_reduced(p, b, e, [&](int64_t off, int64_t i) { acc = op.fold(acc, in[off], i); });
         partial[c] = acc;
       }
@@ -104,6 +124,12 @@ void run_reduce(const ReducePlan& p, const In* in, Out* out, const Op& op) {
       for (int64_t o = ob; o < oe; ++o) {
         const In* base = in + detail::kept_offset(p, o);
         Acc acc = op.init();
+        if constexpr (HasContiguousFold<Op, In>) {
+          if (contiguous) {
+            out[o] = op.project(op.fold_contiguous(acc, base, p.num_reduced));
+            continue;
+          }
+        }
         detail::for_reduced(p, 0, p.num_reduced, [&](int64_t off, int64_t i) { acc = op.fold(acc, base[off], i); });
         out[o] = op.project(acc);
       }
@@ -111,6 +137,27 @@ void run_reduce(const ReducePlan& p, const In* in, Out* out, const Op& op) {
     return;
   }
   // Outer: blocks of B neighbouring outputs along the innermost kept dim (contiguous in the input).
+  if constexpr (HasColumnFold<Op, In>) {
+    if (p.red_sizes.size() == 1) {
+      // Wider blocks: each input row contributes B contiguous elements, which keeps the prefetcher busy.
+      constexpr int64_t BW = 256;
+      const int64_t inner = p.kept_sizes.back();
+      const int64_t rows = p.num_outputs / inner;
+      const int64_t blocks_per_row = (inner + BW - 1) / BW;
+      parallel_for(rows * blocks_per_row, std::max<int64_t>(1, grain / BW), [&](int64_t bb, int64_t be) {
+        Acc acc[BW];
+        for (int64_t blk = bb; blk < be; ++blk) {
+          int64_t row = blk / blocks_per_row, j0 = (blk % blocks_per_row) * BW;
+          int64_t w = std::min(BW, inner - j0);
+          int64_t o0 = row * inner + j0;
+          for (int64_t j = 0; j < w; ++j) acc[j] = op.init();
+          op.fold_columns(acc, in + detail::kept_offset(p, o0), p.red_strides[0], p.num_reduced, w);
+          for (int64_t j = 0; j < w; ++j) out[o0 + j] = op.project(acc[j]);
+        }
+      });
+      return;
+    }
+  }
   constexpr int64_t B = 64;
   const int64_t inner = p.kept_sizes.back();
   const int64_t rows = p.num_outputs / inner;

@@ -26,6 +26,20 @@ using VecLoopFn = void (*)(char** data, const int64_t* strides, int64_t n, doubl
 /// The loop for op and dtype (float32 or float64) built for this CPU, or null for other dtypes.
 VecLoopFn vec_loop(VecOp op, DType dtype);
 
+// Note [vectorized sums]
+// Floating sums accumulate in double (Note [reductions]). A single double accumulator makes the sum a chain of
+// dependent additions (one element per add latency); these kernels keep 32 independent double accumulators
+// (lane k takes the elements at positions = k mod 32 up to the last whole group of 32, then the 32 are added
+// pairwise, then the tail in order), written with 4-lane generic vectors so every instruction-set build performs exactly the same additions in the same
+// order: results are identical whichever build runs, and do not depend on timing.
+
+/// Sum of x[0..n) in the order of Note [vectorized sums].
+double sum_contiguous(const float* x, int64_t n);
+double sum_contiguous(const double* x, int64_t n);
+/// acc[j] += x[r * stride + j] for r in [0, rows) in order, j in [0, w): column sums of a row-major block.
+void sum_columns(const float* x, int64_t stride, int64_t rows, int64_t w, double* acc);
+void sum_columns(const double* x, int64_t stride, int64_t rows, int64_t w, double* acc);
+
 /// The instruction-set level in use: "default", "avx2" or "avx512".
 const char* cpu_capability();
 

@@ -8,12 +8,24 @@
 namespace ember::cpu {
 namespace default_isa {
 VecLoopFn vec_loop(VecOp op, DType dtype);
+double sum_contiguous_f(const float* x, int64_t n);
+double sum_contiguous_d(const double* x, int64_t n);
+void sum_columns_f(const float* x, int64_t stride, int64_t rows, int64_t w, double* acc);
+void sum_columns_d(const double* x, int64_t stride, int64_t rows, int64_t w, double* acc);
 }
 namespace avx2 {
 VecLoopFn vec_loop(VecOp op, DType dtype);
+double sum_contiguous_f(const float* x, int64_t n);
+double sum_contiguous_d(const double* x, int64_t n);
+void sum_columns_f(const float* x, int64_t stride, int64_t rows, int64_t w, double* acc);
+void sum_columns_d(const double* x, int64_t stride, int64_t rows, int64_t w, double* acc);
 }
 namespace avx512 {
 VecLoopFn vec_loop(VecOp op, DType dtype);
+double sum_contiguous_f(const float* x, int64_t n);
+double sum_contiguous_d(const double* x, int64_t n);
+void sum_columns_f(const float* x, int64_t stride, int64_t rows, int64_t w, double* acc);
+void sum_columns_d(const double* x, int64_t stride, int64_t rows, int64_t w, double* acc);
 }
 
 namespace {
@@ -37,7 +49,17 @@ Level detect() {
 struct Table {
   Level level;
   std::array<std::array<VecLoopFn, 2>, static_cast<size_t>(VecOp::kCount)> fns{};
+  double (*sum_f)(const float*, int64_t);
+  double (*sum_d)(const double*, int64_t);
+  void (*cols_f)(const float*, int64_t, int64_t, int64_t, double*);
+  void (*cols_d)(const double*, int64_t, int64_t, int64_t, double*);
   Table() : level(detect()) {
+#define EMBER_PICK(fn) (level == Level::Avx512 ? &avx512::fn : level == Level::Avx2 ? &avx2::fn : &default_isa::fn)
+    sum_f = EMBER_PICK(sum_contiguous_f);
+    sum_d = EMBER_PICK(sum_contiguous_d);
+    cols_f = EMBER_PICK(sum_columns_f);
+    cols_d = EMBER_PICK(sum_columns_d);
+#undef EMBER_PICK
     for (size_t i = 0; i < fns.size(); ++i) {
       for (int d = 0; d < 2; ++d) {
         VecOp op = static_cast<VecOp>(i);
@@ -58,6 +80,15 @@ const Table& table() {
 VecLoopFn vec_loop(VecOp op, DType dtype) {
   if (dtype != kFloat32 && dtype != kFloat64) return nullptr;
   return table().fns[static_cast<size_t>(op)][dtype == kFloat64];
+}
+
+double sum_contiguous(const float* x, int64_t n) { return table().sum_f(x, n); }
+double sum_contiguous(const double* x, int64_t n) { return table().sum_d(x, n); }
+void sum_columns(const float* x, int64_t stride, int64_t rows, int64_t w, double* acc) {
+  table().cols_f(x, stride, rows, w, acc);
+}
+void sum_columns(const double* x, int64_t stride, int64_t rows, int64_t w, double* acc) {
+  table().cols_d(x, stride, rows, w, acc);
 }
 
 const char* cpu_capability() {

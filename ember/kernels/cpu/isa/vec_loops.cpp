@@ -1,5 +1,6 @@
 // Compiled once per instruction-set level; see Note [instruction-set builds]. EMBER_ISA names the level
 // (default, avx2, avx512) and is also the namespace, so the three builds link side by side.
+#include <cstring>
 #include <immintrin.h>
 #include <sleef.h>
 
@@ -211,6 +212,67 @@ VecLoopFn pick(VecOp op) {
     case VecOp::kCount: break;
   }
   return nullptr;
+}
+
+// ---- sums (Note [vectorized sums])
+// The 32 lanes are held as kAcc accumulators of kW lanes (8 x 4, or 4 x 8 with AVX-512): lane l of
+// accumulator k is lane kW * k + l of the Note's 32, so every build adds the same numbers in the same order.
+// Named small vectors rather than one 32-lane vector: GCC keeps them in registers (a wide generic vector lives
+// in memory).
+#if defined(__AVX512F__)
+constexpr int kW = 8;
+#else
+constexpr int kW = 4;
+#endif
+typedef double vsd __attribute__((vector_size(8 * kW)));
+typedef float vsf __attribute__((vector_size(4 * kW)));
+
+// (By reference: returning a 32-byte vector changes the ABI without AVX, which -Wpsabi flags.)
+template <class T>
+inline void add_lanes(vsd& acc, const T* p) {
+  if constexpr (std::is_same_v<T, float>) {
+    vsf v;
+    std::memcpy(&v, p, sizeof v);
+    acc += __builtin_convertvector(v, vsd);
+  } else {
+    vsd v;
+    std::memcpy(&v, p, sizeof v);
+    acc += v;
+  }
+}
+
+template <class T>
+double sum_contiguous_t(const T* x, int64_t n) {
+  constexpr int kLanesSum = 32;  // enough independent additions to hide the add latency
+  constexpr int kAcc = kLanesSum / kW;
+  vsd a[kAcc] = {};
+  int64_t i = 0;
+  for (; i + kLanesSum <= n; i += kLanesSum)
+    for (int k = 0; k < kAcc; ++k) add_lanes(a[k], x + i + kW * k);
+  double tail = 0;
+  for (; i < n; ++i) tail += static_cast<double>(x[i]);
+  double s[kLanesSum];
+  std::memcpy(s, a, sizeof s);
+  for (int h = kLanesSum / 2; h >= 1; h /= 2)
+    for (int k = 0; k < h; ++k) s[k] += s[k + h];
+  return s[0] + tail;
+}
+
+template <class T>
+void sum_columns_t(const T* __restrict x, int64_t stride, int64_t rows, int64_t w, double* __restrict acc) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* __restrict row = x + r * stride;
+    for (int64_t j = 0; j < w; ++j) acc[j] += static_cast<double>(row[j]);
+  }
+}
+
+double sum_contiguous_f(const float* x, int64_t n) { return sum_contiguous_t(x, n); }
+double sum_contiguous_d(const double* x, int64_t n) { return sum_contiguous_t(x, n); }
+void sum_columns_f(const float* x, int64_t stride, int64_t rows, int64_t w, double* acc) {
+  sum_columns_t(x, stride, rows, w, acc);
+}
+void sum_columns_d(const double* x, int64_t stride, int64_t rows, int64_t w, double* acc) {
+  sum_columns_t(x, stride, rows, w, acc);
 }
 
 VecLoopFn vec_loop(VecOp op, DType dtype) {
