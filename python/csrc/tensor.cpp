@@ -126,6 +126,7 @@ PyObject* m_item(PyObject* self, PyObject*) {
 PyObject* to_list(const Tensor& t) {
   if (t.dim() == 0) return scalar_to_py(t.item());
   PyObject* l = PyList_New(t.size(0));
+  if (!l) return nullptr;  // MemoryError already set, e.g. a 2**40-long outer dim
   for (int64_t i = 0; i < t.size(0); ++i) {
     PyObject* e = to_list(t.select(0, i));
     if (!e) {
