@@ -104,7 +104,8 @@ int64_t as_int(PyObject* o) {
   return v;
 }
 
-// A Python number (or numpy scalar, or one-element tensor for Scalar arguments) as a Scalar.
+// A Python number (or numpy scalar, or one-element tensor for Scalar arguments) as a Scalar. A NumPy array, even
+// 0-d, is no number (its __index__ would fail with a message about scalar indices).
 bool as_scalar(PyObject* o, Scalar* out, bool allow_tensor) {
   if (PyBool_Check(o)) {
     *out = Scalar(o == Py_True);
@@ -124,7 +125,7 @@ bool as_scalar(PyObject* o, Scalar* out, bool allow_tensor) {
     return true;
   }
   PyNumberMethods* nm = Py_TYPE(o)->tp_as_number;
-  if (!nm || PyUnicode_Check(o)) return false;
+  if (!nm || PyUnicode_Check(o) || is_numpy_array(o)) return false;
   // numpy.bool_ is no integer to PyTorch's parser either: it reads it as a float (x + np.bool_(True) is
   // x + 1.0); its __index__ is deprecated.
   if (nm->nb_index && std::strcmp(Py_TYPE(o)->tp_name, "numpy.bool_") != 0) {  // numpy integers
@@ -286,6 +287,24 @@ bool convert(PyObject* o, const ArgSpec& s, IValue* out, bool numbers_ok) {
 }
 
 }  // namespace
+
+bool is_numpy_array(PyObject* o) {
+  // No ndarray exists before NumPy is imported; the type is looked up in sys.modules (never importing NumPy)
+  // and kept once found.
+  static PyObject* ndarray = nullptr;
+  if (!ndarray) {
+    PyObject* name = PyUnicode_FromString("numpy");
+    PyObject* np = name ? PyImport_GetModule(name) : nullptr;
+    Py_XDECREF(name);
+    if (np) {
+      ndarray = PyObject_GetAttrString(np, "ndarray");
+      Py_DECREF(np);
+    }
+    if (PyErr_Occurred()) PyErr_Clear();
+    if (!ndarray) return false;
+  }
+  return PyObject_TypeCheck(o, reinterpret_cast<PyTypeObject*>(ndarray));
+}
 
 std::string py_type_name(PyObject* o) {
   if (is_tensor(o)) return "Tensor";
