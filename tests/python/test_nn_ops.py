@@ -486,6 +486,27 @@ def test_batch_norm_errors():
         check(F.batch_norm, TF.batch_norm, *args, **kwargs)
 
 
+@pytest.mark.parametrize("case", [
+    ((2,), dict(running_mean=(2,), running_var=(2,)), "running_mean should contain 0 elements not 2"),
+    ((2,), dict(running_mean=None, running_var=None, weight=(2,), training=True), "weight should contain 0"),
+    ((), dict(running_mean=(2,), running_var=(2,)), "running_mean should contain 0 elements not 2"),
+    ((2,), dict(running_mean=(0,), running_var=(0,)), "out of range"),
+    ((2,), dict(running_mean=None, running_var=None, training=True), "out of range"),
+], ids=str)
+def test_batch_norm_below_2_dims_checks_in_pytorchs_order(case):
+    # Below 2 dims PyTorch takes C as 0: the first given tensor with elements is named (RuntimeError); with none
+    # the missing dim 1 is an IndexError.
+    shape, kwargs, text = case
+
+    def call(m, f):
+        kw = {k: (m.ones(*v) if isinstance(v, tuple) else v) for k, v in kwargs.items()}
+        return f.batch_norm(m.zeros(shape), kw.pop("running_mean"), kw.pop("running_var"), **kw)
+    e = assert_raises_like(lambda: call(ember, F), lambda: call(torch, TF))
+    assert text in str(e)
+    if isinstance(e, RuntimeError):
+        assert str(e).startswith("batch_norm: ")
+
+
 def test_native_batch_norm_saved_statistics():
     x = make_tensor((4, 3, 5), "float32")
     rm, rv = ember.zeros(3), ember.ones(3)

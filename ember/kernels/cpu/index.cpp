@@ -534,6 +534,12 @@ Tensor gather_impl(const Tensor& self, int64_t dim, const Tensor& index, const T
   scatter_gather_dtype_check("gather", self, index, nullptr);
   if (index.numel() != 0) gather_shape_check(self, d, index);
   const int64_t size = nonempty_size(self, d);
+  if (self.numel() == 0 && index.numel() != 0) {
+    // The shape check leaves dim as the only empty one, so every index is out of range; self has no storage
+    // for the strided view below. PyTorch names the first index.
+    const int64_t j = index.reshape({-1}).select(0, 0).item().to_long();
+    EMBER_FAIL("gather(): index {} is out of bounds for dimension {} with size {}", j, d, size);
+  }
   const int64_t dim_stride = nonempty_stride(self, d) * self.element_size();
   // self viewed with index's shape, stride 0 along dim (the index supplies the position there).
   DimVector strides(index.sizes().size(), 0);
@@ -551,7 +557,7 @@ Tensor gather_impl(const Tensor& self, int64_t dim, const Tensor& index, const T
     it.for_each([&](char** p, const int64_t* s, int64_t n) {
       for (int64_t i = 0; i < n; ++i) {
         const int64_t j = load<int64_t>(p[2] + i * s[2]);
-        EMBER_CHECK(j >= 0 && j < size, "index {} is out of bounds for dimension {} with size {}", j, d, size);
+        EMBER_CHECK(j >= 0 && j < size, "gather(): index {} is out of bounds for dimension {} with size {}", j, d, size);
         std::memcpy(p[0] + i * s[0], p[1] + i * s[1] + j * dim_stride, sizeof(U));
       }
     });
