@@ -335,8 +335,8 @@ PyObject* nb_pos(PyObject* a) {
 int nb_bool(PyObject* self) {
   EMBER_PY_TRY
   const Tensor& t = unwrap(self);
-  EMBER_CHECK(t.numel() == 1, "Boolean value of Tensor with {} values is ambiguous",
-              t.numel() == 0 ? "no" : "more than one");
+  EMBER_CHECK(t.numel() == 1, "Boolean value of Tensor with {} is ambiguous",
+              t.numel() == 0 ? "no values" : "more than one value");
   return t.item().to_bool() ? 1 : 0;
   EMBER_PY_CATCH(-1)
 }

@@ -505,3 +505,14 @@ def test_large_inputs_match_reference():
     check(ember.index_put, torch_index_put, ember.zeros(300, 257), [idx[:257]], x[:257], True, rtol=1e-4)
     check(ember.masked_select, torch.masked_select, x, x > 0)
     check(ember.nonzero, torch.nonzero, x > 1)
+
+
+@pytest.mark.parametrize("shapes", [((3, 2), (1, 5)), ((3, 2, 4), (1, 2, 5)), ((3, 2), (1, 2, 2))], ids=str)
+def test_index_add_source_not_broadcasting_names_op_and_shapes(shapes):
+    # PyTorch's RuntimeError, with the op name and the shapes (was expand()'s message alone).
+    self_shape, source_shape = shapes
+    fn = lambda m: m.zeros(*self_shape).index_add_(0, m.tensor([0]), m.ones(*source_shape))  # noqa: E731
+    e = assert_raises_like(lambda: fn(ember), lambda: fn(torch))
+    assert str(e).startswith("index_add_(): ")
+    assert f"self [{', '.join(map(str, self_shape))}]" in str(e)
+    assert f"source [{', '.join(map(str, source_shape))}]" in str(e)

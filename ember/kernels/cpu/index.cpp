@@ -452,12 +452,20 @@ void index_add_into(const Tensor& target, int64_t dim, const Tensor& index, cons
     }
     if (n == 0) return;
     src_slice = source.select(d, 0);
-    EMBER_CHECK(src_slice.dim() <= static_cast<int64_t>(slice_sizes.size()),
-                "output with shape [{}] doesn't match the broadcast shape [{}]", fmt::join(slice_sizes, ", "),
-                fmt::join(src_slice.sizes(), ", "));
+    // Each slice of source must broadcast to a slice of self (as add_'s other): checked here to name the op and
+    // both shapes, rather than leave it to expand().
+    const int64_t k = static_cast<int64_t>(slice_sizes.size()), m = src_slice.dim();
+    bool broadcasts = m <= k;
+    for (int64_t i = 1; broadcasts && i <= m; ++i)
+      broadcasts = src_slice.size(m - i) == 1 || src_slice.size(m - i) == slice_sizes[static_cast<size_t>(k - i)];
+    EMBER_CHECK(broadcasts,
+                "index_add_(): source slice of shape [{}] does not broadcast to self slice of shape [{}] (self [{}], "
+                "source [{}], dim {})",
+                fmt::join(src_slice.sizes(), ", "), fmt::join(slice_sizes, ", "), fmt::join(target.sizes(), ", "),
+                fmt::join(source.sizes(), ", "), d);
     src_slice = src_slice.expand(slice_sizes);
   } else {
-    EMBER_CHECK(source.dim() <= 1, "source.dim() ({}) must one or zero for given self.dim() ({})", source.dim(),
+    EMBER_CHECK(source.dim() <= 1, "index_add_(): source.dim() ({}) must one or zero for given self.dim() ({})", source.dim(),
                 target.dim());
     if (n == 0) return;
     src_slice = make_view(source, {}, {}, source.storage_offset());
