@@ -71,8 +71,15 @@ ConvParams check_convolution(std::string_view op, const Tensor& input, IntArrayR
   bool fits = true;
   std::string padded, kernel;
   for (int64_t i = 0; i < dims; ++i) {
-    const int64_t in = input.size(i + 2) + 2 * p.padding[i];
-    const int64_t ker = p.dilation[i] * (weight_sizes[i + 2] - 1) + 1;
+    // Checked: padding or dilation near 2**62 must not wrap the sizes around (output_sizes() relies on these).
+    int64_t in = 0, ker = 0;
+    const bool overflow = __builtin_mul_overflow(p.padding[i], 2, &in) ||
+                          __builtin_add_overflow(in, input.size(i + 2), &in) ||
+                          __builtin_mul_overflow(p.dilation[i], weight_sizes[i + 2] - 1, &ker) ||
+                          __builtin_add_overflow(ker, 1, &ker);
+    EMBER_CHECK(!overflow,
+                "{}: integer out of range computing the output size of dim {} (input size {}, kernel size {}, padding "
+                "{}, dilation {})", op, i + 2, input.size(i + 2), weight_sizes[i + 2], p.padding[i], p.dilation[i]);
     fits = fits && in >= ker;
     padded += (i ? " x " : "") + std::to_string(in);
     kernel += (i ? " x " : "") + std::to_string(ker);

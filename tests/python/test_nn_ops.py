@@ -950,3 +950,17 @@ def test_loss_ops_take_int_reductions():
     x, t = make_tensor((3, 4), "float32"), targets((3,), 4)
     assert_same(ember._C._nn.cross_entropy_loss(x, t), torch.ops.aten.cross_entropy_loss(to_torch(x), to_torch(t)))
     assert_same(ember._C._nn.nll_loss(x.log_softmax(1), t), torch.ops.aten.nll_loss(to_torch(x).log_softmax(1), to_torch(t)))
+
+
+@pytest.mark.parametrize("kwargs", [dict(dilation=2 ** 61), dict(stride=2 ** 62), dict(stride=2 ** 63 - 1),
+                                    dict(kernel_size=2 ** 62), dict(dilation=2 ** 30), dict(padding=2 ** 40)],
+                         ids=str)
+@pytest.mark.parametrize("pool", ["max_pool2d", "avg_pool2d"])
+def test_pool2d_huge_parameters_raise_runtime_error(pool, kwargs):
+    # Checked arithmetic: a RuntimeError naming the op as PyTorch's (was a negative output size, or a result).
+    if pool == "avg_pool2d" and "dilation" in kwargs:
+        return
+    kw = {**dict(kernel_size=3, stride=1, padding=1), **kwargs}
+    e = assert_raises_like(lambda: getattr(F, pool)(ember.zeros(1, 1, 4, 4), **kw),
+                           lambda: getattr(TF, pool)(torch.zeros(1, 1, 4, 4), **kw))
+    assert str(e).startswith(pool + ": ")
