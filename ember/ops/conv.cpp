@@ -99,9 +99,6 @@ DimVector output_sizes(IntArrayRef input_sizes, IntArrayRef weight_sizes, const 
   return out;
 }
 
-std::string tensor_type_name(DType dtype) {
-  return "torch." + std::string(linalg::scalar_type_name(dtype)) + "Tensor";
-}
 
 }  // namespace conv
 
@@ -115,8 +112,7 @@ bool defined(const std::optional<Tensor>& t) { return t && t->defined(); }
 // batch dim of 1. Returns whether the input was batched.
 bool batchify(const char* op, Tensor& input, const std::optional<Tensor>& bias, int64_t spatial_dims) {
   EMBER_CHECK(!defined(bias) || bias->dtype() == input.dtype(),
-              "{}: Input type ({}) and bias type ({}) should be the same", op, linalg::type_meta_name(input.dtype()),
-              linalg::type_meta_name(bias->dtype()));
+              "{}: Input type ({}) and bias type ({}) should be the same", op, input.dtype(), bias->dtype());
   const int64_t unbatched = spatial_dims + 1, batched = spatial_dims + 2;
   EMBER_CHECK(input.dim() == unbatched || input.dim() == batched,
               "{}: Expected {}D (unbatched) or {}D (batched) input to {}, but got input of size: {}", op, unbatched,

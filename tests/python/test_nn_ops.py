@@ -964,3 +964,20 @@ def test_pool2d_huge_parameters_raise_runtime_error(pool, kwargs):
     e = assert_raises_like(lambda: getattr(F, pool)(ember.zeros(1, 1, 4, 4), **kw),
                            lambda: getattr(TF, pool)(torch.zeros(1, 1, 4, 4), **kw))
     assert str(e).startswith(pool + ": ")
+
+
+@pytest.mark.parametrize("call, names", [
+    (lambda m, f: f.embedding(m.tensor([1.0]), m.ones(3, 2)), ["float32", "int64, int32"]),
+    (lambda m, f: f.embedding(m.tensor([1], dtype=m.int16), m.ones(3, 2)), ["int16"]),
+    (lambda m, f: f.conv2d(m.ones(1, 1, 3, 3), m.ones(1, 1, 1, 1, dtype=m.float64)), ["float32", "float64"]),
+    (lambda m, f: f.conv2d(m.ones(1, 1, 3, 3), m.ones(1, 1, 1, 1), m.ones(1, dtype=m.float64)),
+     ["float32", "float64"]),
+    (lambda m, f: m.ones(2, 3, dtype=m.int32).expand(3), ["int32"]),
+], ids=["embedding_float", "embedding_int16", "conv_weight", "conv_bias", "expand"])
+def test_dtype_errors_name_embers_dtypes(call, names):
+    # Ember's messages name dtypes as Ember does (float32, int64), never as PyTorch's legacy "torch.FloatTensor";
+    # the exception type is PyTorch's.
+    e = assert_raises_like(lambda: call(ember, F), lambda: call(torch, TF))
+    assert "torch." not in str(e) and "Tensor" not in str(e).split(":")[0]
+    for name in names:
+        assert name in str(e)
