@@ -26,22 +26,33 @@ std::vector<long double> values_of(const Tensor& t) {
   return r;
 }
 
+// Note [print only the edges]
+// A summarised tensor (numel > threshold) shows edgeitems at each end of every dim, so only those are read:
+// rows are narrowed to their edges before values_of() copies them, and dims are walked with views. Printing
+// is O(edgeitems^ndim) whatever the size, as PyTorch's get_summarized_data; a 2**62-element expand() prints.
+//
+// The values a 1-D row shows, in order: all of it, or its first and last `edge` when summarised.
+std::vector<long double> row_values(const Tensor& row, bool summarize, int64_t edge) {
+  int64_t n = row.size(0);
+  if (!summarize || n <= 2 * edge) return values_of(row);
+  std::vector<long double> v = values_of(row.narrow(0, 0, edge));
+  std::vector<long double> tail = values_of(row.narrow(0, n - edge, edge));
+  v.insert(v.end(), tail.begin(), tail.end());
+  return v;
+}
+
 // The values that will be shown (edgeitems at each end of every dim when summarising), for choosing the
-// format.
+// format. See Note [print only the edges].
 void shown_values(const Tensor& t, bool summarize, int64_t edge, std::vector<long double>& out) {
   if (t.dim() <= 1) {
-    std::vector<long double> v = values_of(t);
-    if (summarize && t.dim() == 1 && t.size(0) > 2 * edge) {
-      out.insert(out.end(), v.begin(), v.begin() + edge);
-      out.insert(out.end(), v.end() - edge, v.end());
-    } else {
-      out.insert(out.end(), v.begin(), v.end());
-    }
+    std::vector<long double> v = t.dim() == 0 ? values_of(t) : row_values(t, summarize, edge);
+    out.insert(out.end(), v.begin(), v.end());
     return;
   }
   int64_t n = t.size(0);
   for (int64_t i = 0; i < n; ++i) {
     if (summarize && n > 2 * edge && i == edge) i = n - edge;
+    if (i >= n) break;
     shown_values(t.select(0, i), summarize, edge, out);
   }
 }
@@ -128,15 +139,17 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
 std::string vector_str(const Tensor& t, size_t indent, bool summarize, const Formatter& f, const PrintOptions& o) {
   size_t element_len = f.width() + 2;
   size_t per_line = std::max<size_t>(1, (static_cast<size_t>(o.linewidth) - std::min<size_t>(indent, o.linewidth)) / element_len);
-  std::vector<long double> v = values_of(t);
   std::vector<std::string> data;
   int64_t n = t.size(0), e = o.edgeitems;
   if (summarize && e == 0) {
     data.push_back("...");
-  } else if (summarize && n > 2 * e) {
+    return "[" + data[0] + "]";
+  }
+  std::vector<long double> v = row_values(t, summarize, e);  // See Note [print only the edges]
+  if (summarize && n > 2 * e) {
     for (int64_t i = 0; i < e; ++i) data.push_back(f.format(v[i]));
     data.push_back(" ...");
-    for (int64_t i = n - e; i < n; ++i) data.push_back(f.format(v[i]));
+    for (int64_t i = 0; i < e; ++i) data.push_back(f.format(v[e + i]));
   } else {
     for (long double x : v) data.push_back(f.format(x));
   }

@@ -71,8 +71,15 @@ ConvParams check_convolution(std::string_view op, const Tensor& input, IntArrayR
   bool fits = true;
   std::string padded, kernel;
   for (int64_t i = 0; i < dims; ++i) {
-    const int64_t in = input.size(i + 2) + 2 * p.padding[i];
-    const int64_t ker = p.dilation[i] * (weight_sizes[i + 2] - 1) + 1;
+    // Checked: padding or dilation near 2**62 must not wrap the sizes around (output_sizes() relies on these).
+    int64_t in = 0, ker = 0;
+    const bool overflow = __builtin_mul_overflow(p.padding[i], 2, &in) ||
+                          __builtin_add_overflow(in, input.size(i + 2), &in) ||
+                          __builtin_mul_overflow(p.dilation[i], weight_sizes[i + 2] - 1, &ker) ||
+                          __builtin_add_overflow(ker, 1, &ker);
+    EMBER_CHECK(!overflow,
+                "{}: integer out of range computing the output size of dim {} (input size {}, kernel size {}, padding "
+                "{}, dilation {})", op, i + 2, input.size(i + 2), weight_sizes[i + 2], p.padding[i], p.dilation[i]);
     fits = fits && in >= ker;
     padded += (i ? " x " : "") + std::to_string(in);
     kernel += (i ? " x " : "") + std::to_string(ker);
@@ -92,9 +99,6 @@ DimVector output_sizes(IntArrayRef input_sizes, IntArrayRef weight_sizes, const 
   return out;
 }
 
-std::string tensor_type_name(DType dtype) {
-  return "torch." + std::string(linalg::scalar_type_name(dtype)) + "Tensor";
-}
 
 }  // namespace conv
 
@@ -108,8 +112,7 @@ bool defined(const std::optional<Tensor>& t) { return t && t->defined(); }
 // batch dim of 1. Returns whether the input was batched.
 bool batchify(const char* op, Tensor& input, const std::optional<Tensor>& bias, int64_t spatial_dims) {
   EMBER_CHECK(!defined(bias) || bias->dtype() == input.dtype(),
-              "{}: Input type ({}) and bias type ({}) should be the same", op, linalg::type_meta_name(input.dtype()),
-              linalg::type_meta_name(bias->dtype()));
+              "{}: Input type ({}) and bias type ({}) should be the same", op, input.dtype(), bias->dtype());
   const int64_t unbatched = spatial_dims + 1, batched = spatial_dims + 2;
   EMBER_CHECK(input.dim() == unbatched || input.dim() == batched,
               "{}: Expected {}D (unbatched) or {}D (batched) input to {}, but got input of size: {}", op, unbatched,

@@ -33,7 +33,4 @@ ConvParams check_convolution(std::string_view op, const Tensor& input, IntArrayR
 /// out[i] = floor((in[i] + 2*padding[i] - dilation[i]*(k[i]-1) - 1) / stride[i]) + 1.
 DimVector output_sizes(IntArrayRef input_sizes, IntArrayRef weight_sizes, const ConvParams& p);
 
-/// PyTorch's name of a dense tensor type in its messages: "torch.FloatTensor", "torch.DoubleTensor", ...
-std::string tensor_type_name(DType dtype);
-
 }  // namespace ember::conv

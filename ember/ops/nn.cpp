@@ -80,7 +80,9 @@ Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, cons
     if (defined(bias)) out = ember::add(out, bias->select(0, 0));
     return out;
   }
-  const int64_t C = input.size(1);
+  // Below 2 dims PyTorch 1.13 takes C as 0: a running_mean, weight, ... of any size fails its size check here
+  // (RuntimeError naming it), with none given native_batch_norm's size(1) raises the IndexError.
+  const int64_t C = input.dim() >= 2 ? input.size(1) : 0;
   const auto check = [C](const std::optional<Tensor>& t, const char* name) {
     EMBER_CHECK(t->numel() == C, "batch_norm: {} should contain {} elements not {}", name, C, t->numel());
   };

@@ -68,9 +68,9 @@ Tensor t(const Tensor& self) {
 Tensor expand(const Tensor& self, IntArrayRef size, bool /*implicit*/) {
   int64_t n = static_cast<int64_t>(size.size()), d = self.dim();
   EMBER_CHECK(n >= d,
-              "expand(torch.FloatTensor{{{}}}, size=[{}]): the number of sizes provided ({}) must be greater or equal "
+              "expand({} tensor of size [{}], size=[{}]): the number of sizes provided ({}) must be greater or equal "
               "to the number of dimensions in the tensor ({})",
-              fmt::join(self.sizes(), ", "), fmt::join(size, ", "), n, d);
+              self.dtype(), fmt::join(self.sizes(), ", "), fmt::join(size, ", "), n, d);
   DimVector sizes(n), strides(n);
   for (int64_t i = n - 1; i >= 0; --i) {
     int64_t j = i - (n - d);  // matching dim of self, or < 0 for a new leading dim

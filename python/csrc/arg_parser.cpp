@@ -104,7 +104,8 @@ int64_t as_int(PyObject* o) {
   return v;
 }
 
-// A Python number (or numpy scalar, or one-element tensor for Scalar arguments) as a Scalar.
+// A Python number (or numpy scalar, or one-element tensor for Scalar arguments) as a Scalar. A NumPy array, even
+// 0-d, is no number (its __index__ would fail with a message about scalar indices).
 bool as_scalar(PyObject* o, Scalar* out, bool allow_tensor) {
   if (PyBool_Check(o)) {
     *out = Scalar(o == Py_True);
@@ -124,7 +125,7 @@ bool as_scalar(PyObject* o, Scalar* out, bool allow_tensor) {
     return true;
   }
   PyNumberMethods* nm = Py_TYPE(o)->tp_as_number;
-  if (!nm || PyUnicode_Check(o)) return false;
+  if (!nm || PyUnicode_Check(o) || is_numpy_array(o)) return false;
   // numpy.bool_ is no integer to PyTorch's parser either: it reads it as a float (x + np.bool_(True) is
   // x + 1.0); its __index__ is deprecated.
   if (nm->nb_index && std::strcmp(Py_TYPE(o)->tp_name, "numpy.bool_") != 0) {  // numpy integers
@@ -140,6 +141,30 @@ bool as_scalar(PyObject* o, Scalar* out, bool allow_tensor) {
   return false;
 }
 
+// An element of a tuple of ints: int-like and, as PyTorch's parser, within int64 (a larger Python int is a
+// TypeError naming its position, see int_list_mismatch).
+bool is_int_list_element(PyObject* o) {
+  if (!is_int_like(o)) return false;
+  if (!PyLong_Check(o)) return true;
+  int overflow = 0;
+  PyLong_AsLongLongAndOverflow(o, &overflow);
+  return overflow == 0;
+}
+
+// For a tuple or list (or one int) given for an int[] parameter: why it is no tuple of ints, as PyTorch words it ("but found
+// element of type float at pos 2"); empty when the sequence is not the problem.
+std::string int_list_mismatch(PyObject* o) {
+  if (is_int_like(o) && !is_int_list_element(o))  // empty(2**63): the one element overflows
+    return fmt::format("tuple of ints, but found element of type {} at pos 1", py_type_name(o));
+  if (!PyTuple_Check(o) && !PyList_Check(o)) return "";
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  PyObject** items = PySequence_Fast_ITEMS(o);
+  for (Py_ssize_t i = 0; i < n; ++i)
+    if (!is_int_list_element(items[i]))
+      return fmt::format("tuple of ints, but found element of type {} at pos {}", py_type_name(items[i]), i + 1);
+  return "";
+}
+
 bool convert_int_list(PyObject* o, const ArgSpec& s, IValue* out) {
   std::vector<int64_t> v;
   if (PyTuple_Check(o) || PyList_Check(o)) {
@@ -147,10 +172,10 @@ bool convert_int_list(PyObject* o, const ArgSpec& s, IValue* out) {
     PyObject** items = PySequence_Fast_ITEMS(o);
     v.reserve(static_cast<size_t>(n));
     for (Py_ssize_t i = 0; i < n; ++i) {
-      if (!is_int_like(items[i])) return false;
+      if (!is_int_list_element(items[i])) return false;
       v.push_back(as_int(items[i]));
     }
-  } else if (is_int_like(o)) {
+  } else if (is_int_list_element(o)) {
     v.assign(s.fixed_size > 0 ? static_cast<size_t>(s.fixed_size) : 1u, as_int(o));
   } else {
     return false;
@@ -286,6 +311,24 @@ bool convert(PyObject* o, const ArgSpec& s, IValue* out, bool numbers_ok) {
 }
 
 }  // namespace
+
+bool is_numpy_array(PyObject* o) {
+  // No ndarray exists before NumPy is imported; the type is looked up in sys.modules (never importing NumPy)
+  // and kept once found.
+  static PyObject* ndarray = nullptr;
+  if (!ndarray) {
+    PyObject* name = PyUnicode_FromString("numpy");
+    PyObject* np = name ? PyImport_GetModule(name) : nullptr;
+    Py_XDECREF(name);
+    if (np) {
+      ndarray = PyObject_GetAttrString(np, "ndarray");
+      Py_DECREF(np);
+    }
+    if (PyErr_Occurred()) PyErr_Clear();
+    if (!ndarray) return false;
+  }
+  return PyObject_TypeCheck(o, reinterpret_cast<PyTypeObject*>(ndarray));
+}
 
 std::string py_type_name(PyObject* o) {
   if (is_tensor(o)) return "Tensor";
@@ -423,6 +466,10 @@ bool parse_call(const Signature& sig, PyObject* const* args, Py_ssize_t nargs, P
     }
     if (!convert(given[i], a, &slot, from_operator || a.numbers_ok)) {
       return fail([&] {
+        if (a.kind == ArgKind::IntList) {
+          std::string why_not = int_list_mismatch(given[i]);
+          if (!why_not.empty()) return fmt::format("argument '{}' must be {}", a.name, why_not);
+        }
         return fmt::format("argument '{}'{} must be {}, not {}", a.name,
                            i < static_cast<size_t>(sig.num_positional) ? fmt::format(" (position {})", i + 1) : "",
                            kind_name(a), py_type_name(given[i]));

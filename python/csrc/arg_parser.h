@@ -62,4 +62,8 @@ void parse_optional_dim(const char* fn, PyObject* const* args, Py_ssize_t nargs,
 /// The Python type name used in messages ("Tensor", "int", "str", ...).
 std::string py_type_name(PyObject* o);
 
+/// Whether o is a NumPy ndarray (of any rank, 0-d included; NumPy scalars such as np.float32(2) are not).
+/// Arrays are not numbers to the parser: operators hand them to NumPy (see Note [NumPy arrays as operands]).
+bool is_numpy_array(PyObject* o);
+
 }  // namespace ember::python

@@ -126,6 +126,7 @@ PyObject* m_item(PyObject* self, PyObject*) {
 PyObject* to_list(const Tensor& t) {
   if (t.dim() == 0) return scalar_to_py(t.item());
   PyObject* l = PyList_New(t.size(0));
+  if (!l) return nullptr;  // MemoryError already set, e.g. a 2**40-long outer dim
   for (int64_t i = 0; i < t.size(0); ++i) {
     PyObject* e = to_list(t.select(0, i));
     if (!e) {
@@ -223,48 +224,69 @@ PyMethodDef tensor_methods[] = {
 
 // ---- number protocol: each slot calls the op of the database (see op_binding.h)
 // Each slot finds its op object once (the first call) and keeps it.
-PyObject* binary_slot(PyObject* op, PyObject* a, PyObject* b) {
+//
+// Note [NumPy arrays as operands]
+// A NumPy array is no Tensor argument (is_numpy_array): as PyTorch, `t + array` is computed by NumPy. Our slot
+// returns NotImplemented, NumPy's reflected operator runs the ufunc on np.asarray(t) and the array, and
+// Tensor.__array_wrap__ (Tensor has the higher __array_priority__) makes the result a tensor: NumPy's dtype
+// promotion applies (ones(3) + np.ones(3) is float64). For `array + t` NumPy defers to us
+// (__array_priority__), and we run NumPy's operator on the array and np.asarray(t), wrapped likewise, so both
+// orders agree (PyTorch 1.13 raises TypeError for that order).
+PyObject* binary_slot(PyObject* op, PyObject* a, PyObject* b, binaryfunc numpy_op) {
   if (!is_tensor(a) && !is_tensor(b)) Py_RETURN_NOTIMPLEMENTED;
+  if (is_numpy_array(b)) Py_RETURN_NOTIMPLEMENTED;
+  if (is_numpy_array(a)) {
+    if (!numpy_op) Py_RETURN_NOTIMPLEMENTED;
+    PyObject* tb = PyObject_CallMethod(b, "__array__", nullptr);
+    if (!tb) return nullptr;
+    PyObject* r = numpy_op(a, tb);
+    Py_DECREF(tb);
+    if (!r || r == Py_NotImplemented || !is_numpy_array(r)) return r;
+    PyObject* w = PyObject_CallMethod(b, "__array_wrap__", "O", r);
+    Py_DECREF(r);
+    return w;
+  }
   PyObject* args[2] = {a, b};
   return call_op_or_notimplemented(op, args, 2);
 }
-#define EMBER_BINARY_SLOT(fn, name)                 \
+#define EMBER_BINARY_SLOT(fn, name, numpy_op)       \
   PyObject* fn(PyObject* a, PyObject* b) {          \
     static PyObject* const op = find_op(name);      \
-    return binary_slot(op, a, b);                   \
+    return binary_slot(op, a, b, numpy_op);         \
   }
-EMBER_BINARY_SLOT(nb_add, "add")
-EMBER_BINARY_SLOT(nb_sub, "sub")
-EMBER_BINARY_SLOT(nb_mul, "mul")
-EMBER_BINARY_SLOT(nb_truediv, "div")
-EMBER_BINARY_SLOT(nb_floordiv, "floor_divide")
-EMBER_BINARY_SLOT(nb_rem, "remainder")
-EMBER_BINARY_SLOT(nb_and, "bitwise_and")
-EMBER_BINARY_SLOT(nb_or, "bitwise_or")
-EMBER_BINARY_SLOT(nb_xor, "bitwise_xor")
-EMBER_BINARY_SLOT(nb_lshift, "bitwise_left_shift")
-EMBER_BINARY_SLOT(nb_rshift, "bitwise_right_shift")
-EMBER_BINARY_SLOT(nb_iadd, "add_")
-EMBER_BINARY_SLOT(nb_isub, "sub_")
-EMBER_BINARY_SLOT(nb_imul, "mul_")
-EMBER_BINARY_SLOT(nb_itruediv, "div_")
-EMBER_BINARY_SLOT(nb_ifloordiv, "floor_divide_")
-EMBER_BINARY_SLOT(nb_irem, "remainder_")
-EMBER_BINARY_SLOT(nb_iand, "bitwise_and_")
-EMBER_BINARY_SLOT(nb_ior, "bitwise_or_")
-EMBER_BINARY_SLOT(nb_ixor, "bitwise_xor_")
-EMBER_BINARY_SLOT(nb_ilshift, "bitwise_left_shift_")
-EMBER_BINARY_SLOT(nb_irshift, "bitwise_right_shift_")
+EMBER_BINARY_SLOT(nb_add, "add", PyNumber_Add)
+EMBER_BINARY_SLOT(nb_sub, "sub", PyNumber_Subtract)
+EMBER_BINARY_SLOT(nb_mul, "mul", PyNumber_Multiply)
+EMBER_BINARY_SLOT(nb_truediv, "div", PyNumber_TrueDivide)
+EMBER_BINARY_SLOT(nb_floordiv, "floor_divide", PyNumber_FloorDivide)
+EMBER_BINARY_SLOT(nb_rem, "remainder", PyNumber_Remainder)
+EMBER_BINARY_SLOT(nb_and, "bitwise_and", PyNumber_And)
+EMBER_BINARY_SLOT(nb_or, "bitwise_or", PyNumber_Or)
+EMBER_BINARY_SLOT(nb_xor, "bitwise_xor", PyNumber_Xor)
+EMBER_BINARY_SLOT(nb_lshift, "bitwise_left_shift", PyNumber_Lshift)
+EMBER_BINARY_SLOT(nb_rshift, "bitwise_right_shift", PyNumber_Rshift)
+// In place: `array += t` is NumPy's own (it never defers in place); `t += array` falls back to `t = t + array`.
+EMBER_BINARY_SLOT(nb_iadd, "add_", nullptr)
+EMBER_BINARY_SLOT(nb_isub, "sub_", nullptr)
+EMBER_BINARY_SLOT(nb_imul, "mul_", nullptr)
+EMBER_BINARY_SLOT(nb_itruediv, "div_", nullptr)
+EMBER_BINARY_SLOT(nb_ifloordiv, "floor_divide_", nullptr)
+EMBER_BINARY_SLOT(nb_irem, "remainder_", nullptr)
+EMBER_BINARY_SLOT(nb_iand, "bitwise_and_", nullptr)
+EMBER_BINARY_SLOT(nb_ior, "bitwise_or_", nullptr)
+EMBER_BINARY_SLOT(nb_ixor, "bitwise_xor_", nullptr)
+EMBER_BINARY_SLOT(nb_ilshift, "bitwise_left_shift_", nullptr)
+EMBER_BINARY_SLOT(nb_irshift, "bitwise_right_shift_", nullptr)
 #undef EMBER_BINARY_SLOT
 PyObject* nb_pow(PyObject* a, PyObject* b, PyObject* mod) {
   static PyObject* const op = find_op("pow");
   if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
-  return binary_slot(op, a, b);
+  return binary_slot(op, a, b, [](PyObject* x, PyObject* y) { return PyNumber_Power(x, y, Py_None); });
 }
 PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject* mod) {
   static PyObject* const op = find_op("pow_");
   if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
-  return binary_slot(op, a, b);
+  return binary_slot(op, a, b, nullptr);
 }
 // `a @ b`: matmul of two tensors. As PyTorch, a number (or anything else) on either side is Python's
 // "unsupported operand type(s) for @" TypeError, so both must be tensors. `a @= b` is the same call and
@@ -313,8 +335,8 @@ PyObject* nb_pos(PyObject* a) {
 int nb_bool(PyObject* self) {
   EMBER_PY_TRY
   const Tensor& t = unwrap(self);
-  EMBER_CHECK(t.numel() == 1, "Boolean value of Tensor with {} values is ambiguous",
-              t.numel() == 0 ? "no" : "more than one");
+  EMBER_CHECK(t.numel() == 1, "Boolean value of Tensor with {} is ambiguous",
+              t.numel() == 0 ? "no values" : "more than one value");
   return t.item().to_bool() ? 1 : 0;
   EMBER_PY_CATCH(-1)
 }

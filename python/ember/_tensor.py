@@ -42,6 +42,15 @@ class Tensor(_C._TensorBase):
         a = self.numpy()
         return a if dtype is None else a.astype(dtype, copy=False)
 
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        # NumPy's result of an operator between a tensor and an ndarray, back as a tensor (see Note [NumPy arrays
+        # as operands] in python/csrc/tensor.cpp). As PyTorch 1.13's, a bool result becomes uint8.
+        from . import from_numpy
+
+        if array.dtype == bool:
+            array = array.astype("uint8")
+        return from_numpy(array)
+
     @property
     def __array_interface__(self):
         return self._array_interface()

@@ -682,6 +682,34 @@ def test_numpy_scalars_as_operands(dtype):
             check(lambda a: n - a, lambda a: n - a, x)
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int32", "int64", "float32", "float64"])
+@pytest.mark.parametrize("op", [operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
+                                operator.and_], ids=lambda f: f.__name__)
+def test_numpy_arrays_as_operands(op, dtype):
+    # `t + array` is computed by NumPy as PyTorch's (NumPy's promotion: float32 + int64 array is float64) and
+    # comes back as a tensor (a bool result as uint8, as PyTorch 1.13's __array_wrap__); was a TypeError about
+    # "integer scalar arrays". array + t gives the same tensor (PyTorch 1.13 raises TypeError in that order).
+    x = make_tensor((2, 3), dtype, low=1, high=5)
+    for a in [np.full((2, 3), 2.0), np.arange(3, dtype=np.int64) + 1, np.array(2.5), np.array(3),
+              np.ones(3, dtype=np.float32), np.ones(3, dtype=bool)]:
+        try:
+            with np.errstate(all="ignore"):
+                expected = op(to_torch(x), a)
+        except TypeError:  # bool - bool, bitwise and of floats: NumPy refuses in both
+            with pytest.raises(TypeError):
+                op(x, a)
+            continue
+        assert isinstance(expected, torch.Tensor)
+        assert_same(op(x, a), expected)
+        assert_same(op(a, x), torch.from_numpy(op(a, to_torch(x).numpy())).to(expected.dtype))
+
+
+def test_numpy_array_is_no_tensor_argument_of_functions():
+    # Only operators take arrays (through NumPy); functions raise TypeError as PyTorch's.
+    assert_raises_like(lambda: ember.add(ember.ones(3), np.ones(3)), lambda: torch.add(torch.ones(3), np.ones(3)))
+    assert_raises_like(lambda: ember.ones(3).mul(np.ones(3)), lambda: torch.ones(3).mul(np.ones(3)))
+
+
 @pytest.mark.parametrize("op", ["add", "mul", "div", "maximum", "lt", "remainder"])
 def test_binary_large_parallel(op):
     # Above the loop engine's grain size (work split over threads) with transposed, broadcast and sliced

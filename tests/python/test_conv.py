@@ -294,10 +294,10 @@ def test_mixed_dtypes_raise():
     w32, tw32 = pair((6, 4, 3, 3), seed=1)
     b, tb = pair((6,), "float64", seed=2)
     exc = assert_raises_like(lambda: ember.conv2d(x, w32, b), lambda: torch.conv2d(tx, tw32, tb))
-    assert "bias type (double)" in str(exc)
+    assert "bias type (float64)" in str(exc)  # Ember's dtype names (PyTorch says double)
     exc = assert_raises_like(lambda: ember.convolution(x, w, None, [1], [0], [1], False, [0], 1),
                              lambda: torch.convolution(tx, tw, None, [1], [0], [1], False, [0], 1))
-    assert "torch.DoubleTensor" in str(exc)
+    assert "weight type (float64)" in str(exc)
 
 
 def test_channel_error_message_names_the_shapes():
@@ -418,3 +418,22 @@ def test_convolution_backward_errors():
         ember.convolution_backward(gy, x, w, *args[:-1], [True, True])
     with pytest.raises(NotImplementedError):
         ember.convolution_backward(gy, x, w, [6], [1, 1], [0, 0], [1, 1], True, [0, 0], 1, [True, True, True])
+
+
+@pytest.mark.parametrize("kwargs", [dict(padding=2 ** 62), dict(dilation=2 ** 62), dict(padding=2 ** 63 - 1)],
+                         ids=str)
+def test_conv2d_overflowing_sizes_raise_runtime_error(kwargs):
+    # Checked arithmetic: a RuntimeError naming the op and the parameters (was a negative padded size). PyTorch
+    # raises RuntimeError for the paddings; for dilation=2**62 its kernel extent wraps and it returns a result.
+    with pytest.raises(RuntimeError) as e:
+        F.conv2d(ember.zeros(1, 1, 4, 4), ember.zeros(1, 1, 3, 3), **kwargs)
+    assert str(e.value).startswith("convolution: integer out of range")
+    if "padding" in kwargs:
+        assert_raises_like(lambda: F.conv2d(ember.zeros(1, 1, 4, 4), ember.zeros(1, 1, 3, 3), **kwargs),
+                           lambda: TF.conv2d(torch.zeros(1, 1, 4, 4), torch.zeros(1, 1, 3, 3), **kwargs))
+
+
+def test_conv2d_huge_stride_is_one_window():
+    # A stride beyond the input is no overflow: one output position, as PyTorch.
+    x, w = ember.ones(1, 1, 4, 4), ember.ones(1, 1, 3, 3)
+    assert_same(F.conv2d(x, w, stride=2 ** 62), TF.conv2d(to_torch(x), to_torch(w), stride=2 ** 62))

@@ -459,3 +459,18 @@ def test_linspace_of_integral_dtype(dtype):
         assert r.dtype == edtype(dtype) and r.tolist() == reference(*args)
     both(lambda L: L.linspace(0, 10, 4, dtype=getattr(L, dtype)))
     both(lambda L: L.linspace(0, 100, 101, dtype=getattr(L, dtype)))
+
+
+@pytest.mark.parametrize("call, found", [
+    (lambda m: m.empty(2 ** 63), "element of type int at pos 1"),
+    (lambda m: m.empty(-2 ** 63 - 1), "element of type int at pos 1"),
+    (lambda m: m.zeros(2, 2 ** 64), "element of type int at pos 2"),
+    (lambda m: m.empty((2, 3.5)), "element of type float at pos 2"),
+    (lambda m: m.ones([2, "a"]), "element of type str at pos 2"),
+    (lambda m: m.ones(3).view(2 ** 63), "element of type int at pos 1"),
+], ids=["2**63", "-2**63-1", "zeros_2**64", "float_in_tuple", "str_in_list", "view"])
+def test_size_elements_that_are_no_int64_raise_type_error(call, found):
+    # PyTorch's TypeError naming the element's type and position (was RuntimeError "Overflow when unpacking
+    # long", or "must be tuple of ints, not tuple"); PyTorch says "tuple of SymInts" where Ember says ints.
+    e = assert_raises_like(lambda: call(ember), lambda: call(torch))
+    assert "argument 'size' must be tuple of ints, but found " + found in str(e)

@@ -486,6 +486,27 @@ def test_batch_norm_errors():
         check(F.batch_norm, TF.batch_norm, *args, **kwargs)
 
 
+@pytest.mark.parametrize("case", [
+    ((2,), dict(running_mean=(2,), running_var=(2,)), "running_mean should contain 0 elements not 2"),
+    ((2,), dict(running_mean=None, running_var=None, weight=(2,), training=True), "weight should contain 0"),
+    ((), dict(running_mean=(2,), running_var=(2,)), "running_mean should contain 0 elements not 2"),
+    ((2,), dict(running_mean=(0,), running_var=(0,)), "out of range"),
+    ((2,), dict(running_mean=None, running_var=None, training=True), "out of range"),
+], ids=str)
+def test_batch_norm_below_2_dims_checks_in_pytorchs_order(case):
+    # Below 2 dims PyTorch takes C as 0: the first given tensor with elements is named (RuntimeError); with none
+    # the missing dim 1 is an IndexError.
+    shape, kwargs, text = case
+
+    def call(m, f):
+        kw = {k: (m.ones(*v) if isinstance(v, tuple) else v) for k, v in kwargs.items()}
+        return f.batch_norm(m.zeros(shape), kw.pop("running_mean"), kw.pop("running_var"), **kw)
+    e = assert_raises_like(lambda: call(ember, F), lambda: call(torch, TF))
+    assert text in str(e)
+    if isinstance(e, RuntimeError):
+        assert str(e).startswith("batch_norm: ")
+
+
 def test_native_batch_norm_saved_statistics():
     x = make_tensor((4, 3, 5), "float32")
     rm, rv = ember.zeros(3), ember.ones(3)
@@ -929,3 +950,34 @@ def test_loss_ops_take_int_reductions():
     x, t = make_tensor((3, 4), "float32"), targets((3,), 4)
     assert_same(ember._C._nn.cross_entropy_loss(x, t), torch.ops.aten.cross_entropy_loss(to_torch(x), to_torch(t)))
     assert_same(ember._C._nn.nll_loss(x.log_softmax(1), t), torch.ops.aten.nll_loss(to_torch(x).log_softmax(1), to_torch(t)))
+
+
+@pytest.mark.parametrize("kwargs", [dict(dilation=2 ** 61), dict(stride=2 ** 62), dict(stride=2 ** 63 - 1),
+                                    dict(kernel_size=2 ** 62), dict(dilation=2 ** 30), dict(padding=2 ** 40)],
+                         ids=str)
+@pytest.mark.parametrize("pool", ["max_pool2d", "avg_pool2d"])
+def test_pool2d_huge_parameters_raise_runtime_error(pool, kwargs):
+    # Checked arithmetic: a RuntimeError naming the op as PyTorch's (was a negative output size, or a result).
+    if pool == "avg_pool2d" and "dilation" in kwargs:
+        return
+    kw = {**dict(kernel_size=3, stride=1, padding=1), **kwargs}
+    e = assert_raises_like(lambda: getattr(F, pool)(ember.zeros(1, 1, 4, 4), **kw),
+                           lambda: getattr(TF, pool)(torch.zeros(1, 1, 4, 4), **kw))
+    assert str(e).startswith(pool + ": ")
+
+
+@pytest.mark.parametrize("call, names", [
+    (lambda m, f: f.embedding(m.tensor([1.0]), m.ones(3, 2)), ["float32", "int64, int32"]),
+    (lambda m, f: f.embedding(m.tensor([1], dtype=m.int16), m.ones(3, 2)), ["int16"]),
+    (lambda m, f: f.conv2d(m.ones(1, 1, 3, 3), m.ones(1, 1, 1, 1, dtype=m.float64)), ["float32", "float64"]),
+    (lambda m, f: f.conv2d(m.ones(1, 1, 3, 3), m.ones(1, 1, 1, 1), m.ones(1, dtype=m.float64)),
+     ["float32", "float64"]),
+    (lambda m, f: m.ones(2, 3, dtype=m.int32).expand(3), ["int32"]),
+], ids=["embedding_float", "embedding_int16", "conv_weight", "conv_bias", "expand"])
+def test_dtype_errors_name_embers_dtypes(call, names):
+    # Ember's messages name dtypes as Ember does (float32, int64), never as PyTorch's legacy "torch.FloatTensor";
+    # the exception type is PyTorch's.
+    e = assert_raises_like(lambda: call(ember, F), lambda: call(torch, TF))
+    assert "torch." not in str(e) and "Tensor" not in str(e).split(":")[0]
+    for name in names:
+        assert name in str(e)

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import ember
-from conftest import ALL_DTYPES, from_array, make_tensor, to_torch, torch_like
+from conftest import ALL_DTYPES, assert_raises_like, from_array, make_tensor, to_torch, torch_like
 
 
 def expected_repr(t):
@@ -163,3 +163,36 @@ def test_sci_mode_needs_a_nonzero_finite_value():
     for values in [[0.0, -0.0], [float("inf"), 0.0], [float("nan")], [1.5, 0.0]]:
         for dtype in ["float16", "float32", "float64"]:
             assert_repr_same(from_array(np.array(values), dtype))
+
+
+@pytest.mark.parametrize("make", [
+    lambda m, n: m.zeros(1).expand(n),
+    lambda m, n: m.arange(5.0).reshape(5, 1).expand(5, n),
+    lambda m, n: m.arange(4, dtype=m.int32).reshape(2, 2, 1).expand(2, 2, n),
+    lambda m, n: m.ones(1, dtype=m.bool).expand(7, n),
+], ids=["1d", "2d", "3d_int32", "2d_bool"])
+@pytest.mark.parametrize("n", [2 ** 40, 2 ** 58], ids=["2**40", "2**58"])
+def test_repr_summarised_reads_only_the_edges(make, n):
+    # Summarised printing reads only edgeitems of each dim, as PyTorch's get_summarized_data: huge expanded
+    # tensors print at once (formatting every element took minutes or ran out of memory). PyTorch 1.13 itself
+    # copies some of these whole, so its text comes from a smaller tensor with the same edges.
+    for edgeitems in [3, 1, 5]:  # (edgeitems=0 makes PyTorch 1.13 print the whole row: self[-0:])
+        ember.set_printoptions(edgeitems=edgeitems)
+        torch.set_printoptions(edgeitems=edgeitems)
+        assert repr(make(ember, n)) == expected_repr(make(torch, 2 ** 10))
+        assert str(make(ember, n)) == str(make(torch, 2 ** 10)).replace("torch.", "ember.")
+
+
+def test_repr_summarised_format_ignores_hidden_values():
+    # Only the shown values choose the format: a hidden 1e10 in the middle does not switch to scientific notation.
+    a = np.zeros(2001)
+    a[1000] = 1e10
+    a[:3] = [1.5, 2.25, 3.0]
+    assert_repr_same(from_array(a, "float64"))
+
+
+@pytest.mark.parametrize("make", [lambda m: m.zeros(2 ** 40, 0), lambda m: m.zeros(1).expand(2 ** 40)],
+                         ids=["2**40x0", "expand_2**40"])
+def test_tolist_too_big_raises_memory_error(make):
+    # The outer list cannot be allocated: MemoryError, as PyTorch (was a segfault).
+    assert_raises_like(lambda: make(ember).tolist(), lambda: make(torch).tolist())

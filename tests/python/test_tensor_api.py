@@ -398,3 +398,17 @@ def test_keyword_arguments(case):
     x = ember.tensor([[1.5, -2.0], [0.5, 3.0]])
     y = ember.tensor([2.0, 4.0])
     check(lambda a, b: f(ember, a, b, a > 0), lambda a, b: f(torch, a, b, a > 0), x, y)
+
+
+@pytest.mark.parametrize("values", [[1, 2], [], [[True, False]]], ids=str)
+def test_bool_of_several_or_no_values_is_pytorchs_error(values):
+    e = assert_raises_like(lambda: bool(ember.tensor(values)), lambda: bool(torch.tensor(values)))
+    assert str(e) == str(torch_error(lambda: bool(torch.tensor(values))))
+
+
+def torch_error(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the reference's exception, whatever it is
+        return e
+    raise AssertionError("PyTorch raised nothing")

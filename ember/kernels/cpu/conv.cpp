@@ -196,10 +196,9 @@ constexpr uint32_t kBackwardTypes = dtype_bit(kFloat32) | dtype_bit(kFloat64);
 
 void check_dtypes(const char* op, const Tensor& input, const Tensor& weight, const Tensor* bias, bool backward) {
   EMBER_CHECK(input.dtype() == weight.dtype(),
-              "{}: Input type ({}) and weight type ({}) should be the same", op,
-              conv::tensor_type_name(input.dtype()), conv::tensor_type_name(weight.dtype()));
+              "{}: Input type ({}) and weight type ({}) should be the same", op, input.dtype(), weight.dtype());
   EMBER_CHECK(!bias || bias->dtype() == input.dtype(), "{}: Input type ({}) and bias type ({}) should be the same",
-              op, linalg::type_meta_name(input.dtype()), linalg::type_meta_name(bias->dtype()));
+              op, input.dtype(), bias->dtype());
   const DType d = input.dtype();
   const bool ok = d == kBFloat16 || ((backward ? kBackwardTypes : kForwardTypes) >> static_cast<int>(d)) & 1u;
   EMBER_CHECK(ok, "{}: not implemented for '{}' (supported: float32, float64, bfloat16{})", op,

@@ -15,26 +15,10 @@ namespace ember::cpu {
 
 namespace {
 
-const char* tensor_type_name(DType d) {
-  switch (d) {
-    case kFloat32: return "torch.FloatTensor";
-    case kFloat64: return "torch.DoubleTensor";
-    case kFloat16: return "torch.HalfTensor";
-    case kBFloat16: return "torch.BFloat16Tensor";
-    case kUInt8: return "torch.ByteTensor";
-    case kInt8: return "torch.CharTensor";
-    case kInt16: return "torch.ShortTensor";
-    case kInt32: return "torch.IntTensor";
-    case kInt64: return "torch.LongTensor";
-    case kBool: return "torch.BoolTensor";
-  }
-  return "Tensor";
-}
-
 void check_indices(const char* op, const Tensor& indices) {
   EMBER_CHECK(indices.dtype() == kInt64 || indices.dtype() == kInt32,
-              "{}: Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
-              "but got {} instead (while checking arguments for embedding)", op, tensor_type_name(indices.dtype()));
+              "{}: Expected tensor for argument #1 'indices' to have one of the following dtypes: int64, int32; "
+              "but got {} instead", op, indices.dtype());
 }
 
 // The indices as int64, contiguous, each checked against [0, rows).

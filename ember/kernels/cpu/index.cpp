@@ -452,12 +452,20 @@ void index_add_into(const Tensor& target, int64_t dim, const Tensor& index, cons
     }
     if (n == 0) return;
     src_slice = source.select(d, 0);
-    EMBER_CHECK(src_slice.dim() <= static_cast<int64_t>(slice_sizes.size()),
-                "output with shape [{}] doesn't match the broadcast shape [{}]", fmt::join(slice_sizes, ", "),
-                fmt::join(src_slice.sizes(), ", "));
+    // Each slice of source must broadcast to a slice of self (as add_'s other): checked here to name the op and
+    // both shapes, rather than leave it to expand().
+    const int64_t k = static_cast<int64_t>(slice_sizes.size()), m = src_slice.dim();
+    bool broadcasts = m <= k;
+    for (int64_t i = 1; broadcasts && i <= m; ++i)
+      broadcasts = src_slice.size(m - i) == 1 || src_slice.size(m - i) == slice_sizes[static_cast<size_t>(k - i)];
+    EMBER_CHECK(broadcasts,
+                "index_add_(): source slice of shape [{}] does not broadcast to self slice of shape [{}] (self [{}], "
+                "source [{}], dim {})",
+                fmt::join(src_slice.sizes(), ", "), fmt::join(slice_sizes, ", "), fmt::join(target.sizes(), ", "),
+                fmt::join(source.sizes(), ", "), d);
     src_slice = src_slice.expand(slice_sizes);
   } else {
-    EMBER_CHECK(source.dim() <= 1, "source.dim() ({}) must one or zero for given self.dim() ({})", source.dim(),
+    EMBER_CHECK(source.dim() <= 1, "index_add_(): source.dim() ({}) must one or zero for given self.dim() ({})", source.dim(),
                 target.dim());
     if (n == 0) return;
     src_slice = make_view(source, {}, {}, source.storage_offset());
@@ -534,6 +542,12 @@ Tensor gather_impl(const Tensor& self, int64_t dim, const Tensor& index, const T
   scatter_gather_dtype_check("gather", self, index, nullptr);
   if (index.numel() != 0) gather_shape_check(self, d, index);
   const int64_t size = nonempty_size(self, d);
+  if (self.numel() == 0 && index.numel() != 0) {
+    // The shape check leaves dim as the only empty one, so every index is out of range; self has no storage
+    // for the strided view below. PyTorch names the first index.
+    const int64_t j = index.reshape({-1}).select(0, 0).item().to_long();
+    EMBER_FAIL("gather(): index {} is out of bounds for dimension {} with size {}", j, d, size);
+  }
   const int64_t dim_stride = nonempty_stride(self, d) * self.element_size();
   // self viewed with index's shape, stride 0 along dim (the index supplies the position there).
   DimVector strides(index.sizes().size(), 0);
@@ -551,7 +565,7 @@ Tensor gather_impl(const Tensor& self, int64_t dim, const Tensor& index, const T
     it.for_each([&](char** p, const int64_t* s, int64_t n) {
       for (int64_t i = 0; i < n; ++i) {
         const int64_t j = load<int64_t>(p[2] + i * s[2]);
-        EMBER_CHECK(j >= 0 && j < size, "index {} is out of bounds for dimension {} with size {}", j, d, size);
+        EMBER_CHECK(j >= 0 && j < size, "gather(): index {} is out of bounds for dimension {} with size {}", j, d, size);
         std::memcpy(p[0] + i * s[0], p[1] + i * s[1] + j * dim_stride, sizeof(U));
       }
     });

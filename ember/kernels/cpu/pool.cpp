@@ -35,9 +35,26 @@ int64_t pooling_output_shape(const char* op, int64_t in, int64_t k, int64_t pad,
   EMBER_CHECK(pad >= 0, "{}: pad must be non-negative, but got pad: {}", op, pad);
   EMBER_CHECK(pad <= k / 2, "{}: pad should be at most half of kernel size, but got pad={} and kernel_size={}", op, pad,
               k);
-  int64_t out = div_rtn(in + 2 * pad - dilation * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0), stride) + 1;
+  // Checked: a dilation or stride near 2**62 must not wrap the size around (it once gave a negative output size).
+  int64_t span = 0, num = 0;
+  const bool overflow = __builtin_mul_overflow(dilation, k - 1, &span) ||
+                        __builtin_add_overflow(in, 2 * pad, &num) ||  // pad <= k / 2 (checked above): 2 * pad fits
+                        __builtin_sub_overflow(num, span, &num) || __builtin_sub_overflow(num, 1, &num) ||
+                        __builtin_add_overflow(num, ceil_mode ? stride - 1 : 0, &num);
+  EMBER_CHECK(!overflow,
+              "{}: integer out of range computing the output size (input size {}, kernel size {}, padding {}, stride "
+              "{}, dilation {})", op, in, k, pad, stride, dilation);
+  int64_t out = div_rtn(num, stride) + 1;
   if (ceil_mode && (out - 1) * stride >= in + pad) --out;  // the last window must start inside the input
   return out;
+}
+
+// PyTorch's CPU pooling kernels take their parameters as int: a larger one is its "integer out of range".
+void check_int32_params(const char* op, std::initializer_list<int64_t> params) {
+  for (int64_t v : params)
+    EMBER_CHECK(v >= INT32_MIN && v <= INT32_MAX,
+                "{}: integer out of range: kernel_size, stride, padding and dilation must fit in 32 bits (got {})", op,
+                v);
 }
 
 // The geometry of one 2-D pooling call.
@@ -71,6 +88,7 @@ void pool2d_shape(const char* op, const Tensor& input, Pool2d& g, bool ceil_mode
   const int64_t C = input.size(-3);  // a 1-D or 2-D input raises IndexError here, as PyTorch's
   g.H = input.size(-2);
   g.W = input.size(-1);
+  check_int32_params(op, {g.kH, g.kW, g.dH, g.dW, g.padH, g.padW, g.dilH, g.dilW});
   g.OH = pooling_output_shape(op, g.H, g.kH, g.padH, g.dH, g.dilH, ceil_mode);
   g.OW = pooling_output_shape(op, g.W, g.kW, g.padW, g.dW, g.dilW, ceil_mode);
   EMBER_CHECK(g.kW > 0 && g.kH > 0, "{}: kernel size should be greater than zero, but got kH: {} kW: {}", op, g.kH,
