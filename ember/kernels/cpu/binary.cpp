@@ -446,6 +446,12 @@ Tensor addc_impl(bool is_div, const Tensor& self, const Tensor& t1, const Tensor
                 "implementation: (input + value * tensor1 / tensor2), for all dtypes.");
   }
   check_alpha(name, it.common_dtype(), value);
+  // float32/float64: the instruction-set build's loop (same formula, Note [instruction-set builds]).
+  if (VecLoopFn fn = vec_loop(is_div ? VecOp::Addcdiv : VecOp::Addcmul, it.common_dtype())) {
+    const double v = value.to_double();
+    it.for_each([fn, v](char** d, const int64_t* s, int64_t n) { fn(d, s, n, v); });
+    return it.finish();
+  }
   dispatch_dtypes<kNumericTypes>(it.common_dtype(), name, [&]<class T>() {
     using M = opmath_t<T>;
     const M v = value.to<M>();

@@ -16,11 +16,13 @@ enum class VecOp : uint8_t {
   Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sqrt, Rsqrt, Reciprocal, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh,
   Tanh, Sigmoid, Erf, Erfc, Relu, Gelu, GeluTanh, Silu, Abs, Neg, Floor, Ceil, Round, Trunc, Square,  // unary
   Add, Sub, Mul, Div, Maximum, Minimum,                                                              // binary
+  Addcmul, Addcdiv,                                                                                  // ternary
   kCount
 };
 
-/// A row loop: unary ops read data[1], binary ops data[1] and data[2]; out is data[0]. alpha is used by
-/// Add/Sub (out = a +- alpha * b).
+/// A row loop: unary ops read data[1], binary ops data[1] and data[2], ternary ops data[1..3]; out is data[0].
+/// alpha is used by Add/Sub (out = a +- alpha * b) and is the value of Addcmul/Addcdiv
+/// (out = a + value * b * c, a + value * b / c, unfused, as the scalar kernel computes them).
 using VecLoopFn = void (*)(char** data, const int64_t* strides, int64_t n, double alpha);
 
 /// The loop for op and dtype (float32 or float64) built for this CPU, or null for other dtypes.

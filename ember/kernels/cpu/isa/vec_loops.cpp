@@ -167,6 +167,51 @@ void binary_arith(char** data, const int64_t* s, int64_t n, double alpha_d) {
   }
 }
 
+// x as computed, hidden from the optimizer: an addition of it is never contracted into an FMA. The -mfma builds
+// would otherwise fuse a + (value * b) * c, which rounds differently from the baseline build and the scalar
+// kernels (every build must give the same results).
+template <class V>
+inline V unfused(V x) {
+  asm("" : "+x"(x));
+  return x;
+}
+
+// addcmul / addcdiv: a + value * b * c and a + value * b / c, evaluated as ((value * b) op c) + a like the
+// scalar kernel in binary.cpp (and PyTorch).
+template <class T, VecOp op>
+inline T addc_scalar(T a, T b, T c, T v) {
+  if constexpr (op == VecOp::Addcmul) return a + unfused(v * b * c);
+  else return a + unfused(v * b / c);
+}
+
+template <class T, VecOp op>
+void ternary_addc(char** data, const int64_t* s, int64_t n, double value_d) {
+  const T v = static_cast<T>(value_d);
+  constexpr int64_t e = sizeof(T);
+  if (s[0] == e && s[1] == e && s[2] == e && s[3] == e) {
+    T* o = reinterpret_cast<T*>(data[0]);
+    const T* a = reinterpret_cast<const T*>(data[1]);
+    const T* b = reinterpret_cast<const T*>(data[2]);
+    const T* c = reinterpret_cast<const T*>(data[3]);
+    constexpr int L = kLanes<T>;
+    const vec_t<T> vv = vec_t<T>{} + v;
+    int64_t i = 0;
+    for (; i + L <= n; i += L) {
+      vec_t<T> x, y, z;
+      std::memcpy(&x, a + i, sizeof(x));
+      std::memcpy(&y, b + i, sizeof(y));
+      std::memcpy(&z, c + i, sizeof(z));
+      vec_t<T> r;
+      if constexpr (op == VecOp::Addcmul) r = x + unfused(vv * y * z);
+      else r = x + unfused(vv * y / z);
+      std::memcpy(o + i, &r, sizeof(r));
+    }
+    for (; i < n; ++i) o[i] = addc_scalar<T, op>(a[i], b[i], c[i], v);
+    return;
+  }
+  ternary_loop<T, T, T, T>(data, s, n, [v](T a, T b, T c) { return addc_scalar<T, op>(a, b, c, v); });
+}
+
 template <class T>
 VecLoopFn pick(VecOp op) {
   switch (op) {
@@ -209,6 +254,8 @@ VecLoopFn pick(VecOp op) {
     case VecOp::Div: return &binary_arith<T, VecOp::Div>;
     case VecOp::Maximum: return &binary_arith<T, VecOp::Maximum>;
     case VecOp::Minimum: return &binary_arith<T, VecOp::Minimum>;
+    case VecOp::Addcmul: return &ternary_addc<T, VecOp::Addcmul>;
+    case VecOp::Addcdiv: return &ternary_addc<T, VecOp::Addcdiv>;
     case VecOp::kCount: break;
   }
   return nullptr;
