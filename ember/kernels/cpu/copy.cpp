@@ -1,6 +1,7 @@
 // Copies and dtype conversion: copy_ (broadcasting src into self, converting dtype), clone, _to_copy.
 #include <algorithm>
 
+#include "ember/kernels/cpu/MemoryOverlap.h"
 #include "ember/kernels/cpu/Dispatch.h"
 #include "ember/kernels/cpu/Loops.h"
 #include "ember/kernels/cpu/Parallel.h"
@@ -17,19 +18,6 @@ inline To convert(From x) {
   if constexpr (std::is_same_v<To, bool>) return static_cast<opmath_t<From>>(x) != opmath_t<From>(0);
   else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) return To(static_cast<float>(x));
   else return static_cast<To>(static_cast<opmath_t<From>>(x));
-}
-
-// Whether the memory of a and b overlaps (same storage and intersecting byte ranges).
-bool may_overlap(const Tensor& a, const Tensor& b) {
-  if (a.impl()->storage().get() != b.impl()->storage().get() || a.numel() == 0 || b.numel() == 0) return false;
-  auto range = [](const Tensor& t) {
-    int64_t lo = t.storage_offset(), hi = lo;
-    for (int64_t d = 0; d < t.dim(); ++d) hi += (t.sizes()[d] - 1) * t.strides()[d];
-    return std::pair<int64_t, int64_t>{lo * t.element_size(), (hi + 1) * t.element_size()};
-  };
-  auto [alo, ahi] = range(a);
-  auto [blo, bhi] = range(b);
-  return alo < bhi && blo < ahi;
 }
 
 // Note [transposed copy]

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ember/kernels/cpu/MemoryOverlap.h"
 #include "ember/kernels/cpu/Gemm.h"
 #include "ember/kernels/cpu/generated/CPUKernels.h"
 #include "ember/ops/linalg.h"
@@ -34,21 +35,6 @@ bool gemm_writable(const MatrixRef& c, int64_t batch) {
   if (matrix_layout(c.rows, c.cols, c.row_stride, c.col_stride) == MatrixLayout::Other) return false;
   const int64_t span = (c.rows - 1) * c.row_stride + (c.cols - 1) * c.col_stride + 1;
   return batch <= 1 || c.batch_stride >= span;
-}
-
-// Whether two tensors may share memory (the same storage and overlapping byte ranges).
-bool may_overlap(const Tensor& a, const Tensor& b) {
-  if (a.numel() == 0 || b.numel() == 0) return false;
-  if (a.impl()->storage().get() != b.impl()->storage().get()) return false;
-  auto range = [](const Tensor& t) {
-    int64_t last = 0;
-    for (int64_t d = 0; d < t.dim(); ++d) last += (t.size(d) - 1) * t.stride(d);
-    const char* p = static_cast<const char*>(t.data_ptr());
-    return std::pair<const char*, const char*>(p, p + (last + 1) * t.element_size());
-  };
-  auto [a0, a1] = range(a);
-  auto [b0, b1] = range(b);
-  return a0 < b1 && b0 < a1;
 }
 
 // PyTorch's C++ type name in "value cannot be converted to type int8_t without overflow".

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ember/core/TypePromotion.h"
+#include "ember/kernels/cpu/MemoryOverlap.h"
 #include "ember/kernels/cpu/Parallel.h"
 #include "ember/kernels/cpu/generated/CPUKernels.h"
 #include "ember/ops/shape.h"
@@ -24,19 +25,6 @@ void dispatch_element_size(int64_t es, F&& f) {
     case 8: f.template operator()<uint64_t>(); return;
   }
   EMBER_FAIL("element size {} is not supported", es);
-}
-
-// Whether a and b share memory (same storage and intersecting byte ranges).
-bool overlaps(const Tensor& a, const Tensor& b) {
-  if (a.impl()->storage().get() != b.impl()->storage().get() || a.numel() == 0 || b.numel() == 0) return false;
-  auto range = [](const Tensor& t) {
-    int64_t lo = t.storage_offset(), hi = lo;
-    for (int64_t d = 0; d < t.dim(); ++d) hi += (t.sizes()[d] - 1) * t.strides()[d];
-    return std::pair<int64_t, int64_t>{lo * t.element_size(), (hi + 1) * t.element_size()};
-  };
-  auto [alo, ahi] = range(a);
-  auto [blo, bhi] = range(b);
-  return alo < bhi && blo < ahi;
 }
 
 // Checks an out= tensor of an op whose result has self's dtype (PyTorch's structured kernels without
@@ -100,7 +88,7 @@ Tensor cat_impl(TensorList tensors, int64_t dim, const Tensor& out) {
   Tensor result = out;
   if (out.defined()) {
     for (const Tensor& t : tensors) {
-      EMBER_CHECK(!overlaps(out, t),
+      EMBER_CHECK(!may_overlap(out, t),
                   "cat: unsupported operation: some elements of the input tensor and the written-to tensor refer to "
                   "a single memory location. Please clone() the tensor before performing the operation.");
     }
