@@ -13,6 +13,7 @@ void register_aten_ops(Library& m);     // ember/ops/generated/RegisterOps.cpp
 void register_cpu_kernels(Library& m);  // ember/kernels/cpu/generated/RegisterCPU.cpp
 namespace autograd {
 void register_autograd_kernels(Library& m);  // ember/autograd/generated/Functions.cpp
+void register_autograd_fallback(Library& m);  // ember/autograd/Fallback.cpp, Note [ops without a derivative]
 }
 
 void init() {
@@ -24,6 +25,8 @@ void init() {
     register_cpu_kernels(cpu);
     Library ag(Library::Kind::Impl, "aten", DispatchKey::Autograd, "ember/autograd");
     autograd::register_autograd_kernels(ag);
+    Library ag_fallback(Library::Kind::Impl, "_", DispatchKey::Autograd, "ember/autograd");
+    autograd::register_autograd_fallback(ag_fallback);
     backends::blas::register_provider();  // Note [providers]
   });
 }

@@ -322,3 +322,25 @@ def test_plain_tensors_get_no_autograd_metadata():
     a = ember.tensor([1.0, 2.0])
     b = a * 2 + a.exp()
     assert b.grad_fn is None and not b.requires_grad
+
+
+# ---------------------------------------------------------------------------------------------- no formula yet
+def test_op_without_derivative_raises_instead_of_dropping_the_gradient():
+    # Note [ops without a derivative]: max has no formula yet; x.max() + x.sum() must not backpropagate through
+    # sum alone.
+    x = ember.tensor([1.0, 3.0, 2.0], requires_grad=True)
+    with pytest.raises(NotImplementedError, match="max"):
+        x.max()
+    with ember.no_grad():
+        assert x.max().item() == 3.0
+    assert x.detach().max().item() == 3.0
+
+
+def test_non_differentiable_results_pass_through():
+    x = ember.tensor([1.0, 3.0, 2.0], requires_grad=True)
+    t = torch.tensor([1.0, 3.0, 2.0], requires_grad=True)
+    for f in [lambda m, a: a > 1, lambda m, a: a.argmax(), lambda m, a: m.zeros_like(a), lambda m, a: a.detach(),
+              lambda m, a: m.ones_like(a)]:
+        e, r = f(ember, x), f(torch, t)
+        assert e.requires_grad == r.requires_grad is False
+        np.testing.assert_array_equal(e.numpy(), r.numpy())
