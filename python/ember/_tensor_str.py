@@ -33,4 +33,16 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
 
 
 def _str(tensor):
-    return tensor._str([])
+    """The repr of tensor as PyTorch's: values and dtype, then ``grad_fn=<Name>`` for a result of a recorded op
+    or ``requires_grad=True`` for a leaf that requires grad. Formatting records nothing (no_grad), as in
+    PyTorch."""
+    from .autograd import no_grad
+
+    suffixes = []
+    grad_fn = tensor.grad_fn
+    if grad_fn is not None:
+        suffixes.append("grad_fn=<{}>".format(grad_fn.name()))
+    elif tensor.requires_grad:
+        suffixes.append("requires_grad=True")
+    with no_grad():
+        return tensor._str(suffixes)

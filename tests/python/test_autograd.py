@@ -344,3 +344,12 @@ def test_non_differentiable_results_pass_through():
         e, r = f(ember, x), f(torch, t)
         assert e.requires_grad == r.requires_grad is False
         np.testing.assert_array_equal(e.numpy(), r.numpy())
+
+
+def test_repr_shows_grad_fn_and_requires_grad_as_torch():
+    for make in [lambda m: m.tensor([1.0, 3.0, 2.0], requires_grad=True),
+                 lambda m: m.tensor([1.0, 3.0, 2.0], requires_grad=True) * 2,
+                 lambda m: (m.tensor([[1.0, 2.0]], dtype=m.float64, requires_grad=True) + 1).sum(),
+                 lambda m: m.tensor([1.0, 3.0, 2.0], requires_grad=True).detach(),
+                 lambda m: m.ones(2000).requires_grad_()]:
+        assert repr(make(ember)) == repr(make(torch)).replace("torch.", "ember.")
