@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <concepts>
 #include <optional>
+#include <type_traits>
 
 #include "ember/core/Tensor.h"
 #include "ember/dispatch/Boxing.h"
@@ -136,46 +137,38 @@ void run_reduce(const ReducePlan& p, const In* in, Out* out, const Op& op) {
     });
     return;
   }
-  // Outer: blocks of B neighbouring outputs along the innermost kept dim (contiguous in the input).
+  // Outer: blocks of W neighbouring outputs along the innermost kept dim (contiguous in the input), each block's
+  // accumulators folded over the reduced elements by fold_block(acc, first input element, width).
+  auto for_output_blocks = [&]<int64_t W>(std::integral_constant<int64_t, W>, auto&& fold_block) {
+    const int64_t inner = p.kept_sizes.back();
+    const int64_t rows = p.num_outputs / inner;
+    const int64_t blocks_per_row = (inner + W - 1) / W;
+    parallel_for(rows * blocks_per_row, std::max<int64_t>(1, grain / W), [&](int64_t bb, int64_t be) {
+      Acc acc[W];
+      for (int64_t blk = bb; blk < be; ++blk) {
+        int64_t row = blk / blocks_per_row, j0 = (blk % blocks_per_row) * W;
+        int64_t w = std::min(W, inner - j0);
+        int64_t o0 = row * inner + j0;
+        for (int64_t j = 0; j < w; ++j) acc[j] = op.init();
+        fold_block(acc, in + detail::kept_offset(p, o0), w);
+        for (int64_t j = 0; j < w; ++j) out[o0 + j] = op.project(acc[j]);
+      }
+    });
+  };
   if constexpr (HasColumnFold<Op, In>) {
     if (p.red_sizes.size() == 1) {
-      // Wider blocks: each input row contributes B contiguous elements, which keeps the prefetcher busy.
-      constexpr int64_t BW = 256;
-      const int64_t inner = p.kept_sizes.back();
-      const int64_t rows = p.num_outputs / inner;
-      const int64_t blocks_per_row = (inner + BW - 1) / BW;
-      parallel_for(rows * blocks_per_row, std::max<int64_t>(1, grain / BW), [&](int64_t bb, int64_t be) {
-        Acc acc[BW];
-        for (int64_t blk = bb; blk < be; ++blk) {
-          int64_t row = blk / blocks_per_row, j0 = (blk % blocks_per_row) * BW;
-          int64_t w = std::min(BW, inner - j0);
-          int64_t o0 = row * inner + j0;
-          for (int64_t j = 0; j < w; ++j) acc[j] = op.init();
-          op.fold_columns(acc, in + detail::kept_offset(p, o0), p.red_strides[0], p.num_reduced, w);
-          for (int64_t j = 0; j < w; ++j) out[o0 + j] = op.project(acc[j]);
-        }
+      // Wider blocks: each input row contributes 256 contiguous elements, which keeps the prefetcher busy.
+      for_output_blocks(std::integral_constant<int64_t, 256>{}, [&](Acc* acc, const In* base, int64_t w) {
+        op.fold_columns(acc, base, p.red_strides[0], p.num_reduced, w);
       });
       return;
     }
   }
-  constexpr int64_t B = 64;
-  const int64_t inner = p.kept_sizes.back();
-  const int64_t rows = p.num_outputs / inner;
-  const int64_t blocks_per_row = (inner + B - 1) / B;
-  parallel_for(rows * blocks_per_row, std::max<int64_t>(1, grain / B), [&](int64_t bb, int64_t be) {
-    Acc acc[B];
-    for (int64_t blk = bb; blk < be; ++blk) {
-      int64_t row = blk / blocks_per_row, j0 = (blk % blocks_per_row) * B;
-      int64_t w = std::min(B, inner - j0);
-      int64_t o0 = row * inner + j0;
-      const In* base = in + detail::kept_offset(p, o0);
-      for (int64_t j = 0; j < w; ++j) acc[j] = op.init();
-      detail::for_reduced(p, 0, p.num_reduced, [&](int64_t off, int64_t i) {
-        const In* src = base + off;
-        for (int64_t j = 0; j < w; ++j) acc[j] = op.fold(acc[j], src[j], i);
-      });
-      for (int64_t j = 0; j < w; ++j) out[o0 + j] = op.project(acc[j]);
-    }
+  for_output_blocks(std::integral_constant<int64_t, 64>{}, [&](Acc* acc, const In* base, int64_t w) {
+    detail::for_reduced(p, 0, p.num_reduced, [&](int64_t off, int64_t i) {
+      const In* src = base + off;
+      for (int64_t j = 0; j < w; ++j) acc[j] = op.fold(acc[j], src[j], i);
+    });
   });
 }
 
