@@ -64,6 +64,23 @@ struct Pool2d {
   DimVector out_sizes;
 };
 
+// Calls f(src, o, h0, w0) for every output position of every plane, the planes split across threads: src is the
+// plane's first input element, o the output's flat index, (h0, w0) the window's top-left corner in input
+// coordinates (negative inside the padding).
+template <class T, class F>
+void for_each_window(const Pool2d& g, const T* in, F&& f) {
+  const int64_t plane_out = g.OH * g.OW;
+  parallel_for(g.planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, plane_out * g.kH * g.kW)),
+               [&](int64_t pb, int64_t pe) {
+    for (int64_t p = pb; p < pe; ++p) {
+      const T* src = in + p * g.H * g.W;
+      for (int64_t oh = 0; oh < g.OH; ++oh)
+        for (int64_t ow = 0; ow < g.OW; ++ow)
+          f(src, p * plane_out + oh * g.OW + ow, oh * g.dH - g.padH, ow * g.dW - g.padW);
+    }
+  });
+}
+
 // Reads kernel_size/stride/padding (one value or two) as PyTorch's meta functions do.
 Pool2d pool2d_params(const char* op, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding) {
   EMBER_CHECK(kernel_size.size() == 1 || kernel_size.size() == 2,
@@ -149,34 +166,24 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, IntArrayR
     const T* in = x.data_ptr<T>();
     T* o = out.data_ptr<T>();
     int64_t* ix = idx.data_ptr<int64_t>();
-    const int64_t plane_out = g.OH * g.OW;
-    parallel_for(g.planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, plane_out * g.kH * g.kW)),
-                 [&](int64_t pb, int64_t pe) {
-      for (int64_t p = pb; p < pe; ++p) {
-        const T* src = in + p * g.H * g.W;
-        for (int64_t oh = 0; oh < g.OH; ++oh) {
-          for (int64_t ow = 0; ow < g.OW; ++ow) {
-            int64_t h0 = oh * g.dH - g.padH, w0 = ow * g.dW - g.padW;
-            const int64_t h1 = std::min(h0 + (g.kH - 1) * g.dilH + 1, g.H);
-            const int64_t w1 = std::min(w0 + (g.kW - 1) * g.dilW + 1, g.W);
-            while (h0 < 0) h0 += g.dilH;
-            while (w0 < 0) w0 += g.dilW;
-            int64_t best = h0 * g.W + w0;
-            M mx = -std::numeric_limits<M>::infinity();
-            for (int64_t h = h0; h < h1; h += g.dilH) {
-              for (int64_t w = w0; w < w1; w += g.dilW) {
-                const M v = static_cast<M>(src[h * g.W + w]);
-                if (v > mx || std::isnan(v)) {  // NaN wins (the last one), as PyTorch's
-                  mx = v;
-                  best = h * g.W + w;
-                }
-              }
-            }
-            o[p * plane_out + oh * g.OW + ow] = static_cast<T>(mx);
-            ix[p * plane_out + oh * g.OW + ow] = best;
+    for_each_window(g, in, [&](const T* src, int64_t o_at, int64_t h0, int64_t w0) {
+      const int64_t h1 = std::min(h0 + (g.kH - 1) * g.dilH + 1, g.H);
+      const int64_t w1 = std::min(w0 + (g.kW - 1) * g.dilW + 1, g.W);
+      while (h0 < 0) h0 += g.dilH;
+      while (w0 < 0) w0 += g.dilW;
+      int64_t best = h0 * g.W + w0;
+      M mx = -std::numeric_limits<M>::infinity();
+      for (int64_t h = h0; h < h1; h += g.dilH) {
+        for (int64_t w = w0; w < w1; w += g.dilW) {
+          const M v = static_cast<M>(src[h * g.W + w]);
+          if (v > mx || std::isnan(v)) {  // NaN wins (the last one), as PyTorch's
+            mx = v;
+            best = h * g.W + w;
           }
         }
       }
+      o[o_at] = static_cast<T>(mx);
+      ix[o_at] = best;
     });
   });
   return {out, idx};
@@ -194,34 +201,24 @@ Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
     using Acc = pool_acc_t<T>;
     const T* in = x.data_ptr<T>();
     T* o = out.data_ptr<T>();
-    const int64_t plane_out = g.OH * g.OW;
-    parallel_for(g.planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, plane_out * g.kH * g.kW)),
-                 [&](int64_t pb, int64_t pe) {
-      for (int64_t p = pb; p < pe; ++p) {
-        const T* src = in + p * g.H * g.W;
-        for (int64_t oh = 0; oh < g.OH; ++oh) {
-          for (int64_t ow = 0; ow < g.OW; ++ow) {
-            int64_t h0 = oh * g.dH - g.padH, w0 = ow * g.dW - g.padW;
-            int64_t h1 = std::min(h0 + g.kH, g.H + g.padH), w1 = std::min(w0 + g.kW, g.W + g.padW);
-            const int64_t pool_size = (h1 - h0) * (w1 - w0);
-            h0 = std::max<int64_t>(h0, 0);
-            w0 = std::max<int64_t>(w0, 0);
-            h1 = std::min(h1, g.H);
-            w1 = std::min(w1, g.W);
-            T& dst = o[p * plane_out + oh * g.OW + ow];
-            if (h0 >= h1 || w0 >= w1) {
-              dst = T(0);
-              continue;
-            }
-            Acc sum = 0;
-            for (int64_t h = h0; h < h1; ++h)
-              for (int64_t w = w0; w < w1; ++w) sum += static_cast<Acc>(static_cast<opmath_t<T>>(src[h * g.W + w]));
-            const int64_t divisor =
-                divisor_override ? *divisor_override : count_include_pad ? pool_size : (h1 - h0) * (w1 - w0);
-            dst = static_cast<T>(sum / static_cast<Acc>(divisor));
-          }
-        }
+    for_each_window(g, in, [&](const T* src, int64_t o_at, int64_t h0, int64_t w0) {
+      int64_t h1 = std::min(h0 + g.kH, g.H + g.padH), w1 = std::min(w0 + g.kW, g.W + g.padW);
+      const int64_t pool_size = (h1 - h0) * (w1 - w0);
+      h0 = std::max<int64_t>(h0, 0);
+      w0 = std::max<int64_t>(w0, 0);
+      h1 = std::min(h1, g.H);
+      w1 = std::min(w1, g.W);
+      T& dst = o[o_at];
+      if (h0 >= h1 || w0 >= w1) {
+        dst = T(0);
+        return;
       }
+      Acc sum = 0;
+      for (int64_t h = h0; h < h1; ++h)
+        for (int64_t w = w0; w < w1; ++w) sum += static_cast<Acc>(static_cast<opmath_t<T>>(src[h * g.W + w]));
+      const int64_t divisor =
+          divisor_override ? *divisor_override : count_include_pad ? pool_size : (h1 - h0) * (w1 - w0);
+      dst = static_cast<T>(sum / static_cast<Acc>(divisor));
     });
   });
   return out;
