@@ -751,3 +751,55 @@ def test_out_as_a_non_contiguous_view():
     torch.mul(to_torch(a)[:2], 2, out=to)
     assert_same(o, to)
     assert o.stride() == to.stride()
+
+
+# ---------------------------------------------------------------------------------------------- large outputs
+# Outputs of 24 MiB or more are written with streaming stores (Note [streaming stores] in
+# ember/kernels/cpu/isa/vec_loops.cpp): the same values as PyTorch, with an unaligned start (offset 1), NaN/inf
+# and out= included.
+LARGE_CASES = [
+    ("add", lambda m, a, b, c: m.add(a, b)),
+    ("add_alpha", lambda m, a, b, c: m.add(a, b, alpha=2.5)),
+    ("sub", lambda m, a, b, c: m.sub(a, b)),
+    ("mul", lambda m, a, b, c: m.mul(a, b)),
+    ("div", lambda m, a, b, c: m.div(a, b)),
+    ("maximum", lambda m, a, b, c: m.maximum(a, b)),
+    ("minimum", lambda m, a, b, c: m.minimum(a, b)),
+    ("clamp_min", lambda m, a, b, c: m.clamp_min(a, 0)),
+    ("add_scalar", lambda m, a, b, c: a + 1.5),
+    ("relu", lambda m, a, b, c: m.relu(a)),
+    ("exp", lambda m, a, b, c: m.exp(a)),
+    ("tanh", lambda m, a, b, c: m.tanh(a)),
+    ("sigmoid", lambda m, a, b, c: m.sigmoid(a)),
+    ("addcmul", lambda m, a, b, c: m.addcmul(c, a, b, value=0.5)),
+    ("add_out", lambda m, a, b, c: m.add(a, b, out=m.empty(0, dtype=a.dtype))),
+]
+
+
+@pytest.fixture(scope="module")
+def large_inputs():
+    n = (24 << 20) // 4 + 1001  # float32 outputs just past the threshold, float64 well past it
+    rng = np.random.default_rng(5)
+    out = {}
+    for dt in ("float32", "float64"):
+        arrs = [rng.standard_normal(n + 1).astype(dt) for _ in range(3)]
+        for x in arrs:
+            x[[1, 77, n // 2]] = [np.nan, np.inf, -np.inf]
+        out[dt] = arrs
+    return out
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name,fn", LARGE_CASES, ids=[c[0] for c in LARGE_CASES])
+def test_large_outputs_match_pytorch(large_inputs, dtype, name, fn):
+    arrs = large_inputs[dtype]
+    e = [ember.from_numpy(x)[1:] for x in arrs]  # offset 1: the start is not vector-aligned
+    t = [torch.from_numpy(x)[1:] for x in arrs]
+    er, tr = fn(ember, *e), fn(torch, *t)
+    # Transcendentals: SLEEF vs PyTorch's own vector code; addcmul: PyTorch fuses a + v*b*c into an FMA.
+    tol = {} if name not in ("exp", "tanh", "sigmoid", "addcmul") else \
+        {"rtol": 2e-6 if dtype == "float32" else 1e-14, "atol": 1e-6 if dtype == "float32" else 1e-15}
+    if tol:
+        np.testing.assert_allclose(er.numpy(), tr.numpy(), equal_nan=True, **tol)
+    else:
+        np.testing.assert_array_equal(er.numpy(), tr.numpy())  # NaN matches NaN

@@ -80,6 +80,56 @@ inline vec_t<T> with_large_lanes(vec_t<T> r, vec_t<T> x) {
   return r;
 }
 
+// Note [streaming stores]
+// An elementwise op over a large output is bound by memory traffic. A plain store first reads the output's
+// cache line (read-for-ownership), then writes it back: three streams for a unary op, four for a binary one.
+// Non-temporal (streaming) stores write whole lines without reading them, a third less traffic for a unary
+// op. They bypass the caches, so they pay only when the output cannot stay cached for its next reader anyway:
+// a call writing at least kStreamBytes (beyond this machine's L3 share; smaller outputs keep plain stores).
+// The values are the same either way; only the way they reach memory changes.
+constexpr int64_t kStreamBytes = int64_t(24) << 20;
+
+template <class T>
+inline void stream_store(T* p, vec_t<T> v) {  // p is kBytes-aligned
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<T, float>) _mm512_stream_ps(p, (nf)v);
+  else _mm512_stream_pd(p, (nd)v);
+#elif defined(__AVX__)
+  if constexpr (std::is_same_v<T, float>) _mm256_stream_ps(p, (nf)v);
+  else _mm256_stream_pd(p, (nd)v);
+#else
+  if constexpr (std::is_same_v<T, float>) _mm_stream_ps(p, (nf)v);
+  else _mm_stream_pd(p, (nd)v);
+#endif
+}
+
+// o[i] for i in [0, n): whole vectors from vec_at(i) (lanes i .. i + kLanes), the rest one element at a time
+// from one_at(i). Large outputs are written with streaming stores (Note [streaming stores]); their unaligned
+// head also comes from one_at.
+template <class T, class V, class S>
+inline void write_contiguous(T* __restrict o, int64_t n, const V& vec_at, const S& one_at) {
+  constexpr int L = kLanes<T>;
+  int64_t i = 0;
+  if (n * static_cast<int64_t>(sizeof(T)) >= kStreamBytes) {
+    for (; i < n && reinterpret_cast<uintptr_t>(o + i) % kBytes != 0; ++i) o[i] = one_at(i);
+    for (; i + L <= n; i += L) stream_store(o + i, vec_at(i));
+    _mm_sfence();  // order the streaming stores before whatever reads the output next
+  } else {
+    for (; i + L <= n; i += L) {
+      const vec_t<T> r = vec_at(i);
+      std::memcpy(o + i, &r, sizeof(r));
+    }
+  }
+  for (; i < n; ++i) o[i] = one_at(i);
+}
+
+template <class T>
+inline vec_t<T> load(const T* p) {
+  vec_t<T> x;
+  std::memcpy(&x, p, sizeof(x));
+  return x;
+}
+
 // Vector bodies: a functor with v(x) over vec_t<T>, plus the scalar functor for the tail and strided rows.
 #define EMBER_VBODY(Name, Scalar, expr)                        \
   struct Name {                                                \
@@ -116,6 +166,7 @@ EMBER_VBODY(VGelu, Gelu, T(0.5) * x * (one + s_erf<T>(x * T(M_SQRT1_2))))
 EMBER_VBODY(VGeluTanh, GeluTanh,
             T(0.5) * x * (one + s_tanh<T>(T(M_SQRT2 * M_2_SQRTPI * 0.5) * (x + T(0.044715) * x * x * x))))
 EMBER_VBODY(VSilu, Silu, x / (one + s_exp<T>(-x)))
+EMBER_VBODY(VRelu, Relu, ((x > T(0)) | (x != x)) ? x : vec_t<T>{})  // NaN passes, as ops::Relu
 #undef EMBER_VBODY
 
 template <class V, class T>
@@ -123,20 +174,14 @@ void unary_vec(char** data, const int64_t* s, int64_t n, double) {
   if (s[0] == sizeof(T) && s[1] == sizeof(T)) {
     T* o = reinterpret_cast<T*>(data[0]);
     const T* a = reinterpret_cast<const T*>(data[1]);
-    constexpr int L = kLanes<T>;
-    int64_t i = 0;
-    for (; i + L <= n; i += L) {
-      vec_t<T> x;
-      std::memcpy(&x, a + i, sizeof(x));
-      vec_t<T> r = V::template v<T>(x);
-      std::memcpy(o + i, &r, sizeof(r));
-    }
-    if (i < n) {  // tail through a padded vector, so every element gets the same (vector) formula
-      vec_t<T> x{};
-      std::memcpy(&x, a + i, sizeof(T) * (n - i));
-      vec_t<T> r = V::template v<T>(x);
-      std::memcpy(o + i, &r, sizeof(T) * (n - i));
-    }
+    // Single elements (tail, streaming head) go through a padded vector, so every element gets the same
+    // (vector) formula.
+    write_contiguous(o, n, [a](int64_t i) { return V::template v<T>(load(a + i)); },
+                     [a](int64_t i) {
+                       vec_t<T> x{};
+                       x[0] = a[i];
+                       return V::template v<T>(x)[0];
+                     });
     return;
   }
   unary_loop<T, T>(data, s, n, [](T x) { return V::S::f(x); });
@@ -147,24 +192,55 @@ void unary_scalar(char** data, const int64_t* s, int64_t n, double) {
   unary_loop<T, T>(data, s, n, [](T x) { return F::f(x); });
 }
 
+// One binary op on vectors or on elements (the same values: NaN in either operand of maximum/minimum gives
+// NaN, as ops::Maximum).
+template <VecOp op, class X>
+inline X binary_value(X a, X b, X alpha) {
+  if constexpr (op == VecOp::Add) return a + alpha * b;
+  else if constexpr (op == VecOp::Sub) return a - alpha * b;
+  else if constexpr (op == VecOp::Mul) return a * b;
+  else if constexpr (op == VecOp::Div) return a / b;
+  else if constexpr (std::is_arithmetic_v<X>) {
+    if constexpr (op == VecOp::Maximum) return ops::Maximum::f(a, b);
+    else return ops::Minimum::f(a, b);
+  } else {
+    using T = std::remove_reference_t<decltype(a[0])>;
+    const X r = op == VecOp::Maximum ? (a > b ? a : b) : (a < b ? a : b);
+    return ((a != a) | (b != b)) ? X{} + std::numeric_limits<T>::quiet_NaN() : r;
+  }
+}
+
+// The contiguous and tensor-op-number rows with explicit vectors (so large outputs can stream); add/sub with
+// alpha == 1 skip the multiplication, which the compiler may not drop by itself (1 * b keeps NaN payloads).
+template <class T, VecOp op, bool kAlpha>
+void binary_arith_t(char** data, const int64_t* s, int64_t n, T alpha) {
+  constexpr int64_t e = sizeof(T);
+  auto f = [alpha]<class X>(X a, X b) {
+    if constexpr (!kAlpha && op == VecOp::Add) return a + b;
+    else if constexpr (!kAlpha && op == VecOp::Sub) return a - b;
+    else if constexpr (std::is_arithmetic_v<X>) return binary_value<op>(a, b, alpha);
+    else return binary_value<op>(a, b, X{} + alpha);
+  };
+  T* o = reinterpret_cast<T*>(data[0]);
+  const T* a = reinterpret_cast<const T*>(data[1]);
+  const T* b = reinterpret_cast<const T*>(data[2]);
+  if (s[0] == e && s[1] == e && s[2] == e) {
+    write_contiguous(o, n, [&](int64_t i) { return f(load(a + i), load(b + i)); },
+                     [&](int64_t i) { return f(a[i], b[i]); });
+  } else if (s[0] == e && s[1] == e && s[2] == 0) {  // tensor op number (relu as clamp_min(x, 0), x + 1, ...)
+    const T bv = *b;
+    const vec_t<T> bb = vec_t<T>{} + bv;
+    write_contiguous(o, n, [&](int64_t i) { return f(load(a + i), bb); }, [&](int64_t i) { return f(a[i], bv); });
+  } else {
+    binary_loop<T, T>(data, s, n, [&](T x, T y) { return f(x, y); });
+  }
+}
+
 template <class T, VecOp op>
 void binary_arith(char** data, const int64_t* s, int64_t n, double alpha_d) {
   const T alpha = static_cast<T>(alpha_d);
-  if constexpr (op == VecOp::Add) {
-    if (alpha == T(1)) binary_loop<T, T>(data, s, n, [](T a, T b) { return a + b; });
-    else binary_loop<T, T>(data, s, n, [alpha](T a, T b) { return a + alpha * b; });
-  } else if constexpr (op == VecOp::Sub) {
-    if (alpha == T(1)) binary_loop<T, T>(data, s, n, [](T a, T b) { return a - b; });
-    else binary_loop<T, T>(data, s, n, [alpha](T a, T b) { return a - alpha * b; });
-  } else if constexpr (op == VecOp::Mul) {
-    binary_loop<T, T>(data, s, n, [](T a, T b) { return a * b; });
-  } else if constexpr (op == VecOp::Div) {
-    binary_loop<T, T>(data, s, n, [](T a, T b) { return a / b; });
-  } else if constexpr (op == VecOp::Maximum) {
-    binary_loop<T, T>(data, s, n, [](T a, T b) { return ops::Maximum::f(a, b); });
-  } else {
-    binary_loop<T, T>(data, s, n, [](T a, T b) { return ops::Minimum::f(a, b); });
-  }
+  if (alpha == T(1)) binary_arith_t<T, op, false>(data, s, n, alpha);
+  else binary_arith_t<T, op, true>(data, s, n, alpha);
 }
 
 // x as computed, hidden from the optimizer: an addition of it is never contracted into an FMA. The -mfma builds
@@ -193,20 +269,15 @@ void ternary_addc(char** data, const int64_t* s, int64_t n, double value_d) {
     const T* a = reinterpret_cast<const T*>(data[1]);
     const T* b = reinterpret_cast<const T*>(data[2]);
     const T* c = reinterpret_cast<const T*>(data[3]);
-    constexpr int L = kLanes<T>;
     const vec_t<T> vv = vec_t<T>{} + v;
-    int64_t i = 0;
-    for (; i + L <= n; i += L) {
-      vec_t<T> x, y, z;
-      std::memcpy(&x, a + i, sizeof(x));
-      std::memcpy(&y, b + i, sizeof(y));
-      std::memcpy(&z, c + i, sizeof(z));
-      vec_t<T> r;
-      if constexpr (op == VecOp::Addcmul) r = x + unfused(vv * y * z);
-      else r = x + unfused(vv * y / z);
-      std::memcpy(o + i, &r, sizeof(r));
-    }
-    for (; i < n; ++i) o[i] = addc_scalar<T, op>(a[i], b[i], c[i], v);
+    write_contiguous(
+        o, n,
+        [&](int64_t i) {
+          const vec_t<T> x = load(a + i), y = load(b + i), z = load(c + i);
+          if constexpr (op == VecOp::Addcmul) return x + unfused(vv * y * z);
+          else return x + unfused(vv * y / z);
+        },
+        [&](int64_t i) { return addc_scalar<T, op>(a[i], b[i], c[i], v); });
     return;
   }
   ternary_loop<T, T, T, T>(data, s, n, [v](T a, T b, T c) { return addc_scalar<T, op>(a, b, c, v); });
@@ -240,7 +311,7 @@ VecLoopFn pick(VecOp op) {
     case VecOp::Gelu: return &unary_vec<VGelu, T>;
     case VecOp::GeluTanh: return &unary_vec<VGeluTanh, T>;
     case VecOp::Silu: return &unary_vec<VSilu, T>;
-    case VecOp::Relu: return &unary_scalar<ops::Relu, T>;
+    case VecOp::Relu: return &unary_vec<VRelu, T>;
     case VecOp::Abs: return &unary_scalar<ops::Abs, T>;
     case VecOp::Neg: return &unary_scalar<ops::Neg, T>;
     case VecOp::Floor: return &unary_scalar<ops::Floor, T>;
