@@ -34,4 +34,18 @@ inline void dispatch_dtypes(DType d, const char* op, F&& f) {
   not_implemented_for(op, d);
 }
 
+/// Calls f.template operator()<U>() with the unsigned integer type U of element size es (1, 2, 4 or 8): for
+/// kernels that only move elements (copies, triangles, flips), one instantiation per size, not per dtype.
+/// Errors: any other size.
+template <class F>
+void dispatch_element_size(int64_t es, F&& f) {
+  switch (es) {
+    case 1: f.template operator()<uint8_t>(); return;
+    case 2: f.template operator()<uint16_t>(); return;
+    case 4: f.template operator()<uint32_t>(); return;
+    case 8: f.template operator()<uint64_t>(); return;
+  }
+  EMBER_FAIL("element size {} is not supported", es);
+}
+
 }  // namespace ember::cpu

@@ -93,13 +93,8 @@ bool try_copy_transposed(const Tensor& self, const Tensor& src) {
   if (a < 0 || b < 0 || a == b || sizes[a] < kTile / 2 || sizes[b] < kTile / 2) return false;
   char* d = static_cast<char*>(self.data_ptr());
   const char* s = static_cast<const char*>(src.data_ptr());
-  switch (self.element_size()) {
-    case 1: copy_tiles<uint8_t>(d, s, sizes, dst_st, src_st, a, b); return true;
-    case 2: copy_tiles<uint16_t>(d, s, sizes, dst_st, src_st, a, b); return true;
-    case 4: copy_tiles<uint32_t>(d, s, sizes, dst_st, src_st, a, b); return true;
-    case 8: copy_tiles<uint64_t>(d, s, sizes, dst_st, src_st, a, b); return true;
-    default: return false;
-  }
+  dispatch_element_size(self.element_size(), [&]<class U>() { copy_tiles<U>(d, s, sizes, dst_st, src_st, a, b); });
+  return true;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "ember/core/TypePromotion.h"
 #include "ember/kernels/cpu/MemoryOverlap.h"
+#include "ember/kernels/cpu/Dispatch.h"
 #include "ember/kernels/cpu/Parallel.h"
 #include "ember/kernels/cpu/generated/CPUKernels.h"
 #include "ember/ops/shape.h"
@@ -14,18 +15,6 @@
 namespace ember::cpu {
 
 namespace {
-
-// Calls f.template operator()<U>() with an unsigned integer type U of the element size es (1, 2, 4 or 8).
-template <class F>
-void dispatch_element_size(int64_t es, F&& f) {
-  switch (es) {
-    case 1: f.template operator()<uint8_t>(); return;
-    case 2: f.template operator()<uint16_t>(); return;
-    case 4: f.template operator()<uint32_t>(); return;
-    case 8: f.template operator()<uint64_t>(); return;
-  }
-  EMBER_FAIL("element size {} is not supported", es);
-}
 
 // Checks an out= tensor of an op whose result has self's dtype (PyTorch's structured kernels without
 // promotion), and gives it `sizes`.
