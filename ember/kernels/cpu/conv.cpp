@@ -147,24 +147,13 @@ void col2im(const T* col, T* dx, const Geometry& g) {
   }
 }
 
-// Runs f.template operator()<U>() with U the unsigned type of `size` bytes.
-template <class F>
-void by_element_size(size_t size, F&& f) {
-  switch (size) {
-    case 1: f.template operator()<uint8_t>(); break;
-    case 2: f.template operator()<uint16_t>(); break;
-    case 4: f.template operator()<uint32_t>(); break;
-    default: f.template operator()<uint64_t>(); break;
-  }
-}
-
 void im2col_any(size_t elem, const void* x, void* col, const Geometry& g) {
-  by_element_size(elem, [&]<class U>() { im2col<U>(static_cast<const U*>(x), static_cast<U*>(col), g); });
+  dispatch_element_size(elem, [&]<class U>() { im2col<U>(static_cast<const U*>(x), static_cast<U*>(col), g); });
 }
 
 // Row co of the sample's output (Cout, L) = bias[co].
 void fill_bias(size_t elem, const void* bias, void* y, const Geometry& g) {
-  by_element_size(elem, [&]<class U>() {
+  dispatch_element_size(elem, [&]<class U>() {
     const U* b = static_cast<const U*>(bias);
     U* out = static_cast<U*>(y);
     for (int64_t co = 0; co < g.Cout; ++co) std::fill(out + co * g.L(), out + (co + 1) * g.L(), b[co]);

@@ -48,18 +48,6 @@ void check_writable(const char* name, const Tensor& t) {
 
 bool is_mask_dtype(DType d) { return d == kBool || d == kUInt8; }
 
-// Runs f.template operator()<U>() with an unsigned type of the element size: copying needs no dtype.
-template <class F>
-void dispatch_by_size(int64_t size, F&& f) {
-  switch (size) {
-    case 1: f.template operator()<uint8_t>(); return;
-    case 2: f.template operator()<uint16_t>(); return;
-    case 4: f.template operator()<uint32_t>(); return;
-    case 8: f.template operator()<uint64_t>(); return;
-    default: EMBER_FAIL("indexing: unsupported element size {}", size);
-  }
-}
-
 // A Python-style number converted to self's dtype with PyTorch's overflow check (the check of fill_, which
 // raises "value cannot be converted to type ... without overflow").
 template <class T>
@@ -145,7 +133,7 @@ Tensor take_offsets(const char* name, const Tensor& src, const Tensor& offset, c
   cfg.compute_dtype = src.dtype();
   cfg.output_dtype = src.dtype();
   TensorIterator it(cfg, out, {src, offset});
-  dispatch_by_size(src.element_size(), [&]<class U>() {
+  dispatch_element_size(src.element_size(), [&]<class U>() {
     it.for_each([](char** d, const int64_t* s, int64_t n) {
       for (int64_t i = 0; i < n; ++i) {
         const int64_t off = load<int64_t>(d[2] + i * s[2]);
@@ -561,7 +549,7 @@ Tensor gather_impl(const Tensor& self, int64_t dim, const Tensor& index, const T
   cfg.compute_dtype = self.dtype();
   cfg.output_dtype = self.dtype();
   TensorIterator it(cfg, out, {src, index});
-  dispatch_by_size(self.element_size(), [&]<class U>() {
+  dispatch_element_size(self.element_size(), [&]<class U>() {
     it.for_each([&](char** p, const int64_t* s, int64_t n) {
       for (int64_t i = 0; i < n; ++i) {
         const int64_t j = load<int64_t>(p[2] + i * s[2]);
@@ -599,7 +587,7 @@ Tensor masked_select_impl(const Tensor& self, const Tensor& mask) {
   for_each_offset<2>(shape, strides, [&](const std::array<int64_t, 2>& o) { count += load<uint8_t>(mbase + o[1]) != 0; });
   Tensor result = ember::empty({count}, self.dtype());
   char* out = static_cast<char*>(result.data_ptr());
-  dispatch_by_size(self.element_size(), [&]<class U>() {
+  dispatch_element_size(self.element_size(), [&]<class U>() {
     for_each_offset<2>(shape, strides, [&](const std::array<int64_t, 2>& o) {
       if (load<uint8_t>(mbase + o[1]) == 0) return;
       std::memcpy(out, sbase + o[0], sizeof(U));
@@ -783,7 +771,7 @@ Tensor index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& 
       });
     });
   } else {
-    dispatch_by_size(self.element_size(), [&]<class U>() {
+    dispatch_element_size(self.element_size(), [&]<class U>() {
       for_each_offset<3>(ai.shape, strides, [&](const std::array<int64_t, 3>& o) {
         U* p = reinterpret_cast<U*>(dst + o[0]) + load<int64_t>(off + o[1]);
         std::memcpy(p, src + o[2], sizeof(U));
