@@ -496,3 +496,282 @@ def test_optimizer_base_is_extensible():
     assert p.tolist() == pytest.approx([-0.1, 0.1])
     with pytest.raises(NotImplementedError):
         ember.optim.Optimizer([p], {}).step(None)
+
+
+# ================================================================================================= lr_scheduler
+def make_optimizer(lib, name="SGD", lrs=(0.1, 0.05), **kwargs):
+    """An optimizer of lib with one group per lr (each over a parameter with a gradient)."""
+    groups = []
+    for lr in lrs:
+        p = lib.zeros(2).requires_grad_()
+        p.grad = lib.ones(2)
+        groups.append({"params": [p], "lr": lr})
+    if name == "SGD":
+        kwargs.setdefault("momentum", 0.9)
+    return getattr(lib.optim, name)(groups, **kwargs)
+
+
+def group_values(opt):
+    """What a schedule sets in each group: lr and the momentum or betas when present."""
+    return [(g["lr"], g.get("momentum"), g.get("betas")) for g in opt.param_groups]
+
+
+def run_schedule(lib, make, steps=30, opt_name="SGD", metrics=None, opt_kwargs=None):
+    """The groups' values after construction and after each of steps (optimizer step, then scheduler step with
+    the metric of the step when given), with get_last_lr() for epoch-based schedulers."""
+    opt = make_optimizer(lib, opt_name, **(opt_kwargs or {}))
+    sched = make(lib, opt)
+    record = [group_values(opt)]
+    for i in range(steps):
+        opt.step()
+        if metrics is None:
+            sched.step()
+            assert sched.get_last_lr() == [g["lr"] for g in opt.param_groups]
+        else:
+            sched.step(metrics[i])
+        record.append(group_values(opt))
+    return record, sched
+
+
+def lr_sched(name, *args, **kwargs):
+    """A maker of scheduler name of either library, with the given arguments."""
+    def make(lib, opt):
+        return getattr(lib.optim.lr_scheduler, name)(opt, *args, **kwargs)
+    make.__name__ = name
+    return make
+
+
+SCHEDULES = [
+    ("LambdaLR", lr_sched("LambdaLR", lambda e: 0.95 ** e), "SGD"),
+    ("LambdaLR-per-group", lr_sched("LambdaLR", [lambda e: 1.0 / (e + 1), lambda e: 0.5 + 0.1 * (e % 3)]), "SGD"),
+    ("StepLR", lr_sched("StepLR", step_size=3, gamma=0.5), "SGD"),
+    ("StepLR-every-step", lr_sched("StepLR", 1, gamma=0.9), "Adam"),
+    ("MultiStepLR", lr_sched("MultiStepLR", milestones=[2, 5, 5, 9, 20], gamma=0.3), "SGD"),
+    ("CosineAnnealingLR", lr_sched("CosineAnnealingLR", T_max=10, eta_min=0.001), "SGD"),
+    ("CosineAnnealingLR-7", lr_sched("CosineAnnealingLR", 7), "AdamW"),
+    ("OneCycleLR", lr_sched("OneCycleLR", max_lr=1.0, total_steps=30), "SGD"),
+    ("OneCycleLR-adam-betas", lr_sched("OneCycleLR", max_lr=[0.01, 0.02], total_steps=30), "Adam"),
+    ("OneCycleLR-adamw-options", lr_sched("OneCycleLR", max_lr=0.01, epochs=3, steps_per_epoch=10, pct_start=0.25,
+                                          anneal_strategy="linear", div_factor=10.0, final_div_factor=100.0,
+                                          base_momentum=[0.8, 0.7], max_momentum=0.99), "AdamW"),
+    ("OneCycleLR-three-phase", lr_sched("OneCycleLR", max_lr=0.5, total_steps=30, three_phase=True), "SGD"),
+    ("OneCycleLR-three-phase-linear", lr_sched("OneCycleLR", max_lr=0.5, total_steps=31, three_phase=True,
+                                               anneal_strategy="linear", pct_start=0.4), "RMSprop"),
+    ("OneCycleLR-no-momentum", lr_sched("OneCycleLR", max_lr=0.3, total_steps=30, cycle_momentum=False), "Adam"),
+]
+
+
+@pytest.mark.parametrize("case, make, opt_name", SCHEDULES, ids=[c for c, _, _ in SCHEDULES])
+def test_schedule_matches_torch(case, make, opt_name):
+    steps = 30
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # optimizer step before scheduler step: no warning
+        expected, _ = run_schedule(torch, make, steps, opt_name)
+        actual, _ = run_schedule(ember, make, steps, opt_name)
+    assert actual == expected  # the same floats, bit for bit
+
+
+def test_one_cycle_rejects_steps_past_the_total():
+    for lib in (torch, ember):
+        opt = make_optimizer(lib)
+        sched = lib.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, total_steps=3)
+        for _ in range(3):
+            opt.step()
+            sched.step()
+        with pytest.raises(ValueError, match="Tried to step 5 times"):
+            sched.step()
+
+
+PLATEAU_LOSSES = [1.0, 0.9, 0.9, 0.91, 0.95, 0.89, 0.9, 0.9, 0.9, 0.9, 0.5, 0.5, 0.4999, 0.49999, 0.6, 0.6, 0.6,
+                  0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2]
+PLATEAUS = [
+    dict(), dict(patience=5), dict(patience=1), dict(patience=2, factor=0.5), dict(mode="max", patience=1),
+    dict(threshold_mode="abs", threshold=0.05, patience=1), dict(mode="max", threshold_mode="abs", patience=0),
+    dict(patience=0, cooldown=2, factor=0.5), dict(patience=0, min_lr=[0.02, 0.001], factor=0.5),
+    dict(patience=0, min_lr=0.01), dict(patience=0, factor=0.9, eps=0.006), dict(threshold=0.1, patience=1),
+]
+
+
+@pytest.mark.parametrize("kwargs", PLATEAUS, ids=[_id(k) or "defaults" for k in PLATEAUS])
+def test_reduce_lr_on_plateau_matches_torch(kwargs):
+    make = lr_sched("ReduceLROnPlateau", **kwargs)
+    # Every other metric is a 0-dim (float32) tensor of the library.
+    expected, st = run_schedule(torch, make, metrics=[torch.tensor(x) if i % 2 else x
+                                                      for i, x in enumerate(PLATEAU_LOSSES)])
+    actual, se = run_schedule(ember, make, metrics=[ember.tensor(x) if i % 2 else x
+                                                    for i, x in enumerate(PLATEAU_LOSSES)])
+    assert actual == expected
+    assert (se.best, se.num_bad_epochs, se.cooldown_counter, se.last_epoch) == (
+        st.best, st.num_bad_epochs, st.cooldown_counter, st.last_epoch)
+
+
+def test_reduce_lr_on_plateau_state_dict_round_trip():
+    make = lr_sched("ReduceLROnPlateau", patience=1, cooldown=1, factor=0.5)
+    expected, _ = run_schedule(torch, make, metrics=PLATEAU_LOSSES)
+    opt = make_optimizer(ember)
+    sched = make(ember, opt)
+    for x in PLATEAU_LOSSES[:12]:
+        sched.step(x)
+    opt2 = make_optimizer(ember)
+    opt2.load_state_dict(opt.state_dict())
+    sched2 = make(ember, opt2)
+    sched2.load_state_dict(copy.deepcopy(sched.state_dict()))
+    assert "optimizer" not in sched.state_dict()
+    actual = []
+    for x in PLATEAU_LOSSES[12:]:
+        sched2.step(x)
+        actual.append(group_values(opt2))
+    assert actual == expected[13:]
+
+
+STATEFUL = [c for c in SCHEDULES if c[0] in ("StepLR", "MultiStepLR", "CosineAnnealingLR", "OneCycleLR",
+                                             "OneCycleLR-adam-betas", "LambdaLR")]
+
+
+@pytest.mark.parametrize("case, make, opt_name", STATEFUL, ids=[c for c, _, _ in STATEFUL])
+def test_scheduler_state_dict_round_trip(case, make, opt_name):
+    # Save optimizer and scheduler after 12 steps, load both into fresh ones, continue: the same lrs as an
+    # uninterrupted PyTorch run.
+    expected, _ = run_schedule(torch, make, 30, opt_name)
+    opt = make_optimizer(ember, opt_name)
+    sched = make(ember, opt)
+    for _ in range(12):
+        opt.step()
+        sched.step()
+    opt_state, sched_state = opt.state_dict(), sched.state_dict()
+    assert "optimizer" not in sched_state and sched_state["last_epoch"] == 12
+    opt2 = make_optimizer(ember, opt_name)
+    sched2 = make(ember, opt2)
+    opt2.load_state_dict(opt_state)
+    sched2.load_state_dict(sched_state)
+    actual = []
+    for _ in range(12, 30):
+        opt2.step()
+        sched2.step()
+        actual.append(group_values(opt2))
+    assert actual == expected[13:]
+
+
+def test_lambda_lr_state_dict_keeps_callable_objects_only():
+    class Decay:
+        def __init__(self, rate):
+            self.rate = rate
+
+        def __call__(self, epoch):
+            return self.rate ** epoch
+
+    out = []
+    for lib in (torch, ember):
+        opt = make_optimizer(lib)
+        sched = lib.optim.lr_scheduler.LambdaLR(opt, [Decay(0.5), lambda e: 1.0])
+        state = sched.state_dict()
+        out.append(state["lr_lambdas"])
+        target = Decay(0.9)
+        sched2 = lib.optim.lr_scheduler.LambdaLR(make_optimizer(lib), [target, lambda e: 2.0])
+        sched2.load_state_dict(state)
+        assert target.rate == 0.5 and "lr_lambdas" in state
+    assert out[0] == out[1] == [{"rate": 0.5}, None]
+
+
+CLOSED_FORM = [lr_sched("StepLR", step_size=3, gamma=0.5), lr_sched("MultiStepLR", [2, 4, 4], gamma=0.1),
+               lr_sched("CosineAnnealingLR", T_max=5, eta_min=0.01), lr_sched("LambdaLR", lambda e: 1.0 / (1 + e))]
+
+
+@pytest.mark.parametrize("make", CLOSED_FORM, ids=[m.__name__ for m in CLOSED_FORM])
+def test_step_with_epoch_uses_the_closed_form_and_warns(make):
+    epochs = [3, 7, 1, 4, 12, 5, 10]
+    out = []
+    for lib in (torch, ember):
+        opt = make_optimizer(lib)
+        sched = make(lib, opt)
+        values = []
+        for e in epochs:
+            opt.step()
+            with pytest.warns(UserWarning, match="epoch parameter"):
+                sched.step(e)
+            values.append(group_values(opt))
+        out.append(values)
+    assert out[0] == out[1]
+
+
+def test_cosine_resumed_with_last_epoch_matches_torch():
+    out = []
+    for lib in (torch, ember):
+        opt = make_optimizer(lib)
+        for g in opt.param_groups:
+            g["initial_lr"] = g["lr"] * 2
+        sched = lib.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=6, eta_min=0.001, last_epoch=4)
+        values = [group_values(opt)]
+        for _ in range(10):
+            opt.step()
+            sched.step()
+            values.append(group_values(opt))
+        out.append((values, sched.last_epoch, sched.base_lrs))
+    assert out[0] == out[1]
+
+
+def test_scheduler_warnings_as_torch():
+    for lib in (torch, ember):
+        opt = make_optimizer(lib)
+        sched = lib.optim.lr_scheduler.StepLR(opt, 2)
+        with pytest.warns(UserWarning, match="before `optimizer.step\\(\\)`"):
+            sched.step()
+        with pytest.warns(UserWarning, match="get_last_lr"):
+            sched.get_lr()
+        # the counter wraps the optimizer's step once, even for a second scheduler
+        lib.optim.lr_scheduler.StepLR(opt, 3)
+        opt.step()
+        assert opt._step_count == 1
+
+
+class _NoMomentum:
+    """Makes an optimizer of lib without momentum or betas (for OneCycleLR's cycle_momentum check)."""
+
+    def __call__(self, lib):
+        class Plain(lib.optim.Optimizer):
+            def __init__(self, params):
+                super().__init__(params, dict(lr=0.1))
+        return Plain([lib.zeros(1).requires_grad_()])
+
+
+SCHEDULER_ERRORS = [
+    ("OneCycleLR", dict(max_lr=0.1)), ("OneCycleLR", dict(max_lr=0.1, total_steps=0)),
+    ("OneCycleLR", dict(max_lr=0.1, total_steps=2.5)), ("OneCycleLR", dict(max_lr=0.1, epochs=0, steps_per_epoch=3)),
+    ("OneCycleLR", dict(max_lr=0.1, epochs=2, steps_per_epoch=-1)),
+    ("OneCycleLR", dict(max_lr=0.1, total_steps=10, pct_start=1.5)),
+    ("OneCycleLR", dict(max_lr=0.1, total_steps=10, pct_start=1)),
+    ("OneCycleLR", dict(max_lr=0.1, total_steps=10, anneal_strategy="exp")),
+    ("OneCycleLR", dict(max_lr=[0.1, 0.2, 0.3], total_steps=10)),
+    ("OneCycleLR", dict(max_lr=0.1, total_steps=10, base_momentum=[0.8])),
+    ("ReduceLROnPlateau", dict(factor=1.0)), ("ReduceLROnPlateau", dict(mode="average")),
+    ("ReduceLROnPlateau", dict(threshold_mode="pct")), ("ReduceLROnPlateau", dict(min_lr=[0.1, 0.2, 0.3])),
+    ("LambdaLR", dict(lr_lambda=[lambda e: 1.0])), ("StepLR", dict(step_size=2, last_epoch=3)),
+]
+
+
+@pytest.mark.parametrize("name, kwargs", SCHEDULER_ERRORS, ids=["{}-{}".format(n, _id(k))
+                                                                 for n, k in SCHEDULER_ERRORS])
+def test_scheduler_errors_as_torch(name, kwargs):
+    with pytest.raises(Exception) as expected:
+        getattr(torch.optim.lr_scheduler, name)(make_optimizer(torch), **kwargs)
+    with pytest.raises(expected.type) as actual:
+        getattr(ember.optim.lr_scheduler, name)(make_optimizer(ember), **kwargs)
+    assert str(actual.value) == str(expected.value)
+
+
+@pytest.mark.parametrize("name, kwargs", [("StepLR", dict(step_size=1)), ("ReduceLROnPlateau", {}),
+                                          ("OneCycleLR", dict(max_lr=0.1, total_steps=5))])
+def test_scheduler_needs_an_optimizer(name, kwargs):
+    for lib in (torch, ember):
+        with pytest.raises(TypeError, match="is not an Optimizer"):
+            getattr(lib.optim.lr_scheduler, name)(object(), **kwargs)
+    with pytest.raises(ValueError, match="optimizer must support momentum"):
+        ember.optim.lr_scheduler.OneCycleLR(_NoMomentum()(ember), max_lr=0.1, total_steps=5)
+    with pytest.raises(ValueError, match="optimizer must support momentum"):
+        torch.optim.lr_scheduler.OneCycleLR(_NoMomentum()(torch), max_lr=0.1, total_steps=5)
+
+
+def test_lr_scheduler_names():
+    assert ember.optim.lr_scheduler._LRScheduler is ember.optim.lr_scheduler.LRScheduler
+    assert isinstance(ember.optim.lr_scheduler.StepLR(make_optimizer(ember), 2),
+                      ember.optim.lr_scheduler._LRScheduler)
