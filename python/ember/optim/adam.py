@@ -2,7 +2,7 @@
 import math
 
 from .. import _C
-from .optimizer import Optimizer, _check_option, _zeros_like, _reject_unsupported, _update_under_grad_mode
+from .optimizer import Optimizer, _check_option, _zeros_like, _reject_unsupported, _step_without_grad
 
 __all__ = ["Adam"]
 
@@ -33,7 +33,7 @@ class _AdamBase(Optimizer):
             if "step" in s and not isinstance(s["step"], _C._TensorBase):
                 s["step"] = _C.tensor(float(s["step"]))
 
-    @_update_under_grad_mode
+    @_step_without_grad
     def step(self, closure=None):
         """Performs one update; closure (optional) re-evaluates the model with grad enabled and returns the
         loss, which step returns."""

@@ -56,7 +56,7 @@ def _zeros_like(p):
     return _C._functions["zeros_like"](p, memory_format=_C.preserve_format)
 
 
-def _update_under_grad_mode(step):
+def _step_without_grad(step):
     """Runs an optimizer's step with gradient recording disabled (the in-place updates of leaf parameters must
     not be recorded), as PyTorch's step with differentiable=False."""
     @functools.wraps(step)

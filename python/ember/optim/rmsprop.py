@@ -1,5 +1,5 @@
 """RMSprop (PyTorch 1.13's torch.optim.RMSprop)."""
-from .optimizer import Optimizer, _check_option, _reject_unsupported, _update_under_grad_mode, _zeros_like
+from .optimizer import Optimizer, _check_option, _reject_unsupported, _step_without_grad, _zeros_like
 
 __all__ = ["RMSprop"]
 
@@ -59,7 +59,7 @@ class RMSprop(Optimizer):
             group.setdefault("maximize", False)
             group.setdefault("differentiable", False)
 
-    @_update_under_grad_mode
+    @_step_without_grad
     def step(self, closure=None):
         """Performs one update; closure (optional) re-evaluates the model with grad enabled and returns the
         loss, which step returns."""

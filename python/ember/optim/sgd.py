@@ -1,5 +1,5 @@
 """Stochastic gradient descent with optional momentum (PyTorch 1.13's torch.optim.SGD)."""
-from .optimizer import Optimizer, _check_option, _reject_unsupported, _update_under_grad_mode, required
+from .optimizer import Optimizer, _check_option, _reject_unsupported, _step_without_grad, required
 
 __all__ = ["SGD"]
 
@@ -52,7 +52,7 @@ class SGD(Optimizer):
             group.setdefault("foreach", None)
             group.setdefault("differentiable", False)
 
-    @_update_under_grad_mode
+    @_step_without_grad
     def step(self, closure=None):
         """Performs one update; closure (optional) re-evaluates the model with grad enabled and returns the
         loss, which step returns."""
