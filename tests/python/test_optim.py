@@ -775,3 +775,35 @@ def test_lr_scheduler_names():
     assert ember.optim.lr_scheduler._LRScheduler is ember.optim.lr_scheduler.LRScheduler
     assert isinstance(ember.optim.lr_scheduler.StepLR(make_optimizer(ember), 2),
                       ember.optim.lr_scheduler._LRScheduler)
+
+
+# =================================================================================================== end to end
+@pytest.mark.parametrize("name, kwargs", [("AdamW", dict(lr=0.05)), ("SGD", dict(lr=0.05, momentum=0.9,
+                                                                                   nesterov=True))])
+def test_training_loop_with_one_cycle_matches_torch(name, kwargs):
+    # A linear least-squares fit, trained the usual way: zero_grad, forward, backward, step, scheduler step.
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((32, 4)).astype(np.float32)
+    y = (x @ np.array([[1.5], [-2.0], [0.5], [3.0]], dtype=np.float32) + 0.25).astype(np.float32)
+    w0 = rng.standard_normal((4, 1)).astype(np.float32)
+    runs = []
+    for lib in (torch, ember):
+        w = lib.from_numpy(w0.copy()).requires_grad_()
+        b = lib.zeros(1).requires_grad_()
+        opt = getattr(lib.optim, name)([w, b], **kwargs)
+        sched = lib.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.5, total_steps=40)
+        xs, ys = lib.from_numpy(x.copy()), lib.from_numpy(y.copy())
+        losses = []
+        for _ in range(40):
+            opt.zero_grad()
+            loss = ((xs.matmul(w) + b - ys) ** 2).mean()
+            loss.backward()
+            opt.step()
+            sched.step()
+            losses.append(loss.item())
+        runs.append((losses, w.detach().numpy().copy(), b.detach().numpy().copy()))
+    (lt, wt, bt), (le, we, be) = runs
+    assert le[-1] < 0.05 * le[0]  # it trains
+    np.testing.assert_allclose(le, lt, rtol=1e-4, atol=1e-6)  # reductions may add in another order
+    np.testing.assert_allclose(we, wt, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(be, bt, rtol=1e-4, atol=1e-5)
