@@ -66,6 +66,7 @@ from ._C import is_grad_enabled  # noqa: E402,F401
 from . import backends  # noqa: E402  (ember.backends.blas.enabled, ...)
 from . import linalg  # noqa: E402  (ember.linalg.vector_norm, as torch.linalg)
 from . import nn  # noqa: E402  (ember.nn, as torch.nn after `import torch`)
+from . import optim  # noqa: E402  (ember.optim, as torch.optim)
 from . import random  # noqa: E402  (after the ops: ember.random is the module, as torch.random)
 from .random import fork_rng, get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402,F401
 
