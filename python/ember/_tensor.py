@@ -209,3 +209,23 @@ Tensor.requires_grad_ = _requires_grad_
 Tensor.retain_grad = _retain_grad
 Tensor.detach_ = _detach_
 Tensor.backward = _backward
+
+
+def _tensor_data_set(self, value):
+    if not isinstance(value, _C._TensorBase):
+        raise TypeError("data must be a Tensor, got {}".format(type(value).__name__))
+    _C._set_data(self, value)
+
+
+Tensor.data = property(lambda self: self.detach(), _tensor_data_set,
+                       doc="The tensor without autograd history (an alias of the same storage); assigning a tensor "
+                           "makes this object use that tensor's data (dtype and shape included).")
+
+
+def _make_subclass(cls, data, require_grad=False):
+    """A new object of the Tensor subclass cls aliasing data's storage, with requires_grad set (as PyTorch's
+    Tensor._make_subclass; ember.nn.Parameter's constructor)."""
+    return _C._make_subclass(cls, data, require_grad)
+
+
+Tensor._make_subclass = staticmethod(_make_subclass)
