@@ -651,7 +651,6 @@ class Module:
                                        "it should be done inplace.")
 
         load(self, state_dict)
-        del load
         if strict:
             if unexpected_keys:
                 error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
