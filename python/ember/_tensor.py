@@ -217,6 +217,11 @@ def _tensor_data_set(self, value):
     _C._set_data(self, value)
 
 
+# Note [Tensor.data]
+# Reading .data gives detach(): an alias without autograd history. Unlike PyTorch's .data it shares the version
+# counter, so an in-place change through it is seen by saved-tensor checks (PyTorch's would go unnoticed).
+# Assigning .data (_C._set_data) swaps the tensor inside this Python object, keeping the object (so a
+# Parameter converted by Module.double() stays the object optimizers hold) and its requires_grad.
 Tensor.data = property(lambda self: self.detach(), _tensor_data_set,
                        doc="The tensor without autograd history (an alias of the same storage); assigning a tensor "
                            "makes this object use that tensor's data (dtype and shape included).")
