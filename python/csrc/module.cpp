@@ -87,6 +87,39 @@ void init_autograd(py::module_& m) {
     const Tensor& x = T(t);
     x.impl()->set_autograd_meta(nullptr);
   });
+  // Tensor._make_subclass, as PyTorch's: a new object of the Tensor subclass cls (ember.nn.Parameter) around a
+  // detached alias of data (same storage and version counter, a TensorImpl of its own so that the object is
+  // its Python object), with requires_grad set.
+  m.def("_make_subclass", [T](py::handle cls, py::handle data, bool requires_grad) {
+    if (!PyType_Check(cls.ptr()) ||
+        !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls.ptr()), &TensorBaseType))
+      throw py::type_error("_make_subclass: cls must be a subclass of Tensor");
+    Tensor t = T(data).detach();
+    ag::set_requires_grad(t, requires_grad);
+    auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+    PyObject* o = type->tp_alloc(type, 0);
+    if (!o) throw py::error_already_set();
+    new (&reinterpret_cast<PyTensor*>(o)->t) Tensor(std::move(t));
+    reinterpret_cast<PyTensor*>(o)->t.impl()->set_pyobj(o);
+    return py::reinterpret_steal<py::object>(o);
+  });
+  // Tensor.data = data, as PyTorch's set_data: the object self takes a detached alias of data (its storage,
+  // dtype and geometry) as its tensor; a leaf's requires_grad stays, and its grad moves over when it still fits
+  // (same sizes and dtype), else it is dropped (Ember's grads always match their tensor). Module._apply uses it
+  // so that .double() keeps the identity of the Parameter objects.
+  m.def("_set_data", [T](py::handle self, py::handle data) {
+    PyTensor* p = reinterpret_cast<PyTensor*>(self.ptr());
+    T(self);
+    if (!ag::is_leaf(p->t)) throw py::value_error("data can only be assigned to a leaf tensor in Ember");
+    Tensor n = T(data).detach();
+    const bool requires_grad = ag::requires_grad(p->t);
+    Tensor g = ag::grad(p->t);
+    if (requires_grad) ag::set_requires_grad(n, true);
+    if (g.defined() && g.dtype() == n.dtype() && ag::same_sizes(g.sizes(), n.sizes())) ag::set_grad(n, g);
+    if (p->t.impl()->pyobj() == self.ptr()) p->t.impl()->set_pyobj(nullptr);
+    p->t = std::move(n);
+    p->t.impl()->set_pyobj(self.ptr());
+  });
   m.def("_backward", [list](py::handle tensors, py::handle grads, std::optional<bool> retain_graph, bool create_graph,
                             py::handle inputs) {
     ag::backward(list(tensors), list(grads), retain_graph, create_graph, list(inputs));

@@ -209,3 +209,28 @@ Tensor.requires_grad_ = _requires_grad_
 Tensor.retain_grad = _retain_grad
 Tensor.detach_ = _detach_
 Tensor.backward = _backward
+
+
+def _tensor_data_set(self, value):
+    if not isinstance(value, _C._TensorBase):
+        raise TypeError("data must be a Tensor, got {}".format(type(value).__name__))
+    _C._set_data(self, value)
+
+
+# Note [Tensor.data]
+# Reading .data gives detach(): an alias without autograd history. Unlike PyTorch's .data it shares the version
+# counter, so an in-place change through it is seen by saved-tensor checks (PyTorch's would go unnoticed).
+# Assigning .data (_C._set_data) swaps the tensor inside this Python object, keeping the object (so a
+# Parameter converted by Module.double() stays the object optimizers hold) and its requires_grad.
+Tensor.data = property(lambda self: self.detach(), _tensor_data_set,
+                       doc="The tensor without autograd history (an alias of the same storage); assigning a tensor "
+                           "makes this object use that tensor's data (dtype and shape included).")
+
+
+def _make_subclass(cls, data, require_grad=False):
+    """A new object of the Tensor subclass cls aliasing data's storage, with requires_grad set (as PyTorch's
+    Tensor._make_subclass; ember.nn.Parameter's constructor)."""
+    return _C._make_subclass(cls, data, require_grad)
+
+
+Tensor._make_subclass = staticmethod(_make_subclass)

@@ -1,0 +1,123 @@
+"""Conv1d and Conv2d over ember.conv1d / ember.conv2d; padding modes other than zeros pad with F.pad first."""
+from .. import functional as F
+from ..parameter import Parameter
+from .linear import _empty, _reset_weight_and_bias
+from .module import Module
+from .utils import _pair, _reverse_repeat_tuple, _single
+
+__all__ = ["Conv1d", "Conv2d"]
+
+
+class _ConvNd(Module):
+    r"""The shared part of Conv1d/Conv2d: argument checks, the weight (out, in / groups, *kernel) and bias,
+    PyTorch's initialisation and the padding F.pad needs for the non-zeros padding modes and 'same'."""
+
+    _valid_padding_modes = ("zeros", "reflect", "replicate", "circular")
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                 padding_mode, device, dtype):
+        super().__init__()
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        valid_padding_strings = {"same", "valid"}
+        if isinstance(padding, str):
+            if padding not in valid_padding_strings:
+                raise ValueError("Invalid padding string {!r}, should be one of {}".format(padding,
+                                                                                          valid_padding_strings))
+            if padding == "same" and any(s != 1 for s in stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        if padding_mode not in self._valid_padding_modes:
+            raise ValueError("padding_mode must be one of {}, but got padding_mode='{}'".format(
+                set(self._valid_padding_modes), padding_mode))
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.padding = padding
+        self.dilation = dilation
+        self.transposed = False
+        self.output_padding = (0,) * len(kernel_size)
+        self.groups = groups
+        self.padding_mode = padding_mode
+        # F.pad's amounts (last dim first) for the non-zeros padding modes; 'same' puts the odd pixel last
+        if isinstance(padding, str):
+            pads = [0, 0] * len(kernel_size)
+            if padding == "same":
+                for i, (d, k) in enumerate(zip(reversed(dilation), reversed(kernel_size))):
+                    total = d * (k - 1)
+                    pads[2 * i] = total // 2
+                    pads[2 * i + 1] = total - total // 2
+            self._reversed_padding_repeated_twice = pads
+        else:
+            self._reversed_padding_repeated_twice = _reverse_repeat_tuple(padding, 2)
+        self.weight = Parameter(_empty((out_channels, in_channels // groups) + tuple(kernel_size), device, dtype))
+        if bias:
+            self.bias = Parameter(_empty(out_channels, device, dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        _reset_weight_and_bias(self.weight, self.bias, draw_if_no_fan_in=False)
+
+    def extra_repr(self):
+        n = len(self.kernel_size)
+        s = "{}, {}, kernel_size={}, stride={}".format(self.in_channels, self.out_channels, self.kernel_size,
+                                                      self.stride)
+        if self.padding != (0,) * n:
+            s += ", padding={}".format(self.padding)
+        if self.dilation != (1,) * n:
+            s += ", dilation={}".format(self.dilation)
+        if self.output_padding != (0,) * n:
+            s += ", output_padding={}".format(self.output_padding)
+        if self.groups != 1:
+            s += ", groups={}".format(self.groups)
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += ", padding_mode={}".format(self.padding_mode)
+        return s
+
+    def _conv_forward(self, conv, input, weight, bias, zero_padding):
+        if self.padding_mode != "zeros":
+            input = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return conv(input, weight, bias, self.stride, zero_padding, self.dilation, self.groups)
+        return conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class Conv1d(_ConvNd):
+    r"""1-D convolution of (N, C_in, L) or (C_in, L) input with a (C_out, C_in / groups, k) weight.
+
+    Args as PyTorch's: kernel_size, stride=1, padding=0 (an int, or 'valid'/'same'), dilation=1, groups=1,
+    bias=True, padding_mode='zeros' ('reflect', 'replicate', 'circular').
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, _single(kernel_size), _single(stride),
+                         padding if isinstance(padding, str) else _single(padding), _single(dilation), groups,
+                         bias, padding_mode, device, dtype)
+
+    def forward(self, input):
+        return self._conv_forward(F.conv1d, input, self.weight, self.bias, _single(0))
+
+
+class Conv2d(_ConvNd):
+    r"""2-D convolution of (N, C_in, H, W) or (C_in, H, W) input with a (C_out, C_in / groups, kH, kW) weight.
+
+    Args as PyTorch's: kernel_size, stride=1, padding=0 (an int, a pair, or 'valid'/'same'), dilation=1,
+    groups=1, bias=True, padding_mode='zeros' ('reflect', 'replicate', 'circular').
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, _pair(kernel_size), _pair(stride),
+                         padding if isinstance(padding, str) else _pair(padding), _pair(dilation), groups,
+                         bias, padding_mode, device, dtype)
+
+    def forward(self, input):
+        return self._conv_forward(F.conv2d, input, self.weight, self.bias, _pair(0))

@@ -1,0 +1,67 @@
+"""Identity and Linear."""
+import math
+
+from ... import _C
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["Identity", "Linear"]
+
+
+def _empty(shape, device=None, dtype=None):
+    """An uninitialised parameter tensor (the layers' factory_kwargs device/dtype)."""
+    kwargs = {k: v for k, v in (("device", device), ("dtype", dtype)) if v is not None}
+    return _C._functions["empty"](shape, **kwargs)
+
+
+class Identity(Module):
+    """Returns its input (arguments of the constructor are ignored)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class Linear(Module):
+    r"""y = x W^T + b, with W of shape (out_features, in_features) and b of shape (out_features).
+
+    Initialised as PyTorch's: W ~ kaiming_uniform_(a=sqrt(5)), i.e. U(-1/sqrt(in), 1/sqrt(in)), and
+    b ~ U(-1/sqrt(in), 1/sqrt(in)).
+    """
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(_empty((out_features, in_features), device, dtype))
+        if bias:
+            self.bias = Parameter(_empty(out_features, device, dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        _reset_weight_and_bias(self.weight, self.bias)
+
+    def forward(self, input):
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return "in_features={}, out_features={}, bias={}".format(self.in_features, self.out_features,
+                                                                 self.bias is not None)
+
+
+def _reset_weight_and_bias(weight, bias, draw_if_no_fan_in=True):
+    """PyTorch's default initialisation of Linear and Conv: kaiming_uniform_(a=sqrt(5)) for the weight and
+    U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for the bias, drawn in that order. With fan_in 0, Linear still draws
+    its bias from U(0, 0) (advancing the generator) while Conv leaves it: draw_if_no_fan_in."""
+    init.kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = init._calculate_fan_in_and_fan_out(weight)
+        if fan_in > 0 or draw_if_no_fan_in:
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(bias, -bound, bound)
