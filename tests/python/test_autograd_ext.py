@@ -385,7 +385,9 @@ def test_function_backward_errors():
 
     def legacy(lib):
         MulConst, _, _ = make_functions(lib)
-        MulConst()(leaf(lib, [1.0]), 2)
+        with pytest.warns(DeprecationWarning, match="should not be instantiated"):
+            f = MulConst()
+        f(leaf(lib, [1.0]), 2)
     raises_both(legacy, RuntimeError, "Legacy autograd function with non-static forward method is deprecated")
 
     def no_forward(lib):
@@ -654,3 +656,23 @@ def test_api_names():
         assert hasattr(ember.autograd, name) and hasattr(torch.autograd, name), name
     for name in ["inference_mode", "is_inference_mode_enabled", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]:
         assert hasattr(ember, name) and hasattr(torch, name), name
+
+
+def test_function_gradient_is_summed_to_shape_and_cast_to_dtype():
+    def sc(lib):
+        class Spread(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                return x * 2, y * 1
+
+            @staticmethod
+            def backward(ctx, gx, gy):
+                # a broadcast (2, 3) gradient for a (1, 3) input, and a float32 one for a float64 input
+                return gx.expand(2, 3) * 1, gy.float() * 2
+
+        x = leaf(lib, [[1.0, 2.0, 3.0]])
+        y = leaf(lib, [1.0, 2.0])
+        a, b = Spread.apply(x, y)
+        (a.sum() + b.sum()).backward()
+        return x.grad, y.grad
+    run_both(sc)

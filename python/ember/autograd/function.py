@@ -1,6 +1,7 @@
 """Custom autograd functions (PyTorch's torch.autograd.Function). The graph node is C++'s FunctionNode (Note
 [custom functions] in ember/autograd/CustomFunction.h); this module gives it PyTorch's Python API."""
 import functools
+import warnings
 
 from .. import _C
 from .grad_mode import no_grad
@@ -111,7 +112,9 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     """
 
     def __init__(self, *args, **kwargs):
-        pass
+        warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd functions are all static, "
+                      "so you should invoke them on the class itself. Instantiating an autograd function will raise "
+                      "an error in a future version of PyTorch.", DeprecationWarning)
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(
