@@ -102,11 +102,16 @@ RemovableHandle register_hook(const Tensor& t, GradHook fn, std::string name) {
   auto hook = std::make_shared<TensorPreHook>();
   hook->fn = std::move(fn);
   hook->name = std::move(name);
+  // Removed hooks are dropped here, so registering and removing in a loop does not grow the list.
+  auto add = [&hook](TensorPreHookList& list) {
+    std::erase_if(list, [](const std::shared_ptr<TensorPreHook>& h) { return !h->fn; });
+    list.push_back(hook);
+  };
   if (m->grad_fn) {
     hook->output_nr = m->output_nr;
-    m->grad_fn->tensor_pre_hooks.push_back(hook);
+    add(m->grad_fn->tensor_pre_hooks);
   } else {
-    m->hooks.push_back(hook);
+    add(m->hooks);
   }
   return RemovableHandle(hook);
 }

@@ -152,6 +152,15 @@ TEST(Hooks, ReturningUndefinedKeepsTheGradientAndRemoveWorks) {
   EXPECT_EQ(vals(grad(x)), (std::vector<double>{2}));
 }
 
+TEST(Hooks, RemovedHooksDoNotAccumulate) {
+  Tensor x = leaf({1});
+  for (int i = 0; i < 100; ++i) register_hook(x, [](const Tensor& g) { return g; }).remove();
+  EXPECT_LE(get_meta(x)->hooks.size(), 1u);
+  Tensor y = x * 2;
+  for (int i = 0; i < 100; ++i) register_hook(y, [](const Tensor& g) { return g; }).remove();
+  EXPECT_LE(grad_fn(y)->tensor_pre_hooks.size(), 1u);
+}
+
 TEST(Hooks, OrderWithRetainGrad) {
   // retain_grad is a hook too: it sees the hooks registered before it, not those after (PyTorch 1.13).
   Tensor x = leaf({1});
