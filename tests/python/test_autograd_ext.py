@@ -383,6 +383,35 @@ def test_function_backward_errors():
         D.apply(leaf(lib, [1.0]))
     raises_both(dirty_leaf, RuntimeError, "a leaf Variable that requires grad has been used in an in-place operation.")
 
+    def save_number(lib):
+        class A(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x, 3)
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+        A.apply(lib.ones(2).requires_grad_())
+    raises_both(save_number, TypeError, "save_for_backward can only save variables, but argument 1 is of type int")
+
+    def dirty_not_returned(lib, x):
+        class B(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.mul_(2)
+                ctx.mark_dirty(x)
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+        B.apply(x)
+    for make in (lambda lib: lib.ones(1).requires_grad_() * 1, lambda lib: lib.ones(1)):
+        raises_both(lambda lib: dirty_not_returned(lib, make(lib)), RuntimeError,
+                    "Some elements marked as dirty during the forward method were not returned as output.")
+
     def legacy(lib):
         MulConst, _, _ = make_functions(lib)
         with pytest.warns(DeprecationWarning, match="should not be instantiated"):

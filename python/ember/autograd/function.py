@@ -16,10 +16,10 @@ class FunctionCtx:
     def save_for_backward(self, *tensors):
         """Saves tensors (or None) for backward, where ``ctx.saved_tensors`` returns them; an in-place change
         of a saved tensor in between is detected (RuntimeError on access)."""
-        for t in tensors:
+        for i, t in enumerate(tensors):
             if t is not None and not isinstance(t, _C._TensorBase):
-                raise TypeError("save_for_backward can only save variables, but argument "
-                                f"{tensors.index(t)} is of type {type(t).__name__}")
+                raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type "
+                                f"{type(t).__name__}")
         self.to_save = tensors
 
     def mark_dirty(self, *args):
