@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ember/autograd/AnomalyMode.h"
 #include "ember/autograd/autograd.h"
 #include "ember/ops/Functions.h"
 
@@ -26,6 +27,8 @@ void set_requires_grad(const Tensor& t, bool requires_grad) {
     return;
   }
   if (requires_grad) {
+    EMBER_CHECK(!t.is_inference() || InferenceMode::is_enabled(),
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
     EMBER_CHECK(is_floating_point(t.dtype()),
                 "only Tensors of floating point and complex dtype can require gradients");
     materialize_meta(t)->requires_grad_ = true;
@@ -72,7 +75,45 @@ void retain_grad(const Tensor& t) {
   EMBER_CHECK(m && m->requires_grad(), "can't retain_grad on Tensor that has requires_grad=False");
   if (!m->grad_fn || m->retained_grad) return;  // leaves keep their grad anyway
   m->retained_grad = std::make_shared<Tensor>();
-  m->grad_fn->retained_grads.emplace_back(m->output_nr, m->retained_grad);
+  // A hook among the others (Note [tensor hooks]); it writes through a weak slot, so the graph does not
+  // keep the tensor's .grad alive.
+  auto hook = std::make_shared<TensorPreHook>();
+  hook->output_nr = m->output_nr;
+  hook->name = "retain_grad";
+  hook->fn = [slot = std::weak_ptr<Tensor>(m->retained_grad)](const Tensor& g) {
+    if (auto p = slot.lock()) {
+      // Under create_graph (grad mode on in the engine) the stored gradient keeps its history.
+      if (p->defined()) *p = ember::add(*p, g);
+      else *p = GradMode::is_enabled() ? g : ember::clone(g, MemoryFormat::Contiguous);
+    }
+    return Tensor();
+  };
+  m->grad_fn->tensor_pre_hooks.push_back(std::move(hook));
+}
+
+void RemovableHandle::remove() {
+  if (auto h = hook_.lock()) h->fn = nullptr;
+  hook_.reset();
+}
+
+RemovableHandle register_hook(const Tensor& t, GradHook fn, std::string name) {
+  AutogradMeta* m = get_meta(t);
+  EMBER_CHECK(m && m->requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
+  auto hook = std::make_shared<TensorPreHook>();
+  hook->fn = std::move(fn);
+  hook->name = std::move(name);
+  // Removed hooks are dropped here, so registering and removing in a loop does not grow the list.
+  auto add = [&hook](TensorPreHookList& list) {
+    std::erase_if(list, [](const std::shared_ptr<TensorPreHook>& h) { return !h->fn; });
+    list.push_back(hook);
+  };
+  if (m->grad_fn) {
+    hook->output_nr = m->output_nr;
+    add(m->grad_fn->tensor_pre_hooks);
+  } else {
+    add(m->hooks);
+  }
+  return RemovableHandle(hook);
 }
 
 bool retains_grad(const Tensor& t) {
@@ -98,8 +139,29 @@ struct EdgeHash {
 
 // Runs the graph. With `inputs` empty every reachable node runs (backward()); otherwise the gradients at the
 // inputs' edges are returned and AccumulateGrad nodes do not run (Note [engine order]).
+// Runs node.apply in anomaly mode: an error escaping it is preceded by the anomaly warning, and with
+// check_nan an output gradient holding a NaN raises (Note [anomaly mode]).
+variable_list apply_with_anomaly_checks(Node& node, variable_list&& in) {
+  try {
+    variable_list out = node.apply(std::move(in));
+    if (AnomalyMode::should_check_nan()) {
+      NoGradGuard no_grad;
+      for (size_t i = 0; i < out.size(); ++i)
+        if (out[i].defined() && out[i].is_floating_point() && ember::isnan(out[i]).any().item<bool>())
+          EMBER_FAIL("Function '{}' returned nan values in its {}th output.", node.name(), i);
+    }
+    return out;
+  } catch (...) {
+    AnomalyMode::report_error(node);
+    throw;
+  }
+}
+
+// hooks_before_capture: backward(inputs=) semantics rather than grad()'s (Note [tensor hooks]).
 variable_list run_backward(const variable_list& roots, const variable_list& grad_roots, bool keep_graph,
-                           bool create_graph, const variable_list& inputs, bool allow_unused) {
+                           bool create_graph, const variable_list& inputs, bool allow_unused,
+                           bool hooks_before_capture = true) {
+  const bool anomaly = AnomalyMode::is_enabled();
   EMBER_CHECK(grad_roots.empty() || grad_roots.size() == roots.size(),
               "grad can be implicitly created only for scalar outputs: got {} tensors and {} gradients",
               roots.size(), grad_roots.size());
@@ -122,12 +184,12 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
   }
   const bool capture = !inputs.empty();
   std::vector<Edge> input_edges;
-  std::unordered_map<EdgeKey, size_t, EdgeHash> capture_index;
+  std::unordered_map<EdgeKey, std::vector<size_t>, EdgeHash> capture_index;  // an input may be given twice
   for (size_t i = 0; i < inputs.size(); ++i) {
     Edge e = gradient_edge(inputs[i]);
     EMBER_CHECK(e.valid(), "One of the differentiated Tensors does not require grad");
     input_edges.push_back(e);
-    capture_index.emplace(EdgeKey{e.fn.get(), e.input_nr}, i);
+    capture_index[EdgeKey{e.fn.get(), e.input_nr}].push_back(i);
   }
 
   // Pass 1: dependencies and (for capture) which nodes lead to an input.
@@ -196,22 +258,20 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
     variable_list in = std::move(buffers[n.get()]);
     buffers.erase(n.get());
     in.resize(n->num_outputs);
-    for (auto& [nr, slot] : n->retained_grads) {
-      if (auto p = slot.lock(); p && nr < in.size() && in[nr].defined()) {
-        if (p->defined()) *p = ember::add(*p, in[nr]);
-        else *p = create_graph ? in[nr] : ember::clone(in[nr], MemoryFormat::Contiguous);
-      }
-    }
+    // Note [tensor hooks]: grad() captures before the hooks run, backward(inputs=) after.
+    if (hooks_before_capture && !n->tensor_pre_hooks.empty()) call_tensor_pre_hooks(n->tensor_pre_hooks, in);
     if (capture) {
       for (uint32_t nr = 0; nr < in.size(); ++nr) {
         auto it = capture_index.find(EdgeKey{n.get(), nr});
-        if (it != capture_index.end()) accumulate_into(captured[it->second], in[nr]);
+        if (it != capture_index.end())
+          for (size_t k : it->second) accumulate_into(captured[k], in[nr]);
       }
       if (dynamic_cast<AccumulateGrad*>(n.get())) continue;
     }
+    if (!hooks_before_capture && !n->tensor_pre_hooks.empty()) call_tensor_pre_hooks(n->tensor_pre_hooks, in);
     bool any = std::any_of(in.begin(), in.end(), [](const Tensor& t) { return t.defined(); });
     variable_list out;
-    if (any) out = n->apply(std::move(in));
+    if (any) out = anomaly ? apply_with_anomaly_checks(*n, std::move(in)) : n->apply(std::move(in));
     ran.push_back(n);
     const auto& edges = n->next_edges();
     for (size_t i = 0; i < edges.size(); ++i) {
@@ -242,7 +302,7 @@ void backward(const variable_list& tensors, const variable_list& grad_tensors, s
     run_backward(tensors, grad_tensors, keep, create_graph, {}, false);
     return;
   }
-  variable_list gs = run_backward(tensors, grad_tensors, keep, create_graph, inputs, true);
+  variable_list gs = run_backward(tensors, grad_tensors, keep, create_graph, inputs, true, true);
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!gs[i].defined()) continue;
     AutogradMeta* m = materialize_meta(inputs[i]);
@@ -260,7 +320,7 @@ variable_list grad(const variable_list& outputs, const variable_list& inputs, co
                    std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {
   EMBER_CHECK(!inputs.empty(), "grad requires at least one input");
   return run_backward(outputs, grad_outputs, retain_graph.value_or(create_graph), create_graph, inputs,
-                      allow_unused);
+                      allow_unused, false);
 }
 
 }  // namespace ember::autograd

@@ -1,6 +1,9 @@
 #pragma once
 // Grad modes: whether autograd records operations on this thread (PyTorch's GradMode). The Autograd-key
 // kernels read it; ops on tensors without autograd metadata never reach them (Note [autograd dispatch]).
+// Inference mode (below) is grad mode off plus inference tensors (Note [inference tensors]).
+#include "ember/dispatch/DispatchKey.h"
+
 namespace ember::autograd {
 
 /// The thread-local switch for recording the autograd graph (on by default in every thread).
@@ -27,4 +30,28 @@ class NoGradGuard : public AutoGradMode {
   NoGradGuard() : AutoGradMode(false) {}
 };
 
+/// RAII: inference mode for the current thread (PyTorch's c10::InferenceMode / `torch.inference_mode()`).
+/// InferenceMode(true): grad mode off, the Autograd key excluded (so enable_grad inside records nothing,
+/// as PyTorch), and every tensor allocated in scope is an inference tensor (Note [inference tensors]).
+/// InferenceMode(false): the opposite for its scope (grad mode on, normal tensors), e.g. nested inside
+/// an enabled one. Leaving the scope restores all three settings.
+class InferenceMode {
+ public:
+  explicit InferenceMode(bool enabled = true);
+  ~InferenceMode();
+  InferenceMode(const InferenceMode&) = delete;
+  InferenceMode& operator=(const InferenceMode&) = delete;
+  /// Whether inference mode is on in this thread.
+  static bool is_enabled();
+
+ private:
+  bool prev_inference_, prev_grad_;
+  DispatchKeySet prev_excluded_;
+};
+
 }  // namespace ember::autograd
+
+namespace ember {
+/// `ember::InferenceMode guard;` as LibTorch's `c10::InferenceMode guard;`.
+using autograd::InferenceMode;
+}  // namespace ember

@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "ember/autograd/AnomalyMode.h"
 #include "ember/autograd/GradMode.h"
 #include "ember/ops/Functions.h"
 
@@ -35,16 +36,43 @@ Edge gradient_edge(const Tensor& t) {
 }
 
 void set_history(const Tensor& out, const std::shared_ptr<Node>& node, uint32_t output_nr) {
+  if (AnomalyMode::is_enabled() && node->anomaly_trace.empty()) AnomalyMode::record(*node);
   AutogradMeta* m = materialize_meta(out);
   m->grad_fn = node;
   m->output_nr = output_nr;
   m->grad_accumulator.reset();
 }
 
+// Note [tensor hooks]
+// Tensor.register_hook on a non-leaf adds a TensorPreHook to the tensor's grad_fn, for its output number;
+// on a leaf it adds one to the leaf's AutogradMeta, which its AccumulateGrad runs. Either way a hook runs
+// once per backward on the gradient summed over every use of the tensor, before the node consumes it (so
+// a leaf's hook sees the gradient before it is accumulated into .grad), and its result replaces the
+// gradient. retain_grad() is such a hook too (it stores the gradient and returns nothing), so hooks and
+// retain_grad see each other's effect in registration order, as PyTorch 1.13's. The hooks stay with the
+// node, not the tensor: they run even when the tensor itself is gone. autograd::grad() captures the
+// gradient of its inputs before their hooks run (the hooks still run when the node runs for another
+// input); backward(inputs=...) runs them first. Both match PyTorch 1.13.
+void call_tensor_pre_hooks(const TensorPreHookList& hooks, variable_list& grads) {
+  for (size_t i = 0; i < hooks.size(); ++i) {
+    const TensorPreHook& h = *hooks[i];
+    if (!h.fn || h.output_nr >= grads.size() || !grads[h.output_nr].defined()) continue;
+    GradHook fn = h.fn;  // a copy: the hook may remove itself (or register others) while it runs
+    Tensor r = fn(grads[h.output_nr]);
+    if (!r.defined()) continue;
+    const Tensor& g = grads[h.output_nr];
+    EMBER_CHECK(same_sizes(r.sizes(), g.sizes()), "hook '{}' has changed the size of value", h.name);
+    EMBER_CHECK(r.dtype() == g.dtype(), "hook '{}' has changed the type of value (was {} got {})", h.name,
+                g.dtype(), r.dtype());
+    grads[h.output_nr] = std::move(r);
+  }
+}
+
 variable_list AccumulateGrad::apply(variable_list&& grads) {
+  AutogradMeta* m = materialize_meta(variable);
+  if (!m->hooks.empty()) call_tensor_pre_hooks(m->hooks, grads);
   Tensor& g = grads[0];
   if (!g.defined()) return {};
-  AutogradMeta* m = materialize_meta(variable);
   if (GradMode::is_enabled()) {
     // create_graph: the accumulated gradient keeps its own history (out of place).
     m->grad = m->grad.defined() ? ember::add(m->grad, g) : g;
@@ -91,6 +119,9 @@ std::string sizes_str(IntArrayRef s) {
 
 SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   if (!t.defined()) return;
+  EMBER_CHECK(!t.is_inference(),
+              "Inference tensors cannot be saved for backward. To work around you can make a clone to get a normal "
+              "tensor and use it in autograd.");
   was_defined_ = true;
   saved_version_ = t._version();
   is_output_ = is_output;

@@ -10,6 +10,7 @@
 // through AccumulateGrad nodes, which hold the leaf tensor; a leaf's meta keeps only a weak_ptr to its
 // AccumulateGrad so that every use of a leaf in one graph shares one node.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -72,6 +73,22 @@ class SavedVariable {
   std::string grad_fn_name_;  // for the error message
 };
 
+/// A hook on the gradient of a tensor (Tensor.register_hook): it sees the gradient and may return a
+/// replacement of the same sizes and dtype; an undefined result keeps the gradient as it is.
+using GradHook = std::function<Tensor(const Tensor&)>;
+
+/// A registered GradHook (Note [tensor hooks]). remove() clears `fn`, so a removed hook is skipped.
+struct TensorPreHook {
+  GradHook fn;
+  uint32_t output_nr = 0;      // which output of the node (which input of the backward) it watches
+  std::string name = "hook";   // named in its errors
+};
+using TensorPreHookList = std::vector<std::shared_ptr<TensorPreHook>>;
+
+/// Runs the live hooks of `hooks` on grads in registration order (each on grads[h.output_nr] when that
+/// gradient is defined). Errors: a hook changed the gradient's sizes or dtype (RuntimeError naming it).
+void call_tensor_pre_hooks(const TensorPreHookList& hooks, variable_list& grads);
+
 /// One node of the graph: computes the gradients of its inputs from the gradients of its outputs.
 struct Node : std::enable_shared_from_this<Node> {
   virtual ~Node() = default;
@@ -91,8 +108,11 @@ struct Node : std::enable_shared_from_this<Node> {
   uint32_t num_outputs = 1;
   /// Metadata of each differentiable input (parallel to next_edges()).
   std::vector<InputMeta> input_meta;
-  /// Non-leaf tensors with retain_grad(): output number and the slot their .grad is written to.
-  std::vector<std::pair<uint32_t, std::weak_ptr<Tensor>>> retained_grads;
+  /// Hooks of the non-leaf tensors this node produced (register_hook and retain_grad, in registration
+  /// order); the engine runs them on the incoming gradients before apply(). See Note [tensor hooks].
+  TensorPreHookList tensor_pre_hooks;
+  /// In anomaly mode, where the forward op was called (Note [anomaly mode]); empty otherwise.
+  std::string anomaly_trace;
   /// Creation order: the engine runs later nodes first among ready ones.
   uint64_t sequence_nr = 0;
 
@@ -117,6 +137,7 @@ struct AutogradMeta final : AutogradMetaInterface {
   uint32_t output_nr = 0;
   Tensor grad;                              // .grad of a leaf
   std::shared_ptr<Tensor> retained_grad;    // .grad of a non-leaf after retain_grad()
+  TensorPreHookList hooks;                  // register_hook() on a leaf: run by its AccumulateGrad
   bool is_view = false;                     // made by a view op from a tensor with autograd history
 };
 

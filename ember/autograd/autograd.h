@@ -2,7 +2,10 @@
 // The public autograd API for C++ users (the Python methods of Tensor map onto these one to one).
 #include <optional>
 
+#include "ember/autograd/AnomalyMode.h"
+#include "ember/autograd/CustomFunction.h"
 #include "ember/autograd/GradMode.h"
+#include "ember/autograd/Gradcheck.h"
 #include "ember/autograd/Node.h"
 
 namespace ember::autograd {
@@ -22,6 +25,25 @@ void set_grad(const Tensor& t, const Tensor& g);
 /// Makes backward fill .grad of a non-leaf tensor as well. Errors: t does not require grad.
 void retain_grad(const Tensor& t);
 bool retains_grad(const Tensor& t);
+
+/// The handle register_hook returns: remove() unregisters the hook (a second remove() does nothing).
+class RemovableHandle {
+ public:
+  RemovableHandle() = default;
+  explicit RemovableHandle(const std::shared_ptr<TensorPreHook>& hook) : hook_(hook) {}
+  void remove();
+
+ private:
+  std::weak_ptr<TensorPreHook> hook_;
+};
+
+/// Registers `fn` on the gradient of t (PyTorch's Tensor.register_hook): fn sees the gradient of t and
+/// may return a replacement of the same sizes and dtype (an undefined Tensor keeps it). On a leaf it runs
+/// once per backward, on the summed gradient, before accumulation into .grad; on a non-leaf when the
+/// gradient of t has been computed. `name` appears in its errors. See Note [tensor hooks].
+/// Errors (RuntimeError): t does not require grad ("cannot register a hook on a tensor that doesn't
+/// require gradient"); during backward, fn returning a gradient of other sizes or dtype.
+RemovableHandle register_hook(const Tensor& t, GradHook fn, std::string name = "hook");
 
 /// Computes the gradients of `tensors` (each a scalar unless its entry of `grad_tensors` is given) with
 /// respect to the leaves of the graph and adds them into their .grad (or only into `inputs` when given).

@@ -21,8 +21,10 @@ Scalar Tensor::item() const {
 namespace ember {
 
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
-  return Tensor(make_intrusive<TensorImpl>(base.impl()->storage(), base.dtype(), sizes, strides, storage_offset,
-                                          base.impl()->version_counter()));
+  auto impl = make_intrusive<TensorImpl>(base.impl()->storage(), base.dtype(), sizes, strides, storage_offset,
+                                         base.impl()->version_counter());
+  impl->set_inference(base.impl()->is_inference());  // a view has its base's kind: Note [inference tensors]
+  return Tensor(std::move(impl));
 }
 
 Tensor make_empty(IntArrayRef sizes, DType dtype) {

@@ -49,6 +49,8 @@ class Tensor {
   bool is_floating_point() const { return ember::is_floating_point(dtype()); }
   bool is_cpu() const { return device().is_cpu(); }
   uint32_t _version() const { return impl_->version(); }
+  /// Whether the tensor was made in inference mode (Note [inference tensors]).
+  bool is_inference() const { return impl_->is_inference(); }
   void* data_ptr() const { return impl_->data(); }
   /// Typed pointer to element 0. Errors: T does not match dtype() (RuntimeError naming both).
   template <class T>

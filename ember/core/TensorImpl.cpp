@@ -32,9 +32,21 @@ TensorImpl::TensorImpl(Storage storage, DType dtype, IntArrayRef sizes, IntArray
                        int64_t storage_offset)
     : TensorImpl(std::move(storage), dtype, sizes, strides, storage_offset, make_intrusive<VersionCounter>()) {}
 
+namespace {
+thread_local bool t_inference_mode = false;
+}
+bool inference_mode_enabled() { return t_inference_mode; }
+void set_inference_mode_enabled(bool enabled) { t_inference_mode = enabled; }
+
+void TensorImpl::fail_inplace_on_inference_tensor() {
+  EMBER_FAIL(
+      "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+      "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.");
+}
+
 TensorImpl::TensorImpl(Storage storage, DType dtype, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset,
                        intrusive_ptr<VersionCounter> version)
-    : storage_(std::move(storage)), dtype_(dtype), version_(std::move(version)) {
+    : storage_(std::move(storage)), dtype_(dtype), is_inference_(t_inference_mode), version_(std::move(version)) {
   set_geometry(sizes, strides, storage_offset);
 }
 

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "ember/base/ArrayRef.h"
+#include "ember/base/Error.h"
 #include "ember/base/intrusive_ptr.h"
 #include "ember/core/DType.h"
 #include "ember/core/Device.h"
@@ -19,6 +20,16 @@ namespace ember {
 struct VersionCounter : intrusive_target {
   std::atomic<uint32_t> version{0};
 };
+
+/// Note [inference tensors]
+/// Inference mode (the autograd layer's InferenceMode guard, Python `ember.inference_mode()`) is a
+/// thread-local switch read here because it changes what a new TensorImpl is: a tensor allocated while it is
+/// on is an *inference tensor* (views inherit their base's kind instead, so a view of a normal tensor made in
+/// inference mode stays normal). Inference tensors never take part in autograd: outside inference mode an
+/// in-place update of one raises (bump_version) and autograd refuses to save one for backward. One TLS read
+/// per new tensor is the whole cost.
+bool inference_mode_enabled();
+void set_inference_mode_enabled(bool enabled);
 
 /// The opaque autograd slot. The autograd layer derives from it; the core only owns and destroys it.
 struct AutogradMetaInterface {
@@ -64,8 +75,15 @@ class TensorImpl : public intrusive_target {
   const intrusive_ptr<VersionCounter>& version_counter() const { return version_; }
   void set_version_counter(intrusive_ptr<VersionCounter> v) { version_ = std::move(v); }
   uint32_t version() const { return version_->version.load(std::memory_order_relaxed); }
-  /// Called by every in-place op on this tensor or a view of it.
-  void bump_version() { version_->version.fetch_add(1, std::memory_order_relaxed); }
+  /// Called by every in-place op on this tensor or a view of it. Errors: an inference tensor updated
+  /// outside inference mode (Note [inference tensors]).
+  void bump_version() {
+    if (is_inference_ && !inference_mode_enabled()) fail_inplace_on_inference_tensor();
+    version_->version.fetch_add(1, std::memory_order_relaxed);
+  }
+  /// Whether the tensor was allocated in inference mode (Note [inference tensors]).
+  bool is_inference() const { return is_inference_; }
+  void set_inference(bool v) { is_inference_ = v; }
 
   AutogradMetaInterface* autograd_meta() const { return autograd_meta_.get(); }
   void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) { autograd_meta_ = std::move(m); }
@@ -80,6 +98,7 @@ class TensorImpl : public intrusive_target {
 
  private:
   void refresh();  // recompute numel and contiguity after a geometry change
+  [[noreturn]] static void fail_inplace_on_inference_tensor();
 
   Storage storage_;
   int64_t storage_offset_ = 0;
@@ -88,6 +107,7 @@ class TensorImpl : public intrusive_target {
   DType dtype_;
   bool is_contiguous_ = true;
   bool wrapped_number_ = false;
+  bool is_inference_ = false;
   intrusive_ptr<VersionCounter> version_;
   std::unique_ptr<AutogradMetaInterface> autograd_meta_;
   void* pyobj_ = nullptr;

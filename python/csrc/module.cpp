@@ -45,6 +45,168 @@ DType dtype_of(py::handle o) {
 }
 }  // namespace
 
+namespace {
+// A Python object kept by C++ (a hook, a custom function's ctx): released with the GIL held, whichever
+// thread drops the last reference.
+std::shared_ptr<PyObject> keep_py(py::handle o) {
+  return std::shared_ptr<PyObject>(o.inc_ref().ptr(), [](PyObject* p) {
+    py::gil_scoped_acquire gil;
+    Py_DECREF(p);
+  });
+}
+
+py::object tensor_or_none(const Tensor& t) {
+  if (!t.defined()) return py::none();
+  return py::reinterpret_steal<py::object>(wrap(t));
+}
+
+// The guard behind ember.inference_mode (entered and left from Python's __enter__/__exit__).
+struct PyInferenceMode {
+  std::unique_ptr<ember::autograd::InferenceMode> guard;
+};
+
+// ember.autograd.Function, hooks, inference mode, anomaly mode, gradcheck (Note [custom functions],
+// Note [tensor hooks], Note [inference tensors], Note [anomaly mode], Note [gradcheck]).
+void init_autograd_extensions(py::module_& m) {
+  namespace ag = ember::autograd;
+  auto T = [](py::handle h) -> const Tensor& {
+    if (!is_tensor(h.ptr())) throw py::type_error("expected a Tensor");
+    return unwrap(h.ptr());
+  };
+  auto list = [T](py::handle seq) {
+    ag::variable_list v;
+    if (seq.is_none()) return v;
+    for (py::handle h : seq) v.push_back(h.is_none() ? Tensor() : T(h));
+    return v;
+  };
+  auto to_py_list = [](const ag::variable_list& v) {
+    py::list out;
+    for (const Tensor& t : v) out.append(tensor_or_none(t));
+    return out;
+  };
+
+  // ---- hooks
+  py::class_<ag::RemovableHandle>(m, "_RemovableHandle", "Unregisters a hook: remove().")
+      .def("remove", &ag::RemovableHandle::remove);
+  m.def("_register_hook", [T](py::handle t, py::function fn) {
+    std::string name = py::hasattr(fn, "__name__") ? py::str(fn.attr("__name__")).cast<std::string>() : "hook";
+    std::shared_ptr<PyObject> f = keep_py(fn);
+    ag::GradHook hook = [f](const Tensor& g) -> Tensor {
+      py::gil_scoped_acquire gil;
+      py::object r = py::reinterpret_borrow<py::object>(f.get())(tensor_or_none(g));
+      if (r.is_none()) return Tensor();
+      if (!is_tensor(r.ptr()))
+        throw py::type_error("expected Variable, but hook returned '" +
+                             std::string(Py_TYPE(r.ptr())->tp_name) + "'");
+      return unwrap(r.ptr());
+    };
+    return ag::register_hook(T(t), std::move(hook), name);
+  });
+
+  // ---- custom functions: ember/autograd/function.py drives these
+  py::class_<ag::FunctionNode, ag::Node, std::shared_ptr<ag::FunctionNode>>(m, "_FunctionNode");
+  struct WeakFunctionNode {
+    std::weak_ptr<ag::FunctionNode> node;
+    std::shared_ptr<ag::FunctionNode> lock() const {
+      auto n = node.lock();
+      if (!n) throw py::value_error("the graph of this custom function has been freed");
+      return n;
+    }
+  };
+  py::class_<WeakFunctionNode>(m, "_WeakFunctionNode")
+      .def("saved_tensors", [to_py_list](const WeakFunctionNode& w) {
+        return py::tuple(to_py_list(w.lock()->ctx.get_saved_variables()));
+      })
+      .def("next_functions", [](const WeakFunctionNode& w) {
+        py::list out;
+        for (const ag::Edge& e : w.lock()->next_edges())
+          out.append(py::make_tuple(e.fn ? py::cast(e.fn) : py::none(), e.input_nr));
+        return py::tuple(out);
+      });
+  // Makes the node of one call of a Python custom function (ctx: its ctx object, which backward is called
+  // on and which the node keeps alive) and adds the tensor inputs when the call is recorded.
+  m.def("_function_node", [list](py::handle ctx, std::string name, std::vector<bool> is_tensor_arg,
+                                 py::handle tensor_inputs) {
+    PyObject* raw = ctx.ptr();  // kept alive by the node's payload
+    auto node = std::make_shared<ag::FunctionNode>(
+        std::move(name), std::move(is_tensor_arg), [raw](ag::AutogradContext*, ag::variable_list grads) {
+          py::gil_scoped_acquire gil;
+          py::tuple args(grads.size());
+          for (size_t i = 0; i < grads.size(); ++i) args[i] = tensor_or_none(grads[i]);
+          py::object r = py::handle(raw).attr("_do_backward")(args);
+          ag::variable_list out;
+          for (py::handle h : r) out.push_back(h.is_none() ? Tensor() : unwrap(h.ptr()));
+          return out;
+        });
+    node->payload = keep_py(ctx);
+    bool recorded = ag::prepare_function_inputs(*node, list(tensor_inputs));
+    return py::make_tuple(node, WeakFunctionNode{node}, recorded);
+  });
+  // Wires the tensor outputs of forward (Note [custom functions]); returns what apply returns for them.
+  m.def("_function_wrap", [list, to_py_list](std::shared_ptr<ag::FunctionNode> node, py::handle tensor_inputs,
+                                             py::handle outputs, py::handle to_save, py::handle dirty,
+                                             py::handle non_differentiable, bool materialize_grads) {
+    node->ctx.save_for_backward(list(to_save));
+    node->ctx.mark_dirty(list(dirty));
+    node->ctx.mark_non_differentiable(list(non_differentiable));
+    node->ctx.set_materialize_grads(materialize_grads);
+    ag::variable_list outs = list(outputs);
+    ag::wrap_function_outputs(node, list(tensor_inputs), outs);
+    return to_py_list(outs);
+  });
+  m.def("_delayed_error", [list, to_py_list](const std::string& msg, py::handle inputs, py::handle outputs) {
+    return to_py_list(ag::delayed_error(msg, list(inputs), list(outputs)));
+  });
+
+  // ---- inference mode
+  py::class_<PyInferenceMode>(m, "_InferenceMode")
+      .def(py::init([](bool mode) { return PyInferenceMode{std::make_unique<ag::InferenceMode>(mode)}; }))
+      .def("close", [](PyInferenceMode& g) { g.guard.reset(); });
+  m.def("is_inference_mode_enabled", &ag::InferenceMode::is_enabled, "Whether inference mode is on in this thread.");
+  m.def("_is_inference", [T](py::handle t) { return T(t).is_inference(); });
+
+  // ---- anomaly mode
+  m.def("is_anomaly_enabled", &ag::AnomalyMode::is_enabled, "Whether anomaly detection is on.");
+  m.def("is_anomaly_check_nan_enabled", &ag::AnomalyMode::should_check_nan,
+        "Whether anomaly detection checks backward outputs for NaN.");
+  m.def("_set_anomaly_enabled", [](bool enabled, bool check_nan) { ag::AnomalyMode::set_enabled(enabled, check_nan); },
+        py::arg("enabled"), py::arg("check_nan") = true);
+  ag::AnomalyMode::set_trace_provider([]() -> std::string {
+    py::gil_scoped_acquire gil;
+    try {
+      py::list frames = py::module_::import("traceback").attr("format_stack")();
+      std::string r;
+      for (py::handle f : frames) r += f.cast<std::string>();
+      return r;
+    } catch (py::error_already_set&) {
+      return std::string();
+    }
+  });
+  ag::AnomalyMode::set_warning_handler([](const std::string& msg) {
+    py::gil_scoped_acquire gil;
+    if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) < 0) PyErr_Clear();
+  });
+
+  // ---- gradcheck: fn takes and returns lists of tensors (ember/autograd/gradcheck.py adapts the user's)
+  auto as_fn = [list](py::function fn) -> ag::GradcheckFunction {
+    return [fn, list](const ag::variable_list& xs) {
+      py::list args;
+      for (const Tensor& x : xs) args.append(tensor_or_none(x));
+      return list(fn(args));
+    };
+  };
+  auto result = [](const ag::GradcheckResult& r) { return py::make_tuple(r.ok, r.message); };
+  m.def("_gradcheck", [list, as_fn, result](py::function fn, py::handle inputs, double eps, double atol, double rtol,
+                                            double nondet_tol) {
+    return result(ag::gradcheck(as_fn(fn), list(inputs), {eps, atol, rtol, nondet_tol}));
+  });
+  m.def("_gradgradcheck", [list, as_fn, result](py::function fn, py::handle inputs, py::handle grad_outputs,
+                                                double eps, double atol, double rtol, double nondet_tol) {
+    return result(ag::gradgradcheck(as_fn(fn), list(inputs), list(grad_outputs), {eps, atol, rtol, nondet_tol}));
+  });
+}
+}  // namespace
+
 // The autograd API for ember/_tensor.py and ember/autograd (not per-op hot: pybind11).
 void init_autograd(py::module_& m) {
   namespace ag = ember::autograd;
@@ -78,7 +240,14 @@ void init_autograd(py::module_& m) {
   m.def("_requires_grad", [T](py::handle t) { return ag::requires_grad(T(t)); });
   m.def("_set_requires_grad", [T](py::handle t, bool r) { ag::set_requires_grad(T(t), r); });
   m.def("_is_leaf", [T](py::handle t) { return ag::is_leaf(T(t)); });
-  m.def("_grad_fn", [T](py::handle t) { return ag::grad_fn(T(t)); });
+  m.def("_grad_fn", [T](py::handle t) -> py::object {
+    std::shared_ptr<ag::Node> n = ag::grad_fn(T(t));
+    if (!n) return py::none();
+    // A Python custom function's node is represented by its ctx object (as PyTorch's).
+    if (auto* f = dynamic_cast<ag::FunctionNode*>(n.get()); f && f->payload)
+      return py::reinterpret_borrow<py::object>(static_cast<PyObject*>(f->payload.get()));
+    return py::cast(n);
+  });
   m.def("_grad", [T, wrap_opt](py::handle t) { return wrap_opt(ag::grad(T(t))); });
   m.def("_set_grad", [T](py::handle t, py::handle g) { ag::set_grad(T(t), g.is_none() ? Tensor() : T(g)); });
   m.def("_retain_grad", [T](py::handle t) { ag::retain_grad(T(t)); });
@@ -132,6 +301,7 @@ void init_autograd(py::module_& m) {
     return py::tuple(out);
   });
   m.def("is_grad_enabled", &ag::GradMode::is_enabled, "Whether autograd records operations on this thread.");
+  init_autograd_extensions(m);
   m.def("_set_grad_enabled", &ag::GradMode::set_enabled);
 }
 

@@ -51,7 +51,13 @@ PyObject* get_device(PyObject* self, void*) {
   EMBER_PY_CATCH(nullptr)
 }
 PyObject* get_false(PyObject*, void*) { Py_RETURN_FALSE; }
-PyObject* get_version(PyObject* self, void*) { return PyLong_FromUnsignedLong(unwrap(self)._version()); }
+PyObject* get_version(PyObject* self, void*) {
+  EMBER_PY_TRY
+  // Note [inference tensors]: PyTorch's inference tensors have no version counter to show.
+  EMBER_CHECK(!unwrap(self).is_inference(), "Inference tensors do not track version counter.");
+  return PyLong_FromUnsignedLong(unwrap(self)._version());
+  EMBER_PY_CATCH(nullptr)
+}
 PyObject* get_itemsize(PyObject* self, void*) { return PyLong_FromLongLong(unwrap(self).element_size()); }
 PyObject* get_nbytes(PyObject* self, void*) { return PyLong_FromLongLong(unwrap(self).nbytes()); }
 PyObject* get_is_wrapped(PyObject* self, void*) { return PyBool_FromLong(unwrap(self).impl()->is_wrapped_number()); }

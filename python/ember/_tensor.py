@@ -205,6 +205,27 @@ def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs
     autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
+def _register_hook(self, hook):
+    """Registers ``hook(grad) -> Tensor or None`` on this tensor's gradient; a returned tensor (same shape
+    and dtype) replaces the gradient. On a leaf it runs once per backward before accumulation into .grad;
+    on a non-leaf when its gradient is computed. Returns a handle with ``remove()``.
+
+    Raises:
+        RuntimeError: the tensor does not require grad; (during backward) the hook changed the shape or
+            dtype of the gradient.
+        TypeError: (during backward) the hook returned something that is neither a tensor nor None.
+    """
+    from .utils.hooks import RemovableHandle
+    return RemovableHandle(_C._register_hook(self, hook))
+
+
+def _is_inference(self):
+    """Whether this tensor was created in inference mode (ember.inference_mode)."""
+    return _C._is_inference(self)
+
+
+Tensor.register_hook = _register_hook
+Tensor.is_inference = _is_inference
 Tensor.requires_grad_ = _requires_grad_
 Tensor.retain_grad = _retain_grad
 Tensor.detach_ = _detach_

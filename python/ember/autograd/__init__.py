@@ -1,9 +1,14 @@
 """ember.autograd: reverse-mode automatic differentiation (PyTorch's torch.autograd). The engine and the graph
 are in C++ (ember/autograd); this module gives them PyTorch's Python API."""
 from .. import _C
-from .grad_mode import no_grad, enable_grad, set_grad_enabled
+from .grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
+from .function import Function
+from .gradcheck import gradcheck, gradgradcheck
+from . import function  # noqa: F401  (ember.autograd.function.once_differentiable, as PyTorch's)
 
-__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled"]
+__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "Function",
+           "gradcheck", "gradgradcheck", "detect_anomaly", "set_detect_anomaly"]
 
 
 def _as_list(x):

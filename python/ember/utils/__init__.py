@@ -1,0 +1,2 @@
+"""ember.utils (PyTorch's torch.utils): hooks so far."""
+from . import hooks  # noqa: F401
