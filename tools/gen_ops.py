@@ -370,7 +370,9 @@ SAVED_TYPES = {
 
 
 def camel(name):
-    return "".join(p[:1].upper() + p[1:] for p in name.split("_") if p)
+    """PyTorch's node-name casing: each '_'-separated word title-cased, so a letter after a digit is upper
+    case too (max_pool2d -> MaxPool2D, log1p -> Log1P), as its grad_fn names."""
+    return "".join(p.title() for p in name.split("_") if p)
 
 
 def uses(formula, ident):
@@ -407,9 +409,12 @@ def gen_autograd(ops):
                         f"  commit_inplace(self, r);\n  return self;\n}}\n\n")
             reg.append(f"  m.impl({cstr(s.full())}, DispatchKey::Autograd, static_cast<{o.fn_ptr_type()}>(&{kname}_));\n")
             continue
-        idx = counts.get(base.lstrip("_"), 0)
-        counts[base.lstrip("_")] = idx + 1
-        node = f"{camel(base)}Backward{idx}"
+        # PyTorch names a node after the op without a leading "_" or a trailing "_forward" (nll_loss_forward's
+        # node is NllLossBackward0), numbering the overloads of one name in order.
+        stem = base.lstrip("_").removesuffix("_forward")
+        idx = counts.get(stem, 0)
+        counts[stem] = idx + 1
+        node = f"{camel(stem)}Backward{idx}"
         functional[o.entry["schema"]] = kname
         diff = [(i, a) for i, a in enumerate(s.args) if a.type == "Tensor" and a.name in g]
         for k in g:

@@ -17,6 +17,7 @@
 // correct for tensors that are not views; an in-place op on a view produced from a tensor with history (or
 // on a leaf that requires grad) raises instead (PyTorch rebases the view's base: CopySlices, left for later).
 #include "ember/autograd/FunctionsManual.h"
+#include "ember/autograd/FunctionsNN.h"
 #include "ember/autograd/GradMode.h"
 #include "ember/autograd/Node.h"
 #include "ember/dispatch/Dispatcher.h"

@@ -1091,6 +1091,40 @@ Tensor pow__Tensor_Tensor_(const Tensor& self, const Tensor& exponent) {
   return self;
 }
 
+struct WhereBackward0 final : Node {
+  std::string name() const override { return "WhereBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { condition_.reset(); }
+  SavedVariable condition_;
+};
+
+variable_list WhereBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(2);
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor condition = condition_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::where(condition, grad, ember::zeros({}, grad.dtype())), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(ember::where(condition, ember::zeros({}, grad.dtype()), grad), input_meta[1]);
+  return out;
+}
+
+Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::where.self");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(condition, self, other);
+  }
+  if (!GradMode::is_enabled() || !(requires_grad(self) || requires_grad(other)) || !is_floating_point(result.dtype())) return result;
+  auto node = std::make_shared<WhereBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, other);
+  node->condition_ = SavedVariable(condition, false);
+  set_history(result, node);
+  return result;
+}
+
 struct ClampBackward0 final : Node {
   std::string name() const override { return "ClampBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -1346,6 +1380,883 @@ Tensor addmm__(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const
   return self;
 }
 
+struct HardtanhBackward0 final : Node {
+  std::string name() const override { return "HardtanhBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  Scalar min_val_;
+  Scalar max_val_;
+};
+
+variable_list HardtanhBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(1);
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Scalar& min_val = min_val_;
+  const Scalar& max_val = max_val_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(hardtanh_backward(grad, self, min_val, max_val), input_meta[0]);
+  return out;
+}
+
+Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::hardtanh");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Scalar&, const Scalar&>(self, min_val, max_val);
+  }
+  if (!GradMode::is_enabled() || !(requires_grad(self)) || !is_floating_point(result.dtype())) return result;
+  auto node = std::make_shared<HardtanhBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->min_val_ = min_val;
+  node->max_val_ = max_val;
+  set_history(result, node);
+  return result;
+}
+
+Tensor hardtanh__(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::hardtanh_");
+  if (!GradMode::is_enabled() || !(requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Scalar&, const Scalar&>(self, min_val, max_val);
+  }
+  check_inplace(self);
+  Tensor r = generated::hardtanh(ember::clone(self), min_val, max_val);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct LeakyReluBackward0 final : Node {
+  std::string name() const override { return "LeakyReluBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  Scalar negative_slope_;
+};
+
+variable_list LeakyReluBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(1);
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Scalar& negative_slope = negative_slope_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(leaky_relu_backward(grad, self, negative_slope), input_meta[0]);
+  return out;
+}
+
+Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::leaky_relu");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Scalar&>(self, negative_slope);
+  }
+  if (!GradMode::is_enabled() || !(requires_grad(self)) || !is_floating_point(result.dtype())) return result;
+  auto node = std::make_shared<LeakyReluBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->negative_slope_ = negative_slope;
+  set_history(result, node);
+  return result;
+}
+
+Tensor leaky_relu__(const Tensor& self, const Scalar& negative_slope) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::leaky_relu_");
+  if (!GradMode::is_enabled() || !(requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Scalar&>(self, negative_slope);
+  }
+  check_inplace(self);
+  Tensor r = generated::leaky_relu(ember::clone(self), negative_slope);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct EluBackward0 final : Node {
+  std::string name() const override { return "EluBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  Scalar alpha_;
+  Scalar scale_;
+  Scalar input_scale_;
+};
+
+variable_list EluBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(1);
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Scalar& alpha = alpha_;
+  const Scalar& scale = scale_;
+  const Scalar& input_scale = input_scale_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(elu_backward(grad, self, alpha, scale, input_scale), input_meta[0]);
+  return out;
+}
+
+Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::elu");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Scalar&, const Scalar&, const Scalar&>(self, alpha, scale, input_scale);
+  }
+  if (!GradMode::is_enabled() || !(requires_grad(self)) || !is_floating_point(result.dtype())) return result;
+  auto node = std::make_shared<EluBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->alpha_ = alpha;
+  node->scale_ = scale;
+  node->input_scale_ = input_scale;
+  set_history(result, node);
+  return result;
+}
+
+Tensor elu__(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::elu_");
+  if (!GradMode::is_enabled() || !(requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Scalar&, const Scalar&, const Scalar&>(self, alpha, scale, input_scale);
+  }
+  check_inplace(self);
+  Tensor r = generated::elu(ember::clone(self), alpha, scale, input_scale);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct CeluBackward0 final : Node {
+  std::string name() const override { return "CeluBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  Scalar alpha_;
+};
+
+variable_list CeluBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(1);
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Scalar& alpha = alpha_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(elu_backward(grad, self, alpha, 1, 1.0 / alpha.to_double()), input_meta[0]);
+  return out;
+}
+
+Tensor celu(const Tensor& self, const Scalar& alpha) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::celu");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Scalar&>(self, alpha);
+  }
+  if (!GradMode::is_enabled() || !(requires_grad(self)) || !is_floating_point(result.dtype())) return result;
+  auto node = std::make_shared<CeluBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->alpha_ = alpha;
+  set_history(result, node);
+  return result;
+}
+
+Tensor celu__(const Tensor& self, const Scalar& alpha) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::celu_");
+  if (!GradMode::is_enabled() || !(requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Scalar&>(self, alpha);
+  }
+  check_inplace(self);
+  Tensor r = generated::celu(ember::clone(self), alpha);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct SoftplusBackward0 final : Node {
+  std::string name() const override { return "SoftplusBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  Scalar beta_;
+  Scalar threshold_;
+};
+
+variable_list SoftplusBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(1);
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Scalar& beta = beta_;
+  const Scalar& threshold = threshold_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(softplus_backward(grad, self, beta, threshold), input_meta[0]);
+  return out;
+}
+
+Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::softplus");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Scalar&, const Scalar&>(self, beta, threshold);
+  }
+  if (!GradMode::is_enabled() || !(requires_grad(self)) || !is_floating_point(result.dtype())) return result;
+  auto node = std::make_shared<SoftplusBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->beta_ = beta;
+  node->threshold_ = threshold;
+  set_history(result, node);
+  return result;
+}
+
+struct HardsigmoidBackward0 final : Node {
+  std::string name() const override { return "HardsigmoidBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list HardsigmoidBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(1);
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(hardsigmoid_backward(grad, self), input_meta[0]);
+  return out;
+}
+
+Tensor hardsigmoid(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::hardsigmoid");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(requires_grad(self)) || !is_floating_point(result.dtype())) return result;
+  auto node = std::make_shared<HardsigmoidBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  set_history(result, node);
+  return result;
+}
+
+Tensor hardsigmoid__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::hardsigmoid_");
+  if (!GradMode::is_enabled() || !(requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::hardsigmoid(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
+struct HardswishBackward0 final : Node {
+  std::string name() const override { return "HardswishBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list HardswishBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(1);
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(hardswish_backward(grad, self), input_meta[0]);
+  return out;
+}
+
+Tensor hardswish(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::hardswish");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(requires_grad(self)) || !is_floating_point(result.dtype())) return result;
+  auto node = std::make_shared<HardswishBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  set_history(result, node);
+  return result;
+}
+
+Tensor hardswish__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::hardswish_");
+  if (!GradMode::is_enabled() || !(requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::hardswish(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
+struct MishBackward0 final : Node {
+  std::string name() const override { return "MishBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list MishBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(1);
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(mish_backward(grad, self), input_meta[0]);
+  return out;
+}
+
+Tensor mish(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::mish");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(requires_grad(self)) || !is_floating_point(result.dtype())) return result;
+  auto node = std::make_shared<MishBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  set_history(result, node);
+  return result;
+}
+
+Tensor mish__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::mish_");
+  if (!GradMode::is_enabled() || !(requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::mish(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
+struct LogSigmoidBackward0 final : Node {
+  std::string name() const override { return "LogSigmoidBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list LogSigmoidBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(1);
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(log_sigmoid_backward(grad, self), input_meta[0]);
+  return out;
+}
+
+Tensor log_sigmoid(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log_sigmoid");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(requires_grad(self)) || !is_floating_point(result.dtype())) return result;
+  auto node = std::make_shared<LogSigmoidBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  set_history(result, node);
+  return result;
+}
+
+struct GluBackward0 final : Node {
+  std::string name() const override { return "GluBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  int64_t dim_;
+};
+
+variable_list GluBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(1);
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  int64_t dim = dim_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(glu_backward(grad, self, dim), input_meta[0]);
+  return out;
+}
+
+Tensor glu(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::glu");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, int64_t>(self, dim);
+  }
+  if (!GradMode::is_enabled() || !(requires_grad(self)) || !is_floating_point(result.dtype())) return result;
+  auto node = std::make_shared<GluBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->dim_ = dim;
+  set_history(result, node);
+  return result;
+}
+
+struct ThresholdBackward0 final : Node {
+  std::string name() const override { return "ThresholdBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  Scalar threshold_;
+};
+
+variable_list ThresholdBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(1);
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Scalar& threshold = threshold_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(threshold_backward(grad, self, threshold), input_meta[0]);
+  return out;
+}
+
+Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::threshold");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Scalar&, const Scalar&>(self, threshold, value);
+  }
+  if (!GradMode::is_enabled() || !(requires_grad(self)) || !is_floating_point(result.dtype())) return result;
+  auto node = std::make_shared<ThresholdBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->threshold_ = threshold;
+  set_history(result, node);
+  return result;
+}
+
+Tensor threshold__(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::threshold_");
+  if (!GradMode::is_enabled() || !(requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Scalar&, const Scalar&>(self, threshold, value);
+  }
+  check_inplace(self);
+  Tensor r = generated::threshold(ember::clone(self), threshold, value);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct MaxPool2DWithIndicesBackwardBackward0 final : Node {
+  std::string name() const override { return "MaxPool2DWithIndicesBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { indices_.reset(); }
+  SavedVariable indices_;
+};
+
+variable_list MaxPool2DWithIndicesBackwardBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(2);
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor indices = indices_.unpack(self_node);
+  IntArrayRef self_sizes = input_meta[1].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(max_pool_double_backward(grad, indices), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(ember::zeros(self_sizes, grad.dtype()), input_meta[1]);
+  return out;
+}
+
+Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::max_pool2d_with_indices_backward");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool, const Tensor&>(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+  }
+  if (!GradMode::is_enabled() || !(requires_grad(grad_output) || requires_grad(self)) || !is_floating_point(result.dtype())) return result;
+  auto node = std::make_shared<MaxPool2DWithIndicesBackwardBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, grad_output);
+  add_input(*node, self);
+  node->indices_ = SavedVariable(indices, false);
+  set_history(result, node);
+  return result;
+}
+
+struct AvgPool2DBackward0 final : Node {
+  std::string name() const override { return "AvgPool2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  std::vector<int64_t> kernel_size_;
+  std::vector<int64_t> stride_;
+  std::vector<int64_t> padding_;
+  bool ceil_mode_;
+  bool count_include_pad_;
+  std::optional<int64_t> divisor_override_;
+};
+
+variable_list AvgPool2DBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(1);
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  IntArrayRef kernel_size = kernel_size_;
+  IntArrayRef stride = stride_;
+  IntArrayRef padding = padding_;
+  bool ceil_mode = ceil_mode_;
+  bool count_include_pad = count_include_pad_;
+  std::optional<int64_t> divisor_override = divisor_override_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::avg_pool2d_backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), input_meta[0]);
+  return out;
+}
+
+Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::avg_pool2d");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, bool, bool, std::optional<int64_t>>(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  if (!GradMode::is_enabled() || !(requires_grad(self)) || !is_floating_point(result.dtype())) return result;
+  auto node = std::make_shared<AvgPool2DBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->kernel_size_ = std::vector<int64_t>(kernel_size.begin(), kernel_size.end());
+  node->stride_ = std::vector<int64_t>(stride.begin(), stride.end());
+  node->padding_ = std::vector<int64_t>(padding.begin(), padding.end());
+  node->ceil_mode_ = ceil_mode;
+  node->count_include_pad_ = count_include_pad;
+  node->divisor_override_ = divisor_override;
+  set_history(result, node);
+  return result;
+}
+
+struct AvgPool2DBackwardBackward0 final : Node {
+  std::string name() const override { return "AvgPool2DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  std::vector<int64_t> kernel_size_;
+  std::vector<int64_t> stride_;
+  std::vector<int64_t> padding_;
+  bool ceil_mode_;
+  bool count_include_pad_;
+  std::optional<int64_t> divisor_override_;
+};
+
+variable_list AvgPool2DBackwardBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(2);
+  IntArrayRef kernel_size = kernel_size_;
+  IntArrayRef stride = stride_;
+  IntArrayRef padding = padding_;
+  bool ceil_mode = ceil_mode_;
+  bool count_include_pad = count_include_pad_;
+  std::optional<int64_t> divisor_override = divisor_override_;
+  IntArrayRef self_sizes = input_meta[1].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::avg_pool2d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(ember::zeros(self_sizes, grad.dtype()), input_meta[1]);
+  return out;
+}
+
+Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::avg_pool2d_backward");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, bool, bool, std::optional<int64_t>>(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  if (!GradMode::is_enabled() || !(requires_grad(grad_output) || requires_grad(self)) || !is_floating_point(result.dtype())) return result;
+  auto node = std::make_shared<AvgPool2DBackwardBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, grad_output);
+  add_input(*node, self);
+  node->kernel_size_ = std::vector<int64_t>(kernel_size.begin(), kernel_size.end());
+  node->stride_ = std::vector<int64_t>(stride.begin(), stride.end());
+  node->padding_ = std::vector<int64_t>(padding.begin(), padding.end());
+  node->ceil_mode_ = ceil_mode;
+  node->count_include_pad_ = count_include_pad;
+  node->divisor_override_ = divisor_override;
+  set_history(result, node);
+  return result;
+}
+
+struct AdaptiveAvgPool2DBackward0 final : Node {
+  std::string name() const override { return "AdaptiveAvgPool2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list AdaptiveAvgPool2DBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(1);
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::_adaptive_avg_pool2d_backward(grad, self), input_meta[0]);
+  return out;
+}
+
+Tensor _adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::_adaptive_avg_pool2d");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef>(self, output_size);
+  }
+  if (!GradMode::is_enabled() || !(requires_grad(self)) || !is_floating_point(result.dtype())) return result;
+  auto node = std::make_shared<AdaptiveAvgPool2DBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  set_history(result, node);
+  return result;
+}
+
+struct AdaptiveAvgPool2DBackwardBackward0 final : Node {
+  std::string name() const override { return "AdaptiveAvgPool2DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list AdaptiveAvgPool2DBackwardBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(2);
+  IntArrayRef grad_output_sizes = input_meta[0].sizes;
+  IntArrayRef self_sizes = input_meta[1].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(adaptive_avg_pool2d_double_backward(grad, grad_output_sizes), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(ember::zeros(self_sizes, grad.dtype()), input_meta[1]);
+  return out;
+}
+
+Tensor _adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::_adaptive_avg_pool2d_backward");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&>(grad_output, self);
+  }
+  if (!GradMode::is_enabled() || !(requires_grad(grad_output) || requires_grad(self)) || !is_floating_point(result.dtype())) return result;
+  auto node = std::make_shared<AdaptiveAvgPool2DBackwardBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, grad_output);
+  add_input(*node, self);
+  set_history(result, node);
+  return result;
+}
+
+struct EmbeddingBackward0 final : Node {
+  std::string name() const override { return "EmbeddingBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { indices_.reset(); }
+  SavedVariable indices_;
+  int64_t padding_idx_;
+  bool scale_grad_by_freq_;
+};
+
+variable_list EmbeddingBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(1);
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor indices = indices_.unpack(self_node);
+  int64_t padding_idx = padding_idx_;
+  bool scale_grad_by_freq = scale_grad_by_freq_;
+  IntArrayRef weight_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::embedding_dense_backward(grad, indices, weight_sizes[0], padding_idx, scale_grad_by_freq), input_meta[0]);
+  return out;
+}
+
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq, bool sparse) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::embedding");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, int64_t, bool, bool>(weight, indices, padding_idx, scale_grad_by_freq, sparse);
+  }
+  if (!GradMode::is_enabled() || !(requires_grad(weight)) || !is_floating_point(result.dtype())) return result;
+  auto node = std::make_shared<EmbeddingBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, weight);
+  node->indices_ = SavedVariable(indices, false);
+  node->padding_idx_ = padding_idx;
+  node->scale_grad_by_freq_ = scale_grad_by_freq;
+  set_history(result, node);
+  return result;
+}
+
+struct EmbeddingDenseBackwardBackward0 final : Node {
+  std::string name() const override { return "EmbeddingDenseBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { indices_.reset(); }
+  SavedVariable indices_;
+  int64_t padding_idx_;
+};
+
+variable_list EmbeddingDenseBackwardBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(1);
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor indices = indices_.unpack(self_node);
+  int64_t padding_idx = padding_idx_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(embedding_dense_double_backward(grad, indices, padding_idx), input_meta[0]);
+  return out;
+}
+
+Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices, int64_t num_weights, int64_t padding_idx, bool scale_grad_by_freq) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::embedding_dense_backward");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, int64_t, int64_t, bool>(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
+  }
+  if (!GradMode::is_enabled() || !(requires_grad(grad_output)) || !is_floating_point(result.dtype())) return result;
+  auto node = std::make_shared<EmbeddingDenseBackwardBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, grad_output);
+  node->indices_ = SavedVariable(indices, false);
+  node->padding_idx_ = padding_idx;
+  set_history(result, node);
+  return result;
+}
+
+struct MseLossBackward0 final : Node {
+  std::string name() const override { return "MseLossBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); target_.reset(); }
+  SavedVariable self_;
+  SavedVariable target_;
+  int64_t reduction_;
+};
+
+variable_list MseLossBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(2);
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor target = target_.unpack(self_node);
+  int64_t reduction = reduction_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(mse_loss_backward(grad, self, target, reduction), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(-mse_loss_backward(grad, self, target, reduction), input_meta[1]);
+  return out;
+}
+
+Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::mse_loss");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, int64_t>(self, target, reduction);
+  }
+  if (!GradMode::is_enabled() || !(requires_grad(self) || requires_grad(target)) || !is_floating_point(result.dtype())) return result;
+  auto node = std::make_shared<MseLossBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, target);
+  node->self_ = SavedVariable(self, false);
+  node->target_ = SavedVariable(target, false);
+  node->reduction_ = reduction;
+  set_history(result, node);
+  return result;
+}
+
+struct SmoothL1LossBackward0 final : Node {
+  std::string name() const override { return "SmoothL1LossBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); target_.reset(); }
+  SavedVariable self_;
+  SavedVariable target_;
+  int64_t reduction_;
+  double beta_;
+};
+
+variable_list SmoothL1LossBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(2);
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor target = target_.unpack(self_node);
+  int64_t reduction = reduction_;
+  double beta = beta_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(smooth_l1_loss_backward(grad, self, target, reduction, beta), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(-smooth_l1_loss_backward(grad, self, target, reduction, beta), input_meta[1]);
+  return out;
+}
+
+Tensor smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reduction, double beta) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::smooth_l1_loss");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, int64_t, double>(self, target, reduction, beta);
+  }
+  if (!GradMode::is_enabled() || !(requires_grad(self) || requires_grad(target)) || !is_floating_point(result.dtype())) return result;
+  auto node = std::make_shared<SmoothL1LossBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, target);
+  node->self_ = SavedVariable(self, false);
+  node->target_ = SavedVariable(target, false);
+  node->reduction_ = reduction;
+  node->beta_ = beta;
+  set_history(result, node);
+  return result;
+}
+
+struct HuberLossBackward0 final : Node {
+  std::string name() const override { return "HuberLossBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); target_.reset(); }
+  SavedVariable self_;
+  SavedVariable target_;
+  int64_t reduction_;
+  double delta_;
+};
+
+variable_list HuberLossBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(2);
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor target = target_.unpack(self_node);
+  int64_t reduction = reduction_;
+  double delta = delta_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(huber_loss_backward(grad, self, target, reduction, delta), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(-huber_loss_backward(grad, self, target, reduction, delta), input_meta[1]);
+  return out;
+}
+
+Tensor huber_loss(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::huber_loss");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, int64_t, double>(self, target, reduction, delta);
+  }
+  if (!GradMode::is_enabled() || !(requires_grad(self) || requires_grad(target)) || !is_floating_point(result.dtype())) return result;
+  auto node = std::make_shared<HuberLossBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, target);
+  node->self_ = SavedVariable(self, false);
+  node->target_ = SavedVariable(target, false);
+  node->reduction_ = reduction;
+  node->delta_ = delta;
+  set_history(result, node);
+  return result;
+}
+
 struct SumBackward0 final : Node {
   std::string name() const override { return "SumBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -1591,6 +2502,7 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::div_.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&div__Tensor_));
   m.impl("aten::pow.Tensor_Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&pow_Tensor_Tensor));
   m.impl("aten::pow_.Tensor_Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&pow__Tensor_Tensor_));
+  m.impl("aten::where.self", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&where_self));
   m.impl("aten::clamp", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const std::optional<Scalar>&, const std::optional<Scalar>&)>(&clamp));
   m.impl("aten::clamp_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const std::optional<Scalar>&, const std::optional<Scalar>&)>(&clamp__));
   m.impl("aten::mm", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&mm));
@@ -1599,6 +2511,35 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::dot", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&dot));
   m.impl("aten::addmm", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&)>(&addmm));
   m.impl("aten::addmm_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&)>(&addmm__));
+  m.impl("aten::hardtanh", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&hardtanh));
+  m.impl("aten::hardtanh_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&hardtanh__));
+  m.impl("aten::leaky_relu", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&leaky_relu));
+  m.impl("aten::leaky_relu_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&leaky_relu__));
+  m.impl("aten::elu", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&, const Scalar&)>(&elu));
+  m.impl("aten::elu_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&, const Scalar&)>(&elu__));
+  m.impl("aten::celu", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&celu));
+  m.impl("aten::celu_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&celu__));
+  m.impl("aten::softplus", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&softplus));
+  m.impl("aten::hardsigmoid", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&hardsigmoid));
+  m.impl("aten::hardsigmoid_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&hardsigmoid__));
+  m.impl("aten::hardswish", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&hardswish));
+  m.impl("aten::hardswish_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&hardswish__));
+  m.impl("aten::mish", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&mish));
+  m.impl("aten::mish_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&mish__));
+  m.impl("aten::log_sigmoid", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&log_sigmoid));
+  m.impl("aten::glu", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&glu));
+  m.impl("aten::threshold", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&threshold));
+  m.impl("aten::threshold_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&threshold__));
+  m.impl("aten::max_pool2d_with_indices_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool, const Tensor&)>(&max_pool2d_with_indices_backward));
+  m.impl("aten::avg_pool2d", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, bool, bool, std::optional<int64_t>)>(&avg_pool2d));
+  m.impl("aten::avg_pool2d_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, bool, bool, std::optional<int64_t>)>(&avg_pool2d_backward));
+  m.impl("aten::_adaptive_avg_pool2d", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&_adaptive_avg_pool2d));
+  m.impl("aten::_adaptive_avg_pool2d_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&_adaptive_avg_pool2d_backward));
+  m.impl("aten::embedding", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, int64_t, bool, bool)>(&embedding));
+  m.impl("aten::embedding_dense_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, int64_t, int64_t, bool)>(&embedding_dense_backward));
+  m.impl("aten::mse_loss", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, int64_t)>(&mse_loss));
+  m.impl("aten::smooth_l1_loss", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, int64_t, double)>(&smooth_l1_loss));
+  m.impl("aten::huber_loss", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, int64_t, double)>(&huber_loss));
   m.impl("aten::sum", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<DType>)>(&sum));
   m.impl("aten::sum.dim_IntList", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>)>(&sum_dim_IntList));
   m.impl("aten::mean", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<DType>)>(&mean));

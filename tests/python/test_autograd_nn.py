@@ -1,0 +1,241 @@
+"""Derivatives of the NN ops (issue 4): activations, pooling, normalization, embedding, losses and convolution.
+
+Each case runs the same function in Ember and PyTorch 1.13 on the same leaves and compares
+- the output and its grad_fn's name (PyTorch's node names: HardtanhBackward0, MaxPool2DWithIndicesBackward0, ...),
+- the first gradients (ember.autograd.grad with create_graph=True, a fixed upstream gradient that itself
+  requires grad), and
+- the double backward: the gradients of sum(first_grad_i * v_i) for fixed v_i with respect to every leaf and to
+  the upstream gradient (a gradient PyTorch leaves undefined counts as zeros, as an unused input would).
+"""
+import numpy as np
+import pytest
+
+import ember
+import ember.nn.functional as F
+import torch
+import torch.nn.functional as TF
+from conftest import assert_same, make_array, make_tensor, to_torch
+
+TOL = {"float64": (1e-9, 1e-11), "float32": (2e-4, 2e-5)}
+
+
+def _leaf(spec, dtype, seed):
+    """(ember, torch) copies of one input: a spec is (shape, low, high, layout, requires_grad) or a ready pair of
+    (ember, torch) tensors (integer targets, indices)."""
+    if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], ember.Tensor):
+        return spec
+    shape, low, high, layout, rg = spec
+    e = make_tensor(shape, dtype, layout=layout, low=low, high=high, seed=seed)
+    t = to_torch(e)
+    if layout == "transposed" and len(shape) >= 2:  # the same strides on the torch side
+        dims = list(reversed(range(len(shape))))
+        t = t.permute(*dims).contiguous().permute(*dims)
+    if rg:
+        e.requires_grad_()
+        t.requires_grad_()
+    return e, t
+
+
+def A(shape, low=None, high=None, layout="contiguous", rg=True):  # noqa: N802 - an argument spec
+    return (tuple(shape), low, high, layout, rg)
+
+
+def _zeros_for_none(gs, leaves, mod):
+    out = []
+    for g, x in zip(gs, leaves):
+        out.append(g if g is not None else mod.zeros(tuple(x.shape), dtype=x.dtype))
+    return out
+
+
+def check_nn_grads(efn, tfn, specs, dtype="float64", node=None, double=True, tol=None):
+    """Compares efn/tfn (Ember/PyTorch functions of the same arguments), their first gradients and their double
+    backward on the leaves built from specs. node: PyTorch's grad_fn name (checked against torch's too)."""
+    rtol, atol = tol or TOL[dtype]
+    pairs = [_leaf(s, dtype, i) for i, s in enumerate(specs)]
+    es, ts = [p[0] for p in pairs], [p[1] for p in pairs]
+    eo, to = efn(*es), tfn(*ts)
+    assert_same(eo, to.detach(), rtol=rtol, atol=atol, msg="output: ")
+    assert eo.grad_fn is not None
+    assert eo.grad_fn.name() == to.grad_fn.name(), (eo.grad_fn.name(), to.grad_fn.name())
+    if node is not None:
+        assert eo.grad_fn.name() == node
+    ediff = [e for e in es if e.requires_grad]
+    tdiff = [t for t in ts if t.requires_grad]
+    # The upstream gradient requires grad too, so that the double backward reaches it.
+    g = make_tensor(tuple(to.shape), dtype, seed=101)
+    tg = to_torch(g).requires_grad_()
+    g.requires_grad_()
+    eg = ember.autograd.grad(eo, ediff, g, create_graph=True, allow_unused=True)
+    tgr = torch.autograd.grad(to, tdiff, tg, create_graph=True, allow_unused=True)
+    eg, tgr = _zeros_for_none(eg, ediff, ember), _zeros_for_none(tgr, tdiff, torch)
+    for i, (a, b) in enumerate(zip(eg, tgr)):
+        assert_same(a, b.detach(), rtol=rtol, atol=atol, msg=f"grad of input {i}: ")
+    if not double:
+        return
+    vs = [make_tensor(tuple(b.shape), dtype, seed=200 + i) for i, b in enumerate(tgr)]
+    es_ = sum(((a * v).sum() for a, v in zip(eg, vs) if a.requires_grad), ember.zeros((), dtype=eg[0].dtype))
+    ts_ = sum(((b * to_torch(v)).sum() for b, v in zip(tgr, vs) if b.requires_grad),
+              torch.zeros((), dtype=tgr[0].dtype))
+    assert es_.requires_grad == ts_.requires_grad
+    if not ts_.requires_grad:  # a gradient that does not depend on anything (a linear op's w.r.t. its weight)
+        return
+    egg = ember.autograd.grad(es_, ediff + [g], allow_unused=True)
+    tgg = torch.autograd.grad(ts_, tdiff + [tg], allow_unused=True)
+    egg, tgg = _zeros_for_none(egg, ediff + [g], ember), _zeros_for_none(tgg, tdiff + [tg], torch)
+    for i, (a, b) in enumerate(zip(egg, tgg)):
+        assert_same(a, b, rtol=rtol, atol=atol, msg=f"double backward, input {i}: ")
+
+
+# ------------------------------------------------------------------------------------------------ activations
+ACTIVATIONS = [
+    ("hardtanh", lambda m, x: m.hardtanh(x, -1.5, 2.0), "HardtanhBackward0"),
+    ("relu6", lambda m, x: m.relu6(x * 2), "HardtanhBackward0"),
+    ("leaky_relu", lambda m, x: m.leaky_relu(x, 0.2), "LeakyReluBackward0"),
+    ("elu", lambda m, x: m.elu(x, 1.3), "EluBackward0"),
+    ("selu", lambda m, x: m.selu(x), "EluBackward0"),
+    ("celu", lambda m, x: m.celu(x, 0.7), "CeluBackward0"),
+    ("softplus", lambda m, x: m.softplus(x, 2.0, 3.0), "SoftplusBackward0"),
+    ("hardsigmoid", lambda m, x: m.hardsigmoid(x), "HardsigmoidBackward0"),
+    ("hardswish", lambda m, x: m.hardswish(x), "HardswishBackward0"),
+    ("mish", lambda m, x: m.mish(x), "MishBackward0"),
+    ("logsigmoid", lambda m, x: m.logsigmoid(x), "LogSigmoidBackward0"),
+    ("threshold", lambda m, x: m.threshold(x, 0.5, -2.0), "ThresholdBackward0"),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+@pytest.mark.parametrize("name, fn, node", ACTIVATIONS, ids=[a[0] for a in ACTIVATIONS])
+def test_activation_grads(name, fn, node, layout, dtype):
+    check_nn_grads(lambda x: fn(F, x), lambda x: fn(TF, x), [A((3, 5), -5, 5, layout)], dtype, node)
+
+
+@pytest.mark.parametrize("name, fn, node", ACTIVATIONS, ids=[a[0] for a in ACTIVATIONS])
+def test_activation_grads_0dim_and_empty(name, fn, node):
+    check_nn_grads(lambda x: fn(F, x), lambda x: fn(TF, x), [A(())], "float64", node)
+    check_nn_grads(lambda x: fn(F, x), lambda x: fn(TF, x), [A((0, 3))], "float64", node)
+
+
+# The points where the pieces meet, NaN and inf: the gradient follows PyTorch's kernels
+# (Note [nn gradients at non-smooth points]).
+EDGES = [-3.0, 3.0, -1.5, 2.0, -1.0, 1.0, 0.0, 0.5, 6.0, 20.0, float("nan"), float("inf"), -float("inf")]
+
+
+@pytest.mark.parametrize("name, fn, node", ACTIVATIONS, ids=[a[0] for a in ACTIVATIONS])
+def test_activation_grads_at_edges(name, fn, node):
+    e = ember.tensor(EDGES, dtype=ember.float64, requires_grad=True)
+    t = torch.tensor(EDGES, dtype=torch.float64, requires_grad=True)
+    fn(F, e).backward(ember.ones(len(EDGES), dtype=ember.float64))
+    fn(TF, t).backward(torch.ones(len(EDGES), dtype=torch.float64))
+    assert_same(e.grad, t.grad)
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_glu_grads(dim):
+    check_nn_grads(lambda x: F.glu(x, dim), lambda x: TF.glu(x, dim), [A((4, 6, 2))], "float64", "GluBackward0")
+
+
+def test_inplace_activation_grads():
+    for efn, tfn in [(lambda x: F.hardtanh(x * 1, inplace=True), lambda x: TF.hardtanh(x * 1, inplace=True)),
+                     (lambda x: F.leaky_relu(x * 1, 0.1, inplace=True), lambda x: TF.leaky_relu(x * 1, 0.1, inplace=True)),
+                     (lambda x: F.elu(x * 1, inplace=True), lambda x: TF.elu(x * 1, inplace=True)),
+                     (lambda x: F.threshold(x * 1, 0.1, 2.0, inplace=True),
+                      lambda x: TF.threshold(x * 1, 0.1, 2.0, inplace=True))]:
+        e, t = _leaf(A((2, 3)), "float64", 0)
+        efn(e).sum().backward()
+        tfn(t).sum().backward()
+        assert_same(e.grad, t.grad)
+
+
+# ------------------------------------------------------------------------------------------------ pooling
+AVG_POOL = [
+    dict(kernel_size=2),
+    dict(kernel_size=3, stride=2, padding=1),
+    dict(kernel_size=(3, 2), stride=(2, 1), padding=(1, 0), ceil_mode=True),
+    dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+    dict(kernel_size=2, stride=1, divisor_override=3),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(2, 3, 7, 6), (1, 2, 5, 5), (3, 5, 4)])
+@pytest.mark.parametrize("kw", AVG_POOL, ids=str)
+def test_avg_pool2d_grads(kw, shape, dtype):
+    check_nn_grads(lambda x: F.avg_pool2d(x, **kw), lambda x: TF.avg_pool2d(x, **kw), [A(shape)], dtype,
+                   "AvgPool2DBackward0")
+
+
+def test_avg_pool2d_grads_non_contiguous_and_zero_batch():
+    check_nn_grads(lambda x: F.avg_pool2d(x, 2), lambda x: TF.avg_pool2d(x, 2), [A((2, 3, 6, 4), layout="transposed")])
+    check_nn_grads(lambda x: F.avg_pool2d(x, 2), lambda x: TF.avg_pool2d(x, 2), [A((0, 3, 6, 4))])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape, out, node", [((2, 3, 7, 5), (3, 2), "AdaptiveAvgPool2DBackward0"),
+                                              ((1, 2, 4, 4), (4, 4), "AdaptiveAvgPool2DBackward0"),
+                                              ((3, 5, 6), (4, 5), "AdaptiveAvgPool2DBackward0"),
+                                              ((2, 3, 5, 5), (1, 1), "MeanBackward1")])
+def test_adaptive_avg_pool2d_grads(shape, out, node, dtype):
+    check_nn_grads(lambda x: F.adaptive_avg_pool2d(x, out), lambda x: TF.adaptive_avg_pool2d(x, out), [A(shape)],
+                   dtype, node)
+
+
+# ------------------------------------------------------------------------------------------------ embedding
+@pytest.mark.parametrize("padding_idx", [None, 2, -1])
+@pytest.mark.parametrize("scale", [False, True])
+@pytest.mark.parametrize("idx_shape", [(5,), (2, 3), (0,)])
+def test_embedding_grads(idx_shape, scale, padding_idx):
+    rng = np.random.default_rng(3)
+    idx = rng.integers(0, 6, size=idx_shape)
+    if idx.size:
+        idx.flat[0] = idx.flat[-1]  # a repeated index (scale_grad_by_freq)
+    ei, ti = ember.tensor(idx.tolist(), dtype=ember.int64), torch.tensor(idx.tolist(), dtype=torch.int64)
+    if idx.size == 0:
+        ei, ti = ember.zeros(idx_shape, dtype=ember.int64), torch.zeros(idx_shape, dtype=torch.int64)
+    kw = dict(padding_idx=padding_idx, scale_grad_by_freq=scale)
+    check_nn_grads(lambda w, i: F.embedding(i, w, **kw), lambda w, i: TF.embedding(i, w, **kw),
+                   [A((6, 4)), (ei, ti)], "float64", "EmbeddingBackward0")
+
+
+# ------------------------------------------------------------------------------------------------ losses
+REDUCTIONS = ["mean", "sum", "none"]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("name, efn, tfn, node", [
+    ("mse", F.mse_loss, TF.mse_loss, "MseLossBackward0"),
+    ("l1", F.l1_loss, TF.l1_loss, None),
+    ("smooth_l1", lambda a, b, reduction: F.smooth_l1_loss(a, b, reduction=reduction, beta=0.7),
+     lambda a, b, reduction: TF.smooth_l1_loss(a, b, reduction=reduction, beta=0.7), "SmoothL1LossBackward0"),
+    ("huber", lambda a, b, reduction: F.huber_loss(a, b, reduction=reduction, delta=0.8),
+     lambda a, b, reduction: TF.huber_loss(a, b, reduction=reduction, delta=0.8), "HuberLossBackward0"),
+], ids=lambda v: v if isinstance(v, str) else "")
+def test_regression_loss_grads(name, efn, tfn, node, reduction, dtype):
+    check_nn_grads(lambda a, b: efn(a, b, reduction=reduction), lambda a, b: tfn(a, b, reduction=reduction),
+                   [A((3, 4), -2, 2), A((3, 4), -2, 2, "transposed")], dtype, node)
+
+
+def test_regression_loss_grads_edge_cases():
+    # A target that needs no grad; 0-dim; the kinks (z = 0, z = +-beta/delta); beta = 0 (smooth_l1 is l1 there).
+    for efn, tfn in [(lambda a, b: F.mse_loss(a, b), lambda a, b: TF.mse_loss(a, b)),
+                     (lambda a, b: F.smooth_l1_loss(a, b, beta=0.0), lambda a, b: TF.smooth_l1_loss(a, b, beta=0.0)),
+                     (lambda a, b: F.smooth_l1_loss(a, b, beta=0.5), lambda a, b: TF.smooth_l1_loss(a, b, beta=0.5)),
+                     (lambda a, b: F.huber_loss(a, b, delta=0.5), lambda a, b: TF.huber_loss(a, b, delta=0.5))]:
+        a = [0.0, 0.5, -0.5, 1.0, 2.0]
+        e, t = ember.tensor(a, dtype=ember.float64, requires_grad=True), torch.tensor(a, dtype=torch.float64,
+                                                                                   requires_grad=True)
+        efn(e, ember.zeros(5, dtype=ember.float64)).backward()
+        tfn(t, torch.zeros(5, dtype=torch.float64)).backward()
+        assert_same(e.grad, t.grad)
+        check_nn_grads(efn, tfn, [A(()), A((), rg=False)])
+
+
+def test_embedding_max_norm_renormalizes_outside_the_graph():
+    w = make_array((5, 3), "float64", seed=4)
+    e, t = ember.tensor(w.tolist(), dtype=ember.float64, requires_grad=True), torch.tensor(w, requires_grad=True)
+    idx = [[0, 2], [2, 4]]
+    F.embedding(ember.tensor(idx), e, max_norm=1.0).sum().backward()
+    TF.embedding(torch.tensor(idx), t, max_norm=1.0).sum().backward()
+    assert_same(e.grad, t.grad)
+    assert_same(e.detach(), t.detach())
