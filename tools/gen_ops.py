@@ -363,6 +363,9 @@ SAVED_TYPES = {
     "bool": ("bool", "bool {n} = {n}_;"),
     "double": ("double", "double {n} = {n}_;"),
     "std::optional<DType>": ("std::optional<DType>", "std::optional<DType> {n} = {n}_;"),
+    "DType": ("DType", "DType {n} = {n}_;"),
+    "std::optional<double>": ("std::optional<double>", "std::optional<double> {n} = {n}_;"),
+    "std::optional<bool>": ("std::optional<bool>", "std::optional<bool> {n} = {n}_;"),
     "std::string_view": ("std::string", "std::string_view {n} = {n}_;"),
     "std::optional<std::string_view>": ("std::optional<std::string>",
                                         "std::optional<std::string_view> {n} = {n}_ ? std::optional<std::string_view>(*{n}_) : std::nullopt;"),
@@ -379,8 +382,43 @@ def uses(formula, ident):
     return re.search(r"(?<![\w.])" + re.escape(ident) + r"(?!\w)", formula) is not None
 
 
+DIFF_TYPES = ("Tensor", "Tensor?", "Tensor[]")
+
+
+def grad_targets(s, g):
+    """The `grad:` entry as [(argument names, formula)]. A key names one differentiable argument, or several
+    separated by commas for a combined formula that returns a tuple (one gradient per name, in order) and may
+    read `grad_input_mask` (std::array<bool, N>: which of them are needed)."""
+    by_name = {a.name: a for a in s.args}
+    out = []
+    for key, f in g.items():
+        names = [n.strip() for n in key.split(",")]
+        for n in names:
+            if n not in by_name or by_name[n].type not in DIFF_TYPES:
+                raise SystemExit(f"gen_ops: {s.full()}: grad for {n}, which is not a Tensor argument")
+            if len(names) > 1 and by_name[n].type == "Tensor[]":
+                raise SystemExit(f"gen_ops: {s.full()}: a combined formula cannot include the list {n}")
+        out.append((names, f))
+    return out
+
+
+def result_names(s):
+    """How formulas name the outputs: `result` for one output, `result0`, `result1`, ... (and the schema's
+    return names) for several."""
+    if len(s.rets) == 1:
+        return {"result": 0}
+    names = {f"result{i}": i for i in range(len(s.rets))}
+    names.update({r.name: i for i, r in enumerate(s.rets) if r.name})
+    return names
+
+
 def gen_autograd(ops):
-    """Backward nodes and Autograd-key kernels from the `grad:` entries (Note [autograd dispatch])."""
+    """Backward nodes and Autograd-key kernels from the `grad:` entries (Note [autograd dispatch]).
+
+    Supported: differentiable arguments of type Tensor, Tensor? (no gradient edge when absent) and Tensor[]
+    (one edge per element; the formula returns a variable_list); results that are one Tensor, a tuple
+    (`grads[i]` is output i's gradient, zeros when none flowed there) or a Tensor[] (`grads`). Only floating
+    results get a grad_fn. `grad_node:` overrides the node's name where PyTorch's numbering differs."""
     counts = {}
     body, reg = [], []
     functional = {}
@@ -389,6 +427,8 @@ def gen_autograd(ops):
         if not g or o.kind == "out":
             continue
         s = o.schema
+        targets = grad_targets(s, g)
+        target_names = {n for names, _ in targets for n in names}
         base = s.name.split("::")[-1]
         kname = base + ("_" + s.overload if s.overload else "")
         ptypes = [cpp_arg_type(a.type) for a in s.args]
@@ -396,10 +436,10 @@ def gen_autograd(ops):
         names = ", ".join(a.name for a in s.args)
         handle = (f"  static const OperatorHandle h = Dispatcher::singleton().find_or_throw({cstr(s.full())});\n")
         call = f"h.call<{o.call_types()}>({names})"
+        diff = [a for a in s.args if a.name in target_names]
+        any_rg = " || ".join(f"any_requires_grad({a.name})" for a in diff)
         if o.kind == "inplace":
             fk = functional[o.entry["schema"]]
-            diff = [a.name for a in s.args if a.type == "Tensor" and a.name in g]
-            any_rg = " || ".join(f"requires_grad({n})" for n in diff)
             rest = ", ".join(["ember::clone(self)"] + [a.name for a in s.args[1:]])
             body.append(f"Tensor {kname}_({params}) {{\n{handle}"
                         f"  if (!GradMode::is_enabled() || !({any_rg})) {{\n"
@@ -409,86 +449,166 @@ def gen_autograd(ops):
                         f"  commit_inplace(self, r);\n  return self;\n}}\n\n")
             reg.append(f"  m.impl({cstr(s.full())}, DispatchKey::Autograd, static_cast<{o.fn_ptr_type()}>(&{kname}_));\n")
             continue
-        # PyTorch names a node after the op without a leading "_" or a trailing "_forward" (nll_loss_forward's
-        # node is NllLossBackward0), numbering the overloads of one name in order.
-        stem = base.lstrip("_").removesuffix("_forward")
-        idx = counts.get(stem, 0)
-        counts[stem] = idx + 1
-        node = f"{camel(stem)}Backward{idx}"
+        if "grad_node" in o.entry:
+            node = o.entry["grad_node"]
+        else:
+            idx = counts.get(base.lstrip("_"), 0)
+            counts[base.lstrip("_")] = idx + 1
+            node = f"{camel(base)}Backward{idx}"
         functional[o.entry["schema"]] = kname
-        diff = [(i, a) for i, a in enumerate(s.args) if a.type == "Tensor" and a.name in g]
-        for k in g:
-            if k not in [a.name for _, a in diff]:
-                raise SystemExit(f"gen_ops: {s.full()}: grad for {k}, which is not a Tensor argument")
-        formulas = " ".join(g.values())
-        saved_t = [a for a in s.args if a.type == "Tensor" and uses(formulas, a.name)]
-        saved_o = [(a, cpp_arg_type(a.type)) for a in s.args if a.type != "Tensor" and uses(formulas, a.name)]
-        save_result = uses(formulas, "result")
-        members = [f"  SavedVariable {a.name}_;\n" for a in saved_t]
+        list_out = len(s.rets) == 1 and s.rets[0].type == "Tensor[]"
+        multi = len(s.rets) > 1 or list_out
+        formulas = " ".join(f for _, f in targets)
+        rnames = {} if list_out else result_names(s)
+        saved_r = sorted({i for n, i in rnames.items() if uses(formulas, n)})
+        if list_out and uses(formulas, "result"):
+            raise SystemExit(f"gen_ops: {s.full()}: formulas cannot read a Tensor[] result")
+        saved_t = [a for a in s.args if a.type in DIFF_TYPES and uses(formulas, a.name)]
+        saved_o = [(a, cpp_arg_type(a.type)) for a in s.args if a.type not in DIFF_TYPES and uses(formulas, a.name)]
+        # Slot of each differentiable argument among the node's edges (lists take one slot per element).
+        slot, pos, lists = "0", {}, []
+        for a in diff:
+            pos[a.name] = slot
+            step = f"{a.name}_size_" if a.type == "Tensor[]" else "1"
+            if a.type == "Tensor[]":
+                lists.append(a)
+            slot = str(int(slot) + 1) if slot.isdigit() and step == "1" else f"{slot} + {step}"
+        members = [f"  SavedVariable {a.name}_;\n" if a.type != "Tensor[]" else f"  std::vector<SavedVariable> {a.name}_;\n"
+                   for a in saved_t]
+        members += [f"  size_t {a.name}_size_ = 0;\n" for a in lists]
         for a, t in saved_o:
-            if t not in SAVED_TYPES:
-                raise SystemExit(f"gen_ops: {s.full()}: cannot save argument {a.name} of type {t}")
-            members.append(f"  {SAVED_TYPES[t][0]} {a.name}_;\n")
-        if save_result:
-            members.append("  SavedVariable result_;\n")
-        release = " ".join([f"{a.name}_.reset();" for a in saved_t] + (["result_.reset();"] if save_result else []))
+            members.append(f"  {saved_type(s, a, t)[0]} {a.name}_;\n")
+        members += [f"  SavedVariable result{i}_;\n" for i in saved_r]
+        if multi:
+            members.append("  std::vector<InputMeta> output_meta_;\n")
+        release = " ".join([f"for (auto& v : {a.name}_) v.reset();" if a.type == "Tensor[]" else f"{a.name}_.reset();"
+                            for a in saved_t] + [f"result{i}_.reset();" for i in saved_r])
         body.append(f"struct {node} final : Node {{\n"
                     f"  std::string name() const override {{ return {cstr(node)}; }}\n"
                     f"  variable_list apply(variable_list&& grads) override;\n"
                     + (f"  void release_variables() override {{ {release} }}\n" if release else "")
                     + "".join(members) + "};\n\n")
-        ap = [f"variable_list {node}::apply(variable_list&& grads) {{\n  const Tensor& grad = grads[0];\n"
-              f"  variable_list out({len(diff)});\n"]
-        if saved_t or save_result:
+        ap = [f"variable_list {node}::apply(variable_list&& grads) {{\n"]
+        if multi:
+            ap.append("  materialize_grads(grads, output_meta_);\n")
+        if uses(formulas, "grad"):
+            ap.append("  const Tensor& grad = grads[0];\n")
+        ap.append("  variable_list out(next_edges().size());\n")
+        if saved_t or saved_r:
             ap.append("  const std::shared_ptr<Node> self_node = shared_from_this();\n")
         for a in saved_t:
-            ap.append(f"  const Tensor {a.name} = {a.name}_.unpack(self_node);\n")
-        if save_result:
-            ap.append("  const Tensor result = result_.unpack(self_node);\n")
+            if a.type == "Tensor":
+                ap.append(f"  const Tensor {a.name} = {a.name}_.unpack(self_node);\n")
+            elif a.type == "Tensor?":
+                ap.append(f"  const std::optional<Tensor> {a.name} = {a.name}_.defined() ? "
+                          f"std::optional<Tensor>({a.name}_.unpack(self_node)) : std::nullopt;\n")
+            else:
+                ap.append(f"  const variable_list {a.name}_list = unpack_list({a.name}_, self_node);\n"
+                          f"  const TensorList {a.name} = {a.name}_list;\n")
+        for n, i in rnames.items():
+            if i in saved_r and uses(formulas, n):
+                ap.append(f"  const Tensor {n} = result{i}_.unpack(self_node);\n")
         for a, t in saved_o:
-            ap.append("  " + SAVED_TYPES[t][1].format(n=a.name) + "\n")
-        for j, (_, a) in enumerate(diff):
+            ap.append("  " + saved_type(s, a, t)[1].format(n=a.name) + "\n")
+        for a in diff:
             if uses(formulas, a.name + "_sizes"):
-                ap.append(f"  IntArrayRef {a.name}_sizes = input_meta[{j}].sizes;\n")
-        for j, (_, a) in enumerate(diff):
-            ap.append(f"  if (needs_input_grad({j})) out[{j}] = reduce_grad({g[a.name]}, input_meta[{j}]);\n")
+                if a.type == "Tensor[]":
+                    ap.append(f"  const std::vector<IntArrayRef> {a.name}_sizes = "
+                              f"list_sizes(input_meta, {pos[a.name]}, {a.name}_size_);\n")
+                else:
+                    ap.append(f"  IntArrayRef {a.name}_sizes = input_meta[{pos[a.name]}].sizes;\n")
+        by_name = {a.name: a for a in s.args}
+        for tnames, f in targets:
+            if len(tnames) == 1 and by_name[tnames[0]].type == "Tensor[]":
+                n, p = tnames[0], pos[tnames[0]]
+                ap.append(f"  if (any_needed(*this, {p}, {n}_size_)) {{\n    const variable_list gs = {f};\n"
+                          f"    for (size_t k = 0; k < {n}_size_; ++k)\n"
+                          f"      if (needs_input_grad({p} + k)) out[{p} + k] = reduce_grad(gs[k], input_meta[{p} + k]);\n  }}\n")
+            elif len(tnames) == 1:
+                p = pos[tnames[0]]
+                ap.append(f"  if (needs_input_grad({p})) out[{p}] = reduce_grad({f}, input_meta[{p}]);\n")
+            else:
+                mask = ", ".join(f"needs_input_grad({pos[n]})" for n in tnames)
+                ap.append(f"  {{\n    const std::array<bool, {len(tnames)}> grad_input_mask{{{mask}}};\n"
+                          f"    if (std::find(grad_input_mask.begin(), grad_input_mask.end(), true) != grad_input_mask.end()) {{\n"
+                          f"      const auto r = {f};\n")
+                for j, n in enumerate(tnames):
+                    ap.append(f"      if (grad_input_mask[{j}]) out[{pos[n]}] = reduce_grad(std::get<{j}>(r), input_meta[{pos[n]}]);\n")
+                ap.append("    }\n  }\n")
         ap.append("  return out;\n}\n\n")
         body.append("".join(ap))
-        any_rg = " || ".join(f"requires_grad({a.name})" for _, a in diff)
-        k = [f"Tensor {kname}({params}) {{\n{handle}  Tensor result;\n  {{\n"
-             f"    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n    result = {call};\n  }}\n"
-             f"  if (!GradMode::is_enabled() || !({any_rg}) || !is_floating_point(result.dtype())) return result;\n"
-             f"  auto node = std::make_shared<{node}>();\n  node->sequence_nr = next_sequence_nr();\n"]
-        for _, a in diff:
+        ret = cpp_ret_type(s.rets)
+        if list_out:
+            outs = None
+        elif multi:
+            outs = [f"std::get<{i}>(result)" for i in range(len(s.rets))]
+        else:
+            outs = ["result"]
+        k = [f"{ret} {kname}({params}) {{\n{handle}  {ret} result;\n  {{\n"
+             f"    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n    result = {call};\n  }}\n"]
+        if outs is None:
+            floating = "differentiable(result)"
+        else:
+            floating = " || ".join(f"is_floating_point({x}.dtype())" for x, r in zip(outs, s.rets) if r.type == "Tensor")
+        k.append(f"  if (!GradMode::is_enabled() || !({any_rg}) || !({floating})) return result;\n"
+                 f"  auto node = std::make_shared<{node}>();\n  node->sequence_nr = next_sequence_nr();\n")
+        for a in diff:
+            if a.type == "Tensor[]":
+                k.append(f"  node->{a.name}_size_ = {a.name}.size();\n")
             k.append(f"  add_input(*node, {a.name});\n")
         for a in saved_t:
-            k.append(f"  node->{a.name}_ = SavedVariable({a.name}, false);\n")
+            if a.type == "Tensor[]":
+                k.append(f"  for (const Tensor& t : {a.name}) node->{a.name}_.emplace_back(t, false);\n")
+            elif a.type == "Tensor?":
+                k.append(f"  node->{a.name}_ = SavedVariable({a.name} ? *{a.name} : Tensor(), false);\n")
+            else:
+                k.append(f"  node->{a.name}_ = SavedVariable({a.name}, false);\n")
         for a, t in saved_o:
             conv = {"std::vector<int64_t>": f"std::vector<int64_t>({a.name}.begin(), {a.name}.end())",
                     "std::optional<std::vector<int64_t>>":
                         f"{a.name} ? std::optional<std::vector<int64_t>>(std::vector<int64_t>({a.name}->begin(), {a.name}->end())) : std::nullopt",
                     "std::string": f"std::string({a.name})",
                     "std::optional<std::string>": f"{a.name} ? std::optional<std::string>(std::string(*{a.name})) : std::nullopt",
-                    }.get(SAVED_TYPES[t][0], a.name)
+                    }.get(saved_type(s, a, t)[0], a.name)
             k.append(f"  node->{a.name}_ = {conv};\n")
-        k.append(f"  set_history(result, node);\n")
-        if s.rets and s.rets[0].alias:
-            k.append("  get_meta(result)->is_view = true;  // Note [views and in-place]\n")
-        if save_result:
-            k.append("  node->result_ = SavedVariable(result, true);\n")
+        view = bool(s.rets and s.rets[0].alias)
+        if outs is None:
+            k.append(f"  set_list_history(result, node, node->output_meta_, {str(view).lower()});\n")
+        else:
+            if multi:
+                k.append(f"  node->num_outputs = {len(outs)};\n")
+            for i, x in enumerate(outs):
+                if s.rets[i].type != "Tensor":
+                    continue
+                k.append(f"  if (is_floating_point({x}.dtype())) set_history({x}, node, {i});\n")
+                if multi:
+                    k.append(f"  node->output_meta_.push_back(meta_of({x}));\n")
+                if view:
+                    k.append(f"  if (auto* m = get_meta({x})) m->is_view = true;  // Note [views and in-place]\n")
+            for i in saved_r:
+                k.append(f"  node->result{i}_ = SavedVariable({outs[i]}, true);\n")
         k.append("  return result;\n}\n\n")
         body.append("".join(k))
         reg.append(f"  m.impl({cstr(s.full())}, DispatchKey::Autograd, static_cast<{o.fn_ptr_type()}>(&{kname}));\n")
     text = [HEADER,
             "// Backward nodes and Autograd-key kernels of the ops with a `grad:` entry. See Note [autograd dispatch]\n"
             "// in ember/autograd/VariableKernels.h.\n"
-            '#include "ember/autograd/VariableKernels.h"\n\n'
+            '#include <algorithm>\n#include <array>\n\n#include "ember/autograd/VariableKernels.h"\n\n',
             "namespace ember::autograd::generated {\n\nusing namespace ember::autograd::detail;\n\n",
             "".join(body), "}  // namespace ember::autograd::generated\n\nnamespace ember::autograd {\n\n"
             "/// Registers the Autograd-key kernel of every op with a derivative.\n"
             "void register_autograd_kernels(Library& m) {\n  using namespace generated;\n",
             "".join(reg), "}\n\n}  // namespace ember::autograd\n"]
     return {"ember/autograd/generated/Functions.cpp": "".join(text)}
+
+
+def saved_type(s, a, t):
+    """(member type, how apply() reads it back) of a non-tensor argument saved in a node."""
+    if t.startswith("std::array<"):
+        return (t, "const " + t + "& {n} = {n}_;")
+    if t not in SAVED_TYPES:
+        raise SystemExit(f"gen_ops: {s.full()}: cannot save argument {a.name} of type {t}")
+    return SAVED_TYPES[t]
 
 
 def main():

@@ -109,4 +109,29 @@ Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::o
   return z;
 }
 
+variable_list cat_backward(const Tensor& grad, const std::vector<IntArrayRef>& sizes, int64_t dim) {
+  variable_list r;
+  r.reserve(sizes.size());
+  dim = wrap_dim(dim, grad.dim());
+  int64_t offset = 0;
+  for (IntArrayRef s : sizes) {
+    if (s.size() == 1 && s[0] == 0) {  // skipped by cat (legacy empty tensor)
+      r.push_back(ember::zeros(s, grad.dtype()));
+      continue;
+    }
+    r.push_back(grad.narrow(dim, offset, s[dim]));
+    offset += s[dim];
+  }
+  return r;
+}
+
+Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
+                                          bool keepdim) {
+  if (sizes.empty()) return grad.reshape(sizes);  // 0-dim input: the value is the element
+  dim = wrap_dim(dim, static_cast<int64_t>(sizes.size()));
+  Tensor g = keepdim ? grad : grad.unsqueeze(dim);
+  Tensor i = keepdim ? indices : indices.unsqueeze(dim);
+  return ember::zeros(sizes, grad.dtype()).scatter(dim, i, g);
+}
+
 }  // namespace ember::autograd::detail

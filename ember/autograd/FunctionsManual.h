@@ -38,4 +38,12 @@ Tensor select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64
 Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::optional<int64_t> start,
                       std::optional<int64_t> end, int64_t step);
 
+/// grads of cat(tensors, dim): the slices of grad along dim, one per input (sizes[i] are the inputs' sizes;
+/// 1-D empty inputs, which cat skips, get an empty gradient).
+variable_list cat_backward(const Tensor& grad, const std::vector<IntArrayRef>& sizes, int64_t dim);
+/// grad of the values of a reduction that selects one element per slice (max.dim, min.dim, median.dim, ...):
+/// grad scattered into zeros of `sizes` at `indices` along dim (the one chosen index takes it all).
+Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
+                                          bool keepdim);
+
 }  // namespace ember::autograd::detail

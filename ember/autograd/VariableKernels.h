@@ -25,10 +25,84 @@
 
 namespace ember::autograd::detail {
 
+/// Sizes and dtype of t (of an input, or of an output whose missing gradient becomes zeros).
+inline InputMeta meta_of(const Tensor& t) { return {DimVector(t.sizes().begin(), t.sizes().end()), t.dtype()}; }
+
 /// Adds t as the next input of node: its gradient edge and its sizes/dtype.
 inline void add_input(Node& node, const Tensor& t) {
   node.add_next_edge(gradient_edge(t));
-  node.input_meta.push_back({DimVector(t.sizes().begin(), t.sizes().end()), t.dtype()});
+  node.input_meta.push_back(meta_of(t));
+}
+/// An optional input takes a slot either way; absent, it has no edge (and gets no gradient).
+inline void add_input(Node& node, const std::optional<Tensor>& t) {
+  if (t && t->defined()) return add_input(node, *t);
+  node.add_next_edge(Edge{});
+  node.input_meta.push_back({});
+}
+/// A list input takes one slot per element.
+inline void add_input(Node& node, TensorList ts) {
+  for (const Tensor& t : ts) add_input(node, t);
+}
+
+inline bool any_requires_grad(const Tensor& t) { return requires_grad(t); }
+inline bool any_requires_grad(const std::optional<Tensor>& t) { return t && t->defined() && requires_grad(*t); }
+inline bool any_requires_grad(TensorList ts) {
+  for (const Tensor& t : ts)
+    if (requires_grad(t)) return true;
+  return false;
+}
+
+/// Whether any of the `count` slots from `begin` needs a gradient (a list input).
+inline bool any_needed(const Node& node, size_t begin, size_t count) {
+  for (size_t i = begin; i < begin + count; ++i)
+    if (node.needs_input_grad(i)) return true;
+  return false;
+}
+
+/// The saved tensors of a list input.
+inline variable_list unpack_list(const std::vector<SavedVariable>& saved, const std::shared_ptr<Node>& owner) {
+  variable_list r;
+  r.reserve(saved.size());
+  for (const SavedVariable& v : saved) r.push_back(v.unpack(owner));
+  return r;
+}
+
+/// The sizes of a list input's elements (slots begin .. begin + count).
+inline std::vector<IntArrayRef> list_sizes(const std::vector<InputMeta>& meta, size_t begin, size_t count) {
+  std::vector<IntArrayRef> r;
+  for (size_t i = begin; i < begin + count; ++i) r.emplace_back(meta[i].sizes);
+  return r;
+}
+
+/// Note [gradients of multi-output ops]
+/// A node of an op with several results runs when any of its outputs received a gradient; the others arrive
+/// undefined. Formulas read every grads[i], so the missing ones become zeros of the output's sizes and dtype
+/// (PyTorch's formulas test for undefined instead; zeros keep ours one expression each).
+inline void materialize_grads(variable_list& grads, const std::vector<InputMeta>& outputs) {
+  if (grads.size() < outputs.size()) grads.resize(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (!grads[i].defined() && is_floating_point(outputs[i].dtype))
+      grads[i] = ember::zeros(outputs[i].sizes, outputs[i].dtype);
+}
+
+/// Whether a list result has a floating-point (differentiable) element.
+inline bool differentiable(const std::vector<Tensor>& ts) {
+  for (const Tensor& t : ts)
+    if (is_floating_point(t.dtype())) return true;
+  return false;
+}
+
+/// Makes node the grad_fn of every floating element of a list result (output i = element i), recording
+/// their metadata for Note [gradients of multi-output ops].
+inline void set_list_history(const std::vector<Tensor>& ts, const std::shared_ptr<Node>& node,
+                             std::vector<InputMeta>& output_meta, bool view) {
+  node->num_outputs = static_cast<uint32_t>(ts.size());
+  for (size_t i = 0; i < ts.size(); ++i) {
+    output_meta.push_back(meta_of(ts[i]));
+    if (!is_floating_point(ts[i].dtype())) continue;
+    set_history(ts[i], node, static_cast<uint32_t>(i));
+    if (view) get_meta(ts[i])->is_view = true;  // Note [views and in-place]
+  }
 }
 
 /// Errors for in-place ops the autograd layer cannot record (Note [views and in-place]).

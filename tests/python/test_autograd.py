@@ -353,3 +353,39 @@ def test_repr_shows_grad_fn_and_requires_grad_as_torch():
                  lambda m: m.tensor([1.0, 3.0, 2.0], requires_grad=True).detach(),
                  lambda m: m.ones(2000).requires_grad_()]:
         assert repr(make(ember)) == repr(make(torch)).replace("torch.", "ember.")
+
+
+# ---------------------------------------------------------------------------------------------- generator forms
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_cat_list_input_gradients(dim):
+    # A Tensor[] argument: one gradient per element; a legacy 1-D empty input is skipped by cat and gets an empty
+    # gradient; an input that does not require grad gets none.
+    def run(m):
+        a = m.arange(6., dtype=m.float64).reshape(2, 3).requires_grad_()
+        b = m.full((2, 3), 2.0, dtype=m.float64).requires_grad_()
+        c = m.ones(2, 3, dtype=m.float64)
+        parts = [a, c, b * 3] + ([m.zeros(0, dtype=m.float64).requires_grad_()] if dim == 0 else [])
+        y = m.cat(parts, dim)
+        w = m.arange(float(y.numel()), dtype=m.float64).reshape(y.shape)
+        (y * w).sum().backward()
+        extra = [parts[3].grad] if dim == 0 else []
+        return [y.grad_fn.name(), a.grad, b.grad] + extra
+
+    e, t = run(ember), run(torch)
+    assert e[0] == t[0]
+    for x, y in zip(e[1:], t[1:]):
+        assert_same(x, y)
+
+
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_max_dim_multi_output_gradients(keepdim):
+    # Two results: only the values get a grad_fn; ties go to the one index max returns.
+    def run(m):
+        x = m.tensor([[1., 5., 5.], [7., 3., 3.]], dtype=m.float64).requires_grad_()
+        v, i = x.max(1, keepdim=keepdim)
+        (v * m.tensor(3., dtype=m.float64)).sum().backward()
+        return v.grad_fn.name(), i.requires_grad, i.grad_fn, x.grad
+
+    e, t = run(ember), run(torch)
+    assert e[:3] == t[:3]
+    assert_same(e[3], t[3])
