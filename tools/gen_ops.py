@@ -549,7 +549,7 @@ def gen_autograd(ops):
         if outs is None:
             floating = "differentiable(result)"
         else:
-            floating = " || ".join(f"is_floating_point({x}.dtype())" for x, r in zip(outs, s.rets) if r.type == "Tensor")
+            floating = " || ".join(f"floating_output({x})" for x, r in zip(outs, s.rets) if r.type == "Tensor")
         k.append(f"  if (!GradMode::is_enabled() || !({any_rg}) || !({floating})) return result;\n"
                  f"  auto node = std::make_shared<{node}>();\n  node->sequence_nr = next_sequence_nr();\n")
         for a in diff:
@@ -580,7 +580,7 @@ def gen_autograd(ops):
             for i, x in enumerate(outs):
                 if s.rets[i].type != "Tensor":
                     continue
-                k.append(f"  if (is_floating_point({x}.dtype())) set_history({x}, node, {i});\n")
+                k.append(f"  if (floating_output({x})) set_history({x}, node, {i});\n")
                 if multi:
                     k.append(f"  node->output_meta_.push_back(meta_of({x}));\n")
                 if view:

@@ -1,6 +1,9 @@
 // Backward formulas of the NN ops; see FunctionsNN.h and Note [nn gradients at non-smooth points].
 #include "ember/autograd/FunctionsNN.h"
 
+#include <algorithm>
+#include <utility>
+
 #include "ember/autograd/GradMode.h"
 
 namespace ember::autograd::detail {
@@ -284,12 +287,11 @@ Tensor huber_loss_backward(const Tensor& grad, const Tensor& self, const Tensor&
 
 // ---- convolution
 TensorTriple convolution_backward_grads(const Tensor& grad, const Tensor& input, const Tensor& weight,
-                                        bool has_bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                                        IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
                                         bool transposed, IntArrayRef output_padding, int64_t groups,
                                         OutputMask output_mask) {
   const int64_t cout = weight.size(0);
-  const OptionalIntArrayRef bias_sizes = has_bias ? OptionalIntArrayRef(IntArrayRef(&cout, 1)) : std::nullopt;
-  if (!has_bias) output_mask[2] = false;
+  const OptionalIntArrayRef bias_sizes = output_mask[2] ? OptionalIntArrayRef(IntArrayRef(&cout, 1)) : std::nullopt;
   return ember::convolution_backward(grad, input, weight, bias_sizes, stride, padding, dilation, transposed,
                                      output_padding, groups, output_mask);
 }

@@ -114,9 +114,10 @@ Tensor binary_cross_entropy_with_logits_target_backward(const Tensor& grad, cons
                                                         const std::optional<Tensor>& pos_weight, int64_t reduction);
 
 // ---- convolution
-/// convolution's gradients through the convolution_backward op (grad_output, input, weight, bias).
+/// convolution's gradients through the convolution_backward op (with respect to input, weight, bias; the bias's
+/// only when output_mask[2], which is false when there is no bias).
 TensorTriple convolution_backward_grads(const Tensor& grad, const Tensor& input, const Tensor& weight,
-                                        bool has_bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                                        IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
                                         bool transposed, IntArrayRef output_padding, int64_t groups,
                                         OutputMask output_mask);
 /// convolution_backward's gradients (double backward of convolution): from the gradients ggI, ggW, ggb of its

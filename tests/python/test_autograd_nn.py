@@ -239,3 +239,235 @@ def test_embedding_max_norm_renormalizes_outside_the_graph():
     TF.embedding(torch.tensor(idx), t, max_norm=1.0).sum().backward()
     assert_same(e.grad, t.grad)
     assert_same(e.detach(), t.detach())
+
+
+MAX_POOL = [
+    dict(kernel_size=2),
+    dict(kernel_size=3, stride=2, padding=1),
+    dict(kernel_size=(3, 2), stride=(2, 1), padding=(1, 0), dilation=(1, 2), ceil_mode=True),
+    dict(kernel_size=2, stride=1, dilation=2),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(2, 3, 7, 6), (1, 2, 5, 5), (3, 5, 4)])
+@pytest.mark.parametrize("kw", MAX_POOL, ids=str)
+def test_max_pool2d_grads(kw, shape, dtype):
+    check_nn_grads(lambda x: F.max_pool2d(x, **kw), lambda x: TF.max_pool2d(x, **kw), [A(shape)], dtype,
+                   "MaxPool2DWithIndicesBackward0")
+
+
+def test_max_pool2d_grads_ties_non_contiguous_zero_batch_and_indices():
+    # Ties (repeated values) send the gradient to the index the forward picked, as PyTorch's.
+    x = [[[[1.0, 1.0, 0.0], [1.0, 1.0, 2.0], [2.0, 0.0, 2.0]]]]
+    e, t = ember.tensor(x, dtype=ember.float64, requires_grad=True), torch.tensor(x, dtype=torch.float64,
+                                                                               requires_grad=True)
+    F.max_pool2d(e, 2, 1).sum().backward()
+    TF.max_pool2d(t, 2, 1).sum().backward()
+    assert_same(e.grad, t.grad)
+    check_nn_grads(lambda x: F.max_pool2d(x, 2), lambda x: TF.max_pool2d(x, 2), [A((2, 3, 6, 4), layout="transposed")])
+    check_nn_grads(lambda x: F.max_pool2d(x, 2), lambda x: TF.max_pool2d(x, 2), [A((0, 3, 6, 4))])
+    check_nn_grads(lambda x: F.max_pool2d(x, 2, return_indices=True)[0],
+                   lambda x: TF.max_pool2d(x, 2, return_indices=True)[0], [A((1, 2, 4, 4))])
+
+
+# ------------------------------------------------------------------------------------------------ normalization
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("affine", [True, False])
+@pytest.mark.parametrize("shape", [(4, 3), (2, 3, 5), (3, 2, 4, 3), (1, 3, 2, 2)])
+def test_batch_norm_training_grads(shape, affine, dtype):
+    C = shape[1]
+
+    def run(m, x, *wb):
+        rm, rv = m.zeros(C, dtype=x.dtype), m.ones(C, dtype=x.dtype)
+        out = (F if m is ember else TF).batch_norm(x, rm, rv, *(wb or (None, None)), training=True, momentum=0.3)
+        return out, rm, rv
+
+    specs = [A(shape)] + ([A((C,), 0.5, 2.0), A((C,))] if affine else [])
+    check_nn_grads(lambda *a: run(ember, *a)[0], lambda *a: run(torch, *a)[0], specs, dtype,
+                   "NativeBatchNormBackward0", tol=(1e-8, 1e-10) if dtype == "float64" else (1e-3, 1e-4))
+    # The running statistics were updated as PyTorch's.
+    e, t = make_tensor(shape, dtype), None
+    t = to_torch(e)
+    _, erm, erv = run(ember, e)
+    _, trm, trv = run(torch, t)
+    assert_same(erm, trm, rtol=1e-5, atol=1e-6)
+    assert_same(erv, trv, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_batch_norm_eval_grads(dtype):
+    rm = make_array((3,), dtype, seed=9)
+    rv = make_array((3,), dtype, low=0.5, high=2.0, seed=10)
+
+    def run(m, x, w, b):
+        return (F if m is ember else TF).batch_norm(
+            x, (ember if m is ember else torch).tensor(rm.tolist(), dtype=x.dtype),
+            (ember if m is ember else torch).tensor(rv.tolist(), dtype=x.dtype), w, b, training=False)
+
+    check_nn_grads(lambda *a: run(ember, *a), lambda *a: run(torch, *a), [A((4, 3, 2)), A((3,)), A((3,))], dtype,
+                   "NativeBatchNormBackward0")
+
+
+def test_batch_norm_two_forwards_then_backward():
+    # The running statistics change in place at every forward: backward through the first one still works.
+    for m, fm in [(ember, F), (torch, TF)]:
+        x = m.tensor(make_array((4, 3), "float64").tolist(), dtype=m.float64, requires_grad=True)
+        rm, rv = m.zeros(3, dtype=m.float64), m.ones(3, dtype=m.float64)
+        y1 = fm.batch_norm(x, rm, rv, training=True)
+        y2 = fm.batch_norm(x * 2, rm, rv, training=True)
+        (y1 * y1).sum().backward()
+        (y2 * y2 * y2).sum().backward()
+        if m is ember:
+            eg = x.grad
+        else:
+            assert_same(eg, x.grad)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape, norm", [((4, 5), (5,)), ((2, 3, 4), (3, 4)), ((2, 3, 4), (4,)), ((5,), (5,)),
+                                         ((0, 4), (4,))])
+@pytest.mark.parametrize("affine", ["both", "weight", "none"])
+def test_layer_norm_grads(shape, norm, affine, dtype):
+    specs = [A(shape)] + {"both": [A(norm, 0.5, 2.0), A(norm)], "weight": [A(norm, 0.5, 2.0)], "none": []}[affine]
+    check_nn_grads(lambda x, *wb: F.layer_norm(x, norm, *wb), lambda x, *wb: TF.layer_norm(x, norm, *wb), specs,
+                   dtype, "NativeLayerNormBackward0", tol=(1e-8, 1e-10) if dtype == "float64" else (1e-3, 1e-4))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape, groups", [((2, 6, 5), 3), ((3, 4, 2, 3), 2), ((1, 4, 3), 4), ((2, 6), 1)])
+@pytest.mark.parametrize("affine", [True, False])
+def test_group_norm_grads(shape, groups, affine, dtype):
+    C = shape[1]
+    specs = [A(shape)] + ([A((C,), 0.5, 2.0), A((C,))] if affine else [])
+    check_nn_grads(lambda x, *wb: F.group_norm(x, groups, *wb), lambda x, *wb: TF.group_norm(x, groups, *wb), specs,
+                   dtype, "NativeGroupNormBackward0", tol=(1e-8, 1e-10) if dtype == "float64" else (1e-3, 1e-4))
+
+
+# ------------------------------------------------------------------------------------------------ classification
+def _targets(shape, C, ignore=None, seed=0):
+    t = np.random.default_rng(seed).integers(0, C, size=shape)
+    if ignore is not None and t.size:
+        t.flat[:: 3] = ignore
+    return ember.tensor(t.tolist(), dtype=ember.int64) if t.size else ember.zeros(shape, dtype=ember.int64), \
+        torch.tensor(t.tolist(), dtype=torch.int64) if t.size else torch.zeros(shape, dtype=torch.int64)
+
+
+def _class_weight(C):
+    w = make_array((C,), "float64", low=0.2, high=2.0, seed=5)
+    return ember.tensor(w.tolist(), dtype=ember.float64), torch.tensor(w.tolist(), dtype=torch.float64)
+
+
+NLL_SHAPES = [((4, 5), (4,)), ((5,), ()), ((2, 3, 4, 2), (2, 4, 2)), ((2, 3, 4), (2, 4)), ((2, 3, 2, 2, 2), (2, 2, 2, 2)),
+              ((1, 3), (1,))]
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("ignore", [None, 1, -100])
+@pytest.mark.parametrize("shape, tshape", NLL_SHAPES, ids=str)
+def test_nll_loss_grads(shape, tshape, ignore, weighted, reduction):
+    C = shape[1] if len(shape) > 1 else shape[0]
+    et, tt = _targets(tshape, C, ignore)
+    ew, tw = _class_weight(C) if weighted else (None, None)
+    kw = dict(reduction=reduction, ignore_index=ignore if ignore is not None else -100)
+    check_nn_grads(lambda x: F.nll_loss(x, et, ew, **kw), lambda x: TF.nll_loss(x, tt, tw, **kw), [A(shape)])
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("smoothing", [0.0, 0.2])
+@pytest.mark.parametrize("shape, tshape", [((4, 5), (4,)), ((5,), ()), ((2, 3, 4, 2), (2, 4, 2)), ((2, 3, 4), (2, 4))],
+                         ids=str)
+def test_cross_entropy_grads(shape, tshape, smoothing, weighted, reduction):
+    C = shape[1] if len(shape) > 1 else shape[0]
+    et, tt = _targets(tshape, C, 2)
+    ew, tw = _class_weight(C) if weighted else (None, None)
+    kw = dict(reduction=reduction, ignore_index=2, label_smoothing=smoothing)
+    check_nn_grads(lambda x: F.cross_entropy(x, et, ew, **kw), lambda x: TF.cross_entropy(x, tt, tw, **kw),
+                   [A(shape)])
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("smoothing", [0.0, 0.3])
+def test_cross_entropy_probability_target_grads(smoothing, reduction):
+    check_nn_grads(lambda x, p: F.cross_entropy(x, F.softmax(p, 1), reduction=reduction, label_smoothing=smoothing),
+                   lambda x, p: TF.cross_entropy(x, TF.softmax(p, 1), reduction=reduction, label_smoothing=smoothing),
+                   [A((3, 4)), A((3, 4))])
+
+
+def test_cross_entropy_node_is_nll_over_log_softmax():
+    x = make_tensor((3, 4), "float64").requires_grad_()
+    et, _ = _targets((3,), 4)
+    out = F.cross_entropy(x, et)
+    assert out.grad_fn.name() == "NllLossBackward0"
+    assert out.grad_fn.next_functions[0][0].name() == "LogSoftmaxBackward0"
+
+
+def test_nll_loss_all_targets_ignored_gives_zero_grad():
+    et, tt = _targets((3,), 4, ignore=1)
+    et, tt = ember.full((3,), 1, dtype=ember.int64), torch.full((3,), 1, dtype=torch.int64)
+    check_nn_grads(lambda x: F.nll_loss(x, et, ignore_index=1), lambda x: TF.nll_loss(x, tt, ignore_index=1),
+                   [A((3, 4))])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_binary_cross_entropy_grads(weighted, reduction, dtype):
+    specs = [A((3, 4), 0.05, 0.95), A((3, 4), 0.0, 1.0)]
+    w = make_tensor((3, 4), dtype, low=0.2, high=2.0, seed=8) if weighted else None
+    check_nn_grads(lambda x, t: F.binary_cross_entropy(x, t, w, reduction=reduction),
+                   lambda x, t: TF.binary_cross_entropy(x, t, to_torch(w) if weighted else None, reduction=reduction),
+                   specs, dtype, "BinaryCrossEntropyBackward0")
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("weighted, pos", [(False, False), (True, False), (False, True), (True, True)])
+def test_binary_cross_entropy_with_logits_grads(weighted, pos, reduction, dtype):
+    w = make_tensor((4,), dtype, low=0.2, high=2.0, seed=8) if weighted else None
+    p = make_tensor((4,), dtype, low=0.5, high=3.0, seed=9) if pos else None
+    tconv = lambda v: to_torch(v) if v is not None else None  # noqa: E731
+    check_nn_grads(lambda x, t: F.binary_cross_entropy_with_logits(x, t, w, reduction=reduction, pos_weight=p),
+                   lambda x, t: TF.binary_cross_entropy_with_logits(x, t, tconv(w), reduction=reduction,
+                                                                    pos_weight=tconv(p)),
+                   [A((3, 4), -4, 4), A((3, 4), 0.0, 1.0)], dtype, "BinaryCrossEntropyWithLogitsBackward0")
+
+
+# ------------------------------------------------------------------------------------------------ convolution
+CONV2D = [
+    dict(),
+    dict(stride=2, padding=1),
+    dict(stride=(2, 1), padding=(1, 2), dilation=(2, 1)),
+    dict(groups=2, padding=1),
+    dict(padding="same", dilation=2),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("kw", CONV2D, ids=str)
+@pytest.mark.parametrize("n", [2, 1])
+def test_conv2d_grads(n, kw, bias, dtype):
+    specs = [A((n, 4, 6, 5)), A((6, 4 // kw.get("groups", 1), 3, 2))] + ([A((6,))] if bias else [])
+    check_nn_grads(lambda x, w, *b: F.conv2d(x, w, *b, **kw), lambda x, w, *b: TF.conv2d(x, w, *b, **kw), specs,
+                   dtype, "ConvolutionBackward0", tol=None if dtype == "float64" else (1e-3, 1e-4))
+
+
+def test_conv_grads_unbatched_non_contiguous_zero_batch_and_conv1d():
+    check_nn_grads(lambda x, w: F.conv2d(x, w), lambda x, w: TF.conv2d(x, w), [A((3, 5, 4)), A((2, 3, 2, 2))])
+    check_nn_grads(lambda x, w: F.conv2d(x, w, padding=1), lambda x, w: TF.conv2d(x, w, padding=1),
+                   [A((2, 3, 5, 4), layout="transposed"), A((2, 3, 3, 3), layout="transposed")])
+    check_nn_grads(lambda x, w, b: F.conv2d(x, w, b), lambda x, w, b: TF.conv2d(x, w, b),
+                   [A((0, 3, 5, 4)), A((2, 3, 3, 3)), A((2,))])
+    check_nn_grads(lambda x, w, b: F.conv1d(x, w, b, stride=2, padding=1, groups=3),
+                   lambda x, w, b: TF.conv1d(x, w, b, stride=2, padding=1, groups=3),
+                   [A((2, 3, 7)), A((6, 1, 3)), A((6,))])
+
+
+def test_conv_weight_only_and_input_only_grads():
+    check_nn_grads(lambda x, w: F.conv2d(x, w), lambda x, w: TF.conv2d(x, w),
+                   [A((2, 3, 5, 4), rg=False), A((2, 3, 3, 3))])
+    check_nn_grads(lambda x, w: F.conv2d(x, w), lambda x, w: TF.conv2d(x, w),
+                   [A((2, 3, 5, 4)), A((2, 3, 3, 3), rg=False)])

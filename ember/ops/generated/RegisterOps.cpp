@@ -658,7 +658,7 @@ void register_aten_ops(Library& m) {
   m.impl("aten::nll_loss_nd", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, int64_t, int64_t)>(&composite::nll_loss_nd));
   m.impl("aten::cross_entropy_loss", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, int64_t, int64_t, double)>(&composite::cross_entropy_loss));
   m.impl("aten::l1_loss", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, int64_t)>(&composite::l1_loss));
-  m.impl("aten::binary_cross_entropy_with_logits", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, int64_t)>(&composite::binary_cross_entropy_with_logits));
+  m.impl("aten::binary_cross_entropy_with_logits", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, int64_t)>(&composite::binary_cross_entropy_with_logits));
   m.impl("aten::rand_like", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, std::optional<DType>, std::optional<Device>, std::optional<MemoryFormat>)>(&composite::rand_like));
   m.impl("aten::randn_like", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, std::optional<DType>, std::optional<Device>, std::optional<MemoryFormat>)>(&composite::randn_like));
   m.impl("aten::randint_like", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<DType>, std::optional<Device>, std::optional<MemoryFormat>)>(&composite::randint_like));
