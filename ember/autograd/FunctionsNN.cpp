@@ -81,6 +81,8 @@ Tensor elu_backward(const Tensor& grad, const Tensor& self, const Scalar& alpha,
   return ember::where(ember::le(self, Scalar(0)), neg, grad * scale);
 }
 
+double celu_input_scale(const Scalar& alpha) { return 1.0 / static_cast<double>(static_cast<float>(alpha.to_double())); }
+
 Tensor softplus_backward(const Tensor& grad, const Tensor& self, const Scalar& beta, const Scalar& threshold) {
   const Tensor bx = self * beta;
   return ember::where(ember::gt(bx, threshold), grad, grad * ember::sigmoid(bx));
@@ -88,11 +90,11 @@ Tensor softplus_backward(const Tensor& grad, const Tensor& self, const Scalar& b
 
 Tensor hardsigmoid_backward(const Tensor& grad, const Tensor& self) {
   const Tensor inside = ember::logical_and(ember::gt(self, Scalar(-3)), ember::lt(self, Scalar(3)));
-  return ember::where(inside, grad / Scalar(6), zero_like_scalar(grad));
+  return ember::where(inside, grad * Scalar(static_cast<double>(1.0f / 6.0f)), zero_like_scalar(grad));
 }
 
 Tensor hardswish_backward(const Tensor& grad, const Tensor& self) {
-  const Tensor mid = ember::where(ember::le(self, Scalar(3)), grad * (self / Scalar(3) + Scalar(0.5)), grad);
+  const Tensor mid = ember::where(ember::lt(self, Scalar(3)), grad * (self / Scalar(3) + Scalar(0.5)), grad);
   return zero_where(ember::lt(self, Scalar(-3)), mid);
 }
 
@@ -233,7 +235,7 @@ Tensor binary_cross_entropy_backward(const Tensor& grad, const Tensor& self, con
 
 Tensor binary_cross_entropy_target_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
                                             const std::optional<Tensor>& weight, int64_t reduction) {
-  const Tensor log1m = ember::clamp_min(ember::log1p(-self), Scalar(-100));
+  const Tensor log1m = ember::clamp_min(ember::log(Scalar(1) - self), Scalar(-100));
   const Tensor logp = ember::clamp_min(ember::log(self), Scalar(-100));
   return weighted_loss_grad(grad, weight, reduction, target.numel()) * (log1m - logp);
 }
@@ -269,10 +271,11 @@ Tensor smooth_l1_loss_backward(const Tensor& grad, const Tensor& self, const Ten
                                double beta) {
   const Tensor z = self - target;
   const Tensor g = loss_grad_scale(grad, reduction, z.numel());
-  const Tensor inner = z / Scalar(beta);
-  // The bounds belong to the linear pieces, as in PyTorch's kernel: with beta = 0, z = 0 gets -1.
-  const Tensor slope = ember::where(ember::le(z, Scalar(-beta)), ember::full_like(inner, Scalar(-1)),
-                                    ember::where(ember::ge(z, Scalar(beta)), ember::ones_like(inner), inner));
+  // The bounds belong to the linear pieces, as in PyTorch's kernel: with beta = 0, z = 0 gets -1. Then there is
+  // no quadratic piece at all (z / 0 would make the double backward NaN through where's unselected branch).
+  const Tensor minus_one = ember::full({}, Scalar(-1), z.dtype()), one = ember::full({}, Scalar(1), z.dtype());
+  const Tensor upper = beta == 0 ? one : ember::where(ember::ge(z, Scalar(beta)), one, z / Scalar(beta));
+  const Tensor slope = ember::where(ember::le(z, Scalar(-beta)), minus_one, upper);
   return g * slope;
 }
 

@@ -28,11 +28,14 @@ Tensor leaky_relu_backward(const Tensor& grad, const Tensor& self, const Scalar&
 /// grad * alpha * scale * input_scale * exp(input_scale * self). celu is elu(alpha, 1, 1 / alpha).
 Tensor elu_backward(const Tensor& grad, const Tensor& self, const Scalar& alpha, const Scalar& scale,
                     const Scalar& input_scale);
+/// celu's input_scale in its backward: 1 / alpha with alpha rounded to float, as PyTorch 1.13's formula has it
+/// (the forward uses 1 / alpha in double), so that the gradients agree to the last bit.
+double celu_input_scale(const Scalar& alpha);
 /// softplus: grad where beta * self > threshold, else grad * sigmoid(beta * self).
 Tensor softplus_backward(const Tensor& grad, const Tensor& self, const Scalar& beta, const Scalar& threshold);
-/// hardsigmoid: grad / 6 where -3 < self < 3, else 0.
+/// hardsigmoid: grad * (1/6 in float, as PyTorch's kernel) where -3 < self < 3, else 0.
 Tensor hardsigmoid_backward(const Tensor& grad, const Tensor& self);
-/// hardswish: 0 below -3, grad * (self / 3 + 1/2) on [-3, 3], grad above (and at NaN).
+/// hardswish: 0 below -3, grad * (self / 3 + 1/2) on [-3, 3), grad from 3 on (and at NaN), as PyTorch 1.13.
 Tensor hardswish_backward(const Tensor& grad, const Tensor& self);
 /// mish: grad * (tanh(softplus(x)) + x * sigmoid(x) * (1 - tanh(softplus(x))^2)).
 Tensor mish_backward(const Tensor& grad, const Tensor& self);
@@ -99,7 +102,8 @@ Tensor nll_loss_backward(const Tensor& grad, const Tensor& self, const Tensor& t
                          const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index,
                          const Tensor& total_weight);
 /// binary_cross_entropy with respect to self: grad * weight * (self - target) / max(self (1 - self), 1e-12),
-/// and with respect to target: grad * weight * (log(1 - self) - log(self)), each log clamped at -100.
+/// and with respect to target: grad * weight * (log(1 - self) - log(self)), each log clamped at -100 (log of
+/// 1 - self rather than log1p(-self): the same in double to the last bits for self away from 0).
 Tensor binary_cross_entropy_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
                                      const std::optional<Tensor>& weight, int64_t reduction);
 Tensor binary_cross_entropy_target_backward(const Tensor& grad, const Tensor& self, const Tensor& target,

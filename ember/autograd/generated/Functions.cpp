@@ -1683,7 +1683,7 @@ variable_list CeluBackward0::apply(variable_list&& grads) {
   const std::shared_ptr<Node> self_node = shared_from_this();
   const Tensor self = self_.unpack(self_node);
   const Scalar& alpha = alpha_;
-  if (needs_input_grad(0)) out[0] = reduce_grad(elu_backward(grad, self, alpha, 1, 1.0 / alpha.to_double()), input_meta[0]);
+  if (needs_input_grad(0)) out[0] = reduce_grad(elu_backward(grad, self, alpha, 1, celu_input_scale(alpha)), input_meta[0]);
   return out;
 }
 
