@@ -66,15 +66,17 @@ Tensor from_doubles(const std::vector<double>& v, DimVector sizes, DType dt) {
 
 // Writes n doubles into a running statistic. Like PyTorch's kernel, this does not bump the tensor's version: the
 // statistics are buffers the autograd graph saves (for evaluation mode), and the update of each training
-// forward must not invalidate the graphs of earlier forwards. A non-contiguous buffer goes through copy_.
+// forward must not invalidate the graphs of earlier forwards. A buffer of several dims that is not contiguous
+// (never made by nn modules) goes through copy_.
 void write_running_stat(const Tensor& p, const std::vector<double>& v) {
-  if (!p.is_contiguous()) {
+  if (p.dim() > 1 && !p.is_contiguous()) {
     p.copy_(from_doubles(v, {static_cast<int64_t>(v.size())}, kFloat64).reshape(p.sizes()));
     return;
   }
+  const int64_t step = p.dim() == 1 ? p.stride(0) : 1;
   dispatch_dtypes<kFloatingTypes>(p.dtype(), "native_batch_norm", [&]<class T>() {
     T* dst = p.data_ptr<T>();
-    for (size_t i = 0; i < v.size(); ++i) dst[i] = static_cast<T>(v[i]);
+    for (size_t i = 0; i < v.size(); ++i) dst[static_cast<int64_t>(i) * step] = static_cast<T>(v[i]);
   });
 }
 
