@@ -494,3 +494,22 @@ def test_conv_weight_only_and_input_only_grads():
                    [A((2, 3, 5, 4), rg=False), A((2, 3, 3, 3))])
     check_nn_grads(lambda x, w: F.conv2d(x, w), lambda x, w: TF.conv2d(x, w),
                    [A((2, 3, 5, 4)), A((2, 3, 3, 3), rg=False)])
+
+
+def test_double_backward_node_names_match_torch():
+    # The first gradients (create_graph=True) are made by the backward ops, named as PyTorch's.
+    def names(m, fm):
+        x = m.ones(1, 2, 4, 4, dtype=m.float64).requires_grad_()
+        w = m.ones(3, 2, 2, 2, dtype=m.float64).requires_grad_()
+        cases = [(lambda: fm.conv2d(x, w), [x, w]), (lambda: fm.avg_pool2d(x, 2), [x]),
+                 (lambda: fm.max_pool2d(x * 1, 2), [x]), (lambda: fm.adaptive_avg_pool2d(x, 3), [x])]
+        out = []
+        for f, ins in cases:
+            g = m.autograd.grad(f().sum(), ins, create_graph=True)
+            out.append([t.grad_fn.name() if t.grad_fn is not None else None for t in g])
+        return out
+
+    # (Activations and norms differentiate through compositions of Ember ops instead: other names there.)
+    ours, theirs = names(ember, F), names(torch, TF)
+    assert ours == theirs
+    assert ours[0] == ["ConvolutionBackwardBackward0"] * 2
