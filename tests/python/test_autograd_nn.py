@@ -147,6 +147,9 @@ def test_inplace_activation_grads():
     for efn, tfn in [(lambda x: F.hardtanh(x * 1, inplace=True), lambda x: TF.hardtanh(x * 1, inplace=True)),
                      (lambda x: F.leaky_relu(x * 1, 0.1, inplace=True), lambda x: TF.leaky_relu(x * 1, 0.1, inplace=True)),
                      (lambda x: F.elu(x * 1, inplace=True), lambda x: TF.elu(x * 1, inplace=True)),
+                     (lambda x: F.celu(x * 1, 0.5, inplace=True), lambda x: TF.celu(x * 1, 0.5, inplace=True)),
+                     (lambda x: F.selu(x * 1, inplace=True), lambda x: TF.selu(x * 1, inplace=True)),
+                     (lambda x: F.relu6(x * 3, inplace=True), lambda x: TF.relu6(x * 3, inplace=True)),
                      (lambda x: F.threshold(x * 1, 0.1, 2.0, inplace=True),
                       lambda x: TF.threshold(x * 1, 0.1, 2.0, inplace=True))]:
         e, t = _leaf(A((2, 3)), "float64", 0)
