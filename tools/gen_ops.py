@@ -373,7 +373,9 @@ SAVED_TYPES = {
 
 
 def camel(name):
-    return "".join(p[:1].upper() + p[1:] for p in name.split("_") if p)
+    """PyTorch's node-name casing: each '_'-separated word title-cased, so a letter after a digit is upper
+    case too (max_pool2d -> MaxPool2D, log1p -> Log1P), as its grad_fn names."""
+    return "".join(p.title() for p in name.split("_") if p)
 
 
 def uses(formula, ident):
@@ -547,7 +549,7 @@ def gen_autograd(ops):
         if outs is None:
             floating = "differentiable(result)"
         else:
-            floating = " || ".join(f"is_floating_point({x}.dtype())" for x, r in zip(outs, s.rets) if r.type == "Tensor")
+            floating = " || ".join(f"floating_output({x})" for x, r in zip(outs, s.rets) if r.type == "Tensor")
         k.append(f"  if (!GradMode::is_enabled() || !({any_rg}) || !({floating})) return result;\n"
                  f"  auto node = std::make_shared<{node}>();\n  node->sequence_nr = next_sequence_nr();\n")
         for a in diff:
@@ -578,7 +580,7 @@ def gen_autograd(ops):
             for i, x in enumerate(outs):
                 if s.rets[i].type != "Tensor":
                     continue
-                k.append(f"  if (is_floating_point({x}.dtype())) set_history({x}, node, {i});\n")
+                k.append(f"  if (floating_output({x})) set_history({x}, node, {i});\n")
                 if multi:
                     k.append(f"  node->output_meta_.push_back(meta_of({x}));\n")
                 if view:

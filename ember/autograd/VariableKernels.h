@@ -17,6 +17,7 @@
 // correct for tensors that are not views; an in-place op on a view produced from a tensor with history (or
 // on a leaf that requires grad) raises instead (PyTorch rebases the view's base: CopySlices, left for later).
 #include "ember/autograd/FunctionsManual.h"
+#include "ember/autograd/FunctionsNN.h"
 #include "ember/autograd/GradMode.h"
 #include "ember/autograd/Node.h"
 #include "ember/dispatch/Dispatcher.h"
@@ -24,8 +25,14 @@
 
 namespace ember::autograd::detail {
 
-/// Sizes and dtype of t (of an input, or of an output whose missing gradient becomes zeros).
-inline InputMeta meta_of(const Tensor& t) { return {DimVector(t.sizes().begin(), t.sizes().end()), t.dtype()}; }
+/// Sizes and dtype of t (of an input, or of an output whose missing gradient becomes zeros). An undefined
+/// result (convolution_backward's masked-out gradients) is recorded as bool, so its gradient stays undefined.
+inline InputMeta meta_of(const Tensor& t) {
+  if (!t.defined()) return {{}, DType::Bool};
+  return {DimVector(t.sizes().begin(), t.sizes().end()), t.dtype()};
+}
+/// Whether a result gets a grad_fn: defined and floating point.
+inline bool floating_output(const Tensor& t) { return t.defined() && is_floating_point(t.dtype()); }
 
 /// Adds t as the next input of node: its gradient edge and its sizes/dtype.
 inline void add_input(Node& node, const Tensor& t) {

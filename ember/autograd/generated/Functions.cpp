@@ -29,11 +29,11 @@ Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, std::optional<MemoryFormat>>(self, memory_format);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<CloneBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   return result;
 }
 
@@ -56,11 +56,11 @@ Tensor _to_copy(const Tensor& self, std::optional<DType> dtype, std::optional<De
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, std::optional<DType>, std::optional<Device>, bool, std::optional<MemoryFormat>>(self, dtype, device, non_blocking, memory_format);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<ToCopyBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   return result;
 }
 
@@ -84,11 +84,11 @@ Tensor view(const Tensor& self, IntArrayRef size) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, IntArrayRef>(self, size);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<ViewBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
   return result;
 }
@@ -114,12 +114,12 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, IntArrayRef>(self, dims);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<PermuteBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   node->dims_ = std::vector<int64_t>(dims.begin(), dims.end());
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
   return result;
 }
@@ -147,13 +147,13 @@ Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim0, dim1);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<TransposeBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   node->dim0_ = dim0;
   node->dim1_ = dim1;
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
   return result;
 }
@@ -177,11 +177,11 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, IntArrayRef, bool>(self, size, implicit);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<ExpandBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
   return result;
 }
@@ -210,13 +210,13 @@ Tensor select_int(const Tensor& self, int64_t dim, int64_t index) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim, index);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<SelectBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   node->dim_ = dim;
   node->index_ = index;
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
   return result;
 }
@@ -249,7 +249,7 @@ Tensor slice_Tensor(const Tensor& self, int64_t dim, std::optional<int64_t> star
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, int64_t, std::optional<int64_t>, std::optional<int64_t>, int64_t>(self, dim, start, end, step);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<SliceBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
@@ -257,7 +257,7 @@ Tensor slice_Tensor(const Tensor& self, int64_t dim, std::optional<int64_t> star
   node->start_ = start;
   node->end_ = end;
   node->step_ = step;
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
   return result;
 }
@@ -282,11 +282,11 @@ Tensor squeeze(const Tensor& self) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&>(self);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<SqueezeBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
   return result;
 }
@@ -311,11 +311,11 @@ Tensor squeeze_dim(const Tensor& self, int64_t dim) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, int64_t>(self, dim);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<SqueezeBackward1>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
   return result;
 }
@@ -340,11 +340,11 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, int64_t>(self, dim);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<UnsqueezeBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
   return result;
 }
@@ -368,11 +368,11 @@ Tensor alias(const Tensor& self) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&>(self);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<AliasBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
   return result;
 }
@@ -400,12 +400,12 @@ Tensor abs(const Tensor& self) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&>(self);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<AbsBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   node->self_ = SavedVariable(self, false);
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   return result;
 }
 
@@ -440,11 +440,11 @@ Tensor neg(const Tensor& self) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&>(self);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<NegBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   return result;
 }
 
@@ -483,11 +483,11 @@ Tensor exp(const Tensor& self) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&>(self);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<ExpBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   node->result0_ = SavedVariable(result, true);
   return result;
 }
@@ -527,12 +527,12 @@ Tensor log(const Tensor& self) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&>(self);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<LogBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   node->self_ = SavedVariable(self, false);
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   return result;
 }
 
@@ -571,11 +571,11 @@ Tensor sqrt(const Tensor& self) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&>(self);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<SqrtBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   node->result0_ = SavedVariable(result, true);
   return result;
 }
@@ -615,12 +615,12 @@ Tensor sin(const Tensor& self) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&>(self);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<SinBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   node->self_ = SavedVariable(self, false);
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   return result;
 }
 
@@ -659,12 +659,12 @@ Tensor cos(const Tensor& self) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&>(self);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<CosBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   node->self_ = SavedVariable(self, false);
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   return result;
 }
 
@@ -703,11 +703,11 @@ Tensor tanh(const Tensor& self) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&>(self);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<TanhBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   node->result0_ = SavedVariable(result, true);
   return result;
 }
@@ -747,11 +747,11 @@ Tensor sigmoid(const Tensor& self) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&>(self);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<SigmoidBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   node->result0_ = SavedVariable(result, true);
   return result;
 }
@@ -791,11 +791,11 @@ Tensor relu(const Tensor& self) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&>(self);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<ReluBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   node->result0_ = SavedVariable(result, true);
   return result;
 }
@@ -835,12 +835,12 @@ Tensor square(const Tensor& self) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&>(self);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<SquareBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   node->self_ = SavedVariable(self, false);
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   return result;
 }
 
@@ -878,13 +878,13 @@ Tensor add_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) 
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, const Tensor&, const Scalar&>(self, other, alpha);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other)) || !(floating_output(result))) return result;
   auto node = std::make_shared<AddBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   add_input(*node, other);
   node->alpha_ = alpha;
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   return result;
 }
 
@@ -922,13 +922,13 @@ Tensor sub_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) 
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, const Tensor&, const Scalar&>(self, other, alpha);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other)) || !(floating_output(result))) return result;
   auto node = std::make_shared<SubBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   add_input(*node, other);
   node->alpha_ = alpha;
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   return result;
 }
 
@@ -970,14 +970,14 @@ Tensor mul_Tensor(const Tensor& self, const Tensor& other) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, const Tensor&>(self, other);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other)) || !(floating_output(result))) return result;
   auto node = std::make_shared<MulBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   add_input(*node, other);
   node->self_ = SavedVariable(self, false);
   node->other_ = SavedVariable(other, false);
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   return result;
 }
 
@@ -1019,14 +1019,14 @@ Tensor div_Tensor(const Tensor& self, const Tensor& other) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, const Tensor&>(self, other);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other)) || !(floating_output(result))) return result;
   auto node = std::make_shared<DivBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   add_input(*node, other);
   node->self_ = SavedVariable(self, false);
   node->other_ = SavedVariable(other, false);
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   return result;
 }
 
@@ -1070,14 +1070,14 @@ Tensor pow_Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, const Tensor&>(self, exponent);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(exponent)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(exponent)) || !(floating_output(result))) return result;
   auto node = std::make_shared<PowBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   add_input(*node, exponent);
   node->self_ = SavedVariable(self, false);
   node->exponent_ = SavedVariable(exponent, false);
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   node->result0_ = SavedVariable(result, true);
   return result;
 }
@@ -1092,6 +1092,40 @@ Tensor pow__Tensor_Tensor_(const Tensor& self, const Tensor& exponent) {
   Tensor r = generated::pow_Tensor_Tensor(ember::clone(self), exponent);
   commit_inplace(self, r);
   return self;
+}
+
+struct WhereBackward0 final : Node {
+  std::string name() const override { return "WhereBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { condition_.reset(); }
+  SavedVariable condition_;
+};
+
+variable_list WhereBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor condition = condition_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::where(condition, grad, ember::zeros({}, grad.dtype())), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(ember::where(condition, ember::zeros({}, grad.dtype()), grad), input_meta[1]);
+  return out;
+}
+
+Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::where.self");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(condition, self, other);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<WhereBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, other);
+  node->condition_ = SavedVariable(condition, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
 }
 
 struct ClampBackward0 final : Node {
@@ -1121,14 +1155,14 @@ Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::op
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, const std::optional<Scalar>&, const std::optional<Scalar>&>(self, min, max);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<ClampBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   node->self_ = SavedVariable(self, false);
   node->min_ = min;
   node->max_ = max;
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   return result;
 }
 
@@ -1142,6 +1176,142 @@ Tensor clamp__(const Tensor& self, const std::optional<Scalar>& min, const std::
   Tensor r = generated::clamp(ember::clone(self), min, max);
   commit_inplace(self, r);
   return self;
+}
+
+struct ConvolutionBackward0 final : Node {
+  std::string name() const override { return "ConvolutionBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { input_.reset(); weight_.reset(); }
+  SavedVariable input_;
+  SavedVariable weight_;
+  std::vector<int64_t> stride_;
+  std::vector<int64_t> padding_;
+  std::vector<int64_t> dilation_;
+  bool transposed_;
+  std::vector<int64_t> output_padding_;
+  int64_t groups_;
+};
+
+variable_list ConvolutionBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor input = input_.unpack(self_node);
+  const Tensor weight = weight_.unpack(self_node);
+  IntArrayRef stride = stride_;
+  IntArrayRef padding = padding_;
+  IntArrayRef dilation = dilation_;
+  bool transposed = transposed_;
+  IntArrayRef output_padding = output_padding_;
+  int64_t groups = groups_;
+  {
+    const std::array<bool, 3> grad_input_mask{needs_input_grad(0), needs_input_grad(1), needs_input_grad(2)};
+    if (std::find(grad_input_mask.begin(), grad_input_mask.end(), true) != grad_input_mask.end()) {
+      const auto r = convolution_backward_grads(grad, input, weight, stride, padding, dilation, transposed, output_padding, groups, grad_input_mask);
+      if (grad_input_mask[0]) out[0] = reduce_grad(std::get<0>(r), input_meta[0]);
+      if (grad_input_mask[1]) out[1] = reduce_grad(std::get<1>(r), input_meta[1]);
+      if (grad_input_mask[2]) out[2] = reduce_grad(std::get<2>(r), input_meta[2]);
+    }
+  }
+  return out;
+}
+
+Tensor convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::convolution");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef, IntArrayRef, bool, IntArrayRef, int64_t>(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(input) || any_requires_grad(weight) || any_requires_grad(bias)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ConvolutionBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, input);
+  add_input(*node, weight);
+  add_input(*node, bias);
+  node->input_ = SavedVariable(input, false);
+  node->weight_ = SavedVariable(weight, false);
+  node->stride_ = std::vector<int64_t>(stride.begin(), stride.end());
+  node->padding_ = std::vector<int64_t>(padding.begin(), padding.end());
+  node->dilation_ = std::vector<int64_t>(dilation.begin(), dilation.end());
+  node->transposed_ = transposed;
+  node->output_padding_ = std::vector<int64_t>(output_padding.begin(), output_padding.end());
+  node->groups_ = groups;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct ConvolutionBackwardBackward0 final : Node {
+  std::string name() const override { return "ConvolutionBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { grad_output_.reset(); input_.reset(); weight_.reset(); }
+  SavedVariable grad_output_;
+  SavedVariable input_;
+  SavedVariable weight_;
+  std::vector<int64_t> stride_;
+  std::vector<int64_t> padding_;
+  std::vector<int64_t> dilation_;
+  bool transposed_;
+  std::vector<int64_t> output_padding_;
+  int64_t groups_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list ConvolutionBackwardBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor grad_output = grad_output_.unpack(self_node);
+  const Tensor input = input_.unpack(self_node);
+  const Tensor weight = weight_.unpack(self_node);
+  IntArrayRef stride = stride_;
+  IntArrayRef padding = padding_;
+  IntArrayRef dilation = dilation_;
+  bool transposed = transposed_;
+  IntArrayRef output_padding = output_padding_;
+  int64_t groups = groups_;
+  {
+    const std::array<bool, 3> grad_input_mask{needs_input_grad(0), needs_input_grad(1), needs_input_grad(2)};
+    if (std::find(grad_input_mask.begin(), grad_input_mask.end(), true) != grad_input_mask.end()) {
+      const auto r = convolution_double_backward(grads[0], grads[1], grads[2], grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, grad_input_mask);
+      if (grad_input_mask[0]) out[0] = reduce_grad(std::get<0>(r), input_meta[0]);
+      if (grad_input_mask[1]) out[1] = reduce_grad(std::get<1>(r), input_meta[1]);
+      if (grad_input_mask[2]) out[2] = reduce_grad(std::get<2>(r), input_meta[2]);
+    }
+  }
+  return out;
+}
+
+std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_output, const Tensor& input, const Tensor& weight, OptionalIntArrayRef bias_sizes, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups, std::array<bool, 3> output_mask) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::convolution_backward");
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, const Tensor&, const Tensor&, OptionalIntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool, IntArrayRef, int64_t, std::array<bool, 3>>(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(grad_output) || any_requires_grad(input) || any_requires_grad(weight)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)) || floating_output(std::get<2>(result)))) return result;
+  auto node = std::make_shared<ConvolutionBackwardBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, grad_output);
+  add_input(*node, input);
+  add_input(*node, weight);
+  node->grad_output_ = SavedVariable(grad_output, false);
+  node->input_ = SavedVariable(input, false);
+  node->weight_ = SavedVariable(weight, false);
+  node->stride_ = std::vector<int64_t>(stride.begin(), stride.end());
+  node->padding_ = std::vector<int64_t>(padding.begin(), padding.end());
+  node->dilation_ = std::vector<int64_t>(dilation.begin(), dilation.end());
+  node->transposed_ = transposed;
+  node->output_padding_ = std::vector<int64_t>(output_padding.begin(), output_padding.end());
+  node->groups_ = groups;
+  node->num_outputs = 3;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  if (floating_output(std::get<2>(result))) set_history(std::get<2>(result), node, 2);
+  node->output_meta_.push_back(meta_of(std::get<2>(result)));
+  return result;
 }
 
 struct MmBackward0 final : Node {
@@ -1170,14 +1340,14 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, const Tensor&>(self, mat2);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(mat2)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(mat2)) || !(floating_output(result))) return result;
   auto node = std::make_shared<MmBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   add_input(*node, mat2);
   node->self_ = SavedVariable(self, false);
   node->mat2_ = SavedVariable(mat2, false);
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   return result;
 }
 
@@ -1207,14 +1377,14 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, const Tensor&>(self, mat2);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(mat2)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(mat2)) || !(floating_output(result))) return result;
   auto node = std::make_shared<BmmBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   add_input(*node, mat2);
   node->self_ = SavedVariable(self, false);
   node->mat2_ = SavedVariable(mat2, false);
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   return result;
 }
 
@@ -1244,14 +1414,14 @@ Tensor mv(const Tensor& self, const Tensor& vec) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, const Tensor&>(self, vec);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(vec)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(vec)) || !(floating_output(result))) return result;
   auto node = std::make_shared<MvBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   add_input(*node, vec);
   node->self_ = SavedVariable(self, false);
   node->vec_ = SavedVariable(vec, false);
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   return result;
 }
 
@@ -1281,14 +1451,14 @@ Tensor dot(const Tensor& self, const Tensor& tensor) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, const Tensor&>(self, tensor);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(tensor)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(tensor)) || !(floating_output(result))) return result;
   auto node = std::make_shared<DotBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   add_input(*node, tensor);
   node->self_ = SavedVariable(self, false);
   node->tensor_ = SavedVariable(tensor, false);
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   return result;
 }
 
@@ -1323,7 +1493,7 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&>(self, mat1, mat2, beta, alpha);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(mat1) || any_requires_grad(mat2)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(mat1) || any_requires_grad(mat2)) || !(floating_output(result))) return result;
   auto node = std::make_shared<AddmmBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
@@ -1333,7 +1503,7 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
   node->mat2_ = SavedVariable(mat2, false);
   node->beta_ = beta;
   node->alpha_ = alpha;
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   return result;
 }
 
@@ -1347,6 +1517,1335 @@ Tensor addmm__(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const
   Tensor r = generated::addmm(ember::clone(self), mat1, mat2, beta, alpha);
   commit_inplace(self, r);
   return self;
+}
+
+struct HardtanhBackward0 final : Node {
+  std::string name() const override { return "HardtanhBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  Scalar min_val_;
+  Scalar max_val_;
+};
+
+variable_list HardtanhBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Scalar& min_val = min_val_;
+  const Scalar& max_val = max_val_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(hardtanh_backward(grad, self, min_val, max_val), input_meta[0]);
+  return out;
+}
+
+Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::hardtanh");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Scalar&, const Scalar&>(self, min_val, max_val);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<HardtanhBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->min_val_ = min_val;
+  node->max_val_ = max_val;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor hardtanh__(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::hardtanh_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Scalar&, const Scalar&>(self, min_val, max_val);
+  }
+  check_inplace(self);
+  Tensor r = generated::hardtanh(ember::clone(self), min_val, max_val);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct LeakyReluBackward0 final : Node {
+  std::string name() const override { return "LeakyReluBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  Scalar negative_slope_;
+};
+
+variable_list LeakyReluBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Scalar& negative_slope = negative_slope_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(leaky_relu_backward(grad, self, negative_slope), input_meta[0]);
+  return out;
+}
+
+Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::leaky_relu");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Scalar&>(self, negative_slope);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<LeakyReluBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->negative_slope_ = negative_slope;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor leaky_relu__(const Tensor& self, const Scalar& negative_slope) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::leaky_relu_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Scalar&>(self, negative_slope);
+  }
+  check_inplace(self);
+  Tensor r = generated::leaky_relu(ember::clone(self), negative_slope);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct EluBackward0 final : Node {
+  std::string name() const override { return "EluBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  Scalar alpha_;
+  Scalar scale_;
+  Scalar input_scale_;
+};
+
+variable_list EluBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Scalar& alpha = alpha_;
+  const Scalar& scale = scale_;
+  const Scalar& input_scale = input_scale_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(elu_backward(grad, self, alpha, scale, input_scale), input_meta[0]);
+  return out;
+}
+
+Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::elu");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Scalar&, const Scalar&, const Scalar&>(self, alpha, scale, input_scale);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<EluBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->alpha_ = alpha;
+  node->scale_ = scale;
+  node->input_scale_ = input_scale;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor elu__(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::elu_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Scalar&, const Scalar&, const Scalar&>(self, alpha, scale, input_scale);
+  }
+  check_inplace(self);
+  Tensor r = generated::elu(ember::clone(self), alpha, scale, input_scale);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct CeluBackward0 final : Node {
+  std::string name() const override { return "CeluBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  Scalar alpha_;
+};
+
+variable_list CeluBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Scalar& alpha = alpha_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(elu_backward(grad, self, alpha, 1, celu_input_scale(alpha)), input_meta[0]);
+  return out;
+}
+
+Tensor celu(const Tensor& self, const Scalar& alpha) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::celu");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Scalar&>(self, alpha);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<CeluBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->alpha_ = alpha;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor celu__(const Tensor& self, const Scalar& alpha) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::celu_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Scalar&>(self, alpha);
+  }
+  check_inplace(self);
+  Tensor r = generated::celu(ember::clone(self), alpha);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct SoftplusBackward0 final : Node {
+  std::string name() const override { return "SoftplusBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  Scalar beta_;
+  Scalar threshold_;
+};
+
+variable_list SoftplusBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Scalar& beta = beta_;
+  const Scalar& threshold = threshold_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(softplus_backward(grad, self, beta, threshold), input_meta[0]);
+  return out;
+}
+
+Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::softplus");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Scalar&, const Scalar&>(self, beta, threshold);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SoftplusBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->beta_ = beta;
+  node->threshold_ = threshold;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct HardsigmoidBackward0 final : Node {
+  std::string name() const override { return "HardsigmoidBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list HardsigmoidBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(hardsigmoid_backward(grad, self), input_meta[0]);
+  return out;
+}
+
+Tensor hardsigmoid(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::hardsigmoid");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<HardsigmoidBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor hardsigmoid__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::hardsigmoid_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::hardsigmoid(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
+struct HardswishBackward0 final : Node {
+  std::string name() const override { return "HardswishBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list HardswishBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(hardswish_backward(grad, self), input_meta[0]);
+  return out;
+}
+
+Tensor hardswish(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::hardswish");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<HardswishBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor hardswish__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::hardswish_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::hardswish(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
+struct MishBackward0 final : Node {
+  std::string name() const override { return "MishBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list MishBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(mish_backward(grad, self), input_meta[0]);
+  return out;
+}
+
+Tensor mish(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::mish");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<MishBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor mish__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::mish_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::mish(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
+struct LogSigmoidBackward0 final : Node {
+  std::string name() const override { return "LogSigmoidBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list LogSigmoidBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(log_sigmoid_backward(grad, self), input_meta[0]);
+  return out;
+}
+
+Tensor log_sigmoid(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log_sigmoid");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<LogSigmoidBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct GluBackward0 final : Node {
+  std::string name() const override { return "GluBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  int64_t dim_;
+};
+
+variable_list GluBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  int64_t dim = dim_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(glu_backward(grad, self, dim), input_meta[0]);
+  return out;
+}
+
+Tensor glu(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::glu");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, int64_t>(self, dim);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<GluBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->dim_ = dim;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct ThresholdBackward0 final : Node {
+  std::string name() const override { return "ThresholdBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  Scalar threshold_;
+};
+
+variable_list ThresholdBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Scalar& threshold = threshold_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(threshold_backward(grad, self, threshold), input_meta[0]);
+  return out;
+}
+
+Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::threshold");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Scalar&, const Scalar&>(self, threshold, value);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ThresholdBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->threshold_ = threshold;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor threshold__(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::threshold_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Scalar&, const Scalar&>(self, threshold, value);
+  }
+  check_inplace(self);
+  Tensor r = generated::threshold(ember::clone(self), threshold, value);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct MaxPool2DWithIndicesBackward0 final : Node {
+  std::string name() const override { return "MaxPool2DWithIndicesBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); result1_.reset(); }
+  SavedVariable self_;
+  std::vector<int64_t> kernel_size_;
+  std::vector<int64_t> stride_;
+  std::vector<int64_t> padding_;
+  std::vector<int64_t> dilation_;
+  bool ceil_mode_;
+  SavedVariable result1_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list MaxPool2DWithIndicesBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor result1 = result1_.unpack(self_node);
+  IntArrayRef kernel_size = kernel_size_;
+  IntArrayRef stride = stride_;
+  IntArrayRef padding = padding_;
+  IntArrayRef dilation = dilation_;
+  bool ceil_mode = ceil_mode_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::max_pool2d_with_indices_backward(grads[0], self, kernel_size, stride, padding, dilation, ceil_mode, result1), input_meta[0]);
+  return out;
+}
+
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::max_pool2d_with_indices");
+  std::tuple<Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor>, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool>(self, kernel_size, stride, padding, dilation, ceil_mode);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)))) return result;
+  auto node = std::make_shared<MaxPool2DWithIndicesBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->kernel_size_ = std::vector<int64_t>(kernel_size.begin(), kernel_size.end());
+  node->stride_ = std::vector<int64_t>(stride.begin(), stride.end());
+  node->padding_ = std::vector<int64_t>(padding.begin(), padding.end());
+  node->dilation_ = std::vector<int64_t>(dilation.begin(), dilation.end());
+  node->ceil_mode_ = ceil_mode;
+  node->num_outputs = 2;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  node->result1_ = SavedVariable(std::get<1>(result), true);
+  return result;
+}
+
+struct MaxPool2DWithIndicesBackwardBackward0 final : Node {
+  std::string name() const override { return "MaxPool2DWithIndicesBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { indices_.reset(); }
+  SavedVariable indices_;
+};
+
+variable_list MaxPool2DWithIndicesBackwardBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor indices = indices_.unpack(self_node);
+  IntArrayRef self_sizes = input_meta[1].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(max_pool_double_backward(grad, indices), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(ember::zeros(self_sizes, grad.dtype()), input_meta[1]);
+  return out;
+}
+
+Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::max_pool2d_with_indices_backward");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool, const Tensor&>(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(grad_output) || any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<MaxPool2DWithIndicesBackwardBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, grad_output);
+  add_input(*node, self);
+  node->indices_ = SavedVariable(indices, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct AvgPool2DBackward0 final : Node {
+  std::string name() const override { return "AvgPool2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  std::vector<int64_t> kernel_size_;
+  std::vector<int64_t> stride_;
+  std::vector<int64_t> padding_;
+  bool ceil_mode_;
+  bool count_include_pad_;
+  std::optional<int64_t> divisor_override_;
+};
+
+variable_list AvgPool2DBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  IntArrayRef kernel_size = kernel_size_;
+  IntArrayRef stride = stride_;
+  IntArrayRef padding = padding_;
+  bool ceil_mode = ceil_mode_;
+  bool count_include_pad = count_include_pad_;
+  std::optional<int64_t> divisor_override = divisor_override_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::avg_pool2d_backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), input_meta[0]);
+  return out;
+}
+
+Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::avg_pool2d");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, bool, bool, std::optional<int64_t>>(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<AvgPool2DBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->kernel_size_ = std::vector<int64_t>(kernel_size.begin(), kernel_size.end());
+  node->stride_ = std::vector<int64_t>(stride.begin(), stride.end());
+  node->padding_ = std::vector<int64_t>(padding.begin(), padding.end());
+  node->ceil_mode_ = ceil_mode;
+  node->count_include_pad_ = count_include_pad;
+  node->divisor_override_ = divisor_override;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct AvgPool2DBackwardBackward0 final : Node {
+  std::string name() const override { return "AvgPool2DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  std::vector<int64_t> kernel_size_;
+  std::vector<int64_t> stride_;
+  std::vector<int64_t> padding_;
+  bool ceil_mode_;
+  bool count_include_pad_;
+  std::optional<int64_t> divisor_override_;
+};
+
+variable_list AvgPool2DBackwardBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef kernel_size = kernel_size_;
+  IntArrayRef stride = stride_;
+  IntArrayRef padding = padding_;
+  bool ceil_mode = ceil_mode_;
+  bool count_include_pad = count_include_pad_;
+  std::optional<int64_t> divisor_override = divisor_override_;
+  IntArrayRef self_sizes = input_meta[1].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::avg_pool2d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(ember::zeros(self_sizes, grad.dtype()), input_meta[1]);
+  return out;
+}
+
+Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::avg_pool2d_backward");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, bool, bool, std::optional<int64_t>>(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(grad_output) || any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<AvgPool2DBackwardBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, grad_output);
+  add_input(*node, self);
+  node->kernel_size_ = std::vector<int64_t>(kernel_size.begin(), kernel_size.end());
+  node->stride_ = std::vector<int64_t>(stride.begin(), stride.end());
+  node->padding_ = std::vector<int64_t>(padding.begin(), padding.end());
+  node->ceil_mode_ = ceil_mode;
+  node->count_include_pad_ = count_include_pad;
+  node->divisor_override_ = divisor_override;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct AdaptiveAvgPool2DBackward0 final : Node {
+  std::string name() const override { return "AdaptiveAvgPool2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list AdaptiveAvgPool2DBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::_adaptive_avg_pool2d_backward(grad, self), input_meta[0]);
+  return out;
+}
+
+Tensor _adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::_adaptive_avg_pool2d");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef>(self, output_size);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<AdaptiveAvgPool2DBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct AdaptiveAvgPool2DBackwardBackward0 final : Node {
+  std::string name() const override { return "AdaptiveAvgPool2DBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list AdaptiveAvgPool2DBackwardBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef grad_output_sizes = input_meta[0].sizes;
+  IntArrayRef self_sizes = input_meta[1].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(adaptive_avg_pool2d_double_backward(grad, grad_output_sizes), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(ember::zeros(self_sizes, grad.dtype()), input_meta[1]);
+  return out;
+}
+
+Tensor _adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::_adaptive_avg_pool2d_backward");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&>(grad_output, self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(grad_output) || any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<AdaptiveAvgPool2DBackwardBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, grad_output);
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct NativeBatchNormBackward0 final : Node {
+  std::string name() const override { return "NativeBatchNormBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { input_.reset(); weight_.reset(); running_mean_.reset(); running_var_.reset(); result1_.reset(); result2_.reset(); }
+  SavedVariable input_;
+  SavedVariable weight_;
+  SavedVariable running_mean_;
+  SavedVariable running_var_;
+  bool training_;
+  double eps_;
+  SavedVariable result1_;
+  SavedVariable result2_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list NativeBatchNormBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor input = input_.unpack(self_node);
+  const std::optional<Tensor> weight = weight_.defined() ? std::optional<Tensor>(weight_.unpack(self_node)) : std::nullopt;
+  const std::optional<Tensor> running_mean = running_mean_.defined() ? std::optional<Tensor>(running_mean_.unpack(self_node)) : std::nullopt;
+  const std::optional<Tensor> running_var = running_var_.defined() ? std::optional<Tensor>(running_var_.unpack(self_node)) : std::nullopt;
+  const Tensor result1 = result1_.unpack(self_node);
+  const Tensor result2 = result2_.unpack(self_node);
+  bool training = training_;
+  double eps = eps_;
+  {
+    const std::array<bool, 3> grad_input_mask{needs_input_grad(0), needs_input_grad(1), needs_input_grad(2)};
+    if (std::find(grad_input_mask.begin(), grad_input_mask.end(), true) != grad_input_mask.end()) {
+      const auto r = batch_norm_backward(grads[0], input, weight, running_mean, running_var, result1, result2, training, eps, grad_input_mask);
+      if (grad_input_mask[0]) out[0] = reduce_grad(std::get<0>(r), input_meta[0]);
+      if (grad_input_mask[1]) out[1] = reduce_grad(std::get<1>(r), input_meta[1]);
+      if (grad_input_mask[2]) out[2] = reduce_grad(std::get<2>(r), input_meta[2]);
+    }
+  }
+  return out;
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training, double momentum, double eps) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::native_batch_norm");
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, const std::optional<Tensor>&, const std::optional<Tensor>&, bool, double, double>(input, weight, bias, running_mean, running_var, training, momentum, eps);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(input) || any_requires_grad(weight) || any_requires_grad(bias)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)) || floating_output(std::get<2>(result)))) return result;
+  auto node = std::make_shared<NativeBatchNormBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, input);
+  add_input(*node, weight);
+  add_input(*node, bias);
+  node->input_ = SavedVariable(input, false);
+  node->weight_ = SavedVariable(weight ? *weight : Tensor(), false);
+  node->running_mean_ = SavedVariable(running_mean ? *running_mean : Tensor(), false);
+  node->running_var_ = SavedVariable(running_var ? *running_var : Tensor(), false);
+  node->training_ = training;
+  node->eps_ = eps;
+  node->num_outputs = 3;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  if (floating_output(std::get<2>(result))) set_history(std::get<2>(result), node, 2);
+  node->output_meta_.push_back(meta_of(std::get<2>(result)));
+  node->result1_ = SavedVariable(std::get<1>(result), true);
+  node->result2_ = SavedVariable(std::get<2>(result), true);
+  return result;
+}
+
+struct NativeLayerNormBackward0 final : Node {
+  std::string name() const override { return "NativeLayerNormBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { input_.reset(); weight_.reset(); result1_.reset(); result2_.reset(); }
+  SavedVariable input_;
+  SavedVariable weight_;
+  std::vector<int64_t> normalized_shape_;
+  double eps_;
+  SavedVariable result1_;
+  SavedVariable result2_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list NativeLayerNormBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor input = input_.unpack(self_node);
+  const std::optional<Tensor> weight = weight_.defined() ? std::optional<Tensor>(weight_.unpack(self_node)) : std::nullopt;
+  const Tensor result1 = result1_.unpack(self_node);
+  const Tensor result2 = result2_.unpack(self_node);
+  IntArrayRef normalized_shape = normalized_shape_;
+  double eps = eps_;
+  {
+    const std::array<bool, 3> grad_input_mask{needs_input_grad(0), needs_input_grad(1), needs_input_grad(2)};
+    if (std::find(grad_input_mask.begin(), grad_input_mask.end(), true) != grad_input_mask.end()) {
+      const auto r = layer_norm_backward(grads[0], input, normalized_shape, result1, result2, weight, eps, grad_input_mask);
+      if (grad_input_mask[0]) out[0] = reduce_grad(std::get<0>(r), input_meta[0]);
+      if (grad_input_mask[1]) out[1] = reduce_grad(std::get<1>(r), input_meta[1]);
+      if (grad_input_mask[2]) out[2] = reduce_grad(std::get<2>(r), input_meta[2]);
+    }
+  }
+  return out;
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::native_layer_norm");
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, IntArrayRef, const std::optional<Tensor>&, const std::optional<Tensor>&, double>(input, normalized_shape, weight, bias, eps);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(input) || any_requires_grad(weight) || any_requires_grad(bias)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)) || floating_output(std::get<2>(result)))) return result;
+  auto node = std::make_shared<NativeLayerNormBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, input);
+  add_input(*node, weight);
+  add_input(*node, bias);
+  node->input_ = SavedVariable(input, false);
+  node->weight_ = SavedVariable(weight ? *weight : Tensor(), false);
+  node->normalized_shape_ = std::vector<int64_t>(normalized_shape.begin(), normalized_shape.end());
+  node->eps_ = eps;
+  node->num_outputs = 3;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  if (floating_output(std::get<2>(result))) set_history(std::get<2>(result), node, 2);
+  node->output_meta_.push_back(meta_of(std::get<2>(result)));
+  node->result1_ = SavedVariable(std::get<1>(result), true);
+  node->result2_ = SavedVariable(std::get<2>(result), true);
+  return result;
+}
+
+struct NativeGroupNormBackward0 final : Node {
+  std::string name() const override { return "NativeGroupNormBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { input_.reset(); weight_.reset(); result1_.reset(); result2_.reset(); }
+  SavedVariable input_;
+  SavedVariable weight_;
+  int64_t N_;
+  int64_t C_;
+  int64_t group_;
+  double eps_;
+  SavedVariable result1_;
+  SavedVariable result2_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list NativeGroupNormBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor input = input_.unpack(self_node);
+  const std::optional<Tensor> weight = weight_.defined() ? std::optional<Tensor>(weight_.unpack(self_node)) : std::nullopt;
+  const Tensor result1 = result1_.unpack(self_node);
+  const Tensor result2 = result2_.unpack(self_node);
+  int64_t N = N_;
+  int64_t C = C_;
+  int64_t group = group_;
+  double eps = eps_;
+  {
+    const std::array<bool, 3> grad_input_mask{needs_input_grad(0), needs_input_grad(1), needs_input_grad(2)};
+    if (std::find(grad_input_mask.begin(), grad_input_mask.end(), true) != grad_input_mask.end()) {
+      const auto r = group_norm_backward(grads[0], input, result1, result2, weight, N, C, group, eps, grad_input_mask);
+      if (grad_input_mask[0]) out[0] = reduce_grad(std::get<0>(r), input_meta[0]);
+      if (grad_input_mask[1]) out[1] = reduce_grad(std::get<1>(r), input_meta[1]);
+      if (grad_input_mask[2]) out[2] = reduce_grad(std::get<2>(r), input_meta[2]);
+    }
+  }
+  return out;
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, int64_t N, int64_t C, int64_t HxW, int64_t group, double eps) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::native_group_norm");
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, int64_t, int64_t, int64_t, int64_t, double>(input, weight, bias, N, C, HxW, group, eps);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(input) || any_requires_grad(weight) || any_requires_grad(bias)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)) || floating_output(std::get<2>(result)))) return result;
+  auto node = std::make_shared<NativeGroupNormBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, input);
+  add_input(*node, weight);
+  add_input(*node, bias);
+  node->input_ = SavedVariable(input, false);
+  node->weight_ = SavedVariable(weight ? *weight : Tensor(), false);
+  node->N_ = N;
+  node->C_ = C;
+  node->group_ = group;
+  node->eps_ = eps;
+  node->num_outputs = 3;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  if (floating_output(std::get<2>(result))) set_history(std::get<2>(result), node, 2);
+  node->output_meta_.push_back(meta_of(std::get<2>(result)));
+  node->result1_ = SavedVariable(std::get<1>(result), true);
+  node->result2_ = SavedVariable(std::get<2>(result), true);
+  return result;
+}
+
+struct EmbeddingBackward0 final : Node {
+  std::string name() const override { return "EmbeddingBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { indices_.reset(); }
+  SavedVariable indices_;
+  int64_t padding_idx_;
+  bool scale_grad_by_freq_;
+};
+
+variable_list EmbeddingBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor indices = indices_.unpack(self_node);
+  int64_t padding_idx = padding_idx_;
+  bool scale_grad_by_freq = scale_grad_by_freq_;
+  IntArrayRef weight_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::embedding_dense_backward(grad, indices, weight_sizes[0], padding_idx, scale_grad_by_freq), input_meta[0]);
+  return out;
+}
+
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq, bool sparse) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::embedding");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, int64_t, bool, bool>(weight, indices, padding_idx, scale_grad_by_freq, sparse);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(weight)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<EmbeddingBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, weight);
+  node->indices_ = SavedVariable(indices, false);
+  node->padding_idx_ = padding_idx;
+  node->scale_grad_by_freq_ = scale_grad_by_freq;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct EmbeddingDenseBackwardBackward0 final : Node {
+  std::string name() const override { return "EmbeddingDenseBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { indices_.reset(); }
+  SavedVariable indices_;
+  int64_t padding_idx_;
+};
+
+variable_list EmbeddingDenseBackwardBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor indices = indices_.unpack(self_node);
+  int64_t padding_idx = padding_idx_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(embedding_dense_double_backward(grad, indices, padding_idx), input_meta[0]);
+  return out;
+}
+
+Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices, int64_t num_weights, int64_t padding_idx, bool scale_grad_by_freq) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::embedding_dense_backward");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, int64_t, int64_t, bool>(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(grad_output)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<EmbeddingDenseBackwardBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, grad_output);
+  node->indices_ = SavedVariable(indices, false);
+  node->padding_idx_ = padding_idx;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct NllLossBackward0 final : Node {
+  std::string name() const override { return "NllLossBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); target_.reset(); weight_.reset(); result1_.reset(); }
+  SavedVariable self_;
+  SavedVariable target_;
+  SavedVariable weight_;
+  int64_t reduction_;
+  int64_t ignore_index_;
+  SavedVariable result1_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list NllLossBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor target = target_.unpack(self_node);
+  const std::optional<Tensor> weight = weight_.defined() ? std::optional<Tensor>(weight_.unpack(self_node)) : std::nullopt;
+  const Tensor total_weight = result1_.unpack(self_node);
+  int64_t reduction = reduction_;
+  int64_t ignore_index = ignore_index_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(nll_loss_backward(grads[0], self, target, weight, reduction, ignore_index, total_weight), input_meta[0]);
+  return out;
+}
+
+std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::nll_loss_forward");
+  std::tuple<Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor>, const Tensor&, const Tensor&, const std::optional<Tensor>&, int64_t, int64_t>(self, target, weight, reduction, ignore_index);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)))) return result;
+  auto node = std::make_shared<NllLossBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->target_ = SavedVariable(target, false);
+  node->weight_ = SavedVariable(weight ? *weight : Tensor(), false);
+  node->reduction_ = reduction;
+  node->ignore_index_ = ignore_index;
+  node->num_outputs = 2;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  node->result1_ = SavedVariable(std::get<1>(result), true);
+  return result;
+}
+
+struct NllLoss2DBackward0 final : Node {
+  std::string name() const override { return "NllLoss2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); target_.reset(); weight_.reset(); result1_.reset(); }
+  SavedVariable self_;
+  SavedVariable target_;
+  SavedVariable weight_;
+  int64_t reduction_;
+  int64_t ignore_index_;
+  SavedVariable result1_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list NllLoss2DBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor target = target_.unpack(self_node);
+  const std::optional<Tensor> weight = weight_.defined() ? std::optional<Tensor>(weight_.unpack(self_node)) : std::nullopt;
+  const Tensor total_weight = result1_.unpack(self_node);
+  int64_t reduction = reduction_;
+  int64_t ignore_index = ignore_index_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(nll_loss_backward(grads[0], self, target, weight, reduction, ignore_index, total_weight), input_meta[0]);
+  return out;
+}
+
+std::tuple<Tensor, Tensor> nll_loss2d_forward(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::nll_loss2d_forward");
+  std::tuple<Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor>, const Tensor&, const Tensor&, const std::optional<Tensor>&, int64_t, int64_t>(self, target, weight, reduction, ignore_index);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)))) return result;
+  auto node = std::make_shared<NllLoss2DBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->target_ = SavedVariable(target, false);
+  node->weight_ = SavedVariable(weight ? *weight : Tensor(), false);
+  node->reduction_ = reduction;
+  node->ignore_index_ = ignore_index;
+  node->num_outputs = 2;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  node->result1_ = SavedVariable(std::get<1>(result), true);
+  return result;
+}
+
+struct MseLossBackward0 final : Node {
+  std::string name() const override { return "MseLossBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); target_.reset(); }
+  SavedVariable self_;
+  SavedVariable target_;
+  int64_t reduction_;
+};
+
+variable_list MseLossBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor target = target_.unpack(self_node);
+  int64_t reduction = reduction_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(mse_loss_backward(grad, self, target, reduction), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(-mse_loss_backward(grad, self, target, reduction), input_meta[1]);
+  return out;
+}
+
+Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::mse_loss");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, int64_t>(self, target, reduction);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(target)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<MseLossBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, target);
+  node->self_ = SavedVariable(self, false);
+  node->target_ = SavedVariable(target, false);
+  node->reduction_ = reduction;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct SmoothL1LossBackward0 final : Node {
+  std::string name() const override { return "SmoothL1LossBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); target_.reset(); }
+  SavedVariable self_;
+  SavedVariable target_;
+  int64_t reduction_;
+  double beta_;
+};
+
+variable_list SmoothL1LossBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor target = target_.unpack(self_node);
+  int64_t reduction = reduction_;
+  double beta = beta_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(smooth_l1_loss_backward(grad, self, target, reduction, beta), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(-smooth_l1_loss_backward(grad, self, target, reduction, beta), input_meta[1]);
+  return out;
+}
+
+Tensor smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reduction, double beta) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::smooth_l1_loss");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, int64_t, double>(self, target, reduction, beta);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(target)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SmoothL1LossBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, target);
+  node->self_ = SavedVariable(self, false);
+  node->target_ = SavedVariable(target, false);
+  node->reduction_ = reduction;
+  node->beta_ = beta;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct HuberLossBackward0 final : Node {
+  std::string name() const override { return "HuberLossBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); target_.reset(); }
+  SavedVariable self_;
+  SavedVariable target_;
+  int64_t reduction_;
+  double delta_;
+};
+
+variable_list HuberLossBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor target = target_.unpack(self_node);
+  int64_t reduction = reduction_;
+  double delta = delta_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(huber_loss_backward(grad, self, target, reduction, delta), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(-huber_loss_backward(grad, self, target, reduction, delta), input_meta[1]);
+  return out;
+}
+
+Tensor huber_loss(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::huber_loss");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, int64_t, double>(self, target, reduction, delta);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(target)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<HuberLossBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, target);
+  node->self_ = SavedVariable(self, false);
+  node->target_ = SavedVariable(target, false);
+  node->reduction_ = reduction;
+  node->delta_ = delta;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct BinaryCrossEntropyBackward0 final : Node {
+  std::string name() const override { return "BinaryCrossEntropyBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); target_.reset(); weight_.reset(); }
+  SavedVariable self_;
+  SavedVariable target_;
+  SavedVariable weight_;
+  int64_t reduction_;
+};
+
+variable_list BinaryCrossEntropyBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor target = target_.unpack(self_node);
+  const std::optional<Tensor> weight = weight_.defined() ? std::optional<Tensor>(weight_.unpack(self_node)) : std::nullopt;
+  int64_t reduction = reduction_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(binary_cross_entropy_backward(grad, self, target, weight, reduction), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(binary_cross_entropy_target_backward(grad, self, target, weight, reduction), input_meta[1]);
+  return out;
+}
+
+Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::binary_cross_entropy");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&, int64_t>(self, target, weight, reduction);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(target)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<BinaryCrossEntropyBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, target);
+  node->self_ = SavedVariable(self, false);
+  node->target_ = SavedVariable(target, false);
+  node->weight_ = SavedVariable(weight ? *weight : Tensor(), false);
+  node->reduction_ = reduction;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct BinaryCrossEntropyWithLogitsBackward0 final : Node {
+  std::string name() const override { return "BinaryCrossEntropyWithLogitsBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); target_.reset(); weight_.reset(); pos_weight_.reset(); }
+  SavedVariable self_;
+  SavedVariable target_;
+  SavedVariable weight_;
+  SavedVariable pos_weight_;
+  int64_t reduction_;
+};
+
+variable_list BinaryCrossEntropyWithLogitsBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor target = target_.unpack(self_node);
+  const std::optional<Tensor> weight = weight_.defined() ? std::optional<Tensor>(weight_.unpack(self_node)) : std::nullopt;
+  const std::optional<Tensor> pos_weight = pos_weight_.defined() ? std::optional<Tensor>(pos_weight_.unpack(self_node)) : std::nullopt;
+  int64_t reduction = reduction_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(binary_cross_entropy_with_logits_backward(grad, self, target, weight, pos_weight, reduction), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(binary_cross_entropy_with_logits_target_backward(grad, self, target, weight, pos_weight, reduction), input_meta[1]);
+  return out;
+}
+
+Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::binary_cross_entropy_with_logits");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, int64_t>(self, target, weight, pos_weight, reduction);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(target)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<BinaryCrossEntropyWithLogitsBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, target);
+  node->self_ = SavedVariable(self, false);
+  node->target_ = SavedVariable(target, false);
+  node->weight_ = SavedVariable(weight ? *weight : Tensor(), false);
+  node->pos_weight_ = SavedVariable(pos_weight ? *pos_weight : Tensor(), false);
+  node->reduction_ = reduction;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
 }
 
 struct SumBackward0 final : Node {
@@ -1369,11 +2868,11 @@ Tensor sum(const Tensor& self, std::optional<DType> dtype) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, std::optional<DType>>(self, dtype);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<SumBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   return result;
 }
 
@@ -1401,13 +2900,13 @@ Tensor sum_dim_IntList(const Tensor& self, OptionalIntArrayRef dim, bool keepdim
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>>(self, dim, keepdim, dtype);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<SumBackward1>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   node->dim_ = dim ? std::optional<std::vector<int64_t>>(std::vector<int64_t>(dim->begin(), dim->end())) : std::nullopt;
   node->keepdim_ = keepdim;
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   return result;
 }
 
@@ -1431,11 +2930,11 @@ Tensor mean(const Tensor& self, std::optional<DType> dtype) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, std::optional<DType>>(self, dtype);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<MeanBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   return result;
 }
 
@@ -1463,13 +2962,13 @@ Tensor mean_dim(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>>(self, dim, keepdim, dtype);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<MeanBackward1>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   node->dim_ = dim ? std::optional<std::vector<int64_t>>(std::vector<int64_t>(dim->begin(), dim->end())) : std::nullopt;
   node->keepdim_ = keepdim;
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   return result;
 }
 
@@ -1502,16 +3001,16 @@ std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<std::tuple<Tensor, Tensor>, const Tensor&, int64_t, bool>(self, dim, keepdim);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(std::get<0>(result).dtype()) || is_floating_point(std::get<1>(result).dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)))) return result;
   auto node = std::make_shared<MaxBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   node->dim_ = dim;
   node->keepdim_ = keepdim;
   node->num_outputs = 2;
-  if (is_floating_point(std::get<0>(result).dtype())) set_history(std::get<0>(result), node, 0);
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
   node->output_meta_.push_back(meta_of(std::get<0>(result)));
-  if (is_floating_point(std::get<1>(result).dtype())) set_history(std::get<1>(result), node, 1);
+  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
   node->output_meta_.push_back(meta_of(std::get<1>(result)));
   node->result1_ = SavedVariable(std::get<1>(result), true);
   return result;
@@ -1542,12 +3041,12 @@ Tensor softmax_int(const Tensor& self, int64_t dim, std::optional<DType> dtype) 
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, int64_t, std::optional<DType>>(self, dim, dtype);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<SoftmaxBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   node->dim_ = dim;
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   node->result0_ = SavedVariable(result, true);
   return result;
 }
@@ -1577,12 +3076,12 @@ Tensor log_softmax_int(const Tensor& self, int64_t dim, std::optional<DType> dty
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, int64_t, std::optional<DType>>(self, dim, dtype);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<LogSoftmaxBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   node->dim_ = dim;
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   node->result0_ = SavedVariable(result, true);
   return result;
 }
@@ -1614,13 +3113,13 @@ Tensor cat(TensorList tensors, int64_t dim) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, TensorList, int64_t>(tensors, dim);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(tensors)) || !(is_floating_point(result.dtype()))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(tensors)) || !(floating_output(result))) return result;
   auto node = std::make_shared<CatBackward0>();
   node->sequence_nr = next_sequence_nr();
   node->tensors_size_ = tensors.size();
   add_input(*node, tensors);
   node->dim_ = dim;
-  if (is_floating_point(result.dtype())) set_history(result, node, 0);
+  if (floating_output(result)) set_history(result, node, 0);
   return result;
 }
 
@@ -1675,14 +3174,54 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::div_.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&div__Tensor_));
   m.impl("aten::pow.Tensor_Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&pow_Tensor_Tensor));
   m.impl("aten::pow_.Tensor_Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&pow__Tensor_Tensor_));
+  m.impl("aten::where.self", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&where_self));
   m.impl("aten::clamp", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const std::optional<Scalar>&, const std::optional<Scalar>&)>(&clamp));
   m.impl("aten::clamp_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const std::optional<Scalar>&, const std::optional<Scalar>&)>(&clamp__));
+  m.impl("aten::convolution", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef, IntArrayRef, bool, IntArrayRef, int64_t)>(&convolution));
+  m.impl("aten::convolution_backward", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&, const Tensor&, const Tensor&, OptionalIntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool, IntArrayRef, int64_t, std::array<bool, 3>)>(&convolution_backward));
   m.impl("aten::mm", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&mm));
   m.impl("aten::bmm", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&bmm));
   m.impl("aten::mv", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&mv));
   m.impl("aten::dot", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&dot));
   m.impl("aten::addmm", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&)>(&addmm));
   m.impl("aten::addmm_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&)>(&addmm__));
+  m.impl("aten::hardtanh", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&hardtanh));
+  m.impl("aten::hardtanh_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&hardtanh__));
+  m.impl("aten::leaky_relu", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&leaky_relu));
+  m.impl("aten::leaky_relu_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&leaky_relu__));
+  m.impl("aten::elu", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&, const Scalar&)>(&elu));
+  m.impl("aten::elu_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&, const Scalar&)>(&elu__));
+  m.impl("aten::celu", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&celu));
+  m.impl("aten::celu_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&celu__));
+  m.impl("aten::softplus", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&softplus));
+  m.impl("aten::hardsigmoid", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&hardsigmoid));
+  m.impl("aten::hardsigmoid_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&hardsigmoid__));
+  m.impl("aten::hardswish", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&hardswish));
+  m.impl("aten::hardswish_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&hardswish__));
+  m.impl("aten::mish", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&mish));
+  m.impl("aten::mish_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&mish__));
+  m.impl("aten::log_sigmoid", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&log_sigmoid));
+  m.impl("aten::glu", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&glu));
+  m.impl("aten::threshold", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&threshold));
+  m.impl("aten::threshold_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&threshold__));
+  m.impl("aten::max_pool2d_with_indices", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool)>(&max_pool2d_with_indices));
+  m.impl("aten::max_pool2d_with_indices_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool, const Tensor&)>(&max_pool2d_with_indices_backward));
+  m.impl("aten::avg_pool2d", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, bool, bool, std::optional<int64_t>)>(&avg_pool2d));
+  m.impl("aten::avg_pool2d_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, bool, bool, std::optional<int64_t>)>(&avg_pool2d_backward));
+  m.impl("aten::_adaptive_avg_pool2d", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&_adaptive_avg_pool2d));
+  m.impl("aten::_adaptive_avg_pool2d_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&_adaptive_avg_pool2d_backward));
+  m.impl("aten::native_batch_norm", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, const std::optional<Tensor>&, const std::optional<Tensor>&, bool, double, double)>(&native_batch_norm));
+  m.impl("aten::native_layer_norm", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&, IntArrayRef, const std::optional<Tensor>&, const std::optional<Tensor>&, double)>(&native_layer_norm));
+  m.impl("aten::native_group_norm", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, int64_t, int64_t, int64_t, int64_t, double)>(&native_group_norm));
+  m.impl("aten::embedding", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, int64_t, bool, bool)>(&embedding));
+  m.impl("aten::embedding_dense_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, int64_t, int64_t, bool)>(&embedding_dense_backward));
+  m.impl("aten::nll_loss_forward", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, int64_t, int64_t)>(&nll_loss_forward));
+  m.impl("aten::nll_loss2d_forward", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, int64_t, int64_t)>(&nll_loss2d_forward));
+  m.impl("aten::mse_loss", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, int64_t)>(&mse_loss));
+  m.impl("aten::smooth_l1_loss", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, int64_t, double)>(&smooth_l1_loss));
+  m.impl("aten::huber_loss", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, int64_t, double)>(&huber_loss));
+  m.impl("aten::binary_cross_entropy", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, int64_t)>(&binary_cross_entropy));
+  m.impl("aten::binary_cross_entropy_with_logits", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, int64_t)>(&binary_cross_entropy_with_logits));
   m.impl("aten::sum", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<DType>)>(&sum));
   m.impl("aten::sum.dim_IntList", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>)>(&sum_dim_IntList));
   m.impl("aten::mean", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<DType>)>(&mean));

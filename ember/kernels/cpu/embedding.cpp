@@ -89,4 +89,43 @@ Tensor embedding_renorm_(const Tensor& self, const Tensor& indices, double max_n
   return self;
 }
 
+// Row i of the result sums the grad_output rows whose index is i (times 1 / count(i) when scale_grad_by_freq), in
+// index order; rows of padding_idx stay zero. The threads split the D columns, so no two write the same element.
+Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices, int64_t num_weights,
+                                int64_t padding_idx, bool scale_grad_by_freq) {
+  const char* op = "embedding_dense_backward";
+  check_indices(op, indices);
+  EMBER_CHECK(num_weights >= 0, "{}: num_weights must be non-negative (got {})", op, num_weights);
+  EMBER_CHECK(grad_output.dim() == indices.dim() + 1 &&
+                  IntArrayRef(grad_output.sizes().data(), static_cast<size_t>(indices.dim())).equals(indices.sizes()),
+              "{}: expected grad_output of size indices.shape + (D,) for indices of size {}, but got {}", op,
+              indices.sizes(), grad_output.sizes());
+  const std::vector<int64_t> idx = read_indices(op, indices, num_weights);
+  const int64_t D = grad_output.size(-1), n = static_cast<int64_t>(idx.size());
+  Tensor gw = make_empty({num_weights, D}, grad_output.dtype());
+  const Tensor go = grad_output.contiguous();
+  std::vector<double> scale(static_cast<size_t>(num_weights), 1.0);
+  if (scale_grad_by_freq) {
+    std::vector<int64_t> count(static_cast<size_t>(num_weights), 0);
+    for (int64_t i : idx) ++count[static_cast<size_t>(i)];
+    for (size_t r = 0; r < count.size(); ++r) scale[r] = count[r] ? 1.0 / static_cast<double>(count[r]) : 1.0;
+  }
+  dispatch_dtypes<kFloatingTypes>(grad_output.dtype(), op, [&]<class T>() {
+    using M = opmath_t<T>;
+    const T* src = go.data_ptr<T>();
+    T* dst = gw.data_ptr<T>();
+    std::fill(dst, dst + num_weights * D, T(0));
+    parallel_for(D, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, n)), [&](int64_t jb, int64_t je) {
+      for (int64_t k = 0; k < n; ++k) {
+        const int64_t r = idx[static_cast<size_t>(k)];
+        if (r == padding_idx) continue;
+        const M s = static_cast<M>(scale[static_cast<size_t>(r)]);
+        for (int64_t j = jb; j < je; ++j)
+          dst[r * D + j] = static_cast<T>(static_cast<M>(dst[r * D + j]) + static_cast<M>(src[k * D + j]) * s);
+      }
+    });
+  });
+  return gw;
+}
+
 }  // namespace ember::cpu

@@ -34,6 +34,7 @@ std::vector<double> read_param(const std::optional<Tensor>& p, int64_t n, double
 
 bool defined(const std::optional<Tensor>& t) { return t && t->defined(); }
 
+
 // Mean and sum of squared deviations of len elements of x, in double.
 template <class T>
 std::pair<double, double> moments(const T* x, int64_t len) {
@@ -61,6 +62,22 @@ Tensor from_doubles(const std::vector<double>& v, DimVector sizes, DType dt) {
   Tensor t = make_empty(sizes, kFloat64);
   std::copy(v.begin(), v.end(), t.data_ptr<double>());
   return dt == kFloat64 ? t : t.to(dt);
+}
+
+// Writes n doubles into a running statistic. Like PyTorch's kernel, this does not bump the tensor's version: the
+// statistics are buffers the autograd graph saves (for evaluation mode), and the update of each training
+// forward must not invalidate the graphs of earlier forwards. A buffer of several dims that is not contiguous
+// (never made by nn modules) goes through copy_.
+void write_running_stat(const Tensor& p, const std::vector<double>& v) {
+  if (p.dim() > 1 && !p.is_contiguous()) {
+    p.copy_(from_doubles(v, {static_cast<int64_t>(v.size())}, kFloat64).reshape(p.sizes()));
+    return;
+  }
+  const int64_t step = p.dim() == 1 ? p.stride(0) : 1;
+  dispatch_dtypes<kFloatingTypes>(p.dtype(), "native_batch_norm", [&]<class T>() {
+    T* dst = p.data_ptr<T>();
+    for (size_t i = 0; i < v.size(); ++i) dst[static_cast<int64_t>(i) * step] = static_cast<T>(v[i]);
+  });
 }
 
 }  // namespace
@@ -128,13 +145,13 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
       if (n > 0 && defined(running_mean)) {
         std::vector<double> rm = read_param(running_mean, C, 0.0);
         for (int64_t c = 0; c < C; ++c) rm[c] = momentum * mean[c] + (1 - momentum) * rm[c];
-        running_mean->copy_(from_doubles(rm, {C}, kFloat64).reshape(running_mean->sizes()));
+        write_running_stat(*running_mean, rm);
       }
       if (n > 0 && defined(running_var)) {
         std::vector<double> rv = read_param(running_var, C, 1.0);
         for (int64_t c = 0; c < C; ++c)
           rv[c] = momentum * (m2[c] / static_cast<double>(n - 1)) + (1 - momentum) * rv[c];
-        running_var->copy_(from_doubles(rv, {C}, kFloat64).reshape(running_var->sizes()));
+        write_running_stat(*running_var, rv);
       }
     } else {
       EMBER_CHECK(defined(running_mean) && defined(running_var),

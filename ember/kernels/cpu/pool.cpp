@@ -10,7 +10,9 @@
 // count_include_pad (so the zeros of the padding count), by the window clipped to the input otherwise, or by
 // divisor_override. The checks and their messages follow PyTorch 1.13's Pool.h.
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <optional>
 
 #include "ember/kernels/cpu/Dispatch.h"
 #include "ember/kernels/cpu/Loops.h"
@@ -65,15 +67,16 @@ struct Pool2d {
 };
 
 // Calls f(src, o, h0, w0) for every output position of every plane, the planes split across threads: src is the
-// plane's first input element, o the output's flat index, (h0, w0) the window's top-left corner in input
-// coordinates (negative inside the padding).
+// plane's first element of `in` (the input, or the input's gradient in a backward kernel, which writes only into
+// its own plane), o the output's flat index, (h0, w0) the window's top-left corner in input coordinates
+// (negative inside the padding).
 template <class T, class F>
-void for_each_window(const Pool2d& g, const T* in, F&& f) {
+void for_each_window(const Pool2d& g, T* in, F&& f) {
   const int64_t plane_out = g.OH * g.OW;
   parallel_for(g.planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, plane_out * g.kH * g.kW)),
                [&](int64_t pb, int64_t pe) {
     for (int64_t p = pb; p < pe; ++p) {
-      const T* src = in + p * g.H * g.W;
+      T* src = in + p * g.H * g.W;
       for (int64_t oh = 0; oh < g.OH; ++oh)
         for (int64_t ow = 0; ow < g.OW; ++ow)
           f(src, p * plane_out + oh * g.OW + ow, oh * g.dH - g.padH, ow * g.dW - g.padW);
@@ -129,6 +132,39 @@ void pool2d_shape(const char* op, const Tensor& input, Pool2d& g, bool ceil_mode
   g.out_sizes.push_back(g.OW);
 }
 
+// The window of an avg_pool2d output cell whose top-left corner is (h0, w0): rows [h0, h1) and columns [w0, w1)
+// clipped to the input, and the divisor (Note [pooling windows]). Empty when it covers only padding.
+struct AvgWindow {
+  int64_t h0, h1, w0, w1, divisor;
+  bool empty() const { return h0 >= h1 || w0 >= w1; }
+};
+
+AvgWindow avg_window(const Pool2d& g, int64_t h0, int64_t w0, bool count_include_pad,
+                     std::optional<int64_t> divisor_override) {
+  int64_t h1 = std::min(h0 + g.kH, g.H + g.padH), w1 = std::min(w0 + g.kW, g.W + g.padW);
+  const int64_t pool_size = (h1 - h0) * (w1 - w0);
+  h0 = std::max<int64_t>(h0, 0);
+  w0 = std::max<int64_t>(w0, 0);
+  h1 = std::min(h1, g.H);
+  w1 = std::min(w1, g.W);
+  const int64_t divisor = divisor_override ? *divisor_override : count_include_pad ? pool_size : (h1 - h0) * (w1 - w0);
+  return {h0, h1, w0, w1, divisor};
+}
+
+// grad_output of a pooling backward, checked against the forward's output sizes and made contiguous.
+Tensor checked_grad_output(const char* op, const Tensor& grad_output, IntArrayRef out_sizes) {
+  EMBER_CHECK(grad_output.sizes().equals(out_sizes), "{}: expected grad_output of size {} (the output's), but got {}",
+              op, out_sizes, grad_output.sizes());
+  return grad_output.contiguous();
+}
+
+// Zeros of the input's sizes and dtype: the gradient a pooling backward accumulates into.
+Tensor zeros_of(const Tensor& self) {
+  Tensor z = make_empty(self.sizes(), self.dtype());
+  if (z.numel() > 0) std::memset(z.data_ptr(), 0, static_cast<size_t>(z.numel() * z.element_size()));
+  return z;
+}
+
 // Accumulator of sums: double for floating types, int64 for integers.
 template <class T>
 using pool_acc_t = std::conditional_t<std::is_floating_point_v<opmath_t<T>>, double, int64_t>;
@@ -145,11 +181,13 @@ Tensor to_out(const char* op, const Tensor& result, const Tensor& out) {
   return out;
 }
 
-}  // namespace
+// Adaptive pooling's cell i of `out` along a dim of `in` elements spans [adaptive_start, adaptive_end).
+int64_t adaptive_start(int64_t i, int64_t in, int64_t out) { return i * in / out; }
+int64_t adaptive_end(int64_t i, int64_t in, int64_t out) { return ((i + 1) * in + out - 1) / out; }
 
-std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
-                                                   IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
-  const char* op = "max_pool2d";
+// max_pool2d's parameters and output sizes, checked.
+Pool2d max_pool2d_geometry(const char* op, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                           IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   Pool2d g = pool2d_params(op, kernel_size, stride, padding);
   EMBER_CHECK(dilation.size() == 1 || dilation.size() == 2,
               "{}: dilation must be either a single int, or a tuple of two ints (got {})", op, dilation);
@@ -158,6 +196,15 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, IntArrayR
   EMBER_CHECK(self.dim() == 3 || self.dim() == 4,
               "{}: non-empty 3D or 4D (batch mode) tensor expected for input, but got {}", op, self.sizes());
   pool2d_shape(op, self, g, ceil_mode);
+  return g;
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                                                   IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  const char* op = "max_pool2d";
+  const Pool2d g = max_pool2d_geometry(op, self, kernel_size, stride, padding, dilation, ceil_mode);
   Tensor x = self.contiguous();
   Tensor out = make_empty(g.out_sizes, self.dtype());
   Tensor idx = make_empty(g.out_sizes, kInt64);
@@ -202,23 +249,16 @@ Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
     const T* in = x.data_ptr<T>();
     T* o = out.data_ptr<T>();
     for_each_window(g, in, [&](const T* src, int64_t o_at, int64_t h0, int64_t w0) {
-      int64_t h1 = std::min(h0 + g.kH, g.H + g.padH), w1 = std::min(w0 + g.kW, g.W + g.padW);
-      const int64_t pool_size = (h1 - h0) * (w1 - w0);
-      h0 = std::max<int64_t>(h0, 0);
-      w0 = std::max<int64_t>(w0, 0);
-      h1 = std::min(h1, g.H);
-      w1 = std::min(w1, g.W);
+      const AvgWindow a = avg_window(g, h0, w0, count_include_pad, divisor_override);
       T& dst = o[o_at];
-      if (h0 >= h1 || w0 >= w1) {
+      if (a.empty()) {
         dst = T(0);
         return;
       }
       Acc sum = 0;
-      for (int64_t h = h0; h < h1; ++h)
-        for (int64_t w = w0; w < w1; ++w) sum += static_cast<Acc>(static_cast<opmath_t<T>>(src[h * g.W + w]));
-      const int64_t divisor =
-          divisor_override ? *divisor_override : count_include_pad ? pool_size : (h1 - h0) * (w1 - w0);
-      dst = static_cast<T>(sum / static_cast<Acc>(divisor));
+      for (int64_t h = a.h0; h < a.h1; ++h)
+        for (int64_t w = a.w0; w < a.w1; ++w) sum += static_cast<Acc>(static_cast<opmath_t<T>>(src[h * g.W + w]));
+      dst = static_cast<T>(sum / static_cast<Acc>(a.divisor));
     });
   });
   return out;
@@ -262,9 +302,9 @@ Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
       for (int64_t p = pb; p < pe; ++p) {
         const T* src = in + p * H * W;
         for (int64_t oh = 0; oh < OH; ++oh) {
-          const int64_t h0 = oh * H / OH, h1 = ((oh + 1) * H + OH - 1) / OH;
+          const int64_t h0 = adaptive_start(oh, H, OH), h1 = adaptive_end(oh, H, OH);
           for (int64_t ow = 0; ow < OW; ++ow) {
-            const int64_t w0 = ow * W / OW, w1 = ((ow + 1) * W + OW - 1) / OW;
+            const int64_t w0 = adaptive_start(ow, W, OW), w1 = adaptive_end(ow, W, OW);
             double sum = 0;
             for (int64_t h = h0; h < h1; ++h)
               for (int64_t w = w0; w < w1; ++w) sum += static_cast<double>(static_cast<opmath_t<T>>(src[h * W + w]));
@@ -275,6 +315,106 @@ Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
     });
   });
   return out;
+}
+
+// ---- backward kernels: each input plane's gradient is written by one task (no two planes share elements).
+
+// Every output gradient is added at the input position its index names (ties were broken in the forward).
+Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
+                                        IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode,
+                                        const Tensor& indices) {
+  const char* op = "max_pool2d_with_indices_backward";
+  const Pool2d g = max_pool2d_geometry(op, self, kernel_size, stride, padding, dilation, ceil_mode);
+  const Tensor go = checked_grad_output(op, grad_output, g.out_sizes);
+  EMBER_CHECK(indices.dtype() == kInt64 && indices.sizes().equals(g.out_sizes),
+              "{}: expected int64 indices of size {}, but got {} of size {}", op, g.out_sizes, indices.dtype(),
+              indices.sizes());
+  EMBER_CHECK(grad_output.dtype() == self.dtype(), "{}: expected grad_output of dtype {}, but got {}", op,
+              self.dtype(), grad_output.dtype());
+  const Tensor ix = indices.contiguous();
+  Tensor gi = zeros_of(self);
+  const int64_t plane_in = g.H * g.W, plane_out = g.OH * g.OW;
+  for (const int64_t* i = ix.data_ptr<int64_t>(), *e = i + ix.numel(); i != e; ++i)  // checked before the threads
+    EMBER_CHECK_INDEX(*i >= 0 && *i < plane_in, "{}: index {} out of range for an input plane of {} elements", op, *i,
+                      plane_in);
+  dispatch_dtypes<kMaxPoolTypes>(self.dtype(), op, [&]<class T>() {
+    const T* src = go.data_ptr<T>();
+    const int64_t* idx = ix.data_ptr<int64_t>();
+    T* dst = gi.data_ptr<T>();
+    parallel_for(g.planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, plane_out)),
+                 [&](int64_t pb, int64_t pe) {
+      for (int64_t p = pb; p < pe; ++p) {
+        T* d = dst + p * plane_in;
+        for (int64_t o = p * plane_out; o < (p + 1) * plane_out; ++o)
+          d[idx[o]] = static_cast<T>(static_cast<opmath_t<T>>(d[idx[o]]) + static_cast<opmath_t<T>>(src[o]));
+      }
+    });
+  });
+  return gi;
+}
+
+// Every output gradient, divided by its window's divisor, is added over the window.
+Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                           IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                           std::optional<int64_t> divisor_override) {
+  const char* op = "avg_pool2d_backward";
+  Pool2d g = pool2d_params(op, kernel_size, stride, padding);
+  EMBER_CHECK(!divisor_override || *divisor_override != 0, "{}: divisor must be not zero", op);
+  pool2d_shape(op, self, g, ceil_mode);
+  const Tensor go = checked_grad_output(op, grad_output, g.out_sizes);
+  EMBER_CHECK(grad_output.dtype() == self.dtype(), "{}: expected grad_output of dtype {}, but got {}", op,
+              self.dtype(), grad_output.dtype());
+  Tensor gi = zeros_of(self);
+  dispatch_dtypes<kFloatingTypes>(self.dtype(), op, [&]<class T>() {
+    using M = opmath_t<T>;
+    const T* src = go.data_ptr<T>();
+    for_each_window(g, gi.data_ptr<T>(), [&](T* dst, int64_t o_at, int64_t h0, int64_t w0) {
+      const AvgWindow a = avg_window(g, h0, w0, count_include_pad, divisor_override);
+      if (a.empty()) return;
+      const M v = static_cast<M>(src[o_at]) / static_cast<M>(a.divisor);
+      for (int64_t h = a.h0; h < a.h1; ++h)
+        for (int64_t w = a.w0; w < a.w1; ++w) dst[h * g.W + w] = static_cast<T>(static_cast<M>(dst[h * g.W + w]) + v);
+    });
+  });
+  return gi;
+}
+
+// Every output gradient, divided by its cell's area, is added over the cell (cells may overlap).
+Tensor _adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {
+  const char* op = "_adaptive_avg_pool2d_backward";
+  EMBER_CHECK(self.dim() == 3 || self.dim() == 4, "{}: Expected 3D or 4D tensor, but got {}", op, self.sizes());
+  EMBER_CHECK(grad_output.dim() == self.dim() &&
+                  IntArrayRef(grad_output.sizes().data(), grad_output.sizes().size() - 2)
+                      .equals(IntArrayRef(self.sizes().data(), self.sizes().size() - 2)),
+              "{}: expected grad_output with the leading sizes of self {}, but got {}", op, self.sizes(),
+              grad_output.sizes());
+  EMBER_CHECK(grad_output.dtype() == self.dtype(), "{}: expected grad_output of dtype {}, but got {}", op,
+              self.dtype(), grad_output.dtype());
+  const int64_t H = self.size(-2), W = self.size(-1), OH = grad_output.size(-2), OW = grad_output.size(-1);
+  Tensor gi = zeros_of(self);
+  if (gi.numel() == 0 || grad_output.numel() == 0) return gi;
+  const Tensor go = grad_output.contiguous();
+  const int64_t planes = self.numel() / (H * W);
+  dispatch_dtypes<kFloatingTypes>(self.dtype(), op, [&]<class T>() {
+    using M = opmath_t<T>;
+    const T* src = go.data_ptr<T>();
+    T* dst = gi.data_ptr<T>();
+    parallel_for(planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, H * W)), [&](int64_t pb, int64_t pe) {
+      for (int64_t p = pb; p < pe; ++p) {
+        T* d = dst + p * H * W;
+        for (int64_t oh = 0; oh < OH; ++oh) {
+          const int64_t h0 = adaptive_start(oh, H, OH), h1 = adaptive_end(oh, H, OH);
+          for (int64_t ow = 0; ow < OW; ++ow) {
+            const int64_t w0 = adaptive_start(ow, W, OW), w1 = adaptive_end(ow, W, OW);
+            const M v = static_cast<M>(src[p * OH * OW + oh * OW + ow]) / static_cast<M>((h1 - h0) * (w1 - w0));
+            for (int64_t h = h0; h < h1; ++h)
+              for (int64_t w = w0; w < w1; ++w) d[h * W + w] = static_cast<T>(static_cast<M>(d[h * W + w]) + v);
+          }
+        }
+      }
+    });
+  });
+  return gi;
 }
 
 }  // namespace ember::cpu

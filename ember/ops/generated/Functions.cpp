@@ -1776,6 +1776,10 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, IntArrayR
   static const OperatorHandle h = op("aten::max_pool2d_with_indices");
   return h.call<std::tuple<Tensor, Tensor>, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool>(self, kernel_size, stride, padding, dilation, ceil_mode);
 }
+Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
+  static const OperatorHandle h = op("aten::max_pool2d_with_indices_backward");
+  return h.call<Tensor, const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool, const Tensor&>(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+}
 Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
   static const OperatorHandle h = op("aten::avg_pool2d");
   return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, bool, bool, std::optional<int64_t>>(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
@@ -1784,6 +1788,10 @@ Tensor avg_pool2d_out(const Tensor& out, const Tensor& self, IntArrayRef kernel_
   static const OperatorHandle h = op("aten::avg_pool2d.out");
   return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, bool, bool, std::optional<int64_t>, const Tensor&>(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
 }
+Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  static const OperatorHandle h = op("aten::avg_pool2d_backward");
+  return h.call<Tensor, const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, bool, bool, std::optional<int64_t>>(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
 Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
   static const OperatorHandle h = op("aten::adaptive_avg_pool2d");
   return h.call<Tensor, const Tensor&, IntArrayRef>(self, output_size);
@@ -1791,6 +1799,10 @@ Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
 Tensor _adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
   static const OperatorHandle h = op("aten::_adaptive_avg_pool2d");
   return h.call<Tensor, const Tensor&, IntArrayRef>(self, output_size);
+}
+Tensor _adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {
+  static const OperatorHandle h = op("aten::_adaptive_avg_pool2d_backward");
+  return h.call<Tensor, const Tensor&, const Tensor&>(grad_output, self);
 }
 Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training, double momentum, double eps, bool cudnn_enabled) {
   static const OperatorHandle h = op("aten::batch_norm");
@@ -1819,6 +1831,10 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, const 
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq, bool sparse) {
   static const OperatorHandle h = op("aten::embedding");
   return h.call<Tensor, const Tensor&, const Tensor&, int64_t, bool, bool>(weight, indices, padding_idx, scale_grad_by_freq, sparse);
+}
+Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices, int64_t num_weights, int64_t padding_idx, bool scale_grad_by_freq) {
+  static const OperatorHandle h = op("aten::embedding_dense_backward");
+  return h.call<Tensor, const Tensor&, const Tensor&, int64_t, int64_t, bool>(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
 }
 Tensor embedding_renorm_(const Tensor& self, const Tensor& indices, double max_norm, double norm_type) {
   static const OperatorHandle h = op("aten::embedding_renorm_");

@@ -385,7 +385,10 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         padding_idx = -1
     if max_norm is not None:
         input = input.contiguous()
-        _ops["embedding_renorm_"](weight, input, max_norm, norm_type)
+        # The rescaling is not part of the graph (as PyTorch's): it may modify a weight that requires grad.
+        from ..autograd import no_grad
+        with no_grad():
+            _ops["embedding_renorm_"](weight, input, max_norm, norm_type)
     return _ops["embedding"](weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 

@@ -308,13 +308,17 @@ Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& valu
 Tensor threshold_(const Tensor& self, const Scalar& threshold, const Scalar& value);
 Tensor threshold_out(const Tensor& self, const Scalar& threshold, const Scalar& value, const Tensor& out);
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode);
+Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& indices);
 Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override);
 Tensor avg_pool2d_out(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override, const Tensor& out);
+Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override);
 Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size);
+Tensor _adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self);
 std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training, double momentum, double eps);
 std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps);
 std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, int64_t N, int64_t C, int64_t HxW, int64_t group, double eps);
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq, bool sparse);
+Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices, int64_t num_weights, int64_t padding_idx, bool scale_grad_by_freq);
 Tensor embedding_renorm_(const Tensor& self, const Tensor& indices, double max_norm, double norm_type);
 std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index);
 std::tuple<Tensor, Tensor> nll_loss2d_forward(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index);
