@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
+#include <vector>
 
 
 namespace ember::autograd::detail {
@@ -126,8 +128,33 @@ Tensor slice_backward_opt(const Tensor& grad, IntArrayRef sizes, int64_t dim, st
                                step);
 }
 
+namespace {
+// Whether two elements of a geometry can share a storage element (size-1 dims never step; empty: no elements).
+bool may_overlap(IntArrayRef sizes, IntArrayRef strides) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of the dims that step
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) return false;
+    if (sizes[i] > 1) dims.emplace_back(strides[i], sizes[i]);
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t span = 0;  // the largest offset the dims with smaller strides reach
+  for (auto [stride, size] : dims) {
+    if (stride <= span) return true;
+    span += (size - 1) * stride;
+  }
+  return false;
+}
+}  // namespace
+
 Tensor as_strided_grad(const Tensor& grad, const Tensor& self, IntArrayRef size, IntArrayRef stride,
                        std::optional<int64_t> storage_offset) {
+  // PyTorch splits a storage element's gradient among the elements of an overlapping self (an expanded one,
+  // say); reading it back by self's geometry would count it once per alias, so Ember raises instead.
+  if (may_overlap(self.sizes(), self.strides()))
+    EMBER_FAIL_KIND(ErrorKind::NotImplemented,
+                    "the derivative of as_strided for an input whose elements overlap in memory (sizes [{}], "
+                    "strides [{}]) is not implemented; apply as_strided to a contiguous copy",
+                    fmt::join(self.sizes(), ", "), fmt::join(self.strides(), ", "));
   return ember::as_strided_backward(grad, size, stride, storage_offset.value_or(self.storage_offset()), self.sizes(),
                                     self.strides(), self.storage_offset());
 }

@@ -326,7 +326,9 @@ int64_t storage_extent(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
 // as_strided reads self's storage with an arbitrary geometry, so its gradient goes through the storage: the
 // output gradient is summed into a zero buffer spanning both geometries (index_add, since output elements may
 // share a storage element), which is then read with self's geometry. That is exact when self's own elements
-// do not share storage (PyTorch also handles an overlapping self, e.g. an expanded one; Ember does not yet).
+// do not share storage; as_strided's formula (as_strided_grad) raises for one that does. With that, the op is
+// "scatter-add by one geometry, read by another", whose adjoint is the same op with the geometries swapped
+// (overlaps included): its own derivative.
 Tensor as_strided_backward(const Tensor& grad_output, IntArrayRef size, IntArrayRef stride, int64_t storage_offset,
                            IntArrayRef input_sizes, IntArrayRef input_strides, int64_t input_storage_offset) {
   const int64_t base = std::min(storage_offset, input_storage_offset);

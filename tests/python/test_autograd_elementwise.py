@@ -426,6 +426,14 @@ def test_as_strided_second_order_with_respect_to_the_upstream_gradient():
     assert_same(ember.autograd.grad((a * a).sum(), ge)[0], _tc(torch.autograd.grad((b * b).sum(), gt)[0]))
 
 
+def test_as_strided_of_an_overlapping_input_raises_not_implemented():
+    # PyTorch splits the gradient among the aliasing elements; Ember raises rather than double-count.
+    e = ember.ones(3, dtype=ember.float64).requires_grad_()
+    y = e.expand(2, 3).as_strided((2, 2), (1, 1))
+    with pytest.raises(NotImplementedError, match="as_strided"):
+        y.sum().backward()
+
+
 def test_alias():
     e = ember.ones(2, 3, dtype=ember.float64).requires_grad_()
     t = torch.ones(2, 3, dtype=torch.float64, requires_grad=True)
