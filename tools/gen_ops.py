@@ -544,7 +544,11 @@ def gen_autograd(ops):
             outs = [f"std::get<{i}>(result)" for i in range(len(s.rets))]
         else:
             outs = ["result"]
-        k = [f"{ret} {kname}({params}) {{\n{handle}  {ret} result;\n  {{\n"
+        # fill_, copy_, zero_: ops that write self and return it are recorded in place (check_inplace first).
+        mutates = bool(s.rets and s.rets[0].mutable)
+        k = [f"{ret} {kname}({params}) {{\n{handle}  {ret} result;\n"
+             + (f"  if (GradMode::is_enabled() && ({any_rg})) check_inplace(self);\n" if mutates else "")
+             + "  {\n"
              f"    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n    result = {call};\n  }}\n"]
         if outs is None:
             floating = "differentiable(result)"
@@ -571,7 +575,7 @@ def gen_autograd(ops):
                     "std::optional<std::string>": f"{a.name} ? std::optional<std::string>(std::string(*{a.name})) : std::nullopt",
                     }.get(saved_type(s, a, t)[0], a.name)
             k.append(f"  node->{a.name}_ = {conv};\n")
-        view = bool(s.rets and s.rets[0].alias)
+        view = bool(s.rets and s.rets[0].alias) and not mutates
         if outs is None:
             k.append(f"  set_list_history(result, node, node->output_meta_, {str(view).lower()});\n")
         else:

@@ -274,3 +274,70 @@ Tensor detach(const Tensor& self) { return make_view(self, self.sizes(), self.st
 Tensor alias(const Tensor& self) { return make_view(self, self.sizes(), self.strides(), self.storage_offset()); }
 
 }  // namespace ember::composite
+
+// ---- gradients of views (Note [view backward ops] in ops.yaml)
+namespace ember::composite {
+
+Tensor select_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t index) {
+  Tensor z = ember::zeros(input_sizes, grad_output.dtype());
+  z.select(dim, index).copy_(grad_output);
+  return z;
+}
+
+Tensor slice_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t start, int64_t end,
+                      int64_t step) {
+  Tensor z = ember::zeros(input_sizes, grad_output.dtype());
+  z.slice(dim, start, end, step).copy_(grad_output);
+  return z;
+}
+
+Tensor diagonal_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t offset, int64_t dim1,
+                         int64_t dim2) {
+  Tensor z = ember::zeros(input_sizes, grad_output.dtype());
+  z.diagonal(offset, dim1, dim2).copy_(grad_output);
+  return z;
+}
+
+Tensor unfold_backward(const Tensor& grad_in, IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step) {
+  // A 0-dim input has one window of size 0 or 1 over its only element.
+  if (input_sizes.empty()) return grad_in.sum();  // [] or [x]: 0 or x
+  const int64_t d = wrap_dim(dim, static_cast<int64_t>(input_sizes.size()));
+  Tensor z = ember::zeros(input_sizes, grad_in.dtype());
+  const int64_t windows = grad_in.size(d);
+  // Element j of every window: positions j, j + step, ... of dim d. Windows overlap when step < size, so the
+  // gradients are added one window element at a time (size strided adds rather than one per window).
+  for (int64_t j = 0; j < size; ++j) z.slice(d, j, j + (windows - 1) * step + 1, step).add_(grad_in.select(-1, j));
+  return z;
+}
+
+namespace {
+// One past the largest storage element a geometry reaches (its offset when it is empty).
+int64_t storage_extent(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  int64_t end = offset + 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) return offset;
+    end += (sizes[i] - 1) * strides[i];
+  }
+  return end;
+}
+}  // namespace
+
+// Note [as_strided gradient]
+// as_strided reads self's storage with an arbitrary geometry, so its gradient goes through the storage: the
+// output gradient is summed into a zero buffer spanning both geometries (index_add, since output elements may
+// share a storage element), which is then read with self's geometry. That is exact when self's own elements
+// do not share storage; as_strided's formula (as_strided_grad) raises for one that does. With that, the op is
+// "scatter-add by one geometry, read by another", whose adjoint is the same op with the geometries swapped
+// (overlaps included): its own derivative.
+Tensor as_strided_backward(const Tensor& grad_output, IntArrayRef size, IntArrayRef stride, int64_t storage_offset,
+                           IntArrayRef input_sizes, IntArrayRef input_strides, int64_t input_storage_offset) {
+  const int64_t base = std::min(storage_offset, input_storage_offset);
+  const int64_t n = std::max(storage_extent(size, stride, storage_offset),
+                             storage_extent(input_sizes, input_strides, input_storage_offset)) - base;
+  Tensor buffer = ember::zeros({n}, grad_output.dtype());
+  Tensor positions = ember::arange(n, kInt64).as_strided(size, stride, storage_offset - base).reshape({-1});
+  buffer.index_add_(0, positions, grad_output.reshape({-1}));
+  return buffer.as_strided(input_sizes, input_strides, input_storage_offset - base).contiguous();
+}
+
+}  // namespace ember::composite

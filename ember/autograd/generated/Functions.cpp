@@ -10,6 +10,62 @@ namespace ember::autograd::generated {
 
 using namespace ember::autograd::detail;
 
+struct FillBackward2 final : Node {
+  std::string name() const override { return "FillBackward2"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list FillBackward2::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
+  return out;
+}
+
+Tensor fill__Scalar(const Tensor& self, const Scalar& value) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::fill_.Scalar");
+  Tensor result;
+  if (GradMode::is_enabled() && (any_requires_grad(self))) check_inplace(self);
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Scalar&>(self, value);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<FillBackward2>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct ZeroBackward0 final : Node {
+  std::string name() const override { return "ZeroBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list ZeroBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
+  return out;
+}
+
+Tensor zero_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::zero_");
+  Tensor result;
+  if (GradMode::is_enabled() && (any_requires_grad(self))) check_inplace(self);
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ZeroBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
 struct CloneBackward0 final : Node {
   std::string name() const override { return "CloneBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -33,6 +89,36 @@ Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
   auto node = std::make_shared<CloneBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct CopyBackwards final : Node {
+  std::string name() const override { return "CopyBackwards"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list CopyBackwards::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(grad, input_meta[1]);
+  return out;
+}
+
+Tensor copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::copy_");
+  Tensor result;
+  if (GradMode::is_enabled() && (any_requires_grad(self) || any_requires_grad(src))) check_inplace(self);
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, bool>(self, src, non_blocking);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(src)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<CopyBackwards>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, src);
   if (floating_output(result)) set_history(result, node, 0);
   return result;
 }
@@ -61,6 +147,48 @@ Tensor _to_copy(const Tensor& self, std::optional<DType> dtype, std::optional<De
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct AsStridedBackward0 final : Node {
+  std::string name() const override { return "AsStridedBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  std::vector<int64_t> size_;
+  std::vector<int64_t> stride_;
+  std::optional<int64_t> storage_offset_;
+};
+
+variable_list AsStridedBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  IntArrayRef size = size_;
+  IntArrayRef stride = stride_;
+  std::optional<int64_t> storage_offset = storage_offset_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(as_strided_grad(grad, self, size, stride, storage_offset), input_meta[0]);
+  return out;
+}
+
+Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::as_strided");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>>(self, size, stride, storage_offset);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<AsStridedBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->size_ = std::vector<int64_t>(size.begin(), size.end());
+  node->stride_ = std::vector<int64_t>(stride.begin(), stride.end());
+  node->storage_offset_ = storage_offset;
+  if (floating_output(result)) set_history(result, node, 0);
+  if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
   return result;
 }
 
@@ -158,6 +286,34 @@ Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
   return result;
 }
 
+struct TBackward0 final : Node {
+  std::string name() const override { return "TBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list TBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad.t(), input_meta[0]);
+  return out;
+}
+
+Tensor t(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::t");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<TBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
+  return result;
+}
+
 struct ExpandBackward0 final : Node {
   std::string name() const override { return "ExpandBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -199,7 +355,7 @@ variable_list SelectBackward0::apply(variable_list&& grads) {
   int64_t dim = dim_;
   int64_t index = index_;
   IntArrayRef self_sizes = input_meta[0].sizes;
-  if (needs_input_grad(0)) out[0] = reduce_grad(select_backward(grad, self_sizes, dim, index), input_meta[0]);
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::select_backward(grad, self_sizes, dim, index), input_meta[0]);
   return out;
 }
 
@@ -238,7 +394,7 @@ variable_list SliceBackward0::apply(variable_list&& grads) {
   std::optional<int64_t> end = end_;
   int64_t step = step_;
   IntArrayRef self_sizes = input_meta[0].sizes;
-  if (needs_input_grad(0)) out[0] = reduce_grad(slice_backward(grad, self_sizes, dim, start, end, step), input_meta[0]);
+  if (needs_input_grad(0)) out[0] = reduce_grad(slice_backward_opt(grad, self_sizes, dim, start, end, step), input_meta[0]);
   return out;
 }
 
@@ -349,6 +505,82 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
   return result;
 }
 
+struct UnfoldBackward0 final : Node {
+  std::string name() const override { return "UnfoldBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  int64_t dimension_;
+  int64_t size_;
+  int64_t step_;
+};
+
+variable_list UnfoldBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  int64_t dimension = dimension_;
+  int64_t size = size_;
+  int64_t step = step_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::unfold_backward(grad, self_sizes, dimension, size, step), input_meta[0]);
+  return out;
+}
+
+Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::unfold");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, int64_t, int64_t, int64_t>(self, dimension, size, step);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<UnfoldBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->dimension_ = dimension;
+  node->size_ = size;
+  node->step_ = step;
+  if (floating_output(result)) set_history(result, node, 0);
+  if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
+  return result;
+}
+
+struct DiagonalBackward0 final : Node {
+  std::string name() const override { return "DiagonalBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  int64_t offset_;
+  int64_t dim1_;
+  int64_t dim2_;
+};
+
+variable_list DiagonalBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  int64_t offset = offset_;
+  int64_t dim1 = dim1_;
+  int64_t dim2 = dim2_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::diagonal_backward(grad, self_sizes, offset, dim1, dim2), input_meta[0]);
+  return out;
+}
+
+Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::diagonal");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, int64_t, int64_t, int64_t>(self, offset, dim1, dim2);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<DiagonalBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->offset_ = offset;
+  node->dim1_ = dim1;
+  node->dim2_ = dim2;
+  if (floating_output(result)) set_history(result, node, 0);
+  if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
+  return result;
+}
+
 struct AliasBackward0 final : Node {
   std::string name() const override { return "AliasBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -374,6 +606,195 @@ Tensor alias(const Tensor& self) {
   add_input(*node, self);
   if (floating_output(result)) set_history(result, node, 0);
   if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
+  return result;
+}
+
+struct SelectBackwardBackward0 final : Node {
+  std::string name() const override { return "SelectBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  int64_t dim_;
+  int64_t index_;
+};
+
+variable_list SelectBackwardBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  int64_t dim = dim_;
+  int64_t index = index_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad.select(dim, index), input_meta[0]);
+  return out;
+}
+
+Tensor select_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t index) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::select_backward");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef, int64_t, int64_t>(grad_output, input_sizes, dim, index);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(grad_output)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SelectBackwardBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, grad_output);
+  node->dim_ = dim;
+  node->index_ = index;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct SliceBackwardBackward0 final : Node {
+  std::string name() const override { return "SliceBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  int64_t dim_;
+  int64_t start_;
+  int64_t end_;
+  int64_t step_;
+};
+
+variable_list SliceBackwardBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  int64_t dim = dim_;
+  int64_t start = start_;
+  int64_t end = end_;
+  int64_t step = step_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad.slice(dim, start, end, step), input_meta[0]);
+  return out;
+}
+
+Tensor slice_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t start, int64_t end, int64_t step) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::slice_backward");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef, int64_t, int64_t, int64_t, int64_t>(grad_output, input_sizes, dim, start, end, step);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(grad_output)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SliceBackwardBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, grad_output);
+  node->dim_ = dim;
+  node->start_ = start;
+  node->end_ = end;
+  node->step_ = step;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct DiagonalBackwardBackward0 final : Node {
+  std::string name() const override { return "DiagonalBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  int64_t offset_;
+  int64_t dim1_;
+  int64_t dim2_;
+};
+
+variable_list DiagonalBackwardBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  int64_t offset = offset_;
+  int64_t dim1 = dim1_;
+  int64_t dim2 = dim2_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad.diagonal(offset, dim1, dim2), input_meta[0]);
+  return out;
+}
+
+Tensor diagonal_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t offset, int64_t dim1, int64_t dim2) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::diagonal_backward");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef, int64_t, int64_t, int64_t>(grad_output, input_sizes, offset, dim1, dim2);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(grad_output)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<DiagonalBackwardBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, grad_output);
+  node->offset_ = offset;
+  node->dim1_ = dim1;
+  node->dim2_ = dim2;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct UnfoldBackwardBackward0 final : Node {
+  std::string name() const override { return "UnfoldBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  int64_t dim_;
+  int64_t size_;
+  int64_t step_;
+};
+
+variable_list UnfoldBackwardBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  int64_t dim = dim_;
+  int64_t size = size_;
+  int64_t step = step_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad.unfold(dim, size, step), input_meta[0]);
+  return out;
+}
+
+Tensor unfold_backward(const Tensor& grad_in, IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::unfold_backward");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef, int64_t, int64_t, int64_t>(grad_in, input_sizes, dim, size, step);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(grad_in)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<UnfoldBackwardBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, grad_in);
+  node->dim_ = dim;
+  node->size_ = size;
+  node->step_ = step;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct AsStridedBackwardBackward0 final : Node {
+  std::string name() const override { return "AsStridedBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  std::vector<int64_t> size_;
+  std::vector<int64_t> stride_;
+  int64_t storage_offset_;
+  std::vector<int64_t> input_sizes_;
+  std::vector<int64_t> input_strides_;
+  int64_t input_storage_offset_;
+};
+
+variable_list AsStridedBackwardBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef size = size_;
+  IntArrayRef stride = stride_;
+  int64_t storage_offset = storage_offset_;
+  IntArrayRef input_sizes = input_sizes_;
+  IntArrayRef input_strides = input_strides_;
+  int64_t input_storage_offset = input_storage_offset_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::as_strided_backward(grad, input_sizes, input_strides, input_storage_offset, size, stride, storage_offset), input_meta[0]);
+  return out;
+}
+
+Tensor as_strided_backward(const Tensor& grad_output, IntArrayRef size, IntArrayRef stride, int64_t storage_offset, IntArrayRef input_sizes, IntArrayRef input_strides, int64_t input_storage_offset) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::as_strided_backward");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, int64_t, IntArrayRef, IntArrayRef, int64_t>(grad_output, size, stride, storage_offset, input_sizes, input_strides, input_storage_offset);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(grad_output)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<AsStridedBackwardBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, grad_output);
+  node->size_ = std::vector<int64_t>(size.begin(), size.end());
+  node->stride_ = std::vector<int64_t>(stride.begin(), stride.end());
+  node->storage_offset_ = storage_offset;
+  node->input_sizes_ = std::vector<int64_t>(input_sizes.begin(), input_sizes.end());
+  node->input_strides_ = std::vector<int64_t>(input_strides.begin(), input_strides.end());
+  node->input_storage_offset_ = input_storage_offset;
+  if (floating_output(result)) set_history(result, node, 0);
   return result;
 }
 
@@ -460,6 +881,45 @@ Tensor neg__(const Tensor& self) {
   return self;
 }
 
+struct SignBackward0 final : Node {
+  std::string name() const override { return "SignBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list SignBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
+  return out;
+}
+
+Tensor sign(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sign");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SignBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor sign__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sign_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::sign(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
 struct ExpBackward0 final : Node {
   std::string name() const override { return "ExpBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -500,6 +960,94 @@ Tensor exp__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::exp(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
+struct Exp2Backward0 final : Node {
+  std::string name() const override { return "Exp2Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result0_.reset(); }
+  SavedVariable result0_;
+};
+
+variable_list Exp2Backward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * result * Scalar(M_LN2), input_meta[0]);
+  return out;
+}
+
+Tensor exp2(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::exp2");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<Exp2Backward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+Tensor exp2__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::exp2_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::exp2(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
+struct Expm1Backward0 final : Node {
+  std::string name() const override { return "Expm1Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result0_.reset(); }
+  SavedVariable result0_;
+};
+
+variable_list Expm1Backward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * (result + Scalar(1)), input_meta[0]);
+  return out;
+}
+
+Tensor expm1(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::expm1");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<Expm1Backward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+Tensor expm1__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::expm1_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::expm1(ember::clone(self));
   commit_inplace(self, r);
   return self;
 }
@@ -548,6 +1096,138 @@ Tensor log__(const Tensor& self) {
   return self;
 }
 
+struct Log2Backward0 final : Node {
+  std::string name() const override { return "Log2Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list Log2Backward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad / (self * Scalar(M_LN2)), input_meta[0]);
+  return out;
+}
+
+Tensor log2(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log2");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<Log2Backward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor log2__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log2_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::log2(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
+struct Log10Backward0 final : Node {
+  std::string name() const override { return "Log10Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list Log10Backward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad / (self * Scalar(M_LN10)), input_meta[0]);
+  return out;
+}
+
+Tensor log10(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log10");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<Log10Backward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor log10__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log10_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::log10(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
+struct Log1PBackward0 final : Node {
+  std::string name() const override { return "Log1PBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list Log1PBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad / (self + Scalar(1)), input_meta[0]);
+  return out;
+}
+
+Tensor log1p(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log1p");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<Log1PBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor log1p__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log1p_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::log1p(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
 struct SqrtBackward0 final : Node {
   std::string name() const override { return "SqrtBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -588,6 +1268,94 @@ Tensor sqrt__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::sqrt(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
+struct RsqrtBackward0 final : Node {
+  std::string name() const override { return "RsqrtBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result0_.reset(); }
+  SavedVariable result0_;
+};
+
+variable_list RsqrtBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * result * result * result * Scalar(-0.5), input_meta[0]);
+  return out;
+}
+
+Tensor rsqrt(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::rsqrt");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<RsqrtBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+Tensor rsqrt__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::rsqrt_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::rsqrt(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
+struct ReciprocalBackward0 final : Node {
+  std::string name() const override { return "ReciprocalBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result0_.reset(); }
+  SavedVariable result0_;
+};
+
+variable_list ReciprocalBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(-grad * result * result, input_meta[0]);
+  return out;
+}
+
+Tensor reciprocal(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::reciprocal");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ReciprocalBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+Tensor reciprocal__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::reciprocal_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::reciprocal(ember::clone(self));
   commit_inplace(self, r);
   return self;
 }
@@ -676,6 +1444,270 @@ Tensor cos__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::cos(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
+struct TanBackward0 final : Node {
+  std::string name() const override { return "TanBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result0_.reset(); }
+  SavedVariable result0_;
+};
+
+variable_list TanBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * (result * result + Scalar(1)), input_meta[0]);
+  return out;
+}
+
+Tensor tan(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::tan");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<TanBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+Tensor tan__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::tan_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::tan(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
+struct AsinBackward0 final : Node {
+  std::string name() const override { return "AsinBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list AsinBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::rsqrt(Scalar(1) - self * self), input_meta[0]);
+  return out;
+}
+
+Tensor asin(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::asin");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<AsinBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor asin__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::asin_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::asin(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
+struct AcosBackward0 final : Node {
+  std::string name() const override { return "AcosBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list AcosBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(-grad * ember::rsqrt(Scalar(1) - self * self), input_meta[0]);
+  return out;
+}
+
+Tensor acos(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::acos");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<AcosBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor acos__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::acos_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::acos(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
+struct AtanBackward0 final : Node {
+  std::string name() const override { return "AtanBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list AtanBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad / (self * self + Scalar(1)), input_meta[0]);
+  return out;
+}
+
+Tensor atan(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::atan");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<AtanBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor atan__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::atan_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::atan(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
+struct SinhBackward0 final : Node {
+  std::string name() const override { return "SinhBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list SinhBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::cosh(self), input_meta[0]);
+  return out;
+}
+
+Tensor sinh(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sinh");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SinhBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor sinh__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sinh_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::sinh(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
+struct CoshBackward0 final : Node {
+  std::string name() const override { return "CoshBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list CoshBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::sinh(self), input_meta[0]);
+  return out;
+}
+
+Tensor cosh(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::cosh");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<CoshBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor cosh__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::cosh_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::cosh(ember::clone(self));
   commit_inplace(self, r);
   return self;
 }
@@ -812,6 +1844,380 @@ Tensor relu__(const Tensor& self) {
   return self;
 }
 
+struct GeluBackward0 final : Node {
+  std::string name() const override { return "GeluBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  std::string approximate_;
+};
+
+variable_list GeluBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  std::string_view approximate = approximate_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(gelu_backward(grad, self, approximate), input_meta[0]);
+  return out;
+}
+
+Tensor gelu(const Tensor& self, std::string_view approximate) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::gelu");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, std::string_view>(self, approximate);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<GeluBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->approximate_ = std::string(approximate);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor gelu__(const Tensor& self, std::string_view approximate) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::gelu_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, std::string_view>(self, approximate);
+  }
+  check_inplace(self);
+  Tensor r = generated::gelu(ember::clone(self), approximate);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct SiluBackward0 final : Node {
+  std::string name() const override { return "SiluBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list SiluBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(silu_backward(grad, self), input_meta[0]);
+  return out;
+}
+
+Tensor silu(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::silu");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SiluBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor silu__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::silu_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::silu(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
+struct ErfBackward0 final : Node {
+  std::string name() const override { return "ErfBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list ErfBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::exp(-self * self) * Scalar(M_2_SQRTPI), input_meta[0]);
+  return out;
+}
+
+Tensor erf(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::erf");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ErfBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor erf__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::erf_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::erf(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
+struct ErfcBackward0 final : Node {
+  std::string name() const override { return "ErfcBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list ErfcBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::exp(-self * self) * Scalar(-M_2_SQRTPI), input_meta[0]);
+  return out;
+}
+
+Tensor erfc(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::erfc");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ErfcBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor erfc__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::erfc_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::erfc(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
+struct FloorBackward0 final : Node {
+  std::string name() const override { return "FloorBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list FloorBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
+  return out;
+}
+
+Tensor floor(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::floor");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<FloorBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor floor__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::floor_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::floor(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
+struct CeilBackward0 final : Node {
+  std::string name() const override { return "CeilBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list CeilBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
+  return out;
+}
+
+Tensor ceil(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::ceil");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<CeilBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor ceil__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::ceil_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::ceil(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
+struct RoundBackward0 final : Node {
+  std::string name() const override { return "RoundBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list RoundBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
+  return out;
+}
+
+Tensor round(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::round");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<RoundBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor round__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::round_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::round(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
+struct TruncBackward0 final : Node {
+  std::string name() const override { return "TruncBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list TruncBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
+  return out;
+}
+
+Tensor trunc(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::trunc");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<TruncBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor trunc__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::trunc_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::trunc(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
+struct FracBackward0 final : Node {
+  std::string name() const override { return "FracBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list FracBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad, input_meta[0]);
+  return out;
+}
+
+Tensor frac(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::frac");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<FracBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor frac__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::frac_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::frac(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
 struct SquareBackward0 final : Node {
   std::string name() const override { return "SquareBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -852,6 +2258,50 @@ Tensor square__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::square(ember::clone(self));
+  commit_inplace(self, r);
+  return self;
+}
+
+struct NanToNumBackward0 final : Node {
+  std::string name() const override { return "NanToNumBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list NanToNumBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::isfinite(self), input_meta[0]);
+  return out;
+}
+
+Tensor nan_to_num(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::nan_to_num");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>>(self, nan, posinf, neginf);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<NanToNumBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor nan_to_num__(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::nan_to_num_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>>(self, nan, posinf, neginf);
+  }
+  check_inplace(self);
+  Tensor r = generated::nan_to_num(ember::clone(self), nan, posinf, neginf);
   commit_inplace(self, r);
   return self;
 }
@@ -1042,6 +2492,156 @@ Tensor div__Tensor_(const Tensor& self, const Tensor& other) {
   return self;
 }
 
+struct DivBackward2 final : Node {
+  std::string name() const override { return "DivBackward2"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); other_.reset(); }
+  SavedVariable self_;
+  SavedVariable other_;
+  std::optional<std::string> rounding_mode_;
+};
+
+variable_list DivBackward2::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor other = other_.unpack(self_node);
+  std::optional<std::string_view> rounding_mode = rounding_mode_ ? std::optional<std::string_view>(*rounding_mode_) : std::nullopt;
+  if (needs_input_grad(0)) out[0] = reduce_grad(div_mode_backward_self(grad, other, rounding_mode), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(div_mode_backward_other(grad, self, other, rounding_mode), input_meta[1]);
+  return out;
+}
+
+Tensor div_Tensor_mode(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::div.Tensor_mode");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, std::optional<std::string_view>>(self, other, rounding_mode);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<DivBackward2>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, other);
+  node->self_ = SavedVariable(self, false);
+  node->other_ = SavedVariable(other, false);
+  node->rounding_mode_ = rounding_mode ? std::optional<std::string>(std::string(*rounding_mode)) : std::nullopt;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor div__Tensor_mode_(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::div_.Tensor_mode");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Tensor&, std::optional<std::string_view>>(self, other, rounding_mode);
+  }
+  check_inplace(self);
+  Tensor r = generated::div_Tensor_mode(ember::clone(self), other, rounding_mode);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct RemainderBackward1 final : Node {
+  std::string name() const override { return "RemainderBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); other_.reset(); }
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list RemainderBackward1::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor other = other_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad, input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(-grad * self.div(other, "floor"), input_meta[1]);
+  return out;
+}
+
+Tensor remainder_Tensor(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::remainder.Tensor");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<RemainderBackward1>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, other);
+  node->self_ = SavedVariable(self, false);
+  node->other_ = SavedVariable(other, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor remainder__Tensor_(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::remainder_.Tensor");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }
+  check_inplace(self);
+  Tensor r = generated::remainder_Tensor(ember::clone(self), other);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct FmodBackward1 final : Node {
+  std::string name() const override { return "FmodBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); other_.reset(); }
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list FmodBackward1::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor other = other_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad, input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(-grad * self.div(other, "trunc"), input_meta[1]);
+  return out;
+}
+
+Tensor fmod_Tensor(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::fmod.Tensor");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<FmodBackward1>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, other);
+  node->self_ = SavedVariable(self, false);
+  node->other_ = SavedVariable(other, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor fmod__Tensor_(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::fmod_.Tensor");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }
+  check_inplace(self);
+  Tensor r = generated::fmod_Tensor(ember::clone(self), other);
+  commit_inplace(self, r);
+  return self;
+}
+
 struct PowBackward0 final : Node {
   std::string name() const override { return "PowBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -1094,6 +2694,203 @@ Tensor pow__Tensor_Tensor_(const Tensor& self, const Tensor& exponent) {
   return self;
 }
 
+struct Atan2Backward0 final : Node {
+  std::string name() const override { return "Atan2Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); other_.reset(); }
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list Atan2Backward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor other = other_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * other / (self * self + other * other), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(-grad * self / (self * self + other * other), input_meta[1]);
+  return out;
+}
+
+Tensor atan2(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::atan2");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<Atan2Backward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, other);
+  node->self_ = SavedVariable(self, false);
+  node->other_ = SavedVariable(other, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor atan2__(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::atan2_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }
+  check_inplace(self);
+  Tensor r = generated::atan2(ember::clone(self), other);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct MaximumBackward0 final : Node {
+  std::string name() const override { return "MaximumBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); other_.reset(); }
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list MaximumBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor other = other_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(max_min_backward(grad, self, other, true, true), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(max_min_backward(grad, self, other, true, false), input_meta[1]);
+  return out;
+}
+
+Tensor maximum(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::maximum");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<MaximumBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, other);
+  node->self_ = SavedVariable(self, false);
+  node->other_ = SavedVariable(other, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct MinimumBackward0 final : Node {
+  std::string name() const override { return "MinimumBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); other_.reset(); }
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list MinimumBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor other = other_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(max_min_backward(grad, self, other, false, true), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(max_min_backward(grad, self, other, false, false), input_meta[1]);
+  return out;
+}
+
+Tensor minimum(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::minimum");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<MinimumBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, other);
+  node->self_ = SavedVariable(self, false);
+  node->other_ = SavedVariable(other, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct FmaxBackward0 final : Node {
+  std::string name() const override { return "FmaxBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); other_.reset(); }
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list FmaxBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor other = other_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(fmax_fmin_backward(grad, self, other, true, true), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(fmax_fmin_backward(grad, self, other, true, false), input_meta[1]);
+  return out;
+}
+
+Tensor fmax(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::fmax");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<FmaxBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, other);
+  node->self_ = SavedVariable(self, false);
+  node->other_ = SavedVariable(other, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct FminBackward0 final : Node {
+  std::string name() const override { return "FminBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); other_.reset(); }
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list FminBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor other = other_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(fmax_fmin_backward(grad, self, other, false, true), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(fmax_fmin_backward(grad, self, other, false, false), input_meta[1]);
+  return out;
+}
+
+Tensor fmin(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::fmin");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<FminBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, other);
+  node->self_ = SavedVariable(self, false);
+  node->other_ = SavedVariable(other, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
 struct WhereBackward0 final : Node {
   std::string name() const override { return "WhereBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -1128,8 +2925,8 @@ Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& oth
   return result;
 }
 
-struct ClampBackward0 final : Node {
-  std::string name() const override { return "ClampBackward0"; }
+struct ClampBackward1 final : Node {
+  std::string name() const override { return "ClampBackward1"; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override { self_.reset(); }
   SavedVariable self_;
@@ -1137,7 +2934,7 @@ struct ClampBackward0 final : Node {
   std::optional<Scalar> max_;
 };
 
-variable_list ClampBackward0::apply(variable_list&& grads) {
+variable_list ClampBackward1::apply(variable_list&& grads) {
   const Tensor& grad = grads[0];
   variable_list out(next_edges().size());
   const std::shared_ptr<Node> self_node = shared_from_this();
@@ -1156,7 +2953,7 @@ Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::op
     result = h.call<Tensor, const Tensor&, const std::optional<Scalar>&, const std::optional<Scalar>&>(self, min, max);
   }
   if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<ClampBackward0>();
+  auto node = std::make_shared<ClampBackward1>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   node->self_ = SavedVariable(self, false);
@@ -1174,6 +2971,366 @@ Tensor clamp__(const Tensor& self, const std::optional<Scalar>& min, const std::
   }
   check_inplace(self);
   Tensor r = generated::clamp(ember::clone(self), min, max);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct ClampBackward0 final : Node {
+  std::string name() const override { return "ClampBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); min_.reset(); max_.reset(); }
+  SavedVariable self_;
+  SavedVariable min_;
+  SavedVariable max_;
+};
+
+variable_list ClampBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const std::optional<Tensor> min = min_.defined() ? std::optional<Tensor>(min_.unpack(self_node)) : std::nullopt;
+  const std::optional<Tensor> max = max_.defined() ? std::optional<Tensor>(max_.unpack(self_node)) : std::nullopt;
+  {
+    const std::array<bool, 3> grad_input_mask{needs_input_grad(0), needs_input_grad(1), needs_input_grad(2)};
+    if (std::find(grad_input_mask.begin(), grad_input_mask.end(), true) != grad_input_mask.end()) {
+      const auto r = clamp_backward_min_max(grad, self, min, max, grad_input_mask);
+      if (grad_input_mask[0]) out[0] = reduce_grad(std::get<0>(r), input_meta[0]);
+      if (grad_input_mask[1]) out[1] = reduce_grad(std::get<1>(r), input_meta[1]);
+      if (grad_input_mask[2]) out[2] = reduce_grad(std::get<2>(r), input_meta[2]);
+    }
+  }
+  return out;
+}
+
+Tensor clamp_Tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::clamp.Tensor");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&>(self, min, max);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(min) || any_requires_grad(max)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ClampBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, min);
+  add_input(*node, max);
+  node->self_ = SavedVariable(self, false);
+  node->min_ = SavedVariable(min ? *min : Tensor(), false);
+  node->max_ = SavedVariable(max ? *max : Tensor(), false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor clamp__Tensor_(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::clamp_.Tensor");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(min) || any_requires_grad(max))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&>(self, min, max);
+  }
+  check_inplace(self);
+  Tensor r = generated::clamp_Tensor(ember::clone(self), min, max);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct ClampMinBackward0 final : Node {
+  std::string name() const override { return "ClampMinBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  Scalar min_;
+};
+
+variable_list ClampMinBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Scalar& min = min_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::where(ember::ge(self, min), grad, ember::zeros_like(grad)), input_meta[0]);
+  return out;
+}
+
+Tensor clamp_min(const Tensor& self, const Scalar& min) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::clamp_min");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Scalar&>(self, min);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ClampMinBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->min_ = min;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor clamp_min__(const Tensor& self, const Scalar& min) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::clamp_min_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Scalar&>(self, min);
+  }
+  check_inplace(self);
+  Tensor r = generated::clamp_min(ember::clone(self), min);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct ClampMaxBackward0 final : Node {
+  std::string name() const override { return "ClampMaxBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  Scalar max_;
+};
+
+variable_list ClampMaxBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Scalar& max = max_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::where(ember::le(self, max), grad, ember::zeros_like(grad)), input_meta[0]);
+  return out;
+}
+
+Tensor clamp_max(const Tensor& self, const Scalar& max) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::clamp_max");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Scalar&>(self, max);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ClampMaxBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->max_ = max;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor clamp_max__(const Tensor& self, const Scalar& max) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::clamp_max_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Scalar&>(self, max);
+  }
+  check_inplace(self);
+  Tensor r = generated::clamp_max(ember::clone(self), max);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct LerpBackward0 final : Node {
+  std::string name() const override { return "LerpBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  Scalar weight_;
+};
+
+variable_list LerpBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const Scalar& weight = weight_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * Scalar(1.0 - weight.to_double()), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(grad * weight, input_meta[1]);
+  return out;
+}
+
+Tensor lerp_Scalar(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::lerp.Scalar");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, const Scalar&>(self, end, weight);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(end)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<LerpBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, end);
+  node->weight_ = weight;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor lerp__Scalar_(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::lerp_.Scalar");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(end))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Scalar&>(self, end, weight);
+  }
+  check_inplace(self);
+  Tensor r = generated::lerp_Scalar(ember::clone(self), end, weight);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct LerpBackward1 final : Node {
+  std::string name() const override { return "LerpBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); end_.reset(); weight_.reset(); }
+  SavedVariable self_;
+  SavedVariable end_;
+  SavedVariable weight_;
+};
+
+variable_list LerpBackward1::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor end = end_.unpack(self_node);
+  const Tensor weight = weight_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * (Scalar(1) - weight), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(grad * weight, input_meta[1]);
+  if (needs_input_grad(2)) out[2] = reduce_grad(grad * (end - self), input_meta[2]);
+  return out;
+}
+
+Tensor lerp_Tensor(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::lerp.Tensor");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, end, weight);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(end) || any_requires_grad(weight)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<LerpBackward1>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, end);
+  add_input(*node, weight);
+  node->self_ = SavedVariable(self, false);
+  node->end_ = SavedVariable(end, false);
+  node->weight_ = SavedVariable(weight, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor lerp__Tensor_(const Tensor& self, const Tensor& end, const Tensor& weight) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::lerp_.Tensor");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(end) || any_requires_grad(weight))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, end, weight);
+  }
+  check_inplace(self);
+  Tensor r = generated::lerp_Tensor(ember::clone(self), end, weight);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct AddcmulBackward0 final : Node {
+  std::string name() const override { return "AddcmulBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { tensor1_.reset(); tensor2_.reset(); }
+  SavedVariable tensor1_;
+  SavedVariable tensor2_;
+  Scalar value_;
+};
+
+variable_list AddcmulBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor tensor1 = tensor1_.unpack(self_node);
+  const Tensor tensor2 = tensor2_.unpack(self_node);
+  const Scalar& value = value_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad, input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(grad * tensor2 * value, input_meta[1]);
+  if (needs_input_grad(2)) out[2] = reduce_grad(grad * tensor1 * value, input_meta[2]);
+  return out;
+}
+
+Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::addcmul");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Scalar&>(self, tensor1, tensor2, value);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(tensor1) || any_requires_grad(tensor2)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<AddcmulBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, tensor1);
+  add_input(*node, tensor2);
+  node->tensor1_ = SavedVariable(tensor1, false);
+  node->tensor2_ = SavedVariable(tensor2, false);
+  node->value_ = value;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor addcmul__(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::addcmul_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(tensor1) || any_requires_grad(tensor2))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Scalar&>(self, tensor1, tensor2, value);
+  }
+  check_inplace(self);
+  Tensor r = generated::addcmul(ember::clone(self), tensor1, tensor2, value);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct AddcdivBackward0 final : Node {
+  std::string name() const override { return "AddcdivBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { tensor1_.reset(); tensor2_.reset(); }
+  SavedVariable tensor1_;
+  SavedVariable tensor2_;
+  Scalar value_;
+};
+
+variable_list AddcdivBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor tensor1 = tensor1_.unpack(self_node);
+  const Tensor tensor2 = tensor2_.unpack(self_node);
+  const Scalar& value = value_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad, input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(grad * value / tensor2, input_meta[1]);
+  if (needs_input_grad(2)) out[2] = reduce_grad(-grad * value * tensor1 / (tensor2 * tensor2), input_meta[2]);
+  return out;
+}
+
+Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::addcdiv");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Scalar&>(self, tensor1, tensor2, value);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(tensor1) || any_requires_grad(tensor2)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<AddcdivBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, tensor1);
+  add_input(*node, tensor2);
+  node->tensor1_ = SavedVariable(tensor1, false);
+  node->tensor2_ = SavedVariable(tensor2, false);
+  node->value_ = value;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor addcdiv__(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::addcdiv_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(tensor1) || any_requires_grad(tensor2))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Scalar&>(self, tensor1, tensor2, value);
+  }
+  check_inplace(self);
+  Tensor r = generated::addcdiv(ember::clone(self), tensor1, tensor2, value);
   commit_inplace(self, r);
   return self;
 }
@@ -1515,6 +3672,63 @@ Tensor addmm__(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const
   }
   check_inplace(self);
   Tensor r = generated::addmm(ember::clone(self), mat1, mat2, beta, alpha);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct BaddbmmBackward0 final : Node {
+  std::string name() const override { return "BaddbmmBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { batch1_.reset(); batch2_.reset(); }
+  SavedVariable batch1_;
+  SavedVariable batch2_;
+  Scalar beta_;
+  Scalar alpha_;
+};
+
+variable_list BaddbmmBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor batch1 = batch1_.unpack(self_node);
+  const Tensor batch2 = batch2_.unpack(self_node);
+  const Scalar& beta = beta_;
+  const Scalar& alpha = alpha_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * beta, input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(ember::bmm(grad, batch2.transpose(1, 2)) * alpha, input_meta[1]);
+  if (needs_input_grad(2)) out[2] = reduce_grad(ember::bmm(batch1.transpose(1, 2), grad) * alpha, input_meta[2]);
+  return out;
+}
+
+Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::baddbmm");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&>(self, batch1, batch2, beta, alpha);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(batch1) || any_requires_grad(batch2)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<BaddbmmBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, batch1);
+  add_input(*node, batch2);
+  node->batch1_ = SavedVariable(batch1, false);
+  node->batch2_ = SavedVariable(batch2, false);
+  node->beta_ = beta;
+  node->alpha_ = alpha;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor baddbmm__(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::baddbmm_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(batch1) || any_requires_grad(batch2))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&>(self, batch1, batch2, beta, alpha);
+  }
+  check_inplace(self);
+  Tensor r = generated::baddbmm(ember::clone(self), batch1, batch2, beta, alpha);
   commit_inplace(self, r);
   return self;
 }
@@ -3130,40 +5344,100 @@ namespace ember::autograd {
 /// Registers the Autograd-key kernel of every op with a derivative.
 void register_autograd_kernels(Library& m) {
   using namespace generated;
+  m.impl("aten::fill_.Scalar", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&fill__Scalar));
+  m.impl("aten::zero_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&zero_));
   m.impl("aten::clone", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<MemoryFormat>)>(&clone));
+  m.impl("aten::copy_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, bool)>(&copy_));
   m.impl("aten::_to_copy", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<DType>, std::optional<Device>, bool, std::optional<MemoryFormat>)>(&_to_copy));
+  m.impl("aten::as_strided", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&as_strided));
   m.impl("aten::view", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&view));
   m.impl("aten::permute", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&permute));
   m.impl("aten::transpose.int", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&transpose_int));
+  m.impl("aten::t", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&t));
   m.impl("aten::expand", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, bool)>(&expand));
   m.impl("aten::select.int", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&select_int));
   m.impl("aten::slice.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<int64_t>, std::optional<int64_t>, int64_t)>(&slice_Tensor));
   m.impl("aten::squeeze", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&squeeze));
   m.impl("aten::squeeze.dim", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&squeeze_dim));
   m.impl("aten::unsqueeze", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&unsqueeze));
+  m.impl("aten::unfold", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t, int64_t)>(&unfold));
+  m.impl("aten::diagonal", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t, int64_t)>(&diagonal));
   m.impl("aten::alias", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&alias));
+  m.impl("aten::select_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, int64_t, int64_t)>(&select_backward));
+  m.impl("aten::slice_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, int64_t, int64_t, int64_t, int64_t)>(&slice_backward));
+  m.impl("aten::diagonal_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, int64_t, int64_t, int64_t)>(&diagonal_backward));
+  m.impl("aten::unfold_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, int64_t, int64_t, int64_t)>(&unfold_backward));
+  m.impl("aten::as_strided_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, int64_t, IntArrayRef, IntArrayRef, int64_t)>(&as_strided_backward));
   m.impl("aten::abs", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&abs));
   m.impl("aten::abs_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&abs__));
   m.impl("aten::neg", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&neg));
   m.impl("aten::neg_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&neg__));
+  m.impl("aten::sign", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sign));
+  m.impl("aten::sign_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sign__));
   m.impl("aten::exp", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&exp));
   m.impl("aten::exp_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&exp__));
+  m.impl("aten::exp2", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&exp2));
+  m.impl("aten::exp2_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&exp2__));
+  m.impl("aten::expm1", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&expm1));
+  m.impl("aten::expm1_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&expm1__));
   m.impl("aten::log", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&log));
   m.impl("aten::log_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&log__));
+  m.impl("aten::log2", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&log2));
+  m.impl("aten::log2_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&log2__));
+  m.impl("aten::log10", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&log10));
+  m.impl("aten::log10_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&log10__));
+  m.impl("aten::log1p", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&log1p));
+  m.impl("aten::log1p_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&log1p__));
   m.impl("aten::sqrt", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sqrt));
   m.impl("aten::sqrt_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sqrt__));
+  m.impl("aten::rsqrt", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&rsqrt));
+  m.impl("aten::rsqrt_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&rsqrt__));
+  m.impl("aten::reciprocal", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&reciprocal));
+  m.impl("aten::reciprocal_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&reciprocal__));
   m.impl("aten::sin", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sin));
   m.impl("aten::sin_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sin__));
   m.impl("aten::cos", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&cos));
   m.impl("aten::cos_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&cos__));
+  m.impl("aten::tan", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&tan));
+  m.impl("aten::tan_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&tan__));
+  m.impl("aten::asin", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&asin));
+  m.impl("aten::asin_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&asin__));
+  m.impl("aten::acos", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&acos));
+  m.impl("aten::acos_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&acos__));
+  m.impl("aten::atan", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&atan));
+  m.impl("aten::atan_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&atan__));
+  m.impl("aten::sinh", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sinh));
+  m.impl("aten::sinh_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sinh__));
+  m.impl("aten::cosh", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&cosh));
+  m.impl("aten::cosh_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&cosh__));
   m.impl("aten::tanh", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&tanh));
   m.impl("aten::tanh_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&tanh__));
   m.impl("aten::sigmoid", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sigmoid));
   m.impl("aten::sigmoid_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sigmoid__));
   m.impl("aten::relu", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&relu));
   m.impl("aten::relu_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&relu__));
+  m.impl("aten::gelu", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::string_view)>(&gelu));
+  m.impl("aten::gelu_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::string_view)>(&gelu__));
+  m.impl("aten::silu", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&silu));
+  m.impl("aten::silu_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&silu__));
+  m.impl("aten::erf", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&erf));
+  m.impl("aten::erf_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&erf__));
+  m.impl("aten::erfc", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&erfc));
+  m.impl("aten::erfc_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&erfc__));
+  m.impl("aten::floor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&floor));
+  m.impl("aten::floor_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&floor__));
+  m.impl("aten::ceil", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&ceil));
+  m.impl("aten::ceil_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&ceil__));
+  m.impl("aten::round", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&round));
+  m.impl("aten::round_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&round__));
+  m.impl("aten::trunc", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&trunc));
+  m.impl("aten::trunc_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&trunc__));
+  m.impl("aten::frac", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&frac));
+  m.impl("aten::frac_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&frac__));
   m.impl("aten::square", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&square));
   m.impl("aten::square_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&square__));
+  m.impl("aten::nan_to_num", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>)>(&nan_to_num));
+  m.impl("aten::nan_to_num_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>)>(&nan_to_num__));
   m.impl("aten::add.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&add_Tensor));
   m.impl("aten::add_.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&add__Tensor_));
   m.impl("aten::sub.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&sub_Tensor));
@@ -3172,11 +5446,37 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::mul_.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&mul__Tensor_));
   m.impl("aten::div.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&div_Tensor));
   m.impl("aten::div_.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&div__Tensor_));
+  m.impl("aten::div.Tensor_mode", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, std::optional<std::string_view>)>(&div_Tensor_mode));
+  m.impl("aten::div_.Tensor_mode", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, std::optional<std::string_view>)>(&div__Tensor_mode_));
+  m.impl("aten::remainder.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&remainder_Tensor));
+  m.impl("aten::remainder_.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&remainder__Tensor_));
+  m.impl("aten::fmod.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&fmod_Tensor));
+  m.impl("aten::fmod_.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&fmod__Tensor_));
   m.impl("aten::pow.Tensor_Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&pow_Tensor_Tensor));
   m.impl("aten::pow_.Tensor_Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&pow__Tensor_Tensor_));
+  m.impl("aten::atan2", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&atan2));
+  m.impl("aten::atan2_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&atan2__));
+  m.impl("aten::maximum", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&maximum));
+  m.impl("aten::minimum", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&minimum));
+  m.impl("aten::fmax", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&fmax));
+  m.impl("aten::fmin", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&fmin));
   m.impl("aten::where.self", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&where_self));
   m.impl("aten::clamp", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const std::optional<Scalar>&, const std::optional<Scalar>&)>(&clamp));
   m.impl("aten::clamp_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const std::optional<Scalar>&, const std::optional<Scalar>&)>(&clamp__));
+  m.impl("aten::clamp.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&)>(&clamp_Tensor));
+  m.impl("aten::clamp_.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&)>(&clamp__Tensor_));
+  m.impl("aten::clamp_min", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&clamp_min));
+  m.impl("aten::clamp_min_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&clamp_min__));
+  m.impl("aten::clamp_max", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&clamp_max));
+  m.impl("aten::clamp_max_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&clamp_max__));
+  m.impl("aten::lerp.Scalar", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&lerp_Scalar));
+  m.impl("aten::lerp_.Scalar", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&lerp__Scalar_));
+  m.impl("aten::lerp.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&lerp_Tensor));
+  m.impl("aten::lerp_.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&lerp__Tensor_));
+  m.impl("aten::addcmul", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&)>(&addcmul));
+  m.impl("aten::addcmul_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&)>(&addcmul__));
+  m.impl("aten::addcdiv", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&)>(&addcdiv));
+  m.impl("aten::addcdiv_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&)>(&addcdiv__));
   m.impl("aten::convolution", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef, IntArrayRef, bool, IntArrayRef, int64_t)>(&convolution));
   m.impl("aten::convolution_backward", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&, const Tensor&, const Tensor&, OptionalIntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool, IntArrayRef, int64_t, std::array<bool, 3>)>(&convolution_backward));
   m.impl("aten::mm", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&mm));
@@ -3185,6 +5485,8 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::dot", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&dot));
   m.impl("aten::addmm", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&)>(&addmm));
   m.impl("aten::addmm_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&)>(&addmm__));
+  m.impl("aten::baddbmm", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&)>(&baddbmm));
+  m.impl("aten::baddbmm_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&)>(&baddbmm__));
   m.impl("aten::hardtanh", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&hardtanh));
   m.impl("aten::hardtanh_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&hardtanh__));
   m.impl("aten::leaky_relu", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&leaky_relu));

@@ -246,6 +246,26 @@ Tensor alias(const Tensor& self) {
   static const OperatorHandle h = op("aten::alias");
   return h.call<Tensor, const Tensor&>(self);
 }
+Tensor select_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t index) {
+  static const OperatorHandle h = op("aten::select_backward");
+  return h.call<Tensor, const Tensor&, IntArrayRef, int64_t, int64_t>(grad_output, input_sizes, dim, index);
+}
+Tensor slice_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t start, int64_t end, int64_t step) {
+  static const OperatorHandle h = op("aten::slice_backward");
+  return h.call<Tensor, const Tensor&, IntArrayRef, int64_t, int64_t, int64_t, int64_t>(grad_output, input_sizes, dim, start, end, step);
+}
+Tensor diagonal_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t offset, int64_t dim1, int64_t dim2) {
+  static const OperatorHandle h = op("aten::diagonal_backward");
+  return h.call<Tensor, const Tensor&, IntArrayRef, int64_t, int64_t, int64_t>(grad_output, input_sizes, offset, dim1, dim2);
+}
+Tensor unfold_backward(const Tensor& grad_in, IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step) {
+  static const OperatorHandle h = op("aten::unfold_backward");
+  return h.call<Tensor, const Tensor&, IntArrayRef, int64_t, int64_t, int64_t>(grad_in, input_sizes, dim, size, step);
+}
+Tensor as_strided_backward(const Tensor& grad_output, IntArrayRef size, IntArrayRef stride, int64_t storage_offset, IntArrayRef input_sizes, IntArrayRef input_strides, int64_t input_storage_offset) {
+  static const OperatorHandle h = op("aten::as_strided_backward");
+  return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, int64_t, IntArrayRef, IntArrayRef, int64_t>(grad_output, size, stride, storage_offset, input_sizes, input_strides, input_storage_offset);
+}
 Tensor abs(const Tensor& self) {
   static const OperatorHandle h = op("aten::abs");
   return h.call<Tensor, const Tensor&>(self);
