@@ -334,6 +334,7 @@ SORTING = [
     case("sort", lambda m, x: x.sort()[0], SORT_X, name="SortBackward0"),
     case("sort_dim0_descending", lambda m, x: x.sort(0, descending=True).values, SORT_X, layouts="t"),
     case("sort_stable_ties", lambda m, x: x.sort(stable=True, dim=1)[0], TIES, name="SortBackward1"),
+    case("sort_nan", lambda m, x: x.sort(1, descending=True)[0], WITH_NAN),
     case("sort_0dim", lambda m, x: x.sort()[0], ZERO),
     case("sort_empty", lambda m, x: x.sort(0)[0], EMPTY),
     case("topk", lambda m, x: x.topk(2)[0], SORT_X, name="TopkBackward0"),
@@ -403,6 +404,39 @@ SHAPES = [
 
 @pytest.mark.parametrize("fn, arrays, name, second, layouts", SHAPES)
 def test_shape_gradients_match_torch(fn, arrays, name, second, layouts):
+    run(fn, arrays, name, second, layouts)
+
+
+# ---------------------------------------------------------------------------------------------- in place
+def setitem(index, fill=None):
+    """y = x * 1; y[index] = v (or fill); returns y: the in-place write recorded through index_put_."""
+    def f(m, x, v=None):
+        y = x * 1
+        y[index(m)] = v if fill is None else fill
+        return y
+    return f
+
+
+INPLACE = [
+    case("scatter_", lambda m, x, s: (x * 1).scatter_(0, idx(m, GATHER_INDEX), s), X, rand((2, 4), 2),
+         name="ScatterBackward0"),
+    case("scatter_add_", lambda m, x, s: (x * 1).scatter_add_(1, idx(m, [[0, 0], [3, 3], [1, 2]]), s), X,
+         rand((3, 2), 2), name="ScatterAddBackward0"),
+    case("index_add_", lambda m, x, s: (x * 1).index_add_(0, idx(m, [1, 1]), s, alpha=2), X, rand((2, 4), 2),
+         name="IndexAddBackward0"),
+    case("index_put_", lambda m, x, v: (x * 1).index_put_((idx(m, [0, 0]),), v, True), X, rand((4,), 2),
+         name="IndexPutBackward0"),
+    case("masked_fill_", lambda m, x: (x * 1).masked_fill_(x.detach() > 0, 0.0), X, name="MaskedFillBackward0"),
+    case("cumsum_", lambda m, x: (x * 1).cumsum_(1), X, name="CumsumBackward0"),
+    case("tril_", lambda m, x: (x * 1).tril_(1), X, name="TrilBackward0"),
+    case("setitem_tensor_index", setitem(lambda m: idx(m, [2, 0, 2])), X, rand((3, 4), 3), name="IndexPutBackward0"),
+    case("setitem_mask_number", setitem(lambda m: mask_of(m, [True, False, True]), 0.5), X,
+         name="IndexPutBackward0"),
+]
+
+
+@pytest.mark.parametrize("fn, arrays, name, second, layouts", INPLACE)
+def test_inplace_variants_are_recorded_as_torch(fn, arrays, name, second, layouts):
     run(fn, arrays, name, second, layouts)
 
 
