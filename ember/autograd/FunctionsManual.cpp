@@ -395,6 +395,12 @@ Tensor repeat_backward(const Tensor& grad, IntArrayRef repeats, IntArrayRef size
   return ember::sum(grad.reshape(split), OptionalIntArrayRef(IntArrayRef(tiles)), false).reshape(sizes);
 }
 
+Tensor split_backward(const std::vector<Tensor>& grads, int64_t dim, IntArrayRef sizes) {
+  // cat skips 1-D empty tensors (legacy), so an empty self (all pieces empty) gets its zeros directly.
+  if (std::find(sizes.begin(), sizes.end(), 0) != sizes.end()) return ember::zeros(sizes, grads[0].dtype());
+  return ember::cat(grads, dim);
+}
+
 variable_list stack_backward(const Tensor& grad, size_t n, int64_t dim) {
   dim = wrap_dim(dim, grad.dim());
   variable_list r;

@@ -98,6 +98,9 @@ Tensor masked_select_backward(const Tensor& grad, IntArrayRef self_sizes, const 
 Tensor constant_pad_nd_backward(const Tensor& grad, IntArrayRef pad);
 /// grad of repeat: the tiles of grad summed onto self's sizes.
 Tensor repeat_backward(const Tensor& grad, IntArrayRef repeats, IntArrayRef sizes);
+/// grad of split/split_with_sizes (`grads`: one per piece, zeros where none flowed): the pieces' gradients
+/// joined along dim into self's sizes.
+Tensor split_backward(const std::vector<Tensor>& grads, int64_t dim, IntArrayRef sizes);
 /// grads of stack(tensors, dim): grad.select(dim, i) for each of the n inputs.
 variable_list stack_backward(const Tensor& grad, size_t n, int64_t dim);
 /// How a pad fills its border: reflection (the edge not repeated), replication (copies of the edge) or

@@ -396,8 +396,13 @@ SHAPES = [
     case("slice", lambda m, x: x[:, 1:3], X, name="SliceBackward0"),
     case("slice_step", lambda m, x: x[::2, -3:], X, layouts="t"),
     case("slice_empty", lambda m, x: x[5:], X),
-    case("split", lambda m, x: x.split(2, 1)[1], X),
-    case("unbind", lambda m, x: x.unbind(1)[2], X),
+    case("split", lambda m, x: x.split(2, 1)[1], X, name="SplitBackward0"),
+    case("split_all_pieces", lambda m, x: x.split(2, -1), X, name="SplitBackward0", layouts="t"),
+    case("split_with_sizes", lambda m, x: x.split([1, 0, 2], 0)[2], X, name="SplitWithSizesBackward0"),
+    case("chunk", lambda m, x: x.chunk(3, 2)[1:], X3, name="SplitBackward0"),
+    case("split_empty", lambda m, x: x.split(2, 0)[0], EMPTY, second=False),
+    case("unbind", lambda m, x: x.unbind(1)[2], X, name="UnbindBackward0"),
+    case("unbind_all_neg_dim", lambda m, x: x.unbind(-3), X3, name="UnbindBackward0"),
     case("narrow_then_sum", lambda m, x: x.narrow(-1, 1, 2).sum(1), X3),
 ]
 

@@ -2922,6 +2922,101 @@ Tensor stack(TensorList tensors, int64_t dim) {
   return result;
 }
 
+struct SplitBackward0 final : Node {
+  std::string name() const override { return "SplitBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  int64_t dim_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list SplitBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  int64_t dim = dim_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(split_backward(grads, dim, self_sizes), input_meta[0]);
+  return out;
+}
+
+std::vector<Tensor> split_Tensor(const Tensor& self, int64_t split_size, int64_t dim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::split.Tensor");
+  std::vector<Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::vector<Tensor>, const Tensor&, int64_t, int64_t>(self, split_size, dim);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(differentiable(result))) return result;
+  auto node = std::make_shared<SplitBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->dim_ = dim;
+  set_list_history(result, node, node->output_meta_, true);
+  return result;
+}
+
+struct SplitWithSizesBackward0 final : Node {
+  std::string name() const override { return "SplitWithSizesBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  int64_t dim_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list SplitWithSizesBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  int64_t dim = dim_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(split_backward(grads, dim, self_sizes), input_meta[0]);
+  return out;
+}
+
+std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::split_with_sizes");
+  std::vector<Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::vector<Tensor>, const Tensor&, IntArrayRef, int64_t>(self, split_sizes, dim);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(differentiable(result))) return result;
+  auto node = std::make_shared<SplitWithSizesBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->dim_ = dim;
+  set_list_history(result, node, node->output_meta_, true);
+  return result;
+}
+
+struct UnbindBackward0 final : Node {
+  std::string name() const override { return "UnbindBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  int64_t dim_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list UnbindBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  int64_t dim = dim_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::stack(grads, dim), input_meta[0]);
+  return out;
+}
+
+std::vector<Tensor> unbind_int(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::unbind.int");
+  std::vector<Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::vector<Tensor>, const Tensor&, int64_t>(self, dim);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(differentiable(result))) return result;
+  auto node = std::make_shared<UnbindBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->dim_ = dim;
+  set_list_history(result, node, node->output_meta_, true);
+  return result;
+}
+
 struct RepeatBackward0 final : Node {
   std::string name() const override { return "RepeatBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -3544,6 +3639,9 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::log_softmax.int", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<DType>)>(&log_softmax_int));
   m.impl("aten::cat", DispatchKey::Autograd, static_cast<Tensor (*)(TensorList, int64_t)>(&cat));
   m.impl("aten::stack", DispatchKey::Autograd, static_cast<Tensor (*)(TensorList, int64_t)>(&stack));
+  m.impl("aten::split.Tensor", DispatchKey::Autograd, static_cast<std::vector<Tensor> (*)(const Tensor&, int64_t, int64_t)>(&split_Tensor));
+  m.impl("aten::split_with_sizes", DispatchKey::Autograd, static_cast<std::vector<Tensor> (*)(const Tensor&, IntArrayRef, int64_t)>(&split_with_sizes));
+  m.impl("aten::unbind.int", DispatchKey::Autograd, static_cast<std::vector<Tensor> (*)(const Tensor&, int64_t)>(&unbind_int));
   m.impl("aten::repeat", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&repeat));
   m.impl("aten::flip", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&flip));
   m.impl("aten::tril", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&tril));

@@ -678,11 +678,11 @@ void register_aten_ops(Library& m) {
   m.impl("aten::concat.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(TensorList, int64_t, const Tensor&)>(&composite::concat_out));
   m.impl("aten::stack", K::CompositeExplicitAutograd, static_cast<Tensor (*)(TensorList, int64_t)>(&composite::stack));
   m.impl("aten::stack.out", K::CompositeExplicitAutograd, static_cast<Tensor (*)(TensorList, int64_t, const Tensor&)>(&composite::stack_out));
-  m.impl("aten::split.Tensor", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(const Tensor&, int64_t, int64_t)>(&composite::split));
+  m.impl("aten::split.Tensor", K::CompositeExplicitAutograd, static_cast<std::vector<Tensor> (*)(const Tensor&, int64_t, int64_t)>(&composite::split));
   m.impl("aten::split.sizes", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(const Tensor&, IntArrayRef, int64_t)>(&composite::split_sizes));
-  m.impl("aten::split_with_sizes", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(const Tensor&, IntArrayRef, int64_t)>(&composite::split_with_sizes));
+  m.impl("aten::split_with_sizes", K::CompositeExplicitAutograd, static_cast<std::vector<Tensor> (*)(const Tensor&, IntArrayRef, int64_t)>(&composite::split_with_sizes));
   m.impl("aten::chunk", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(const Tensor&, int64_t, int64_t)>(&composite::chunk));
-  m.impl("aten::unbind.int", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(const Tensor&, int64_t)>(&composite::unbind));
+  m.impl("aten::unbind.int", K::CompositeExplicitAutograd, static_cast<std::vector<Tensor> (*)(const Tensor&, int64_t)>(&composite::unbind));
   m.impl("aten::repeat", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&composite::repeat));
   m.impl("aten::constant_pad_nd", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, const Scalar&)>(&composite::constant_pad_nd));
   m.impl("aten::_pad_circular", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&composite::pad_circular));
