@@ -367,6 +367,8 @@ SAVED_TYPES = {
     "std::optional<double>": ("std::optional<double>", "std::optional<double> {n} = {n}_;"),
     "std::optional<bool>": ("std::optional<bool>", "std::optional<bool> {n} = {n}_;"),
     "std::string_view": ("std::string", "std::string_view {n} = {n}_;"),
+    "const std::vector<std::optional<Tensor>>&": ("std::vector<std::optional<Tensor>>",
+                                                  "const std::vector<std::optional<Tensor>>& {n} = {n}_;"),
     "std::optional<std::string_view>": ("std::optional<std::string>",
                                         "std::optional<std::string_view> {n} = {n}_ ? std::optional<std::string_view>(*{n}_) : std::nullopt;"),
 }
@@ -517,6 +519,8 @@ def gen_autograd(ops):
                               f"list_sizes(input_meta, {pos[a.name]}, {a.name}_size_);\n")
                 else:
                     ap.append(f"  IntArrayRef {a.name}_sizes = input_meta[{pos[a.name]}].sizes;\n")
+            if a.type == "Tensor" and uses(formulas, a.name + "_dtype"):
+                ap.append(f"  const DType {a.name}_dtype = input_meta[{pos[a.name]}].dtype;\n")
         by_name = {a.name: a for a in s.args}
         for tnames, f in targets:
             if len(tnames) == 1 and by_name[tnames[0]].type == "Tensor[]":

@@ -1,10 +1,13 @@
 #include "ember/autograd/FunctionsManual.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <utility>
 #include <vector>
 
+#include "ember/autograd/GradMode.h"
+#include "ember/core/TypePromotion.h"
 
 namespace ember::autograd::detail {
 
@@ -28,20 +31,22 @@ Tensor reduce_grad(const Tensor& grad, const InputMeta& input) {
   return g;
 }
 
-Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef dims, bool keepdim) {
-  Tensor g = grad;
-  const int64_t n = static_cast<int64_t>(sizes.size());
-  if (!keepdim && n > 0) {
-    std::vector<int64_t> ds;
-    if (dims && !dims->empty()) {
-      for (int64_t d : *dims) ds.push_back(wrap_dim(d, n));
-    } else {
-      for (int64_t d = 0; d < n; ++d) ds.push_back(d);
-    }
-    std::sort(ds.begin(), ds.end());
-    for (int64_t d : ds) g = g.unsqueeze(d);
+Tensor unsqueeze_reduced(const Tensor& grad, int64_t ndim, OptionalIntArrayRef dims, bool keepdim) {
+  if (keepdim || ndim == 0) return grad;
+  std::vector<int64_t> ds;
+  if (dims && !dims->empty()) {
+    for (int64_t d : *dims) ds.push_back(wrap_dim(d, ndim));
+  } else {
+    for (int64_t d = 0; d < ndim; ++d) ds.push_back(d);
   }
-  return g.expand(sizes);
+  std::sort(ds.begin(), ds.end());
+  Tensor g = grad;
+  for (int64_t d : ds) g = g.unsqueeze(d);
+  return g;
+}
+
+Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef dims, bool keepdim) {
+  return unsqueeze_reduced(grad, static_cast<int64_t>(sizes.size()), dims, keepdim).expand(sizes);
 }
 
 Tensor mean_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef dims, bool keepdim) {
@@ -230,6 +235,279 @@ Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const
   Tensor g = keepdim ? grad : grad.unsqueeze(dim);
   Tensor i = keepdim ? indices : indices.unsqueeze(dim);
   return ember::zeros(sizes, grad.dtype()).scatter(dim, i, g);
+}
+
+// ---------------------------------------------------------------------------------------------- reductions
+
+namespace {
+
+// The dims a reduction over `dims` (absent or empty: all) reduces, as an owned list for sum(..., dims).
+std::vector<int64_t> reduced_dims(int64_t ndim, OptionalIntArrayRef dims) {
+  std::vector<int64_t> ds;
+  if (dims && !dims->empty()) {
+    for (int64_t d : *dims) ds.push_back(wrap_dim(d, ndim));
+  } else {
+    for (int64_t d = 0; d < ndim; ++d) ds.push_back(d);
+  }
+  return ds;
+}
+
+// The number of elements a reduction over `dims` folds into one.
+int64_t reduced_count(IntArrayRef sizes, OptionalIntArrayRef dims) {
+  int64_t n = 1;
+  for (int64_t d : reduced_dims(static_cast<int64_t>(sizes.size()), dims)) n *= sizes[d];
+  return n;
+}
+
+// mask.sum(dims, keepdim=True): how many elements of each slice the mask selects (all dims when dims is
+// empty; a 0-dim mask is its own count).
+Tensor count_per_slice(const Tensor& mask, OptionalIntArrayRef dims) {
+  if (mask.dim() == 0) return mask.to(DType::Int64);
+  const std::vector<int64_t> ds = reduced_dims(mask.dim(), dims);
+  return ember::sum(mask, OptionalIntArrayRef(IntArrayRef(ds)), /*keepdim=*/true);
+}
+
+bool has_zero(const Tensor& t) { return ember::any(ember::eq(t, Scalar(0))).item<bool>(); }
+
+// sign(t) as a constant: sign's derivative is zero wherever it exists, so the formulas using it need no graph
+// through it.
+Tensor sign_of(const Tensor& t) { return ember::sign(t.detach()); }
+
+// The running sum of t along dim from the end: out[i] = sum_{k >= i} t[k].
+Tensor reverse_cumsum(const Tensor& t, int64_t dim) { return t.flip({dim}).cumsum(dim).flip({dim}); }
+
+// For each element along dim, the product of the others of its slice, without division (exact with zeros):
+// the exclusive running products from the left and from the right, multiplied.
+Tensor prod_of_others(const Tensor& x, int64_t dim) {
+  const int64_t n = x.size(dim);
+  DimVector one_sizes(x.sizes());
+  one_sizes[dim] = 1;
+  const Tensor ones = ember::ones(one_sizes, x.dtype());
+  const Tensor left = ember::cat({ones, x.narrow(dim, 0, n - 1)}, dim).cumprod(dim);
+  const Tensor right = ember::cat({ones, x.flip({dim}).narrow(dim, 0, n - 1)}, dim).cumprod(dim).flip({dim});
+  return left * right;
+}
+
+}  // namespace
+
+Tensor nansum_backward(const Tensor& grad, const Tensor& self, OptionalIntArrayRef dims, bool keepdim) {
+  return sum_backward(grad, self.sizes(), dims, keepdim).masked_fill(ember::isnan(self), Scalar(0));
+}
+
+// Note [prod and cumprod with zeros]
+// d prod / d x_i is the product of the other elements. Without zeros that is result / x_i (one division,
+// PyTorch's fast path). With a zero, the products of the others are formed without division (exclusive
+// running products from both ends), which is exact for one zero (the zero's gradient is the product of the
+// rest) and for several (all zero), and stays differentiable: PyTorch 1.13 returns an unconnected zero
+// tensor for the full prod with two or more zeros, whose second derivative is then lost; ours is exact.
+//
+// cumprod: out_k = prod_{j<=k} x_j and d L / d x_i = sum_{k>=i} g_k prod_{j<=k, j!=i} x_j. Without zeros,
+// reverse_cumsum(g * out) / x. With z the first zero of a slice: before z the same expression holds (x_i != 0
+// there, and out_k = 0 for k >= z); at z it is reverse_cumsum(g * cumprod(y)) with y = x whose first zero is
+// replaced by 1; after z every term holds the factor x_z, and what multiplies it is the cumprod gradient of y,
+// computed by the same rule (recursing once per zero of the slice). Each piece is an exact expression of x
+// near the point, so the result is differentiable again (create_graph).
+Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
+  if (self.dim() == 0 || self.numel() == 0) return grad.expand(self.sizes());
+  if (!has_zero(self)) return grad * result / self;
+  return (grad * prod_of_others(self.reshape({-1}), 0)).reshape(self.sizes());
+}
+
+Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim, bool keepdim) {
+  if (self.dim() == 0) return grad;
+  dim = wrap_dim(dim, self.dim());
+  const Tensor g = unsqueeze_reduced(grad, self.dim(), IntArrayRef{dim}, keepdim);
+  if (self.numel() == 0) return g.expand(self.sizes());
+  if (!has_zero(self)) return g * unsqueeze_reduced(result, self.dim(), IntArrayRef{dim}, keepdim) / self;
+  return g * prod_of_others(self, dim);
+}
+
+Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
+  const Tensor mask = ember::isnan(result).item<bool>() ? ember::isnan(self) : ember::eq(self, result);
+  const Tensor share = grad / count_per_slice(mask, std::nullopt).reshape({});
+  return ember::zeros_like(self, grad.dtype()).masked_fill(mask, share);
+}
+
+Tensor amax_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dims, bool keepdim) {
+  const Tensor g = unsqueeze_reduced(grad, self.dim(), dims, keepdim);
+  const Tensor mask = ember::eq(self, unsqueeze_reduced(result, self.dim(), dims, keepdim));
+  return g / count_per_slice(mask, dims) * mask;
+}
+
+Tensor var_backward(const Tensor& grad, const Tensor& self, OptionalIntArrayRef dims, std::optional<int64_t> correction,
+                    bool keepdim) {
+  const double dof = static_cast<double>(reduced_count(self.sizes(), dims) - correction.value_or(1));
+  const Tensor g = unsqueeze_reduced(grad, self.dim(), dims, keepdim);
+  const std::vector<int64_t> ds = reduced_dims(self.dim(), dims);
+  const Tensor centered = self - ember::mean(self, OptionalIntArrayRef(IntArrayRef(ds)), /*keepdim=*/true);
+  return g * Scalar(2.0 / dof) * centered;
+}
+
+Tensor std_backward(const Tensor& grad, const Tensor& result, const Tensor& self, OptionalIntArrayRef dims,
+                    std::optional<int64_t> correction, bool keepdim) {
+  const Tensor g = (grad / (result * Scalar(2))).masked_fill(ember::eq(result, Scalar(0)), Scalar(0));
+  return var_backward(g, self, dims, correction, keepdim);
+}
+
+// Note [norm gradients]
+// d ||x||_p / d x = sign(x) |x|^(p-1) / ||x||^(p-1), with PyTorch 1.13's conventions where that is not
+// defined: p = 0 has no gradient (undefined, as PyTorch's None); p = 1 gives sign(x) (0 at 0); p = 2 gives
+// x / ||x||, 0 for a zero norm; p = +-inf splits the gradient evenly among the elements whose |x| is the
+// norm (or NaN), with their sign; 0 < p < 1 and p < 0 give 0 where x is 0; 1 < p gives 0 for a zero norm.
+Tensor norm_backward(const Tensor& grad, const Tensor& self, const Scalar& ord, const Tensor& result,
+                     OptionalIntArrayRef dims, bool keepdim) {
+  const double p = ord.to_double();
+  if (p == 0.0) return Tensor();
+  const Tensor g = unsqueeze_reduced(grad, self.dim(), dims, keepdim);
+  const Tensor norm = unsqueeze_reduced(result, self.dim(), dims, keepdim);
+  if (p == 1.0) return sign_of(self) * g;
+  if (p == 2.0) return g * (self / norm).masked_fill(ember::eq(norm, Scalar(0)), Scalar(0));
+  const Tensor a = ember::abs(self);
+  if (std::isinf(p)) {
+    const Tensor mask = ember::logical_or(ember::eq(a, norm), ember::isnan(a));
+    return sign_of(self) * (g / count_per_slice(mask, dims) * mask);
+  }
+  if (p < 1.0) {
+    const Tensor scaled = sign_of(self) * ember::pow(a, Scalar(p - 1));  // inf * 0 at x = 0: masked
+    return scaled.masked_fill(ember::eq(self, Scalar(0)), Scalar(0)) * g * ember::pow(norm, Scalar(1 - p));
+  }
+  const Tensor scaled = p < 2.0 ? sign_of(self) * ember::pow(a, Scalar(p - 1)) : self * ember::pow(a, Scalar(p - 2));
+  return scaled * (g / ember::pow(norm, Scalar(p - 1))).masked_fill(ember::eq(norm, Scalar(0)), Scalar(0));
+}
+
+Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dims,
+                          bool keepdim) {
+  const Tensor g = unsqueeze_reduced(grad, self.dim(), dims, keepdim);
+  return g * ember::exp(self - unsqueeze_reduced(result, self.dim(), dims, keepdim));
+}
+
+Tensor cumsum_backward(const Tensor& grad, int64_t dim) {
+  if (grad.dim() == 0) return grad;
+  return reverse_cumsum(grad, wrap_dim(dim, grad.dim()));
+}
+
+namespace {
+
+// Note [prod and cumprod with zeros]; x, g and out = cumprod(x, dim) of one dtype.
+Tensor cumprod_grad(const Tensor& x, const Tensor& g, int64_t dim, const Tensor& out) {
+  const Tensor zero = ember::eq(x, Scalar(0));
+  if (!ember::any(zero).item<bool>()) return reverse_cumsum(g * out, dim) / x;
+  const Tensor zeros_so_far = zero.cumsum(dim);
+  const Tensor before = ember::eq(zeros_so_far, Scalar(0));
+  const Tensor first = ember::logical_and(zero, ember::eq(zeros_so_far, Scalar(1)));
+  const Tensor y = x.masked_fill(first, Scalar(1));
+  const Tensor y_out = y.cumprod(dim);
+  // Divides only where x != 0 (1 elsewhere), so the unused entries carry no inf into a double backward.
+  const Tensor at_before = reverse_cumsum(g * out, dim) / x.masked_fill(ember::logical_not(before), Scalar(1));
+  const Tensor at_first = reverse_cumsum(g * y_out, dim);
+  const Tensor x_first = ember::sum(x.masked_fill(ember::logical_not(first), Scalar(0)),
+                                    OptionalIntArrayRef(IntArrayRef{dim}), /*keepdim=*/true);
+  const Tensor after = x_first * cumprod_grad(y, g, dim, y_out);
+  return ember::where(before, at_before, ember::where(first, at_first, after));
+}
+
+}  // namespace
+
+Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result) {
+  if (self.dim() == 0 || self.numel() == 0) return grad;
+  // grad comes in self's dtype (PyTorch's convention); a cumprod with dtype= has a result in another.
+  const Tensor out = result.dtype() == grad.dtype() ? result : result.to(grad.dtype());
+  return cumprod_grad(self, grad, wrap_dim(dim, self.dim()), out);
+}
+
+// ---------------------------------------------------------------------------------------------- indexing
+// See Note [differentiable scatter-into-zeros].
+
+Tensor index_select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, const Tensor& index) {
+  if (sizes.empty()) return grad.reshape(sizes);  // 0-dim self: index selects the element itself
+  return ember::zeros(sizes, grad.dtype()).index_add(dim, index, grad);
+}
+
+Tensor scatter_src_backward(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef src_sizes) {
+  const Tensor g = grad.gather(dim, index);
+  if (same_sizes(g.sizes(), src_sizes) || g.dim() != static_cast<int64_t>(src_sizes.size())) return g;
+  std::vector<int64_t> pad;  // zeros after the gathered part in every dim (Note [pad layout])
+  for (int64_t d = g.dim() - 1; d >= 0; --d) {
+    pad.push_back(0);
+    pad.push_back(src_sizes[d] - g.size(d));
+  }
+  if (g.numel() == 0) return ember::zeros(src_sizes, g.dtype());
+  return ember::constant_pad_nd(g, pad);
+}
+
+Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef source_sizes,
+                                 const Scalar& alpha) {
+  Tensor g = grad.dim() == 0 ? grad : grad.index_select(dim, index.reshape({-1}));
+  if (source_sizes.empty()) g = g.reshape({});
+  return alpha.to_double() == 1.0 ? g : g * alpha;
+}
+
+Tensor masked_select_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& mask) {
+  const DimVector shape = broadcast_shapes(self_sizes, mask.sizes());
+  return ember::zeros(shape, grad.dtype()).index_put({mask.expand(shape)}, grad, /*accumulate=*/false);
+}
+
+// ---------------------------------------------------------------------------------------------- shape
+
+Tensor constant_pad_nd_backward(const Tensor& grad, IntArrayRef pad) {
+  std::vector<int64_t> crop(pad.begin(), pad.end());
+  for (int64_t& p : crop) p = -p;
+  return ember::constant_pad_nd(grad, crop);
+}
+
+Tensor repeat_backward(const Tensor& grad, IntArrayRef repeats, IntArrayRef sizes) {
+  const int64_t n = static_cast<int64_t>(repeats.size());
+  if (n == 0) return grad;
+  const int64_t lead = n - static_cast<int64_t>(sizes.size());
+  // grad's dim i holds repeats[i] tiles of the (1-padded) input size: split it as (tile, size), sum the tiles.
+  std::vector<int64_t> split, tiles;
+  for (int64_t i = 0; i < n; ++i) {
+    split.push_back(repeats[i]);
+    split.push_back(i < lead ? 1 : sizes[i - lead]);
+    tiles.push_back(2 * i);
+  }
+  return ember::sum(grad.reshape(split), OptionalIntArrayRef(IntArrayRef(tiles)), false).reshape(sizes);
+}
+
+Tensor split_backward(const std::vector<Tensor>& grads, int64_t dim, IntArrayRef sizes) {
+  // cat skips 1-D empty tensors (legacy), so an empty self (all pieces empty) gets its zeros directly.
+  if (std::find(sizes.begin(), sizes.end(), 0) != sizes.end()) return ember::zeros(sizes, grads[0].dtype());
+  return ember::cat(grads, dim);
+}
+
+variable_list stack_backward(const Tensor& grad, size_t n, int64_t dim) {
+  dim = wrap_dim(dim, grad.dim());
+  variable_list r;
+  r.reserve(n);
+  for (size_t i = 0; i < n; ++i) r.push_back(grad.select(dim, static_cast<int64_t>(i)));
+  return r;
+}
+
+Tensor pad_backward(const Tensor& grad, IntArrayRef sizes, IntArrayRef pad, PadMode mode) {
+  // The pads are separable: along each padded dim, output position o copies input position map(o). The
+  // gradient goes back one dim at a time, each output slice added to the input slice it copies.
+  const int64_t ndim = static_cast<int64_t>(sizes.size());
+  Tensor g = grad;
+  for (int64_t i = 0; i < static_cast<int64_t>(pad.size() / 2); ++i) {
+    const int64_t d = ndim - 1 - i, in = sizes[d], left = pad[2 * i], right = pad[2 * i + 1];
+    Tensor map;
+    if (mode == PadMode::Circular) {
+      // Wraps around within the middle that negative pads leave, as the forward does.
+      const int64_t crop_left = std::max<int64_t>(-left, 0), crop_right = std::max<int64_t>(-right, 0);
+      const int64_t pad_left = std::max<int64_t>(left, 0);
+      const Tensor k = ember::arange(Scalar(-pad_left), Scalar(g.size(d) - pad_left), Scalar(1), DType::Int64);
+      map = ember::remainder(k, Scalar(in - crop_left - crop_right)) + Scalar(crop_left);
+    } else {
+      const Tensor j = ember::arange(Scalar(-left), Scalar(g.size(d) - left), Scalar(1), DType::Int64);
+      map = mode == PadMode::Reflection
+                ? ember::abs(ember::abs(j) - Scalar(in - 1)).neg() + Scalar(in - 1)  // about 0 and about in - 1
+                : ember::clamp(j, std::optional<Scalar>(0), std::optional<Scalar>(in - 1));
+    }
+    DimVector s(g.sizes());
+    s[d] = in;
+    g = ember::zeros(s, g.dtype()).index_add(d, map, g);
+  }
+  return g;
 }
 
 }  // namespace ember::autograd::detail

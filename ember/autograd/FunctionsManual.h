@@ -75,4 +75,67 @@ variable_list cat_backward(const Tensor& grad, const std::vector<IntArrayRef>& s
 Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
                                           bool keepdim);
 
+
+// ---------------------------------------------------------------------------------------------- reductions
+/// grad (a reduction's result) with the reduced dims put back as size-1 dims when !keepdim, so that it
+/// broadcasts against the input of `ndim` dims. Absent or empty dims: all dims.
+Tensor unsqueeze_reduced(const Tensor& grad, int64_t ndim, OptionalIntArrayRef dims, bool keepdim);
+/// grad of nansum: sum_backward, zero where self is NaN.
+Tensor nansum_backward(const Tensor& grad, const Tensor& self, OptionalIntArrayRef dims, bool keepdim);
+/// grads of prod(self) and prod(self, dim): grad * result / self when self has no zero, else grad times the
+/// product of the other elements of the slice (Note [prod and cumprod with zeros]).
+Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
+Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim, bool keepdim);
+/// grad of max(self)/min(self) (full reductions): split evenly among the elements equal to the result (among
+/// the NaNs when the result is NaN), as PyTorch 1.13.
+Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
+/// grad of amax/amin over dims: split evenly among the elements equal to the result in each slice (a slice
+/// whose result is NaN has none: its gradient is NaN, as PyTorch's).
+Tensor amax_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dims, bool keepdim);
+/// grad of var(self, dims, correction): 2 / (N - correction) * grad * (self - mean).
+Tensor var_backward(const Tensor& grad, const Tensor& self, OptionalIntArrayRef dims, std::optional<int64_t> correction,
+                    bool keepdim);
+/// grad of std: var_backward of grad / (2 * result), zero where the result is 0.
+Tensor std_backward(const Tensor& grad, const Tensor& result, const Tensor& self, OptionalIntArrayRef dims,
+                    std::optional<int64_t> correction, bool keepdim);
+/// grad of linalg_vector_norm(self, ord, dims) (Note [norm gradients]).
+Tensor norm_backward(const Tensor& grad, const Tensor& self, const Scalar& ord, const Tensor& result,
+                     OptionalIntArrayRef dims, bool keepdim);
+/// grad of logsumexp: grad * exp(self - result).
+Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dims, bool keepdim);
+/// grad of cumsum along dim: the reversed running sum of grad.
+Tensor cumsum_backward(const Tensor& grad, int64_t dim);
+/// grad of cumprod along dim (Note [prod and cumprod with zeros]).
+Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result);
+
+// ---------------------------------------------------------------------------------------------- indexing
+/// grad of index_select: grad added into zeros of `sizes` at index along dim (duplicates add up).
+Tensor index_select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, const Tensor& index);
+/// grad of scatter/scatter_add w.r.t. src: grad gathered at index, zero in the part of src that index does not
+/// cover (index may be smaller than src).
+Tensor scatter_src_backward(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef src_sizes);
+/// grad of index_add w.r.t. source: alpha * grad selected at index along dim.
+Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef source_sizes,
+                                 const Scalar& alpha);
+/// grad of masked_select: grad put back at the mask's True positions of zeros of the broadcast shape of self
+/// and mask (summed back to self's sizes by the node).
+Tensor masked_select_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& mask);
+
+// ---------------------------------------------------------------------------------------------- shape
+/// grad of constant_pad_nd: grad cropped by the pads (padded back where the forward cropped).
+Tensor constant_pad_nd_backward(const Tensor& grad, IntArrayRef pad);
+/// grad of repeat: the tiles of grad summed onto self's sizes.
+Tensor repeat_backward(const Tensor& grad, IntArrayRef repeats, IntArrayRef sizes);
+/// grad of split/split_with_sizes (`grads`: one per piece, zeros where none flowed): the pieces' gradients
+/// joined along dim into self's sizes.
+Tensor split_backward(const std::vector<Tensor>& grads, int64_t dim, IntArrayRef sizes);
+/// grads of stack(tensors, dim): grad.select(dim, i) for each of the n inputs.
+variable_list stack_backward(const Tensor& grad, size_t n, int64_t dim);
+/// How a pad fills its border: reflection (the edge not repeated), replication (copies of the edge) or
+/// circular (wrapping around).
+enum class PadMode { Reflection, Replication, Circular };
+/// grad of the reflection/replication/circular pads: each output element's gradient added to the input
+/// element it copies (pad as Note [pad layout] in ember/ops/padding.cpp; negative pads crop).
+Tensor pad_backward(const Tensor& grad, IntArrayRef sizes, IntArrayRef pad, PadMode mode);
+
 }  // namespace ember::autograd::detail

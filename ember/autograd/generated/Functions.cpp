@@ -3471,6 +3471,480 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
   return result;
 }
 
+struct IndexSelectBackward0 final : Node {
+  std::string name() const override { return "IndexSelectBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { index_.reset(); }
+  SavedVariable index_;
+  int64_t dim_;
+};
+
+variable_list IndexSelectBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor index = index_.unpack(self_node);
+  int64_t dim = dim_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(index_select_backward(grad, self_sizes, dim, index), input_meta[0]);
+  return out;
+}
+
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::index_select");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, int64_t, const Tensor&>(self, dim, index);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<IndexSelectBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->index_ = SavedVariable(index, false);
+  node->dim_ = dim;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct GatherBackward0 final : Node {
+  std::string name() const override { return "GatherBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { index_.reset(); }
+  SavedVariable index_;
+  int64_t dim_;
+};
+
+variable_list GatherBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor index = index_.unpack(self_node);
+  int64_t dim = dim_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros(self_sizes, grad.dtype()).scatter_add(dim, index, grad), input_meta[0]);
+  return out;
+}
+
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::gather");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, int64_t, const Tensor&, bool>(self, dim, index, sparse_grad);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<GatherBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->index_ = SavedVariable(index, false);
+  node->dim_ = dim;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct ScatterBackward0 final : Node {
+  std::string name() const override { return "ScatterBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { index_.reset(); }
+  SavedVariable index_;
+  int64_t dim_;
+};
+
+variable_list ScatterBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor index = index_.unpack(self_node);
+  int64_t dim = dim_;
+  IntArrayRef src_sizes = input_meta[1].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad.scatter(dim, index, Scalar(0)), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(scatter_src_backward(grad, dim, index, src_sizes), input_meta[1]);
+  return out;
+}
+
+Tensor scatter_src(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::scatter.src");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&>(self, dim, index, src);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(src)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ScatterBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, src);
+  node->index_ = SavedVariable(index, false);
+  node->dim_ = dim;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor scatter__src_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::scatter_.src");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(src))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&>(self, dim, index, src);
+  }
+  check_inplace(self);
+  Tensor r = generated::scatter_src(ember::clone(self), dim, index, src);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct ScatterBackward1 final : Node {
+  std::string name() const override { return "ScatterBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { index_.reset(); }
+  SavedVariable index_;
+  int64_t dim_;
+};
+
+variable_list ScatterBackward1::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor index = index_.unpack(self_node);
+  int64_t dim = dim_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad.scatter(dim, index, Scalar(0)), input_meta[0]);
+  return out;
+}
+
+Tensor scatter_value(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::scatter.value");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Scalar&>(self, dim, index, value);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ScatterBackward1>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->index_ = SavedVariable(index, false);
+  node->dim_ = dim;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor scatter__value_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::scatter_.value");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Scalar&>(self, dim, index, value);
+  }
+  check_inplace(self);
+  Tensor r = generated::scatter_value(ember::clone(self), dim, index, value);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct ScatterAddBackward0 final : Node {
+  std::string name() const override { return "ScatterAddBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { index_.reset(); }
+  SavedVariable index_;
+  int64_t dim_;
+};
+
+variable_list ScatterAddBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor index = index_.unpack(self_node);
+  int64_t dim = dim_;
+  IntArrayRef src_sizes = input_meta[1].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad, input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(scatter_src_backward(grad, dim, index, src_sizes), input_meta[1]);
+  return out;
+}
+
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::scatter_add");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&>(self, dim, index, src);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(src)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ScatterAddBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, src);
+  node->index_ = SavedVariable(index, false);
+  node->dim_ = dim;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor scatter_add__(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::scatter_add_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(src))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&>(self, dim, index, src);
+  }
+  check_inplace(self);
+  Tensor r = generated::scatter_add(ember::clone(self), dim, index, src);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct IndexAddBackward0 final : Node {
+  std::string name() const override { return "IndexAddBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { index_.reset(); }
+  SavedVariable index_;
+  int64_t dim_;
+  Scalar alpha_;
+};
+
+variable_list IndexAddBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor index = index_.unpack(self_node);
+  int64_t dim = dim_;
+  const Scalar& alpha = alpha_;
+  IntArrayRef source_sizes = input_meta[1].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad, input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(index_add_source_backward(grad, dim, index, source_sizes, alpha), input_meta[1]);
+  return out;
+}
+
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::index_add");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&, const Scalar&>(self, dim, index, source, alpha);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(source)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<IndexAddBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, source);
+  node->index_ = SavedVariable(index, false);
+  node->dim_ = dim;
+  node->alpha_ = alpha;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor index_add__(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::index_add_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(source))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&, const Scalar&>(self, dim, index, source, alpha);
+  }
+  check_inplace(self);
+  Tensor r = generated::index_add(ember::clone(self), dim, index, source, alpha);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct IndexBackward0 final : Node {
+  std::string name() const override { return "IndexBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  std::vector<std::optional<Tensor>> indices_;
+};
+
+variable_list IndexBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::vector<std::optional<Tensor>>& indices = indices_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros(self_sizes, grad.dtype()).index_put(indices, grad, /*accumulate=*/true), input_meta[0]);
+  return out;
+}
+
+Tensor index_Tensor(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::index.Tensor");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const std::vector<std::optional<Tensor>>&>(self, indices);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<IndexBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->indices_ = indices;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct IndexPutBackward0 final : Node {
+  std::string name() const override { return "IndexPutBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  std::vector<std::optional<Tensor>> indices_;
+  bool accumulate_;
+};
+
+variable_list IndexPutBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::vector<std::optional<Tensor>>& indices = indices_;
+  bool accumulate = accumulate_;
+  IntArrayRef values_sizes = input_meta[1].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(accumulate ? grad : grad.index_put(indices, ember::zeros(values_sizes, grad.dtype()), false), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(ember::index(grad, indices), input_meta[1]);
+  return out;
+}
+
+Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::index_put");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const std::vector<std::optional<Tensor>>&, const Tensor&, bool>(self, indices, values, accumulate);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(values)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<IndexPutBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, values);
+  node->indices_ = indices;
+  node->accumulate_ = accumulate;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor index_put__(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::index_put_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(values))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const std::vector<std::optional<Tensor>>&, const Tensor&, bool>(self, indices, values, accumulate);
+  }
+  check_inplace(self);
+  Tensor r = generated::index_put(ember::clone(self), indices, values, accumulate);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct MaskedFillBackward1 final : Node {
+  std::string name() const override { return "MaskedFillBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { mask_.reset(); }
+  SavedVariable mask_;
+};
+
+variable_list MaskedFillBackward1::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor mask = mask_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad.masked_fill(mask, Scalar(0)), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(grad.masked_fill(ember::logical_not(mask), Scalar(0)), input_meta[1]);
+  return out;
+}
+
+Tensor masked_fill_Tensor(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::masked_fill.Tensor");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, mask, value);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(value)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<MaskedFillBackward1>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, value);
+  node->mask_ = SavedVariable(mask, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor masked_fill__Tensor_(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::masked_fill_.Tensor");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(value))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, mask, value);
+  }
+  check_inplace(self);
+  Tensor r = generated::masked_fill_Tensor(ember::clone(self), mask, value);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct MaskedFillBackward0 final : Node {
+  std::string name() const override { return "MaskedFillBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { mask_.reset(); }
+  SavedVariable mask_;
+};
+
+variable_list MaskedFillBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor mask = mask_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad.masked_fill(mask, Scalar(0)), input_meta[0]);
+  return out;
+}
+
+Tensor masked_fill_Scalar(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::masked_fill.Scalar");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, const Scalar&>(self, mask, value);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<MaskedFillBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->mask_ = SavedVariable(mask, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor masked_fill__Scalar_(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::masked_fill_.Scalar");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Scalar&>(self, mask, value);
+  }
+  check_inplace(self);
+  Tensor r = generated::masked_fill_Scalar(ember::clone(self), mask, value);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct MaskedSelectBackward0 final : Node {
+  std::string name() const override { return "MaskedSelectBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { mask_.reset(); }
+  SavedVariable mask_;
+};
+
+variable_list MaskedSelectBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor mask = mask_.unpack(self_node);
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(masked_select_backward(grad, self_sizes, mask), input_meta[0]);
+  return out;
+}
+
+Tensor masked_select(const Tensor& self, const Tensor& mask) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::masked_select");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&>(self, mask);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<MaskedSelectBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->mask_ = SavedVariable(mask, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
 struct MmBackward0 final : Node {
   std::string name() const override { return "MmBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -5124,6 +5598,44 @@ Tensor sum_dim_IntList(const Tensor& self, OptionalIntArrayRef dim, bool keepdim
   return result;
 }
 
+struct NansumBackward0 final : Node {
+  std::string name() const override { return "NansumBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  std::optional<std::vector<int64_t>> dim_;
+  bool keepdim_;
+};
+
+variable_list NansumBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  OptionalIntArrayRef dim = dim_ ? OptionalIntArrayRef(IntArrayRef(*dim_)) : std::nullopt;
+  bool keepdim = keepdim_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(nansum_backward(grad, self, dim, keepdim), input_meta[0]);
+  return out;
+}
+
+Tensor nansum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::nansum");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>>(self, dim, keepdim, dtype);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<NansumBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->dim_ = dim ? std::optional<std::vector<int64_t>>(std::vector<int64_t>(dim->begin(), dim->end())) : std::nullopt;
+  node->keepdim_ = keepdim;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
 struct MeanBackward0 final : Node {
   std::string name() const override { return "MeanBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -5186,6 +5698,117 @@ Tensor mean_dim(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::
   return result;
 }
 
+struct ProdBackward0 final : Node {
+  std::string name() const override { return "ProdBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); result0_.reset(); }
+  SavedVariable self_;
+  SavedVariable result0_;
+};
+
+variable_list ProdBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(prod_backward(grad, self, result), input_meta[0]);
+  return out;
+}
+
+Tensor prod(const Tensor& self, std::optional<DType> dtype) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::prod");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, std::optional<DType>>(self, dtype);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ProdBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+struct ProdBackward1 final : Node {
+  std::string name() const override { return "ProdBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); result0_.reset(); }
+  SavedVariable self_;
+  int64_t dim_;
+  bool keepdim_;
+  SavedVariable result0_;
+};
+
+variable_list ProdBackward1::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor result = result0_.unpack(self_node);
+  int64_t dim = dim_;
+  bool keepdim = keepdim_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(prod_backward(grad, self, result, dim, keepdim), input_meta[0]);
+  return out;
+}
+
+Tensor prod_dim_int(const Tensor& self, int64_t dim, bool keepdim, std::optional<DType> dtype) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::prod.dim_int");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, int64_t, bool, std::optional<DType>>(self, dim, keepdim, dtype);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ProdBackward1>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->dim_ = dim;
+  node->keepdim_ = keepdim;
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+struct MaxBackward1 final : Node {
+  std::string name() const override { return "MaxBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); result0_.reset(); }
+  SavedVariable self_;
+  SavedVariable result0_;
+};
+
+variable_list MaxBackward1::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(evenly_distribute_backward(grad, self, result), input_meta[0]);
+  return out;
+}
+
+Tensor max(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::max");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<MaxBackward1>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
 struct MaxBackward0 final : Node {
   std::string name() const override { return "MaxBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -5228,6 +5851,610 @@ std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim
   node->output_meta_.push_back(meta_of(std::get<1>(result)));
   node->result1_ = SavedVariable(std::get<1>(result), true);
   return result;
+}
+
+struct MinBackward1 final : Node {
+  std::string name() const override { return "MinBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); result0_.reset(); }
+  SavedVariable self_;
+  SavedVariable result0_;
+};
+
+variable_list MinBackward1::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(evenly_distribute_backward(grad, self, result), input_meta[0]);
+  return out;
+}
+
+Tensor min(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::min");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<MinBackward1>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+struct MinBackward0 final : Node {
+  std::string name() const override { return "MinBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result1_.reset(); }
+  int64_t dim_;
+  bool keepdim_;
+  SavedVariable result1_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list MinBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor indices = result1_.unpack(self_node);
+  int64_t dim = dim_;
+  bool keepdim = keepdim_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(value_selecting_reduction_backward(grads[0], dim, indices, self_sizes, keepdim), input_meta[0]);
+  return out;
+}
+
+std::tuple<Tensor, Tensor> min_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::min.dim");
+  std::tuple<Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor>, const Tensor&, int64_t, bool>(self, dim, keepdim);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)))) return result;
+  auto node = std::make_shared<MinBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->dim_ = dim;
+  node->keepdim_ = keepdim;
+  node->num_outputs = 2;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  node->result1_ = SavedVariable(std::get<1>(result), true);
+  return result;
+}
+
+struct AmaxBackward0 final : Node {
+  std::string name() const override { return "AmaxBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); result0_.reset(); }
+  SavedVariable self_;
+  std::vector<int64_t> dim_;
+  bool keepdim_;
+  SavedVariable result0_;
+};
+
+variable_list AmaxBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor result = result0_.unpack(self_node);
+  IntArrayRef dim = dim_;
+  bool keepdim = keepdim_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(amax_backward(grad, self, result, dim, keepdim), input_meta[0]);
+  return out;
+}
+
+Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::amax");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef, bool>(self, dim, keepdim);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<AmaxBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->dim_ = std::vector<int64_t>(dim.begin(), dim.end());
+  node->keepdim_ = keepdim;
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+struct AminBackward0 final : Node {
+  std::string name() const override { return "AminBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); result0_.reset(); }
+  SavedVariable self_;
+  std::vector<int64_t> dim_;
+  bool keepdim_;
+  SavedVariable result0_;
+};
+
+variable_list AminBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor result = result0_.unpack(self_node);
+  IntArrayRef dim = dim_;
+  bool keepdim = keepdim_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(amax_backward(grad, self, result, dim, keepdim), input_meta[0]);
+  return out;
+}
+
+Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::amin");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef, bool>(self, dim, keepdim);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<AminBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->dim_ = std::vector<int64_t>(dim.begin(), dim.end());
+  node->keepdim_ = keepdim;
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+struct VarBackward0 final : Node {
+  std::string name() const override { return "VarBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  std::optional<std::vector<int64_t>> dim_;
+  std::optional<int64_t> correction_;
+  bool keepdim_;
+};
+
+variable_list VarBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  OptionalIntArrayRef dim = dim_ ? OptionalIntArrayRef(IntArrayRef(*dim_)) : std::nullopt;
+  std::optional<int64_t> correction = correction_;
+  bool keepdim = keepdim_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(var_backward(grad, self, dim, correction, keepdim), input_meta[0]);
+  return out;
+}
+
+Tensor var_correction(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::var.correction");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, OptionalIntArrayRef, std::optional<int64_t>, bool>(self, dim, correction, keepdim);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<VarBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->dim_ = dim ? std::optional<std::vector<int64_t>>(std::vector<int64_t>(dim->begin(), dim->end())) : std::nullopt;
+  node->correction_ = correction;
+  node->keepdim_ = keepdim;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct StdBackward0 final : Node {
+  std::string name() const override { return "StdBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); result0_.reset(); }
+  SavedVariable self_;
+  std::optional<std::vector<int64_t>> dim_;
+  std::optional<int64_t> correction_;
+  bool keepdim_;
+  SavedVariable result0_;
+};
+
+variable_list StdBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor result = result0_.unpack(self_node);
+  OptionalIntArrayRef dim = dim_ ? OptionalIntArrayRef(IntArrayRef(*dim_)) : std::nullopt;
+  std::optional<int64_t> correction = correction_;
+  bool keepdim = keepdim_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(std_backward(grad, result, self, dim, correction, keepdim), input_meta[0]);
+  return out;
+}
+
+Tensor std_correction(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::std.correction");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, OptionalIntArrayRef, std::optional<int64_t>, bool>(self, dim, correction, keepdim);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<StdBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->dim_ = dim ? std::optional<std::vector<int64_t>>(std::vector<int64_t>(dim->begin(), dim->end())) : std::nullopt;
+  node->correction_ = correction;
+  node->keepdim_ = keepdim;
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+struct VarMeanBackward0 final : Node {
+  std::string name() const override { return "VarMeanBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  std::optional<std::vector<int64_t>> dim_;
+  std::optional<int64_t> correction_;
+  bool keepdim_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list VarMeanBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  OptionalIntArrayRef dim = dim_ ? OptionalIntArrayRef(IntArrayRef(*dim_)) : std::nullopt;
+  std::optional<int64_t> correction = correction_;
+  bool keepdim = keepdim_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(var_backward(grads[0], self, dim, correction, keepdim) + mean_backward(grads[1], self_sizes, dim, keepdim), input_meta[0]);
+  return out;
+}
+
+std::tuple<Tensor, Tensor> var_mean_correction(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::var_mean.correction");
+  std::tuple<Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor>, const Tensor&, OptionalIntArrayRef, std::optional<int64_t>, bool>(self, dim, correction, keepdim);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)))) return result;
+  auto node = std::make_shared<VarMeanBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->dim_ = dim ? std::optional<std::vector<int64_t>>(std::vector<int64_t>(dim->begin(), dim->end())) : std::nullopt;
+  node->correction_ = correction;
+  node->keepdim_ = keepdim;
+  node->num_outputs = 2;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  return result;
+}
+
+struct StdMeanBackward0 final : Node {
+  std::string name() const override { return "StdMeanBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); result0_.reset(); }
+  SavedVariable self_;
+  std::optional<std::vector<int64_t>> dim_;
+  std::optional<int64_t> correction_;
+  bool keepdim_;
+  SavedVariable result0_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list StdMeanBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor result0 = result0_.unpack(self_node);
+  OptionalIntArrayRef dim = dim_ ? OptionalIntArrayRef(IntArrayRef(*dim_)) : std::nullopt;
+  std::optional<int64_t> correction = correction_;
+  bool keepdim = keepdim_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(std_backward(grads[0], result0, self, dim, correction, keepdim) + mean_backward(grads[1], self_sizes, dim, keepdim), input_meta[0]);
+  return out;
+}
+
+std::tuple<Tensor, Tensor> std_mean_correction(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::std_mean.correction");
+  std::tuple<Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor>, const Tensor&, OptionalIntArrayRef, std::optional<int64_t>, bool>(self, dim, correction, keepdim);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)))) return result;
+  auto node = std::make_shared<StdMeanBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->dim_ = dim ? std::optional<std::vector<int64_t>>(std::vector<int64_t>(dim->begin(), dim->end())) : std::nullopt;
+  node->correction_ = correction;
+  node->keepdim_ = keepdim;
+  node->num_outputs = 2;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  node->result0_ = SavedVariable(std::get<0>(result), true);
+  return result;
+}
+
+struct LinalgVectorNormBackward0 final : Node {
+  std::string name() const override { return "LinalgVectorNormBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); result0_.reset(); }
+  SavedVariable self_;
+  Scalar ord_;
+  std::optional<std::vector<int64_t>> dim_;
+  bool keepdim_;
+  SavedVariable result0_;
+};
+
+variable_list LinalgVectorNormBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor result = result0_.unpack(self_node);
+  const Scalar& ord = ord_;
+  OptionalIntArrayRef dim = dim_ ? OptionalIntArrayRef(IntArrayRef(*dim_)) : std::nullopt;
+  bool keepdim = keepdim_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(norm_backward(grad, self, ord, result, dim, keepdim), input_meta[0]);
+  return out;
+}
+
+Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::linalg_vector_norm");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Scalar&, OptionalIntArrayRef, bool, std::optional<DType>>(self, ord, dim, keepdim, dtype);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<LinalgVectorNormBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->ord_ = ord;
+  node->dim_ = dim ? std::optional<std::vector<int64_t>>(std::vector<int64_t>(dim->begin(), dim->end())) : std::nullopt;
+  node->keepdim_ = keepdim;
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+struct NormBackward1 final : Node {
+  std::string name() const override { return "NormBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); result0_.reset(); }
+  SavedVariable self_;
+  std::optional<Scalar> p_;
+  std::vector<int64_t> dim_;
+  bool keepdim_;
+  SavedVariable result0_;
+};
+
+variable_list NormBackward1::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor result = result0_.unpack(self_node);
+  const std::optional<Scalar>& p = p_;
+  IntArrayRef dim = dim_;
+  bool keepdim = keepdim_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(norm_backward(grad, self, p.value_or(Scalar(2.0)), result, dim, keepdim), input_meta[0]);
+  return out;
+}
+
+Tensor norm_ScalarOpt_dim(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::norm.ScalarOpt_dim");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const std::optional<Scalar>&, IntArrayRef, bool>(self, p, dim, keepdim);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<NormBackward1>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->p_ = p;
+  node->dim_ = std::vector<int64_t>(dim.begin(), dim.end());
+  node->keepdim_ = keepdim;
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+struct NormBackward0 final : Node {
+  std::string name() const override { return "NormBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); result0_.reset(); }
+  SavedVariable self_;
+  Scalar p_;
+  SavedVariable result0_;
+};
+
+variable_list NormBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor result = result0_.unpack(self_node);
+  const Scalar& p = p_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(norm_backward(grad, self, p, result, std::nullopt, false), input_meta[0]);
+  return out;
+}
+
+Tensor norm_Scalar(const Tensor& self, const Scalar& p) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::norm.Scalar");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Scalar&>(self, p);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<NormBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->p_ = p;
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+struct LogsumexpBackward0 final : Node {
+  std::string name() const override { return "LogsumexpBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); result0_.reset(); }
+  SavedVariable self_;
+  std::vector<int64_t> dim_;
+  bool keepdim_;
+  SavedVariable result0_;
+};
+
+variable_list LogsumexpBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor result = result0_.unpack(self_node);
+  IntArrayRef dim = dim_;
+  bool keepdim = keepdim_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(logsumexp_backward(grad, self, result, dim, keepdim), input_meta[0]);
+  return out;
+}
+
+Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::logsumexp");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef, bool>(self, dim, keepdim);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<LogsumexpBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->dim_ = std::vector<int64_t>(dim.begin(), dim.end());
+  node->keepdim_ = keepdim;
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+struct CumsumBackward0 final : Node {
+  std::string name() const override { return "CumsumBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  int64_t dim_;
+};
+
+variable_list CumsumBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  int64_t dim = dim_;
+  const DType self_dtype = input_meta[0].dtype;
+  if (needs_input_grad(0)) out[0] = reduce_grad(cumsum_backward(grad.to(self_dtype), dim), input_meta[0]);
+  return out;
+}
+
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::cumsum");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, int64_t, std::optional<DType>>(self, dim, dtype);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<CumsumBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->dim_ = dim;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor cumsum__(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::cumsum_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, int64_t, std::optional<DType>>(self, dim, dtype);
+  }
+  check_inplace(self);
+  Tensor r = generated::cumsum(ember::clone(self), dim, dtype);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct CumprodBackward0 final : Node {
+  std::string name() const override { return "CumprodBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); result0_.reset(); }
+  SavedVariable self_;
+  int64_t dim_;
+  SavedVariable result0_;
+};
+
+variable_list CumprodBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor result = result0_.unpack(self_node);
+  int64_t dim = dim_;
+  const DType self_dtype = input_meta[0].dtype;
+  if (needs_input_grad(0)) out[0] = reduce_grad(cumprod_backward(grad.to(self_dtype), self, dim, result), input_meta[0]);
+  return out;
+}
+
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::cumprod");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, int64_t, std::optional<DType>>(self, dim, dtype);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<CumprodBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->dim_ = dim;
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+Tensor cumprod__(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::cumprod_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, int64_t, std::optional<DType>>(self, dim, dtype);
+  }
+  check_inplace(self);
+  Tensor r = generated::cumprod(ember::clone(self), dim, dtype);
+  commit_inplace(self, r);
+  return self;
 }
 
 struct SoftmaxBackward0 final : Node {
@@ -5334,6 +6561,653 @@ Tensor cat(TensorList tensors, int64_t dim) {
   add_input(*node, tensors);
   node->dim_ = dim;
   if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct StackBackward0 final : Node {
+  std::string name() const override { return "StackBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  size_t tensors_size_ = 0;
+  int64_t dim_;
+};
+
+variable_list StackBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  int64_t dim = dim_;
+  const std::vector<IntArrayRef> tensors_sizes = list_sizes(input_meta, 0, tensors_size_);
+  if (any_needed(*this, 0, tensors_size_)) {
+    const variable_list gs = stack_backward(grad, tensors_sizes.size(), dim);
+    for (size_t k = 0; k < tensors_size_; ++k)
+      if (needs_input_grad(0 + k)) out[0 + k] = reduce_grad(gs[k], input_meta[0 + k]);
+  }
+  return out;
+}
+
+Tensor stack(TensorList tensors, int64_t dim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::stack");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, TensorList, int64_t>(tensors, dim);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(tensors)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<StackBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  node->tensors_size_ = tensors.size();
+  add_input(*node, tensors);
+  node->dim_ = dim;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct SplitBackward0 final : Node {
+  std::string name() const override { return "SplitBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  int64_t dim_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list SplitBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  int64_t dim = dim_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(split_backward(grads, dim, self_sizes), input_meta[0]);
+  return out;
+}
+
+std::vector<Tensor> split_Tensor(const Tensor& self, int64_t split_size, int64_t dim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::split.Tensor");
+  std::vector<Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::vector<Tensor>, const Tensor&, int64_t, int64_t>(self, split_size, dim);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(differentiable(result))) return result;
+  auto node = std::make_shared<SplitBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->dim_ = dim;
+  set_list_history(result, node, node->output_meta_, true);
+  return result;
+}
+
+struct SplitWithSizesBackward0 final : Node {
+  std::string name() const override { return "SplitWithSizesBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  int64_t dim_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list SplitWithSizesBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  int64_t dim = dim_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(split_backward(grads, dim, self_sizes), input_meta[0]);
+  return out;
+}
+
+std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::split_with_sizes");
+  std::vector<Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::vector<Tensor>, const Tensor&, IntArrayRef, int64_t>(self, split_sizes, dim);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(differentiable(result))) return result;
+  auto node = std::make_shared<SplitWithSizesBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->dim_ = dim;
+  set_list_history(result, node, node->output_meta_, true);
+  return result;
+}
+
+struct UnbindBackward0 final : Node {
+  std::string name() const override { return "UnbindBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  int64_t dim_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list UnbindBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  int64_t dim = dim_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::stack(grads, dim), input_meta[0]);
+  return out;
+}
+
+std::vector<Tensor> unbind_int(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::unbind.int");
+  std::vector<Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::vector<Tensor>, const Tensor&, int64_t>(self, dim);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(differentiable(result))) return result;
+  auto node = std::make_shared<UnbindBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->dim_ = dim;
+  set_list_history(result, node, node->output_meta_, true);
+  return result;
+}
+
+struct RepeatBackward0 final : Node {
+  std::string name() const override { return "RepeatBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  std::vector<int64_t> repeats_;
+};
+
+variable_list RepeatBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef repeats = repeats_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(repeat_backward(grad, repeats, self_sizes), input_meta[0]);
+  return out;
+}
+
+Tensor repeat(const Tensor& self, IntArrayRef repeats) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::repeat");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef>(self, repeats);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<RepeatBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->repeats_ = std::vector<int64_t>(repeats.begin(), repeats.end());
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct FlipBackward0 final : Node {
+  std::string name() const override { return "FlipBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  std::vector<int64_t> dims_;
+};
+
+variable_list FlipBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef dims = dims_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad.flip(dims), input_meta[0]);
+  return out;
+}
+
+Tensor flip(const Tensor& self, IntArrayRef dims) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::flip");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef>(self, dims);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<FlipBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->dims_ = std::vector<int64_t>(dims.begin(), dims.end());
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct TrilBackward0 final : Node {
+  std::string name() const override { return "TrilBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  int64_t diagonal_;
+};
+
+variable_list TrilBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  int64_t diagonal = diagonal_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad.tril(diagonal), input_meta[0]);
+  return out;
+}
+
+Tensor tril(const Tensor& self, int64_t diagonal) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::tril");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, int64_t>(self, diagonal);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<TrilBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->diagonal_ = diagonal;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor tril__(const Tensor& self, int64_t diagonal) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::tril_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, int64_t>(self, diagonal);
+  }
+  check_inplace(self);
+  Tensor r = generated::tril(ember::clone(self), diagonal);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct TriuBackward0 final : Node {
+  std::string name() const override { return "TriuBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  int64_t diagonal_;
+};
+
+variable_list TriuBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  int64_t diagonal = diagonal_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad.triu(diagonal), input_meta[0]);
+  return out;
+}
+
+Tensor triu(const Tensor& self, int64_t diagonal) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::triu");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, int64_t>(self, diagonal);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<TriuBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->diagonal_ = diagonal;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor triu__(const Tensor& self, int64_t diagonal) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::triu_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, int64_t>(self, diagonal);
+  }
+  check_inplace(self);
+  Tensor r = generated::triu(ember::clone(self), diagonal);
+  commit_inplace(self, r);
+  return self;
+}
+
+struct ConstantPadNdBackward0 final : Node {
+  std::string name() const override { return "ConstantPadNdBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  std::vector<int64_t> pad_;
+};
+
+variable_list ConstantPadNdBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef pad = pad_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(constant_pad_nd_backward(grad, pad), input_meta[0]);
+  return out;
+}
+
+Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::constant_pad_nd");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef, const Scalar&>(self, pad, value);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ConstantPadNdBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->pad_ = std::vector<int64_t>(pad.begin(), pad.end());
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct ReflectionPad1DBackward0 final : Node {
+  std::string name() const override { return "ReflectionPad1DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReflectionPad1DBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef padding = padding_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(pad_backward(grad, self_sizes, padding, PadMode::Reflection), input_meta[0]);
+  return out;
+}
+
+Tensor reflection_pad1d(const Tensor& self, IntArrayRef padding) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::reflection_pad1d");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef>(self, padding);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ReflectionPad1DBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->padding_ = std::vector<int64_t>(padding.begin(), padding.end());
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct ReflectionPad2DBackward0 final : Node {
+  std::string name() const override { return "ReflectionPad2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReflectionPad2DBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef padding = padding_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(pad_backward(grad, self_sizes, padding, PadMode::Reflection), input_meta[0]);
+  return out;
+}
+
+Tensor reflection_pad2d(const Tensor& self, IntArrayRef padding) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::reflection_pad2d");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef>(self, padding);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ReflectionPad2DBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->padding_ = std::vector<int64_t>(padding.begin(), padding.end());
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct ReflectionPad3DBackward0 final : Node {
+  std::string name() const override { return "ReflectionPad3DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReflectionPad3DBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef padding = padding_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(pad_backward(grad, self_sizes, padding, PadMode::Reflection), input_meta[0]);
+  return out;
+}
+
+Tensor reflection_pad3d(const Tensor& self, IntArrayRef padding) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::reflection_pad3d");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef>(self, padding);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ReflectionPad3DBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->padding_ = std::vector<int64_t>(padding.begin(), padding.end());
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct ReplicationPad1DBackward0 final : Node {
+  std::string name() const override { return "ReplicationPad1DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReplicationPad1DBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef padding = padding_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(pad_backward(grad, self_sizes, padding, PadMode::Replication), input_meta[0]);
+  return out;
+}
+
+Tensor replication_pad1d(const Tensor& self, IntArrayRef padding) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::replication_pad1d");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef>(self, padding);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ReplicationPad1DBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->padding_ = std::vector<int64_t>(padding.begin(), padding.end());
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct ReplicationPad2DBackward0 final : Node {
+  std::string name() const override { return "ReplicationPad2DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReplicationPad2DBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef padding = padding_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(pad_backward(grad, self_sizes, padding, PadMode::Replication), input_meta[0]);
+  return out;
+}
+
+Tensor replication_pad2d(const Tensor& self, IntArrayRef padding) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::replication_pad2d");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef>(self, padding);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ReplicationPad2DBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->padding_ = std::vector<int64_t>(padding.begin(), padding.end());
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct ReplicationPad3DBackward0 final : Node {
+  std::string name() const override { return "ReplicationPad3DBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  std::vector<int64_t> padding_;
+};
+
+variable_list ReplicationPad3DBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef padding = padding_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(pad_backward(grad, self_sizes, padding, PadMode::Replication), input_meta[0]);
+  return out;
+}
+
+Tensor replication_pad3d(const Tensor& self, IntArrayRef padding) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::replication_pad3d");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef>(self, padding);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ReplicationPad3DBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->padding_ = std::vector<int64_t>(padding.begin(), padding.end());
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct PadCircularBackward0 final : Node {
+  std::string name() const override { return "PadCircularBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  std::vector<int64_t> pad_;
+};
+
+variable_list PadCircularBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef pad = pad_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(pad_backward(grad, self_sizes, pad, PadMode::Circular), input_meta[0]);
+  return out;
+}
+
+Tensor _pad_circular(const Tensor& self, IntArrayRef pad) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::_pad_circular");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef>(self, pad);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<PadCircularBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->pad_ = std::vector<int64_t>(pad.begin(), pad.end());
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct SortBackward0 final : Node {
+  std::string name() const override { return "SortBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result1_.reset(); }
+  int64_t dim_;
+  SavedVariable result1_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list SortBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor indices = result1_.unpack(self_node);
+  int64_t dim = dim_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(value_selecting_reduction_backward(grads[0], dim, indices, self_sizes, true), input_meta[0]);
+  return out;
+}
+
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sort");
+  std::tuple<Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor>, const Tensor&, int64_t, bool>(self, dim, descending);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)))) return result;
+  auto node = std::make_shared<SortBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->dim_ = dim;
+  node->num_outputs = 2;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  node->result1_ = SavedVariable(std::get<1>(result), true);
+  return result;
+}
+
+struct SortBackward1 final : Node {
+  std::string name() const override { return "SortBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result1_.reset(); }
+  int64_t dim_;
+  SavedVariable result1_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list SortBackward1::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor indices = result1_.unpack(self_node);
+  int64_t dim = dim_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(value_selecting_reduction_backward(grads[0], dim, indices, self_sizes, true), input_meta[0]);
+  return out;
+}
+
+std::tuple<Tensor, Tensor> sort_stable(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sort.stable");
+  std::tuple<Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor>, const Tensor&, std::optional<bool>, int64_t, bool>(self, stable, dim, descending);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)))) return result;
+  auto node = std::make_shared<SortBackward1>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->dim_ = dim;
+  node->num_outputs = 2;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  node->result1_ = SavedVariable(std::get<1>(result), true);
+  return result;
+}
+
+struct TopkBackward0 final : Node {
+  std::string name() const override { return "TopkBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result1_.reset(); }
+  int64_t dim_;
+  SavedVariable result1_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list TopkBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor indices = result1_.unpack(self_node);
+  int64_t dim = dim_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(value_selecting_reduction_backward(grads[0], dim, indices, self_sizes, true), input_meta[0]);
+  return out;
+}
+
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::topk");
+  std::tuple<Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor>, const Tensor&, int64_t, int64_t, bool, bool>(self, k, dim, largest, sorted);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)))) return result;
+  auto node = std::make_shared<TopkBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->dim_ = dim;
+  node->num_outputs = 2;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  node->result1_ = SavedVariable(std::get<1>(result), true);
   return result;
 }
 
@@ -5479,6 +7353,24 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::addcdiv_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&)>(&addcdiv__));
   m.impl("aten::convolution", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef, IntArrayRef, bool, IntArrayRef, int64_t)>(&convolution));
   m.impl("aten::convolution_backward", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&, const Tensor&, const Tensor&, OptionalIntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool, IntArrayRef, int64_t, std::array<bool, 3>)>(&convolution_backward));
+  m.impl("aten::index_select", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&)>(&index_select));
+  m.impl("aten::gather", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, bool)>(&gather));
+  m.impl("aten::scatter.src", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, const Tensor&)>(&scatter_src));
+  m.impl("aten::scatter_.src", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, const Tensor&)>(&scatter__src_));
+  m.impl("aten::scatter.value", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, const Scalar&)>(&scatter_value));
+  m.impl("aten::scatter_.value", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, const Scalar&)>(&scatter__value_));
+  m.impl("aten::scatter_add", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, const Tensor&)>(&scatter_add));
+  m.impl("aten::scatter_add_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, const Tensor&)>(&scatter_add__));
+  m.impl("aten::index_add", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, const Tensor&, const Scalar&)>(&index_add));
+  m.impl("aten::index_add_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, const Tensor&, const Scalar&)>(&index_add__));
+  m.impl("aten::index.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const std::vector<std::optional<Tensor>>&)>(&index_Tensor));
+  m.impl("aten::index_put", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const std::vector<std::optional<Tensor>>&, const Tensor&, bool)>(&index_put));
+  m.impl("aten::index_put_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const std::vector<std::optional<Tensor>>&, const Tensor&, bool)>(&index_put__));
+  m.impl("aten::masked_fill.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&masked_fill_Tensor));
+  m.impl("aten::masked_fill_.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&masked_fill__Tensor_));
+  m.impl("aten::masked_fill.Scalar", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&masked_fill_Scalar));
+  m.impl("aten::masked_fill_.Scalar", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&masked_fill__Scalar_));
+  m.impl("aten::masked_select", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&masked_select));
   m.impl("aten::mm", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&mm));
   m.impl("aten::bmm", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&bmm));
   m.impl("aten::mv", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&mv));
@@ -5526,12 +7418,53 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::binary_cross_entropy_with_logits", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, int64_t)>(&binary_cross_entropy_with_logits));
   m.impl("aten::sum", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<DType>)>(&sum));
   m.impl("aten::sum.dim_IntList", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>)>(&sum_dim_IntList));
+  m.impl("aten::nansum", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>)>(&nansum));
   m.impl("aten::mean", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<DType>)>(&mean));
   m.impl("aten::mean.dim", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>)>(&mean_dim));
+  m.impl("aten::prod", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<DType>)>(&prod));
+  m.impl("aten::prod.dim_int", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, bool, std::optional<DType>)>(&prod_dim_int));
+  m.impl("aten::max", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&max));
   m.impl("aten::max.dim", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, bool)>(&max_dim));
+  m.impl("aten::min", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&min));
+  m.impl("aten::min.dim", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, bool)>(&min_dim));
+  m.impl("aten::amax", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, bool)>(&amax));
+  m.impl("aten::amin", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, bool)>(&amin));
+  m.impl("aten::var.correction", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, OptionalIntArrayRef, std::optional<int64_t>, bool)>(&var_correction));
+  m.impl("aten::std.correction", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, OptionalIntArrayRef, std::optional<int64_t>, bool)>(&std_correction));
+  m.impl("aten::var_mean.correction", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, OptionalIntArrayRef, std::optional<int64_t>, bool)>(&var_mean_correction));
+  m.impl("aten::std_mean.correction", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, OptionalIntArrayRef, std::optional<int64_t>, bool)>(&std_mean_correction));
+  m.impl("aten::linalg_vector_norm", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, OptionalIntArrayRef, bool, std::optional<DType>)>(&linalg_vector_norm));
+  m.impl("aten::norm.ScalarOpt_dim", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const std::optional<Scalar>&, IntArrayRef, bool)>(&norm_ScalarOpt_dim));
+  m.impl("aten::norm.Scalar", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&norm_Scalar));
+  m.impl("aten::logsumexp", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, bool)>(&logsumexp));
+  m.impl("aten::cumsum", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<DType>)>(&cumsum));
+  m.impl("aten::cumsum_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<DType>)>(&cumsum__));
+  m.impl("aten::cumprod", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<DType>)>(&cumprod));
+  m.impl("aten::cumprod_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<DType>)>(&cumprod__));
   m.impl("aten::softmax.int", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<DType>)>(&softmax_int));
   m.impl("aten::log_softmax.int", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<DType>)>(&log_softmax_int));
   m.impl("aten::cat", DispatchKey::Autograd, static_cast<Tensor (*)(TensorList, int64_t)>(&cat));
+  m.impl("aten::stack", DispatchKey::Autograd, static_cast<Tensor (*)(TensorList, int64_t)>(&stack));
+  m.impl("aten::split.Tensor", DispatchKey::Autograd, static_cast<std::vector<Tensor> (*)(const Tensor&, int64_t, int64_t)>(&split_Tensor));
+  m.impl("aten::split_with_sizes", DispatchKey::Autograd, static_cast<std::vector<Tensor> (*)(const Tensor&, IntArrayRef, int64_t)>(&split_with_sizes));
+  m.impl("aten::unbind.int", DispatchKey::Autograd, static_cast<std::vector<Tensor> (*)(const Tensor&, int64_t)>(&unbind_int));
+  m.impl("aten::repeat", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&repeat));
+  m.impl("aten::flip", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&flip));
+  m.impl("aten::tril", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&tril));
+  m.impl("aten::tril_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&tril__));
+  m.impl("aten::triu", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&triu));
+  m.impl("aten::triu_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&triu__));
+  m.impl("aten::constant_pad_nd", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, const Scalar&)>(&constant_pad_nd));
+  m.impl("aten::reflection_pad1d", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&reflection_pad1d));
+  m.impl("aten::reflection_pad2d", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&reflection_pad2d));
+  m.impl("aten::reflection_pad3d", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&reflection_pad3d));
+  m.impl("aten::replication_pad1d", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&replication_pad1d));
+  m.impl("aten::replication_pad2d", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&replication_pad2d));
+  m.impl("aten::replication_pad3d", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&replication_pad3d));
+  m.impl("aten::_pad_circular", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&_pad_circular));
+  m.impl("aten::sort", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, bool)>(&sort));
+  m.impl("aten::sort.stable", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, std::optional<bool>, int64_t, bool)>(&sort_stable));
+  m.impl("aten::topk", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, int64_t, bool, bool)>(&topk));
 }
 
 }  // namespace ember::autograd
