@@ -416,7 +416,12 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, con
 }
 
 // ---------------------------------------------------------------------------------------------- indexing
-// See Note [differentiable scatter-into-zeros].
+// Note [differentiable scatter-into-zeros]
+// Several gradients are "zeros of the input's sizes with grad written into a part" (index_select, gather,
+// index, masked_select, ...). Writing through a view of a fresh tensor under NoGradGuard would cut the graph
+// and a double backward (create_graph=True) would lose the gradient, so they are written with ops whose own
+// derivative exists: index_add, scatter_add, index_put. (select and slice have backward ops of their own,
+// Note [view backward ops].)
 
 Tensor index_select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, const Tensor& index) {
   if (sizes.empty()) return grad.reshape(sizes);  // 0-dim self: index selects the element itself
