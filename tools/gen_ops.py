@@ -13,6 +13,7 @@ Each entry declares one op. From them this script writes:
   ember/kernels/cpu/generated/RegisterCPU.cpp  m.impl() of every CPU kernel
   ember/autograd/generated/Functions.cpp   the backward nodes and Autograd-key kernels of every op with a
                                            `grad:` entry (see gen_autograd)
+  ember/autograd/generated/ADInplaceOrView.cpp  version counter bumps and view bases (gen_inplace_or_view)
 The output is committed; `gen_ops.py --check` fails when it is stale (run in `make test`).
 """
 import argparse
@@ -404,12 +405,12 @@ def gen_autograd(ops):
                         f"    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n    return {call};\n  }}\n"
                         f"  check_inplace(self);\n"
                         f"  Tensor r = generated::{fk}({rest});\n"
-                        f"  commit_inplace(self, r);\n  return self;\n}}\n\n")
+                        f"  commit_inplace(self, r, {0 if 'self' in g else -1});\n  return self;\n}}\n\n")
             reg.append(f"  m.impl({cstr(s.full())}, DispatchKey::Autograd, static_cast<{o.fn_ptr_type()}>(&{kname}_));\n")
             continue
         idx = counts.get(base.lstrip("_"), 0)
         counts[base.lstrip("_")] = idx + 1
-        node = f"{camel(base)}Backward{idx}"
+        node = o.entry.get("grad_node", f"{camel(base)}Backward{idx}")
         functional[o.entry["schema"]] = kname
         diff = [(i, a) for i, a in enumerate(s.args) if a.type == "Tensor" and a.name in g]
         for k in g:
@@ -450,9 +451,30 @@ def gen_autograd(ops):
         ap.append("  return out;\n}\n\n")
         body.append("".join(ap))
         any_rg = " || ".join(f"requires_grad({a.name})" for _, a in diff)
+        writes_self = bool(s.args) and s.args[0].mutable
+        if writes_self:  # copy_, fill_: recorded before self is overwritten (Note [views and in-place])
+            if save_result or "self" in [a.name for a in saved_t]:
+                raise SystemExit(f"gen_ops: {s.full()}: a formula of an op writing self cannot use self or result")
+            k = [f"Tensor {kname}({params}) {{\n{handle}"
+                 f"  if (!GradMode::is_enabled() || !({any_rg}) || !is_floating_point(self.dtype())) {{\n"
+                 f"    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n    return {call};\n  }}\n"
+                 f"  check_inplace(self);\n"
+                 f"  auto node = std::make_shared<{node}>();\n  node->sequence_nr = next_sequence_nr();\n"]
+            k += [f"  add_input(*node, {a.name});\n" for _, a in diff]
+            k += [f"  node->{a.name}_ = SavedVariable({a.name}, false);\n" for a in saved_t]
+            if saved_o:
+                raise SystemExit(f"gen_ops: {s.full()}: an op writing self saves no non-Tensor arguments yet")
+            k.append(f"  {{\n    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n    {call};\n  }}\n"
+                     f"  rebase_history(self, node, {0 if diff and diff[0][1].name == 'self' else -1});\n"
+                     f"  return self;\n}}\n\n")
+            body.append("".join(k))
+            reg.append(f"  m.impl({cstr(s.full())}, DispatchKey::Autograd, static_cast<{o.fn_ptr_type()}>(&{kname}));\n")
+            continue
+        is_view_op = bool(s.rets) and bool(s.rets[0].alias)
         k = [f"Tensor {kname}({params}) {{\n{handle}  Tensor result;\n  {{\n"
              f"    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n    result = {call};\n  }}\n"
-             f"  if (!GradMode::is_enabled() || !({any_rg}) || !is_floating_point(result.dtype())) return result;\n"
+             + ("  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);\n" if is_view_op else "")
+             + f"  if (!GradMode::is_enabled() || !({any_rg}) || !is_floating_point(result.dtype())) return result;\n"
              f"  auto node = std::make_shared<{node}>();\n  node->sequence_nr = next_sequence_nr();\n"]
         for _, a in diff:
             k.append(f"  add_input(*node, {a.name});\n")
@@ -468,7 +490,7 @@ def gen_autograd(ops):
             k.append(f"  node->{a.name}_ = {conv};\n")
         k.append(f"  set_history(result, node);\n")
         if s.rets and s.rets[0].alias:
-            k.append("  get_meta(result)->is_view = true;  // Note [views and in-place]\n")
+            k.append("  mark_view(result);  // Note [views and in-place]\n")
         if save_result:
             k.append("  node->result_ = SavedVariable(result, true);\n")
         k.append("  return result;\n}\n\n")
@@ -486,6 +508,51 @@ def gen_autograd(ops):
     return {"ember/autograd/generated/Functions.cpp": "".join(text)}
 
 
+def gen_inplace_or_view(ops):
+    """ADInplaceOrView-key kernels (Note [version counter], Note [view base]): every op that writes an argument
+    bumps its version once after running below the key; every view op records its result's base. Ops written as
+    CompositeImplicitAutograd need none (their inner ops are seen), nor does detach (not a view to autograd)."""
+    body, reg = [], []
+    for o in ops:
+        s = o.schema
+        if o.composite or s.name.split("::")[-1] == "detach":
+            continue
+        written = [a for a in s.args if a.mutable]
+        views = [r for r in s.rets if r.alias and not r.alias.endswith("!")]
+        if not written and not views:
+            continue
+        base = s.name.split("::")[-1]
+        kname = base + ("_" + s.overload if s.overload else "")
+        params = ", ".join(f"{cpp_arg_type(a.type)} {a.name}" for a in s.args)
+        names = ", ".join(a.name for a in s.args)
+        ret = cpp_ret_type(s.rets)
+        k = [f"{ret} {kname}({params}) {{\n"
+             f"  static const OperatorHandle h = Dispatcher::singleton().find_or_throw({cstr(s.full())});\n"
+             f"  {ret} result = [&] {{\n    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);\n"
+             f"    return h.call<{o.call_types()}>({names});\n  }}();\n"]
+        for a in written:
+            k.append(f"  {a.name}.impl()->bump_version();\n")
+        if views:
+            if len(s.rets) != 1 or s.rets[0].type != "Tensor":
+                raise SystemExit(f"gen_ops: {s.full()}: view ops returning {s.rets[0].type} need a base rule")
+            src = [a for a in s.args if a.alias and a.alias.split()[0] == views[0].alias]
+            k.append(f"  record_view_base(result, {src[0].name});\n")
+        k.append("  return result;\n}\n\n")
+        body.append("".join(k))
+        reg.append(f"  m.impl({cstr(s.full())}, DispatchKey::ADInplaceOrView, "
+                   f"static_cast<{o.fn_ptr_type()}>(&{kname}));\n")
+    text = [HEADER,
+            "// ADInplaceOrView-key kernels: version counter bumps of the ops that write an argument and the bases of\n"
+            "// views. See Note [version counter] in ember/dispatch/Dispatcher.h.\n"
+            '#include "ember/autograd/InplaceOrView.h"\n\n'
+            "namespace ember::autograd::inplace_or_view {\n\n", "".join(body),
+            "}  // namespace ember::autograd::inplace_or_view\n\nnamespace ember::autograd {\n\n"
+            "/// Registers the ADInplaceOrView kernel of every op that writes an argument or returns a view.\n"
+            "void register_inplace_or_view_kernels(Library& m) {\n  using namespace inplace_or_view;\n",
+            "".join(reg), "}\n\n}  // namespace ember::autograd\n"]
+    return {"ember/autograd/generated/ADInplaceOrView.cpp": "".join(text)}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="fail if a generated file is stale")
@@ -493,6 +560,7 @@ def main():
     ops = load()
     files = gen(ops)
     files.update(gen_autograd(ops))
+    files.update(gen_inplace_or_view(ops))
     stale = []
     for rel, text in files.items():
         path = os.path.join(ROOT, rel)

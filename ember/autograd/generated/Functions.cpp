@@ -7,6 +7,36 @@ namespace ember::autograd::generated {
 
 using namespace ember::autograd::detail;
 
+struct FillBackward2 final : Node {
+  std::string name() const override { return "FillBackward2"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list FillBackward2::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(1);
+  if (needs_input_grad(0)) out[0] = reduce_grad(zeros_like(grad), input_meta[0]);
+  return out;
+}
+
+Tensor fill__Scalar(const Tensor& self, const Scalar& value) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::fill_.Scalar");
+  if (!GradMode::is_enabled() || !(requires_grad(self)) || !is_floating_point(self.dtype())) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Scalar&>(self, value);
+  }
+  check_inplace(self);
+  auto node = std::make_shared<FillBackward2>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    h.call<Tensor, const Tensor&, const Scalar&>(self, value);
+  }
+  rebase_history(self, node, 0);
+  return self;
+}
+
 struct CloneBackward0 final : Node {
   std::string name() const override { return "CloneBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -32,6 +62,38 @@ Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
   add_input(*node, self);
   set_history(result, node);
   return result;
+}
+
+struct CopyBackwards final : Node {
+  std::string name() const override { return "CopyBackwards"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list CopyBackwards::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(2);
+  if (needs_input_grad(0)) out[0] = reduce_grad(zeros_like(grad), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(grad, input_meta[1]);
+  return out;
+}
+
+Tensor copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::copy_");
+  if (!GradMode::is_enabled() || !(requires_grad(self) || requires_grad(src)) || !is_floating_point(self.dtype())) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Tensor&, bool>(self, src, non_blocking);
+  }
+  check_inplace(self);
+  auto node = std::make_shared<CopyBackwards>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, src);
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    h.call<Tensor, const Tensor&, const Tensor&, bool>(self, src, non_blocking);
+  }
+  rebase_history(self, node, 0);
+  return self;
 }
 
 struct ToCopyBackward0 final : Node {
@@ -81,12 +143,13 @@ Tensor view(const Tensor& self, IntArrayRef size) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, IntArrayRef>(self, size);
   }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
   if (!GradMode::is_enabled() || !(requires_grad(self)) || !is_floating_point(result.dtype())) return result;
   auto node = std::make_shared<ViewBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   set_history(result, node);
-  get_meta(result)->is_view = true;  // Note [views and in-place]
+  mark_view(result);  // Note [views and in-place]
   return result;
 }
 
@@ -111,13 +174,14 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, IntArrayRef>(self, dims);
   }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
   if (!GradMode::is_enabled() || !(requires_grad(self)) || !is_floating_point(result.dtype())) return result;
   auto node = std::make_shared<PermuteBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   node->dims_ = std::vector<int64_t>(dims.begin(), dims.end());
   set_history(result, node);
-  get_meta(result)->is_view = true;  // Note [views and in-place]
+  mark_view(result);  // Note [views and in-place]
   return result;
 }
 
@@ -144,6 +208,7 @@ Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim0, dim1);
   }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
   if (!GradMode::is_enabled() || !(requires_grad(self)) || !is_floating_point(result.dtype())) return result;
   auto node = std::make_shared<TransposeBackward0>();
   node->sequence_nr = next_sequence_nr();
@@ -151,7 +216,7 @@ Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
   node->dim0_ = dim0;
   node->dim1_ = dim1;
   set_history(result, node);
-  get_meta(result)->is_view = true;  // Note [views and in-place]
+  mark_view(result);  // Note [views and in-place]
   return result;
 }
 
@@ -174,12 +239,13 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, IntArrayRef, bool>(self, size, implicit);
   }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
   if (!GradMode::is_enabled() || !(requires_grad(self)) || !is_floating_point(result.dtype())) return result;
   auto node = std::make_shared<ExpandBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   set_history(result, node);
-  get_meta(result)->is_view = true;  // Note [views and in-place]
+  mark_view(result);  // Note [views and in-place]
   return result;
 }
 
@@ -207,6 +273,7 @@ Tensor select_int(const Tensor& self, int64_t dim, int64_t index) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim, index);
   }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
   if (!GradMode::is_enabled() || !(requires_grad(self)) || !is_floating_point(result.dtype())) return result;
   auto node = std::make_shared<SelectBackward0>();
   node->sequence_nr = next_sequence_nr();
@@ -214,7 +281,7 @@ Tensor select_int(const Tensor& self, int64_t dim, int64_t index) {
   node->dim_ = dim;
   node->index_ = index;
   set_history(result, node);
-  get_meta(result)->is_view = true;  // Note [views and in-place]
+  mark_view(result);  // Note [views and in-place]
   return result;
 }
 
@@ -246,6 +313,7 @@ Tensor slice_Tensor(const Tensor& self, int64_t dim, std::optional<int64_t> star
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, int64_t, std::optional<int64_t>, std::optional<int64_t>, int64_t>(self, dim, start, end, step);
   }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
   if (!GradMode::is_enabled() || !(requires_grad(self)) || !is_floating_point(result.dtype())) return result;
   auto node = std::make_shared<SliceBackward0>();
   node->sequence_nr = next_sequence_nr();
@@ -255,7 +323,7 @@ Tensor slice_Tensor(const Tensor& self, int64_t dim, std::optional<int64_t> star
   node->end_ = end;
   node->step_ = step;
   set_history(result, node);
-  get_meta(result)->is_view = true;  // Note [views and in-place]
+  mark_view(result);  // Note [views and in-place]
   return result;
 }
 
@@ -279,12 +347,13 @@ Tensor squeeze(const Tensor& self) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&>(self);
   }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
   if (!GradMode::is_enabled() || !(requires_grad(self)) || !is_floating_point(result.dtype())) return result;
   auto node = std::make_shared<SqueezeBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   set_history(result, node);
-  get_meta(result)->is_view = true;  // Note [views and in-place]
+  mark_view(result);  // Note [views and in-place]
   return result;
 }
 
@@ -308,12 +377,13 @@ Tensor squeeze_dim(const Tensor& self, int64_t dim) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, int64_t>(self, dim);
   }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
   if (!GradMode::is_enabled() || !(requires_grad(self)) || !is_floating_point(result.dtype())) return result;
   auto node = std::make_shared<SqueezeBackward1>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   set_history(result, node);
-  get_meta(result)->is_view = true;  // Note [views and in-place]
+  mark_view(result);  // Note [views and in-place]
   return result;
 }
 
@@ -337,12 +407,13 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, int64_t>(self, dim);
   }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
   if (!GradMode::is_enabled() || !(requires_grad(self)) || !is_floating_point(result.dtype())) return result;
   auto node = std::make_shared<UnsqueezeBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   set_history(result, node);
-  get_meta(result)->is_view = true;  // Note [views and in-place]
+  mark_view(result);  // Note [views and in-place]
   return result;
 }
 
@@ -365,12 +436,13 @@ Tensor alias(const Tensor& self) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&>(self);
   }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
   if (!GradMode::is_enabled() || !(requires_grad(self)) || !is_floating_point(result.dtype())) return result;
   auto node = std::make_shared<AliasBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   set_history(result, node);
-  get_meta(result)->is_view = true;  // Note [views and in-place]
+  mark_view(result);  // Note [views and in-place]
   return result;
 }
 
@@ -414,7 +486,7 @@ Tensor abs__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::abs(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -453,7 +525,7 @@ Tensor neg__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::neg(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -497,7 +569,7 @@ Tensor exp__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::exp(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -541,7 +613,7 @@ Tensor log__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::log(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -585,7 +657,7 @@ Tensor sqrt__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::sqrt(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -629,7 +701,7 @@ Tensor sin__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::sin(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -673,7 +745,7 @@ Tensor cos__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::cos(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -717,7 +789,7 @@ Tensor tanh__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::tanh(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -761,7 +833,7 @@ Tensor sigmoid__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::sigmoid(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -805,7 +877,7 @@ Tensor relu__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::relu(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -849,7 +921,7 @@ Tensor square__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::square(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -893,7 +965,7 @@ Tensor add__Tensor_(const Tensor& self, const Tensor& other, const Scalar& alpha
   }
   check_inplace(self);
   Tensor r = generated::add_Tensor(ember::clone(self), other, alpha);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -937,7 +1009,7 @@ Tensor sub__Tensor_(const Tensor& self, const Tensor& other, const Scalar& alpha
   }
   check_inplace(self);
   Tensor r = generated::sub_Tensor(ember::clone(self), other, alpha);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -986,7 +1058,7 @@ Tensor mul__Tensor_(const Tensor& self, const Tensor& other) {
   }
   check_inplace(self);
   Tensor r = generated::mul_Tensor(ember::clone(self), other);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -1035,7 +1107,7 @@ Tensor div__Tensor_(const Tensor& self, const Tensor& other) {
   }
   check_inplace(self);
   Tensor r = generated::div_Tensor(ember::clone(self), other);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -1087,7 +1159,7 @@ Tensor pow__Tensor_Tensor_(const Tensor& self, const Tensor& exponent) {
   }
   check_inplace(self);
   Tensor r = generated::pow_Tensor_Tensor(ember::clone(self), exponent);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -1137,7 +1209,7 @@ Tensor clamp__(const Tensor& self, const std::optional<Scalar>& min, const std::
   }
   check_inplace(self);
   Tensor r = generated::clamp(ember::clone(self), min, max);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -1342,7 +1414,7 @@ Tensor addmm__(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const
   }
   check_inplace(self);
   Tensor r = generated::addmm(ember::clone(self), mat1, mat2, beta, alpha);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -1547,7 +1619,9 @@ namespace ember::autograd {
 /// Registers the Autograd-key kernel of every op with a derivative.
 void register_autograd_kernels(Library& m) {
   using namespace generated;
+  m.impl("aten::fill_.Scalar", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&fill__Scalar));
   m.impl("aten::clone", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<MemoryFormat>)>(&clone));
+  m.impl("aten::copy_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, bool)>(&copy_));
   m.impl("aten::_to_copy", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<DType>, std::optional<Device>, bool, std::optional<MemoryFormat>)>(&_to_copy));
   m.impl("aten::view", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&view));
   m.impl("aten::permute", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&permute));
