@@ -5,8 +5,8 @@ most 0.5x PyTorch's).
 Cases (1-element float32 leaves a, b that require grad; each sample times `--number` iterations):
   tiny_graph   y = (a * b + a.exp()).sum(); y.backward()      forward + backward of a small graph
   forward      (a * b + a.exp()).sum()                        recording only (the graph is freed unused)
-  train_step   loss = ((w * x + c - t) ** 2).sum(); loss.backward(); with no_grad: w -= 0.1 * w.grad;
-               c -= 0.1 * c.grad; w.grad = None; c.grad = None      (one SGD step of a 1-parameter fit)
+  train_step   loss = ((w * x + c - t) ** 2).sum(); loss.backward(); with no_grad: w.sub_(0.1 * w.grad),
+               c.sub_(0.1 * c.grad); w.grad = None; c.grad = None   (one SGD step of a 1-parameter fit)
 
 Samples are interleaved across frameworks and cases (a busy neighbour hits both alike), the thread count is
 set on both sides before every sample, and the median sample is reported with the ratio Ember / PyTorch.
@@ -26,7 +26,7 @@ CASES = [
     ("tiny_graph", "y = (a * b + a.exp()).sum(); y.backward()"),
     ("forward", "(a * b + a.exp()).sum()"),
     ("train_step", "loss = ((w * x + c - t) ** 2).sum(); loss.backward()\n"
-                   "with m.no_grad():\n    w -= 0.1 * w.grad; c -= 0.1 * c.grad\nw.grad = None; c.grad = None"),
+                   "with m.no_grad():\n    w.sub_(0.1 * w.grad); c.sub_(0.1 * c.grad)\nw.grad = None; c.grad = None"),
 ]
 
 
