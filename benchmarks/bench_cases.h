@@ -17,7 +17,8 @@
 
 namespace bench {
 
-/// One benchmark case. op is one of: add, mul, exp, relu, view (dispatch), and for throughput also
+/// One benchmark case. op is one of: add, mul, exp, relu, view (dispatch), tiny_graph (autograd:
+/// forward + backward of (a * b + a.exp()).sum() with a, b leaves that require grad), and for throughput also
 /// mul_add (a * b + c as two ops), addcmul (c + a * b in one op), tanh, sigmoid, t_copy (a.t().contiguous(),
 /// out=: out.copy_(a.t())); for the reduce suite sum_dim1 (a.sum(1)), sum_dim0 (a.sum(0)), softmax (a.softmax(1),
 /// no out= form: Ember has none). Inputs are 1-D, or (numel / cols, cols) when cols is set.

@@ -3,10 +3,11 @@
 // reference. Run by benchmarks/run_all.py, which sets the flags below and writes the tables of
 // BENCHMARKS.md; it can also be run by hand:
 //
-//   build-bench/benchmarks/ember_bench [--suite=dispatch,throughput,reduce] [--threads=1,2] [--ops=add,exp]
+//   build-bench/benchmarks/ember_bench [--suite=dispatch,autograd,throughput,reduce] [--threads=1,2] [--ops=add,exp]
 //                                      [Google Benchmark flags, e.g. --benchmark_repetitions=5]
 //
 // Suites: "dispatch" — per-op overhead on 1-element float32 tensors (add, mul, exp, relu, view);
+// "autograd" — forward + backward of a tiny graph, (a * b + a.exp()).sum() on 1-element leaves;
 // "throughput" — elementwise ops (and a transposed copy) on 1M and 16M float32 elements, with a fresh output
 // and with out=; "reduce" — sum over dim 1 and dim 0 and softmax over dim 1 of a (4096, 1024) float32 matrix.
 #include <benchmark/benchmark.h>
@@ -48,7 +49,7 @@ void add_pair(const std::string& name, const bench::Case& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> suites{"dispatch", "throughput", "reduce"}, ops;
+  std::vector<std::string> suites{"dispatch", "autograd", "throughput", "reduce"}, ops;
   std::vector<int> threads{1, 2};
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
@@ -65,6 +66,9 @@ int main(int argc, char** argv) {
       for (int t : threads)
         for (const char* op : {"add", "mul", "exp", "relu", "view"})
           if (wanted(ops, op)) add_pair("dispatch/" + std::string(op) + "/threads:" + std::to_string(t), {op, 1, false, t});
+    } else if (suite == "autograd") {
+      for (int t : threads)
+        if (wanted(ops, "tiny_graph")) add_pair("autograd/tiny_graph/threads:" + std::to_string(t), {"tiny_graph", 1, false, t});
     } else if (suite == "throughput") {
       for (int t : threads)
         for (int64_t n : {int64_t(1) << 20, int64_t(1) << 24})
@@ -83,7 +87,7 @@ int main(int argc, char** argv) {
                            std::to_string(t),
                        {op, 4096 * 1024, out, t, 1024});
     } else {
-      std::fprintf(stderr, "unknown suite %s (expected dispatch, throughput or reduce)\n", suite.c_str());
+      std::fprintf(stderr, "unknown suite %s (expected dispatch, autograd, throughput or reduce)\n", suite.c_str());
       return 2;
     }
   }

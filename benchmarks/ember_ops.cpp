@@ -49,6 +49,15 @@ void run_ember(benchmark::State& state, const Case& c) {
     else if (op == "tanh") loop(state, [&] { return a.tanh(); });
     else if (op == "sigmoid") loop(state, [&] { return a.sigmoid(); });
     else if (op == "view") loop(state, [&] { return a.view({n}); });
+    else if (op == "tiny_graph") {  // forward + backward of (a * b + a.exp()).sum() on leaves (issue 4)
+      ember::autograd::set_requires_grad(a, true);
+      ember::autograd::set_requires_grad(b, true);
+      loop(state, [&] {
+        ember::Tensor y = (a * b + a.exp()).sum();
+        ember::autograd::backward({y});
+        return y;
+      });
+    }
     else if (op == "t_copy") loop(state, [&] { return a2.t().contiguous(); });
     else if (op == "sum_dim1") loop(state, [&] { return a2.sum(ember::IntArrayRef(kDim1)); });
     else if (op == "sum_dim0") loop(state, [&] { return a2.sum(ember::IntArrayRef(kDim0)); });

@@ -2,6 +2,7 @@
 // ember_ops.cpp through ATen's C++ API (at::add, at::add_out, ...), the calls PyTorch's own C++ users make.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+#include <torch/csrc/autograd/autograd.h>
 
 #include <cstring>
 
@@ -52,6 +53,15 @@ void run_libtorch(benchmark::State& state, const Case& c) {
     else if (op == "tanh") loop(state, [&] { return a.tanh(); });
     else if (op == "sigmoid") loop(state, [&] { return a.sigmoid(); });
     else if (op == "view") loop(state, [&] { return a.view({n}); });
+    else if (op == "tiny_graph") {  // forward + backward of (a * b + a.exp()).sum() on leaves (issue 4)
+      a.set_requires_grad(true);
+      b.set_requires_grad(true);
+      loop(state, [&] {
+        at::Tensor y = (a * b + a.exp()).sum();
+        torch::autograd::backward({y});
+        return y;
+      });
+    }
     else if (op == "t_copy") loop(state, [&] { return a2.t().contiguous(); });
     else if (op == "sum_dim1") loop(state, [&] { return a2.sum(at::IntArrayRef(kDim1)); });
     else if (op == "sum_dim0") loop(state, [&] { return a2.sum(at::IntArrayRef(kDim0)); });

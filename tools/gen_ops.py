@@ -13,6 +13,7 @@ Each entry declares one op. From them this script writes:
   ember/kernels/cpu/generated/RegisterCPU.cpp  m.impl() of every CPU kernel
   ember/autograd/generated/Functions.cpp   the backward nodes and Autograd-key kernels of every op with a
                                            `grad:` entry (see gen_autograd)
+  ember/autograd/generated/ADInplaceOrView.cpp  version counter bumps and view bases (gen_inplace_or_view)
 The output is committed; `gen_ops.py --check` fails when it is stale (run in `make test`).
 """
 import argparse
@@ -448,7 +449,7 @@ def gen_autograd(ops):
                         f"    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n    return {call};\n  }}\n"
                         f"  check_inplace(self);\n"
                         f"  Tensor r = generated::{fk}({rest});\n"
-                        f"  commit_inplace(self, r);\n  return self;\n}}\n\n")
+                        f"  commit_inplace(self, r, {0 if 'self' in target_names else -1});\n  return self;\n}}\n\n")
             reg.append(f"  m.impl({cstr(s.full())}, DispatchKey::Autograd, static_cast<{o.fn_ptr_type()}>(&{kname}_));\n")
             continue
         if "grad_node" in o.entry:
@@ -542,18 +543,36 @@ def gen_autograd(ops):
         ap.append("  return out;\n}\n\n")
         body.append("".join(ap))
         ret = cpp_ret_type(s.rets)
+        writes_self = bool(s.args) and s.args[0].mutable
+        if writes_self:  # copy_, fill_, zero_: recorded before self is overwritten (Note [views and in-place])
+            if saved_r or "self" in [a.name for a in saved_t]:
+                raise SystemExit(f"gen_ops: {s.full()}: a formula of an op writing self cannot use self or result")
+            if saved_o:
+                raise SystemExit(f"gen_ops: {s.full()}: an op writing self saves no non-Tensor arguments yet")
+            k = [f"Tensor {kname}({params}) {{\n{handle}"
+                 f"  if (!GradMode::is_enabled() || !({any_rg}) || !is_floating_point(self.dtype())) {{\n"
+                 f"    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n    return {call};\n  }}\n"
+                 f"  check_inplace(self);\n"
+                 f"  auto node = std::make_shared<{node}>();\n  node->sequence_nr = next_sequence_nr();\n"]
+            k += [f"  add_input(*node, {a.name});\n" for a in diff]
+            k += [f"  node->{a.name}_ = SavedVariable({a.name}, false);\n" for a in saved_t]
+            k.append(f"  {{\n    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n    {call};\n  }}\n"
+                     f"  rebase_history(self, node, {0 if diff and diff[0].name == 'self' else -1});\n"
+                     f"  return self;\n}}\n\n")
+            body.append("".join(k))
+            reg.append(f"  m.impl({cstr(s.full())}, DispatchKey::Autograd, static_cast<{o.fn_ptr_type()}>(&{kname}));\n")
+            continue
         if list_out:
             outs = None
         elif multi:
             outs = [f"std::get<{i}>(result)" for i in range(len(s.rets))]
         else:
             outs = ["result"]
-        # fill_, copy_, zero_: ops that write self and return it are recorded in place (check_inplace first).
-        mutates = bool(s.rets and s.rets[0].mutable)
-        k = [f"{ret} {kname}({params}) {{\n{handle}  {ret} result;\n"
-             + (f"  if (GradMode::is_enabled() && ({any_rg})) check_inplace(self);\n" if mutates else "")
-             + "  {\n"
-             f"    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n    result = {call};\n  }}\n"]
+        view = bool(s.rets and s.rets[0].alias)
+        k = [f"{ret} {kname}({params}) {{\n{handle}  {ret} result;\n  {{\n"
+             f"    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n    result = {call};\n  }}\n"
+             + ("  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);\n"
+                if view and not multi else "")]
         if outs is None:
             floating = "differentiable(result)"
         else:
@@ -579,7 +598,6 @@ def gen_autograd(ops):
                     "std::optional<std::string>": f"{a.name} ? std::optional<std::string>(std::string(*{a.name})) : std::nullopt",
                     }.get(saved_type(s, a, t)[0], a.name)
             k.append(f"  node->{a.name}_ = {conv};\n")
-        view = bool(s.rets and s.rets[0].alias) and not mutates
         if outs is None:
             k.append(f"  set_list_history(result, node, node->output_meta_, {str(view).lower()});\n")
         else:
@@ -592,7 +610,7 @@ def gen_autograd(ops):
                 if multi:
                     k.append(f"  node->output_meta_.push_back(meta_of({x}));\n")
                 if view:
-                    k.append(f"  if (auto* m = get_meta({x})) m->is_view = true;  // Note [views and in-place]\n")
+                    k.append(f"  mark_view({x});  // Note [views and in-place]\n")
             for i in saved_r:
                 k.append(f"  node->result{i}_ = SavedVariable({outs[i]}, true);\n")
         k.append("  return result;\n}\n\n")
@@ -619,6 +637,54 @@ def saved_type(s, a, t):
     return SAVED_TYPES[t]
 
 
+def gen_inplace_or_view(ops):
+    """ADInplaceOrView-key kernels (Note [version counter], Note [view base]): every op that writes an argument
+    bumps its version once after running below the key; every view op records its result's base. Ops written as
+    CompositeImplicitAutograd need none (their inner ops are seen), nor does detach (not a view to autograd)."""
+    body, reg = [], []
+    for o in ops:
+        s = o.schema
+        if o.composite or s.name.split("::")[-1] == "detach":
+            continue
+        written = [a for a in s.args if a.mutable]
+        views = [r for r in s.rets if r.alias and not r.alias.endswith("!")]
+        if not written and not views:
+            continue
+        base = s.name.split("::")[-1]
+        kname = base + ("_" + s.overload if s.overload else "")
+        params = ", ".join(f"{cpp_arg_type(a.type)} {a.name}" for a in s.args)
+        names = ", ".join(a.name for a in s.args)
+        ret = cpp_ret_type(s.rets)
+        k = [f"{ret} {kname}({params}) {{\n"
+             f"  static const OperatorHandle h = Dispatcher::singleton().find_or_throw({cstr(s.full())});\n"
+             f"  {ret} result = [&] {{\n    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);\n"
+             f"    return h.call<{o.call_types()}>({names});\n  }}();\n"]
+        for a in written:
+            k.append(f"  {a.name}.impl()->bump_version();\n")
+        if views:
+            if len(s.rets) != 1 or s.rets[0].type not in ("Tensor", "Tensor[]"):
+                raise SystemExit(f"gen_ops: {s.full()}: view ops returning {s.rets[0].type} need a base rule")
+            src = [a for a in s.args if a.alias and a.alias.split()[0] == views[0].alias]
+            if s.rets[0].type == "Tensor[]":  # split, unbind: every element is a view of the input
+                k.append(f"  for (const Tensor& t : result) record_view_base(t, {src[0].name});\n")
+            else:
+                k.append(f"  record_view_base(result, {src[0].name});\n")
+        k.append("  return result;\n}\n\n")
+        body.append("".join(k))
+        reg.append(f"  m.impl({cstr(s.full())}, DispatchKey::ADInplaceOrView, "
+                   f"static_cast<{o.fn_ptr_type()}>(&{kname}));\n")
+    text = [HEADER,
+            "// ADInplaceOrView-key kernels: version counter bumps of the ops that write an argument and the bases of\n"
+            "// views. See Note [version counter] in ember/dispatch/Dispatcher.h.\n"
+            '#include "ember/autograd/InplaceOrView.h"\n\n'
+            "namespace ember::autograd::inplace_or_view {\n\n", "".join(body),
+            "}  // namespace ember::autograd::inplace_or_view\n\nnamespace ember::autograd {\n\n"
+            "/// Registers the ADInplaceOrView kernel of every op that writes an argument or returns a view.\n"
+            "void register_inplace_or_view_kernels(Library& m) {\n  using namespace inplace_or_view;\n",
+            "".join(reg), "}\n\n}  // namespace ember::autograd\n"]
+    return {"ember/autograd/generated/ADInplaceOrView.cpp": "".join(text)}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="fail if a generated file is stale")
@@ -626,6 +692,7 @@ def main():
     ops = load()
     files = gen(ops)
     files.update(gen_autograd(ops))
+    files.update(gen_inplace_or_view(ops))
     stale = []
     for rel, text in files.items():
         path = os.path.join(ROOT, rel)

@@ -14,6 +14,8 @@ void register_cpu_kernels(Library& m);  // ember/kernels/cpu/generated/RegisterC
 namespace autograd {
 void register_autograd_kernels(Library& m);  // ember/autograd/generated/Functions.cpp
 void register_autograd_fallback(Library& m);  // ember/autograd/Fallback.cpp, Note [ops without a derivative]
+void register_inplace_or_view_kernels(Library& m);  // ember/autograd/generated/ADInplaceOrView.cpp
+void register_inplace_or_view_fallback(Library& m);  // ember/autograd/Fallback.cpp
 }
 
 void init() {
@@ -27,6 +29,10 @@ void init() {
     autograd::register_autograd_kernels(ag);
     Library ag_fallback(Library::Kind::Impl, "_", DispatchKey::Autograd, "ember/autograd");
     autograd::register_autograd_fallback(ag_fallback);
+    Library iov(Library::Kind::Impl, "aten", DispatchKey::ADInplaceOrView, "ember/autograd");
+    autograd::register_inplace_or_view_kernels(iov);  // Note [version counter]
+    Library iov_fallback(Library::Kind::Impl, "_", DispatchKey::ADInplaceOrView, "ember/autograd");
+    autograd::register_inplace_or_view_fallback(iov_fallback);
     backends::blas::register_provider();  // Note [providers]
   });
 }

@@ -44,7 +44,23 @@ bool is_leaf(const Tensor& t) {
 
 std::shared_ptr<Node> grad_fn(const Tensor& t) {
   AutogradMeta* m = get_meta(t);
+  if ((!m || m->is_view) && t.impl()->view_base()) m = refresh_view_grad_fn(t);  // Note [views and in-place]
   return m ? m->grad_fn : nullptr;
+}
+
+void detach_(const Tensor& t) {
+  EMBER_CHECK(!t.impl()->view_base(),
+              "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) "
+              "for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and "
+              "hence detach_() cannot be called on these gradients. To fix this error, please refer to the "
+              "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.");
+  AutogradMeta* m = get_meta(t);
+  if (!m) return;
+  m->grad_fn.reset();
+  m->requires_grad_ = false;
+  m->output_nr = 0;
+  m->retained_grad.reset();
+  m->grad_accumulator.reset();
 }
 
 Tensor grad(const Tensor& t) {

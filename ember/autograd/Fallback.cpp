@@ -69,8 +69,34 @@ void autograd_fallback(const OperatorHandle& op, Stack* s) {
   }
 }
 
+// ADInplaceOrView's fallback, for ops outside the database (custom ops) whose schema writes an argument: runs
+// the op below the key and bumps each written tensor once (Note [version counter]). The generated kernels
+// (generated/ADInplaceOrView.cpp) do the same for the database's ops without boxing.
+void inplace_or_view_fallback(const OperatorHandle& op, Stack* s) {
+  const FunctionSchema& schema = op.schema();
+  const size_t n = schema.arguments.size();
+  std::vector<Tensor> written;
+  for (size_t i = 0; i < n; ++i) {
+    const IValue& v = (*s)[s->size() - n + i];
+    if (schema.arguments[i].alias && schema.arguments[i].alias->is_write && v.is_tensor() &&
+        v.to_tensor().defined())
+      written.push_back(v.to_tensor());
+  }
+  DispatchKeySet below = compute_keys_boxed(*s, n).remove(DispatchKey::ADInplaceOrView);
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    op.redispatch_boxed(below, s);
+  }
+  for (const Tensor& t : written) t.impl()->bump_version();
+}
+
 }  // namespace
 
 void register_autograd_fallback(Library& m) { m.fallback(KernelFunction::from_boxed(&autograd_fallback)); }
+
+/// Registers ADInplaceOrView's boxed fallback (used only by ops that write an argument).
+void register_inplace_or_view_fallback(Library& m) {
+  m.fallback(KernelFunction::from_boxed(&inplace_or_view_fallback));
+}
 
 }  // namespace ember::autograd

@@ -23,6 +23,7 @@ AutogradMeta* materialize_meta(const Tensor& t) {
 
 Edge gradient_edge(const Tensor& t) {
   AutogradMeta* m = get_meta(t);
+  if ((!m || m->is_view) && t.defined() && t.impl()->view_base()) [[unlikely]] m = refresh_view_grad_fn(t);
   if (!m || !m->requires_grad()) return {};
   if (m->grad_fn) return {m->grad_fn, m->output_nr};
   std::shared_ptr<Node> acc = m->grad_accumulator.lock();

@@ -128,6 +128,9 @@ struct AccumulateGrad final : Node {
   Tensor variable;
 };
 
+/// How a view came to be, for the errors PyTorch raises on in-place ops on it (Note [views and in-place]).
+enum class ViewCreation : uint8_t { Default, NoGradMode };
+
 /// The autograd metadata of a tensor (TensorImpl's opaque autograd slot).
 struct AutogradMeta final : AutogradMetaInterface {
   bool requires_grad() const override { return requires_grad_ || grad_fn != nullptr; }
@@ -138,7 +141,11 @@ struct AutogradMeta final : AutogradMetaInterface {
   Tensor grad;                              // .grad of a leaf
   std::shared_ptr<Tensor> retained_grad;    // .grad of a non-leaf after retain_grad()
   TensorPreHookList hooks;                  // register_hook() on a leaf: run by its AccumulateGrad
-  bool is_view = false;                     // made by a view op from a tensor with autograd history
+  // A view whose grad_fn follows its base's history (Note [views and in-place]): grad_fn was set at version
+  // attr_version and is regenerated from the base when the shared version counter has moved since.
+  bool is_view = false;
+  uint32_t attr_version = 0;
+  ViewCreation creation = ViewCreation::Default;
 };
 
 /// The metadata of t, or null when t has none.
@@ -152,8 +159,13 @@ inline bool requires_grad(const Tensor& t) {
   AutogradMeta* m = get_meta(t);
   return m && m->requires_grad();
 }
-/// The edge a gradient for t flows along: its grad_fn, its leaf's AccumulateGrad, or none.
+/// The edge a gradient for t flows along: its grad_fn, its leaf's AccumulateGrad, or none. For a view, its
+/// grad_fn is first brought up to date with its base (refresh_view_grad_fn).
 Edge gradient_edge(const Tensor& t);
+/// For a view (Note [view base]) whose base requires grad: regenerates its grad_fn (AsStridedBackward0 from
+/// the base's current history) when the version counter moved since it was set, or when the view has no
+/// history yet. Returns t's metadata (null when it has none).
+AutogradMeta* refresh_view_grad_fn(const Tensor& t);
 /// Makes `node` the grad_fn of `out` (as output `output_nr`).
 void set_history(const Tensor& out, const std::shared_ptr<Node>& node, uint32_t output_nr = 0);
 /// Stamps a fresh sequence number on a node (creation order).

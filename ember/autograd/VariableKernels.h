@@ -11,15 +11,13 @@
 // backward pass too. CompositeImplicitAutograd ops (matmul, linear, reshape, ...) need no formula: their
 // inner ops are recorded. Ops without a formula run as if their inputs did not require grad.
 //
-// Note [views and in-place]
-// An in-place op on a tensor that requires grad is recorded as the out-of-place op on a clone of the old
-// value, whose result is copied into the tensor, which then takes over the result's grad_fn. This is
-// correct for tensors that are not views; an in-place op on a view produced from a tensor with history (or
-// on a leaf that requires grad) raises instead (PyTorch rebases the view's base: CopySlices, left for later).
+// In-place ops are recorded as the out-of-place op on a clone of the old value, whose result is copied into
+// the tensor; views rebase their base's history (Note [views and in-place], ember/autograd/Views.h).
 #include "ember/autograd/FunctionsManual.h"
 #include "ember/autograd/FunctionsNN.h"
 #include "ember/autograd/GradMode.h"
 #include "ember/autograd/Node.h"
+#include "ember/autograd/Views.h"
 #include "ember/dispatch/Dispatcher.h"
 #include "ember/dispatch/Library.h"
 
@@ -107,30 +105,22 @@ inline void set_list_history(const std::vector<Tensor>& ts, const std::shared_pt
     output_meta.push_back(meta_of(ts[i]));
     if (!is_floating_point(ts[i].dtype())) continue;
     set_history(ts[i], node, static_cast<uint32_t>(i));
-    if (view) get_meta(ts[i])->is_view = true;  // Note [views and in-place]
+    if (view) mark_view(ts[i]);  // Note [views and in-place]
   }
 }
 
-/// Errors for in-place ops the autograd layer cannot record (Note [views and in-place]).
-inline void check_inplace(const Tensor& self) {
-  AutogradMeta* m = get_meta(self);
-  if (!m) return;
-  EMBER_CHECK(!(m->requires_grad_ && !m->grad_fn),
-              "a leaf Variable that requires grad is being used in an in-place operation.");
-  if (m->is_view && m->grad_fn)
-    EMBER_FAIL_KIND(ErrorKind::NotImplemented,
-                    "in-place operation on a view of a tensor that requires grad ({}) is not supported yet; "
-                    "apply the operation out of place (e.g. x = x.mul(y) instead of x.mul_(y))",
-                    m->grad_fn->name());
-}
+using autograd::check_inplace;
+using autograd::mark_no_grad_view;
+using autograd::mark_view;
 
-/// Writes the recorded out-of-place result r into self and gives self r's history.
-inline void commit_inplace(const Tensor& self, const Tensor& r) {
+/// Writes the recorded out-of-place result r into self and gives self r's history (its base a CopySlices
+/// when self is a view); self_index is self's position among the inputs of r's node, or -1.
+inline void commit_inplace(const Tensor& self, const Tensor& r, int self_index) {
   {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     self.copy_(r);
   }
-  if (AutogradMeta* rm = get_meta(r); rm && rm->grad_fn) set_history(self, rm->grad_fn, rm->output_nr);
+  if (AutogradMeta* rm = get_meta(r); rm && rm->grad_fn) rebase_history(self, rm->grad_fn, self_index);
 }
 
 }  // namespace ember::autograd::detail

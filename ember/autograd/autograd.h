@@ -18,6 +18,9 @@ void set_requires_grad(const Tensor& t, bool requires_grad);
 bool is_leaf(const Tensor& t);
 /// The node that produced t, or null for a leaf.
 std::shared_ptr<Node> grad_fn(const Tensor& t);
+/// Detaches t from the graph in place: no grad_fn, requires_grad False, its version unchanged (PyTorch's
+/// Tensor.detach_). Errors: t is a view ("Can't detach views in-place. Use detach() instead...").
+void detach_(const Tensor& t);
 /// The accumulated gradient of a leaf (or of a non-leaf after retain_grad()); undefined when none.
 Tensor grad(const Tensor& t);
 /// Replaces t's .grad (an undefined tensor clears it). Errors: sizes or dtype differ from t's.

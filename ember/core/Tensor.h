@@ -51,6 +51,10 @@ class Tensor {
   uint32_t _version() const { return impl_->version(); }
   /// Whether the tensor was made in inference mode (Note [inference tensors]).
   bool is_inference() const { return impl_->is_inference(); }
+  /// Whether this tensor is a view made by a view op (Note [view base]).
+  bool _is_view() const { return static_cast<bool>(impl_->view_base()); }
+  /// The tensor this view was made from, or an undefined Tensor when it is not a view (Note [view base]).
+  Tensor _base() const { return Tensor(impl_->view_base()); }
   void* data_ptr() const { return impl_->data(); }
   /// Typed pointer to element 0. Errors: T does not match dtype() (RuntimeError naming both).
   template <class T>

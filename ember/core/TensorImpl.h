@@ -85,6 +85,15 @@ class TensorImpl : public intrusive_target {
   bool is_inference() const { return is_inference_; }
   void set_inference(bool v) { is_inference_ = v; }
 
+  /// Note [view base]
+  /// The tensor a view was made from by a view op (PyTorch's Tensor._base): always the root, never a view
+  /// itself, so a view of a view names the first base. Null for tensors that are not views, and for aliases
+  /// that are not views to autograd (detach(), the aliases autograd saves). Recorded by the ADInplaceOrView
+  /// kernels of the view ops (Note [version counter]); autograd reads it to rebase a view's base after an
+  /// in-place op on the view (Note [views and in-place]).
+  const intrusive_ptr<TensorImpl>& view_base() const { return view_base_; }
+  void set_view_base(intrusive_ptr<TensorImpl> base) { view_base_ = std::move(base); }
+
   AutogradMetaInterface* autograd_meta() const { return autograd_meta_.get(); }
   void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) { autograd_meta_ = std::move(m); }
 
@@ -109,6 +118,7 @@ class TensorImpl : public intrusive_target {
   bool wrapped_number_ = false;
   bool is_inference_ = false;
   intrusive_ptr<VersionCounter> version_;
+  intrusive_ptr<TensorImpl> view_base_;
   std::unique_ptr<AutogradMetaInterface> autograd_meta_;
   void* pyobj_ = nullptr;
 };

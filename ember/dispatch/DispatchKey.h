@@ -1,12 +1,13 @@
 #pragma once
 // Note [dispatch keys]
 // Few keys, ordered by priority (a higher value dispatches first): Tracer (records calls into a graph),
-// Autograd (records the tape), then backends (CPU; CUDA reserved). A call's key set is the union of its
+// Autograd (records the tape), ADInplaceOrView (version counters and view bases, Note [version counter]),
+// then backends (CPU; CUDA reserved). A call's key set is the union of its
 // tensor arguments' keys plus the thread-local included keys, minus the thread-local excluded keys; the
 // highest key's kernel runs and re-dispatches below itself by excluding its own key. A kernel slot with no
 // kernel falls through to the next key. The alias keys only exist at registration:
-//  - CompositeImplicitAutograd: written with other ops; serves every backend and autograd (autograd sees the
-//    inner ops), unless a key has its own kernel.
+//  - CompositeImplicitAutograd: written with other ops; serves every backend, ADInplaceOrView and autograd
+//    (both see the inner ops), unless a key has its own kernel.
 //  - CompositeExplicitAutograd: serves every backend; autograd needs its own formula.
 // A new key needs a Note and a test: the list stays short.
 #include <bit>
@@ -18,6 +19,7 @@ namespace ember {
 enum class DispatchKey : uint8_t {
   CPU = 0,
   CUDA = 1,  // reserved
+  ADInplaceOrView = 2,  // in every call's key set unless excluded: Note [version counter]
   Autograd = 4,
   Tracer = 6,
   kNumRuntime = 8,

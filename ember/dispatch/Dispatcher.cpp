@@ -8,6 +8,7 @@ std::string_view key_name(DispatchKey k) {
   switch (k) {
     case DispatchKey::CPU: return "CPU";
     case DispatchKey::CUDA: return "CUDA";
+    case DispatchKey::ADInplaceOrView: return "ADInplaceOrView";
     case DispatchKey::Autograd: return "Autograd";
     case DispatchKey::Tracer: return "Tracer";
     case DispatchKey::CompositeImplicitAutograd: return "CompositeImplicitAutograd";
@@ -17,7 +18,7 @@ std::string_view key_name(DispatchKey k) {
 }
 
 bool parse_key(std::string_view name, DispatchKey* out) {
-  for (DispatchKey k : {DispatchKey::CPU, DispatchKey::CUDA, DispatchKey::Autograd, DispatchKey::Tracer,
+  for (DispatchKey k : {DispatchKey::CPU, DispatchKey::CUDA, DispatchKey::ADInplaceOrView, DispatchKey::Autograd, DispatchKey::Tracer,
                         DispatchKey::CompositeImplicitAutograd, DispatchKey::CompositeExplicitAutograd}) {
     if (key_name(k) == name) {
       *out = k;
@@ -56,7 +57,7 @@ KernelFunction KernelFunction::from_boxed(BoxedFunctor f) {
 }
 
 DispatchKeySet compute_keys_boxed(const Stack& stack, size_t n) {
-  DispatchKeySet ks(DispatchKey::CPU);
+  DispatchKeySet ks = DispatchKeySet(DispatchKey::CPU) | DispatchKeySet(DispatchKey::ADInplaceOrView);
   for (size_t i = stack.size() - std::min(n, stack.size()); i < stack.size(); ++i) {
     const IValue& v = stack[i];
     if (v.is_tensor()) ks = ks | tensor_keys(v.to_tensor().impl());
@@ -105,13 +106,27 @@ void OperatorEntry::recompute(DispatchKey k, const KernelFunction* fallback) {
   if (!f) {
     bool backend = k == DispatchKey::CPU || k == DispatchKey::CUDA;
     if (backend) f = composite_explicit_ ? composite_explicit_ : composite_implicit_;
-    else if (k == DispatchKey::Autograd && composite_implicit_ && !composite_explicit_) {
-      // Autograd sees the ops inside a CompositeImplicitAutograd kernel, so that kernel serves the
-      // Autograd key too.
+    else if ((k == DispatchKey::Autograd || k == DispatchKey::ADInplaceOrView) && composite_implicit_ &&
+             !composite_explicit_) {
+      // Autograd and ADInplaceOrView see the ops inside a CompositeImplicitAutograd kernel, so that kernel
+      // serves those keys too.
       f = composite_implicit_;
     }
   }
-  if (!f) f = fallback;
+  if (k == DispatchKey::ADInplaceOrView) {
+    // A functional op (it writes no argument and returns no alias of one) has nothing to do at this key: its
+    // CompositeImplicitAutograd kernel is left to the backend slot, so that, like a backend kernel, it runs
+    // with the key excluded and the in-place ops it runs on its own fresh tensors (zeros' fill_) bump
+    // nothing. ADInplaceOrView's fallback bumps written arguments, so only ops that write one use it.
+    bool aliases = false;
+    for (const SchemaArgument& r : schema_.returns) aliases = aliases || r.alias.has_value();
+    if (!schema_.is_mutable() && !aliases) {
+      if (f == composite_implicit_ && !direct_[i]) f = nullptr;
+      table_[i].store(f, std::memory_order_release);
+      return;
+    }
+  }
+  if (!f && (k != DispatchKey::ADInplaceOrView || schema_.is_mutable())) f = fallback;
   table_[i].store(f, std::memory_order_release);
 }
 
@@ -140,7 +155,7 @@ OperatorHandle Dispatcher::def(std::string_view schema_text, OpInfo info, std::s
   }
   auto* e = new OperatorEntry(std::move(schema), std::move(info));
   e->direct_.fill(nullptr);
-  for (int i = 0; i < kNumDispatchKeys; ++i) e->table_[i].store(fallbacks_[i], std::memory_order_relaxed);
+  for (int i = 0; i < kNumDispatchKeys; ++i) e->recompute(DispatchKey(i), fallbacks_[i]);
   ops_.push_back(e);
   return OperatorHandle(e);
 }

@@ -95,10 +95,18 @@ class OperatorEntry {
   /// The kernel for a key set (Note [dispatch keys]). Errors: no kernel for any key in the set (RuntimeError
   /// naming the op and keys).
   const KernelFunction& lookup(DispatchKeySet ks) const {
+    DispatchKey at;
+    return lookup(ks, &at);
+  }
+  /// The same, also telling which key's slot held the kernel.
+  const KernelFunction& lookup(DispatchKeySet ks, DispatchKey* at) const {
     while (!ks.empty()) {
       DispatchKey k = ks.highest();
       const KernelFunction* f = table_[static_cast<int>(k)].load(std::memory_order_acquire);
-      if (f && !f->fallthrough) return *f;
+      if (f && !f->fallthrough) {
+        *at = k;
+        return *f;
+      }
       ks = ks.remove(k);
     }
     no_kernel(ks);
@@ -134,7 +142,8 @@ inline DispatchKeySet tensor_keys(const TensorImpl* t) {
 namespace detail {
 // The keys of a typed call's arguments, and whether a Tensor argument (not a Tensor?) was undefined.
 struct KeyAccumulator {
-  DispatchKeySet ks{DispatchKey::CPU};  // factories without tensor arguments go to CPU
+  // Factories without tensor arguments go to CPU; ADInplaceOrView is in every call (Note [version counter]).
+  DispatchKeySet ks = DispatchKeySet(DispatchKey::CPU) | DispatchKeySet(DispatchKey::ADInplaceOrView);
   bool undefined = false;
 };
 inline void add_keys(KeyAccumulator& a, const Tensor& t) {
@@ -167,6 +176,39 @@ DispatchKeySet compute_keys(const A&... args) {
 /// The key set of a boxed call: the tensors among the top n stack entries plus local keys.
 DispatchKeySet compute_keys_boxed(const Stack& stack, size_t n);
 
+/// Note [version counter]
+/// A tensor's version counts the in-place ops that wrote it (through it, a view of it or a detach() alias,
+/// which share one counter); autograd compares it with the version a saved tensor had (Note [saved variable
+/// versions]). As in PyTorch, it is bumped at the op boundary, not inside kernels: the ADInplaceOrView key sits
+/// in every call's key set, and its kernels (generated for every op whose schema writes an argument,
+/// `Tensor(a!)`) run the op below the key and then bump each written argument once. A functional op has no
+/// kernel there, so its call reaches its backend kernel with ADInplaceOrView still in the key set: the
+/// dispatcher then excludes the key while that kernel runs (run_below_inplace_or_view), so the in-place ops a
+/// kernel runs on its own fresh tensors (clone's copy_, zeros' fill_) bump nothing, and ember.zeros(3),
+/// x.clone() and x + 1 are at version 0. The CompositeImplicitAutograd kernels of in-place and view ops serve
+/// the key themselves (their inner ops are seen one by one); those of functional ops are left to the backend
+/// slot and run below the key like backend kernels (Note [kernel precedence]). When autograd records a
+/// composite op (its kernel serves the Autograd key), the key stays on inside, so views made there know their
+/// bases. The same key records the base of every view (Note [view base]).
+namespace detail {
+/// Whether a kernel found at slot `at` for key set ks must run with ADInplaceOrView excluded.
+inline bool below_inplace_or_view(DispatchKeySet ks, DispatchKey at) {
+  return static_cast<int>(at) < static_cast<int>(DispatchKey::ADInplaceOrView) &&
+         ks.has(DispatchKey::ADInplaceOrView);
+}
+/// RAII: excludes ADInplaceOrView from the thread's key set (already fetched as `local`).
+struct BelowInplaceOrView {
+  explicit BelowInplaceOrView(LocalDispatchKeySet& local) : local_(local), saved_(local.excluded) {
+    local.excluded = saved_ | DispatchKeySet(DispatchKey::ADInplaceOrView);
+  }
+  ~BelowInplaceOrView() { local_.excluded = saved_; }
+  BelowInplaceOrView(const BelowInplaceOrView&) = delete;
+  BelowInplaceOrView& operator=(const BelowInplaceOrView&) = delete;
+  LocalDispatchKeySet& local_;
+  DispatchKeySet saved_;
+};
+}  // namespace detail
+
 /// A cheap handle to an operator of the table.
 class OperatorHandle {
  public:
@@ -179,12 +221,17 @@ class OperatorHandle {
 
   /// Boxed call: the arguments (all of them, defaults filled) on top of the stack are replaced by the results.
   void call_boxed(Stack* stack) const {
-    const KernelFunction& k = e_->lookup(compute_keys_boxed(*stack, e_->schema().arguments.size()));
-    k.boxed(k.ctx, *this, stack);
+    redispatch_boxed(compute_keys_boxed(*stack, e_->schema().arguments.size()), stack);
   }
-  /// Boxed call skipping the keys at and above `key` (how a boxed fallback forwards a call).
+  /// Boxed call with the key set ks (how a boxed fallback forwards a call below its own key).
   void redispatch_boxed(DispatchKeySet ks, Stack* stack) const {
-    const KernelFunction& k = e_->lookup(ks);
+    DispatchKey at;
+    const KernelFunction& k = e_->lookup(ks, &at);
+    if (detail::below_inplace_or_view(ks, at)) {
+      detail::BelowInplaceOrView guard(tls_local_keys());
+      k.boxed(k.ctx, *this, stack);
+      return;
+    }
     k.boxed(k.ctx, *this, stack);
   }
 
@@ -195,13 +242,23 @@ class OperatorHandle {
     (detail::add_keys(acc, args), ...);
     // A default-constructed Tensor has no TensorImpl for a kernel to read: refuse it here, naming the op.
     if (acc.undefined) [[unlikely]] e_->undefined_argument();
-    const LocalDispatchKeySet& local = tls_local_keys();
-    const KernelFunction& k = e_->lookup((acc.ks | local.included) - local.excluded);
-    if (k.unboxed) [[likely]] return reinterpret_cast<R (*)(A...)>(k.unboxed)(std::forward<A>(args)...);
-    return call_via_boxed<R>(k, std::forward<A>(args)...);
+    LocalDispatchKeySet& local = tls_local_keys();
+    const DispatchKeySet ks = (acc.ks | local.included) - local.excluded;
+    DispatchKey at;
+    const KernelFunction& k = e_->lookup(ks, &at);
+    if (detail::below_inplace_or_view(ks, at)) {  // Note [version counter]
+      detail::BelowInplaceOrView guard(local);
+      return invoke<R, A...>(k, std::forward<A>(args)...);
+    }
+    return invoke<R, A...>(k, std::forward<A>(args)...);
   }
 
  private:
+  template <class R, class... A>
+  R invoke(const KernelFunction& k, A... args) const {
+    if (k.unboxed) [[likely]] return reinterpret_cast<R (*)(A...)>(k.unboxed)(std::forward<A>(args)...);
+    return call_via_boxed<R>(k, std::forward<A>(args)...);
+  }
   template <class R, class... A>
   R call_via_boxed(const KernelFunction& k, A... args) const {
     Stack stack;

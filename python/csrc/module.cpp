@@ -252,10 +252,6 @@ void init_autograd(py::module_& m) {
   m.def("_set_grad", [T](py::handle t, py::handle g) { ag::set_grad(T(t), g.is_none() ? Tensor() : T(g)); });
   m.def("_retain_grad", [T](py::handle t) { ag::retain_grad(T(t)); });
   m.def("_retains_grad", [T](py::handle t) { return ag::retains_grad(T(t)); });
-  m.def("_detach_", [T](py::handle t) {
-    const Tensor& x = T(t);
-    x.impl()->set_autograd_meta(nullptr);
-  });
   // Tensor._make_subclass, as PyTorch's: a new object of the Tensor subclass cls (ember.nn.Parameter) around a
   // detached alias of data (same storage and version counter, a TensorImpl of its own so that the object is
   // its Python object), with requires_grad set.
@@ -289,6 +285,8 @@ void init_autograd(py::module_& m) {
     p->t = std::move(n);
     p->t.impl()->set_pyobj(self.ptr());
   });
+  m.def("_view_base", [T, wrap_opt](py::handle t) { return wrap_opt(T(t)._base()); });
+  m.def("_detach_", [T](py::handle t) { ag::detach_(T(t)); });
   m.def("_backward", [list](py::handle tensors, py::handle grads, std::optional<bool> retain_graph, bool create_graph,
                             py::handle inputs) {
     ag::backward(list(tensors), list(grads), retain_graph, create_graph, list(inputs));

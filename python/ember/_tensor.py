@@ -178,6 +178,9 @@ Tensor.grad = property(lambda self: _C._grad(self), _tensor_grad_set,
                        doc="The gradient accumulated by backward() (None until one is computed).")
 Tensor.grad_fn = property(lambda self: _C._grad_fn(self), doc="The node that produced this tensor (None for leaves).")
 Tensor.is_leaf = property(lambda self: _C._is_leaf(self), doc="True when the tensor has no grad_fn.")
+Tensor._base = property(lambda self: _C._view_base(self),
+                        doc="The tensor this view was made from by a view op, or None (not a view).")
+Tensor._is_view = lambda self: _C._view_base(self) is not None
 Tensor.retains_grad = property(lambda self: _C._retains_grad(self),
                                doc="Whether a non-leaf tensor's .grad is filled by backward.")
 

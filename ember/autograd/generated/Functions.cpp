@@ -24,18 +24,20 @@ variable_list FillBackward2::apply(variable_list&& grads) {
 
 Tensor fill__Scalar(const Tensor& self, const Scalar& value) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::fill_.Scalar");
-  Tensor result;
-  if (GradMode::is_enabled() && (any_requires_grad(self))) check_inplace(self);
-  {
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !is_floating_point(self.dtype())) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&, const Scalar&>(self, value);
+    return h.call<Tensor, const Tensor&, const Scalar&>(self, value);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  check_inplace(self);
   auto node = std::make_shared<FillBackward2>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    h.call<Tensor, const Tensor&, const Scalar&>(self, value);
+  }
+  rebase_history(self, node, 0);
+  return self;
 }
 
 struct ZeroBackward0 final : Node {
@@ -52,18 +54,20 @@ variable_list ZeroBackward0::apply(variable_list&& grads) {
 
 Tensor zero_(const Tensor& self) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::zero_");
-  Tensor result;
-  if (GradMode::is_enabled() && (any_requires_grad(self))) check_inplace(self);
-  {
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !is_floating_point(self.dtype())) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
+    return h.call<Tensor, const Tensor&>(self);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  check_inplace(self);
   auto node = std::make_shared<ZeroBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    h.call<Tensor, const Tensor&>(self);
+  }
+  rebase_history(self, node, 0);
+  return self;
 }
 
 struct CloneBackward0 final : Node {
@@ -108,19 +112,21 @@ variable_list CopyBackwards::apply(variable_list&& grads) {
 
 Tensor copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::copy_");
-  Tensor result;
-  if (GradMode::is_enabled() && (any_requires_grad(self) || any_requires_grad(src))) check_inplace(self);
-  {
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(src)) || !is_floating_point(self.dtype())) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&, const Tensor&, bool>(self, src, non_blocking);
+    return h.call<Tensor, const Tensor&, const Tensor&, bool>(self, src, non_blocking);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(src)) || !(floating_output(result))) return result;
+  check_inplace(self);
   auto node = std::make_shared<CopyBackwards>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   add_input(*node, src);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    h.call<Tensor, const Tensor&, const Tensor&, bool>(self, src, non_blocking);
+  }
+  rebase_history(self, node, 0);
+  return self;
 }
 
 struct ToCopyBackward0 final : Node {
@@ -179,6 +185,7 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std:
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>>(self, size, stride, storage_offset);
   }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
   if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<AsStridedBackward0>();
   node->sequence_nr = next_sequence_nr();
@@ -188,7 +195,7 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std:
   node->stride_ = std::vector<int64_t>(stride.begin(), stride.end());
   node->storage_offset_ = storage_offset;
   if (floating_output(result)) set_history(result, node, 0);
-  if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
+  mark_view(result);  // Note [views and in-place]
   return result;
 }
 
@@ -212,12 +219,13 @@ Tensor view(const Tensor& self, IntArrayRef size) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, IntArrayRef>(self, size);
   }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
   if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<ViewBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   if (floating_output(result)) set_history(result, node, 0);
-  if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
+  mark_view(result);  // Note [views and in-place]
   return result;
 }
 
@@ -242,13 +250,14 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, IntArrayRef>(self, dims);
   }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
   if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<PermuteBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   node->dims_ = std::vector<int64_t>(dims.begin(), dims.end());
   if (floating_output(result)) set_history(result, node, 0);
-  if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
+  mark_view(result);  // Note [views and in-place]
   return result;
 }
 
@@ -275,6 +284,7 @@ Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim0, dim1);
   }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
   if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<TransposeBackward0>();
   node->sequence_nr = next_sequence_nr();
@@ -282,7 +292,7 @@ Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
   node->dim0_ = dim0;
   node->dim1_ = dim1;
   if (floating_output(result)) set_history(result, node, 0);
-  if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
+  mark_view(result);  // Note [views and in-place]
   return result;
 }
 
@@ -305,12 +315,13 @@ Tensor t(const Tensor& self) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&>(self);
   }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
   if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<TBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   if (floating_output(result)) set_history(result, node, 0);
-  if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
+  mark_view(result);  // Note [views and in-place]
   return result;
 }
 
@@ -333,12 +344,13 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, IntArrayRef, bool>(self, size, implicit);
   }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
   if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<ExpandBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   if (floating_output(result)) set_history(result, node, 0);
-  if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
+  mark_view(result);  // Note [views and in-place]
   return result;
 }
 
@@ -366,6 +378,7 @@ Tensor select_int(const Tensor& self, int64_t dim, int64_t index) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim, index);
   }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
   if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<SelectBackward0>();
   node->sequence_nr = next_sequence_nr();
@@ -373,7 +386,7 @@ Tensor select_int(const Tensor& self, int64_t dim, int64_t index) {
   node->dim_ = dim;
   node->index_ = index;
   if (floating_output(result)) set_history(result, node, 0);
-  if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
+  mark_view(result);  // Note [views and in-place]
   return result;
 }
 
@@ -405,6 +418,7 @@ Tensor slice_Tensor(const Tensor& self, int64_t dim, std::optional<int64_t> star
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, int64_t, std::optional<int64_t>, std::optional<int64_t>, int64_t>(self, dim, start, end, step);
   }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
   if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<SliceBackward0>();
   node->sequence_nr = next_sequence_nr();
@@ -414,7 +428,7 @@ Tensor slice_Tensor(const Tensor& self, int64_t dim, std::optional<int64_t> star
   node->end_ = end;
   node->step_ = step;
   if (floating_output(result)) set_history(result, node, 0);
-  if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
+  mark_view(result);  // Note [views and in-place]
   return result;
 }
 
@@ -438,12 +452,13 @@ Tensor squeeze(const Tensor& self) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&>(self);
   }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
   if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<SqueezeBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   if (floating_output(result)) set_history(result, node, 0);
-  if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
+  mark_view(result);  // Note [views and in-place]
   return result;
 }
 
@@ -467,12 +482,13 @@ Tensor squeeze_dim(const Tensor& self, int64_t dim) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, int64_t>(self, dim);
   }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
   if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<SqueezeBackward1>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   if (floating_output(result)) set_history(result, node, 0);
-  if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
+  mark_view(result);  // Note [views and in-place]
   return result;
 }
 
@@ -496,12 +512,13 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, int64_t>(self, dim);
   }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
   if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<UnsqueezeBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   if (floating_output(result)) set_history(result, node, 0);
-  if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
+  mark_view(result);  // Note [views and in-place]
   return result;
 }
 
@@ -531,6 +548,7 @@ Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step)
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, int64_t, int64_t, int64_t>(self, dimension, size, step);
   }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
   if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<UnfoldBackward0>();
   node->sequence_nr = next_sequence_nr();
@@ -539,7 +557,7 @@ Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step)
   node->size_ = size;
   node->step_ = step;
   if (floating_output(result)) set_history(result, node, 0);
-  if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
+  mark_view(result);  // Note [views and in-place]
   return result;
 }
 
@@ -569,6 +587,7 @@ Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) 
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&, int64_t, int64_t, int64_t>(self, offset, dim1, dim2);
   }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
   if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<DiagonalBackward0>();
   node->sequence_nr = next_sequence_nr();
@@ -577,7 +596,7 @@ Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) 
   node->dim1_ = dim1;
   node->dim2_ = dim2;
   if (floating_output(result)) set_history(result, node, 0);
-  if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
+  mark_view(result);  // Note [views and in-place]
   return result;
 }
 
@@ -600,12 +619,13 @@ Tensor alias(const Tensor& self) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<Tensor, const Tensor&>(self);
   }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
   if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
   auto node = std::make_shared<AliasBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   if (floating_output(result)) set_history(result, node, 0);
-  if (auto* m = get_meta(result)) m->is_view = true;  // Note [views and in-place]
+  mark_view(result);  // Note [views and in-place]
   return result;
 }
 
@@ -838,7 +858,7 @@ Tensor abs__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::abs(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -877,7 +897,7 @@ Tensor neg__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::neg(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -916,7 +936,7 @@ Tensor sign__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::sign(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -960,7 +980,7 @@ Tensor exp__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::exp(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -1004,7 +1024,7 @@ Tensor exp2__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::exp2(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -1048,7 +1068,7 @@ Tensor expm1__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::expm1(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -1092,7 +1112,7 @@ Tensor log__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::log(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -1136,7 +1156,7 @@ Tensor log2__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::log2(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -1180,7 +1200,7 @@ Tensor log10__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::log10(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -1224,7 +1244,7 @@ Tensor log1p__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::log1p(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -1268,7 +1288,7 @@ Tensor sqrt__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::sqrt(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -1312,7 +1332,7 @@ Tensor rsqrt__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::rsqrt(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -1356,7 +1376,7 @@ Tensor reciprocal__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::reciprocal(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -1400,7 +1420,7 @@ Tensor sin__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::sin(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -1444,7 +1464,7 @@ Tensor cos__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::cos(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -1488,7 +1508,7 @@ Tensor tan__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::tan(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -1532,7 +1552,7 @@ Tensor asin__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::asin(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -1576,7 +1596,7 @@ Tensor acos__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::acos(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -1620,7 +1640,7 @@ Tensor atan__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::atan(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -1664,7 +1684,7 @@ Tensor sinh__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::sinh(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -1708,7 +1728,7 @@ Tensor cosh__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::cosh(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -1752,7 +1772,7 @@ Tensor tanh__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::tanh(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -1796,7 +1816,7 @@ Tensor sigmoid__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::sigmoid(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -1840,7 +1860,7 @@ Tensor relu__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::relu(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -1887,7 +1907,7 @@ Tensor gelu__(const Tensor& self, std::string_view approximate) {
   }
   check_inplace(self);
   Tensor r = generated::gelu(ember::clone(self), approximate);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -1931,7 +1951,7 @@ Tensor silu__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::silu(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -1975,7 +1995,7 @@ Tensor erf__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::erf(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -2019,7 +2039,7 @@ Tensor erfc__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::erfc(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -2058,7 +2078,7 @@ Tensor floor__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::floor(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -2097,7 +2117,7 @@ Tensor ceil__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::ceil(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -2136,7 +2156,7 @@ Tensor round__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::round(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -2175,7 +2195,7 @@ Tensor trunc__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::trunc(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -2214,7 +2234,7 @@ Tensor frac__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::frac(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -2258,7 +2278,7 @@ Tensor square__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::square(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -2302,7 +2322,7 @@ Tensor nan_to_num__(const Tensor& self, std::optional<double> nan, std::optional
   }
   check_inplace(self);
   Tensor r = generated::nan_to_num(ember::clone(self), nan, posinf, neginf);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -2346,7 +2366,7 @@ Tensor add__Tensor_(const Tensor& self, const Tensor& other, const Scalar& alpha
   }
   check_inplace(self);
   Tensor r = generated::add_Tensor(ember::clone(self), other, alpha);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -2390,7 +2410,7 @@ Tensor sub__Tensor_(const Tensor& self, const Tensor& other, const Scalar& alpha
   }
   check_inplace(self);
   Tensor r = generated::sub_Tensor(ember::clone(self), other, alpha);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -2439,7 +2459,7 @@ Tensor mul__Tensor_(const Tensor& self, const Tensor& other) {
   }
   check_inplace(self);
   Tensor r = generated::mul_Tensor(ember::clone(self), other);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -2488,7 +2508,7 @@ Tensor div__Tensor_(const Tensor& self, const Tensor& other) {
   }
   check_inplace(self);
   Tensor r = generated::div_Tensor(ember::clone(self), other);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -2540,7 +2560,7 @@ Tensor div__Tensor_mode_(const Tensor& self, const Tensor& other, std::optional<
   }
   check_inplace(self);
   Tensor r = generated::div_Tensor_mode(ember::clone(self), other, rounding_mode);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -2589,7 +2609,7 @@ Tensor remainder__Tensor_(const Tensor& self, const Tensor& other) {
   }
   check_inplace(self);
   Tensor r = generated::remainder_Tensor(ember::clone(self), other);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -2638,7 +2658,7 @@ Tensor fmod__Tensor_(const Tensor& self, const Tensor& other) {
   }
   check_inplace(self);
   Tensor r = generated::fmod_Tensor(ember::clone(self), other);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -2690,7 +2710,7 @@ Tensor pow__Tensor_Tensor_(const Tensor& self, const Tensor& exponent) {
   }
   check_inplace(self);
   Tensor r = generated::pow_Tensor_Tensor(ember::clone(self), exponent);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -2739,7 +2759,7 @@ Tensor atan2__(const Tensor& self, const Tensor& other) {
   }
   check_inplace(self);
   Tensor r = generated::atan2(ember::clone(self), other);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -2971,7 +2991,7 @@ Tensor clamp__(const Tensor& self, const std::optional<Scalar>& min, const std::
   }
   check_inplace(self);
   Tensor r = generated::clamp(ember::clone(self), min, max);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -3031,7 +3051,7 @@ Tensor clamp__Tensor_(const Tensor& self, const std::optional<Tensor>& min, cons
   }
   check_inplace(self);
   Tensor r = generated::clamp_Tensor(ember::clone(self), min, max);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -3078,7 +3098,7 @@ Tensor clamp_min__(const Tensor& self, const Scalar& min) {
   }
   check_inplace(self);
   Tensor r = generated::clamp_min(ember::clone(self), min);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -3125,7 +3145,7 @@ Tensor clamp_max__(const Tensor& self, const Scalar& max) {
   }
   check_inplace(self);
   Tensor r = generated::clamp_max(ember::clone(self), max);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -3169,7 +3189,7 @@ Tensor lerp__Scalar_(const Tensor& self, const Tensor& end, const Scalar& weight
   }
   check_inplace(self);
   Tensor r = generated::lerp_Scalar(ember::clone(self), end, weight);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -3223,7 +3243,7 @@ Tensor lerp__Tensor_(const Tensor& self, const Tensor& end, const Tensor& weight
   }
   check_inplace(self);
   Tensor r = generated::lerp_Tensor(ember::clone(self), end, weight);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -3277,7 +3297,7 @@ Tensor addcmul__(const Tensor& self, const Tensor& tensor1, const Tensor& tensor
   }
   check_inplace(self);
   Tensor r = generated::addcmul(ember::clone(self), tensor1, tensor2, value);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -3331,7 +3351,7 @@ Tensor addcdiv__(const Tensor& self, const Tensor& tensor1, const Tensor& tensor
   }
   check_inplace(self);
   Tensor r = generated::addcdiv(ember::clone(self), tensor1, tensor2, value);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -3589,7 +3609,7 @@ Tensor scatter__src_(const Tensor& self, int64_t dim, const Tensor& index, const
   }
   check_inplace(self);
   Tensor r = generated::scatter_src(ember::clone(self), dim, index, src);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -3636,7 +3656,7 @@ Tensor scatter__value_(const Tensor& self, int64_t dim, const Tensor& index, con
   }
   check_inplace(self);
   Tensor r = generated::scatter_value(ember::clone(self), dim, index, value);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -3686,7 +3706,7 @@ Tensor scatter_add__(const Tensor& self, int64_t dim, const Tensor& index, const
   }
   check_inplace(self);
   Tensor r = generated::scatter_add(ember::clone(self), dim, index, src);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -3739,7 +3759,7 @@ Tensor index_add__(const Tensor& self, int64_t dim, const Tensor& index, const T
   }
   check_inplace(self);
   Tensor r = generated::index_add(ember::clone(self), dim, index, source, alpha);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -3818,7 +3838,7 @@ Tensor index_put__(const Tensor& self, const std::vector<std::optional<Tensor>>&
   }
   check_inplace(self);
   Tensor r = generated::index_put(ember::clone(self), indices, values, accumulate);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -3864,7 +3884,7 @@ Tensor masked_fill__Tensor_(const Tensor& self, const Tensor& mask, const Tensor
   }
   check_inplace(self);
   Tensor r = generated::masked_fill_Tensor(ember::clone(self), mask, value);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -3908,7 +3928,7 @@ Tensor masked_fill__Scalar_(const Tensor& self, const Tensor& mask, const Scalar
   }
   check_inplace(self);
   Tensor r = generated::masked_fill_Scalar(ember::clone(self), mask, value);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -4146,7 +4166,7 @@ Tensor addmm__(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const
   }
   check_inplace(self);
   Tensor r = generated::addmm(ember::clone(self), mat1, mat2, beta, alpha);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -4203,7 +4223,7 @@ Tensor baddbmm__(const Tensor& self, const Tensor& batch1, const Tensor& batch2,
   }
   check_inplace(self);
   Tensor r = generated::baddbmm(ember::clone(self), batch1, batch2, beta, alpha);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -4253,7 +4273,7 @@ Tensor hardtanh__(const Tensor& self, const Scalar& min_val, const Scalar& max_v
   }
   check_inplace(self);
   Tensor r = generated::hardtanh(ember::clone(self), min_val, max_val);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -4300,7 +4320,7 @@ Tensor leaky_relu__(const Tensor& self, const Scalar& negative_slope) {
   }
   check_inplace(self);
   Tensor r = generated::leaky_relu(ember::clone(self), negative_slope);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -4353,7 +4373,7 @@ Tensor elu__(const Tensor& self, const Scalar& alpha, const Scalar& scale, const
   }
   check_inplace(self);
   Tensor r = generated::elu(ember::clone(self), alpha, scale, input_scale);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -4400,7 +4420,7 @@ Tensor celu__(const Tensor& self, const Scalar& alpha) {
   }
   check_inplace(self);
   Tensor r = generated::celu(ember::clone(self), alpha);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -4482,7 +4502,7 @@ Tensor hardsigmoid__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::hardsigmoid(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -4526,7 +4546,7 @@ Tensor hardswish__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::hardswish(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -4570,7 +4590,7 @@ Tensor mish__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::mish(ember::clone(self));
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -4684,7 +4704,7 @@ Tensor threshold__(const Tensor& self, const Scalar& threshold, const Scalar& va
   }
   check_inplace(self);
   Tensor r = generated::threshold(ember::clone(self), threshold, value);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -6402,7 +6422,7 @@ Tensor cumsum__(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
   }
   check_inplace(self);
   Tensor r = generated::cumsum(ember::clone(self), dim, dtype);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -6453,7 +6473,7 @@ Tensor cumprod__(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
   }
   check_inplace(self);
   Tensor r = generated::cumprod(ember::clone(self), dim, dtype);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -6795,7 +6815,7 @@ Tensor tril__(const Tensor& self, int64_t diagonal) {
   }
   check_inplace(self);
   Tensor r = generated::tril(ember::clone(self), diagonal);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 
@@ -6837,7 +6857,7 @@ Tensor triu__(const Tensor& self, int64_t diagonal) {
   }
   check_inplace(self);
   Tensor r = generated::triu(ember::clone(self), diagonal);
-  commit_inplace(self, r);
+  commit_inplace(self, r, 0);
   return self;
 }
 

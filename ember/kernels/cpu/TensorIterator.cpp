@@ -242,8 +242,8 @@ void TensorIterator::for_each(Loop loop, int64_t grain) {
 }
 
 Tensor TensorIterator::finish() {
-  if (!user_out_.is_same(operands_[0])) user_out_.copy_(operands_[0]);  // copy_ bumps the version itself
-  else if (wrote_existing_) user_out_.impl()->bump_version();
+  // Versions move at the op boundary, not here (Note [version counter]).
+  if (!user_out_.is_same(operands_[0])) user_out_.copy_(operands_[0]);
   return user_out_;
 }
 

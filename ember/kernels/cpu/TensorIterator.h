@@ -64,7 +64,7 @@ class TensorIterator {
   std::array<Tensor, kMaxOperands> operands_;   // [output, inputs...]
   int num_operands_ = 0;
   Tensor user_out_;                             // the tensor to return (and copy into, if different)
-  bool wrote_existing_ = false;                 // out= or in-place: the version counter must move
+  bool wrote_existing_ = false;                 // out= or in-place: check for memory overlap
   DType common_ = kFloat32;
   DimVector shape_;                             // iteration shape after reordering and coalescing
   SmallVector<int64_t, 6 * kMaxOperands> strides_;  // byte strides, dim-major: strides_[d * n + op]

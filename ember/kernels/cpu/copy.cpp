@@ -110,10 +110,7 @@ Tensor copy_(const Tensor& self, const Tensor& src, bool) {
     s = src.clone(MemoryFormat::Contiguous);  // read everything before writing anything
   }
   s = s.expand(self.sizes());
-  if (try_copy_transposed(self, s)) {  // See Note [transposed copy]
-    self.impl()->bump_version();
-    return self;
-  }
+  if (try_copy_transposed(self, s)) return self;  // See Note [transposed copy]
   IterConfig cfg;
   cfg.name = "copy_";
   cfg.promote_inputs = false;

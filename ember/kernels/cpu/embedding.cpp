@@ -85,7 +85,6 @@ Tensor embedding_renorm_(const Tensor& self, const Tensor& indices, double max_n
       }
     }
   });
-  self.impl()->bump_version();
   return self;
 }
 

@@ -389,7 +389,6 @@ void scatter_into(const char* name, const Tensor& target, int64_t dim, const Ten
                          }
                        });
   });
-  target.impl()->bump_version();
 }
 
 // The three forms of every scatter op: functional (a copy of self), in place, out= (self copied into out).
@@ -485,7 +484,6 @@ void index_add_into(const Tensor& target, int64_t dim, const Tensor& index, cons
       });
     }
   });
-  target.impl()->bump_version();
 }
 
 // ---- index_select --------------------------------------------------------------------------------------
@@ -778,7 +776,6 @@ Tensor index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& 
       });
     });
   }
-  self.impl()->bump_version();
   return self;
 }
 Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,

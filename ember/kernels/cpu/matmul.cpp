@@ -111,8 +111,7 @@ Tensor run_product(const Product& p, const Tensor& out, const Tensor& init, cons
   g.beta = use_init ? beta : Scalar(int64_t{0});
   gemm(g);
   if (!out.defined()) return target;
-  if (!target.is_same(out)) out.copy_(target);  // copy_ bumps the version itself
-  else out.impl()->bump_version();
+  if (!target.is_same(out)) out.copy_(target);
   return out;
 }
 

@@ -78,7 +78,7 @@ inline acc_t<T> uniform01(LockedGenerator& rng) {
   }
 }
 
-// Runs draw() once per element of self, serially in TensorIterator order, storing its result; bumps the version.
+// Runs draw() once per element of self, serially in TensorIterator order, storing its result.
 template <class T, class F>
 void fill_serial(const Tensor& self, const char* op, F&& draw) {
   check_writable(self, op);
@@ -318,7 +318,6 @@ void normal_fill(const Tensor& self, double mean, double std, const std::optiona
     if (n >= 16 && self.is_contiguous()) {
       check_writable(self, "normal_");
       normal_fill_blocked<T>(self.data_ptr<T>(), n, mean, std, gen);
-      self.impl()->bump_version();
     } else {
       LockedGenerator rng = gen.lock();
       fill_serial<T>(self, "normal_", [&] {

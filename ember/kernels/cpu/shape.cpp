@@ -116,7 +116,6 @@ Tensor cat_impl(TensorList tensors, int64_t dim, const Tensor& out) {
       }
     }
   });
-  if (out.defined()) out.impl()->bump_version();
   return result;
 }
 
@@ -208,7 +207,6 @@ template <bool Upper>
 Tensor triangle_(const char* op, const Tensor& self, int64_t k) {
   check_triangle(op, self);
   zero_outside_triangle<Upper>(self, k);
-  self.impl()->bump_version();
   return self;
 }
 
@@ -218,7 +216,6 @@ Tensor triangle_out(const char* op, const Tensor& self, int64_t k, const Tensor&
   check_out_same_dtype(op, out, self.dtype(), self.sizes());
   if (!out.is_same(self)) out.copy_(self);
   zero_outside_triangle<Upper>(out, k);
-  out.impl()->bump_version();
   return out;
 }
 
