@@ -16,10 +16,6 @@ import ember
 import ember.nn as nn
 from conftest import assert_same, to_ember, to_torch
 
-# Backward checks of layers whose ops have no derivative in Ember yet (they raise NotImplementedError): they
-# start passing when the derivative branches merge.
-no_derivative = pytest.mark.xfail(raises=NotImplementedError, strict=False,
-                                  reason="the op's derivative is not in Ember yet")
 
 TOL = {"float32": (2e-5, 2e-6), "float64": (1e-10, 1e-12)}
 
@@ -51,64 +47,64 @@ def make_input(shape, dtype, seed=0, low=-2.0, high=2.0):
 LAYERS = [
     ("linear", "Linear", (5, 3), {}, (4, 5), None),
     ("linear-nobias-3d", "Linear", (5, 3), {"bias": False}, (2, 4, 5), None),
-    ("linear-1d-input", "Linear", (5, 3), {}, (5,), no_derivative),
+    ("linear-1d-input", "Linear", (5, 3), {}, (5,), None),
     ("identity", "Identity", (3,), {"x": 1}, (3, 4), None),
     ("flatten", "Flatten", (), {}, (2, 3, 4, 5), None),
     ("flatten-0-2", "Flatten", (0, 2), {}, (2, 3, 4, 5), None),
     ("unflatten", "Unflatten", (1, (2, 6)), {}, (3, 12), None),
     ("unflatten-neg", "Unflatten", (-1, [3, -1]), {}, (2, 3, 12), None),
-    ("conv1d", "Conv1d", (3, 4, 3), {}, (2, 3, 10), no_derivative),
+    ("conv1d", "Conv1d", (3, 4, 3), {}, (2, 3, 10), None),
     ("conv1d-strided-groups", "Conv1d", (4, 6, 3), {"stride": 2, "padding": 1, "groups": 2, "dilation": 2},
-     (2, 4, 11), no_derivative),
+     (2, 4, 11), None),
     ("conv1d-same-circular", "Conv1d", (3, 4, 4), {"padding": "same", "padding_mode": "circular"}, (2, 3, 9),
-     no_derivative),
-    ("conv1d-reflect", "Conv1d", (3, 2, 3), {"padding": 2, "padding_mode": "reflect"}, (2, 3, 9), no_derivative),
-    ("conv2d", "Conv2d", (3, 8, 3), {}, (2, 3, 7, 7), no_derivative),
-    ("conv2d-unbatched", "Conv2d", (3, 4, 3), {"padding": 1}, (3, 6, 5), no_derivative),
+     None),
+    ("conv1d-reflect", "Conv1d", (3, 2, 3), {"padding": 2, "padding_mode": "reflect"}, (2, 3, 9), None),
+    ("conv2d", "Conv2d", (3, 8, 3), {}, (2, 3, 7, 7), None),
+    ("conv2d-unbatched", "Conv2d", (3, 4, 3), {"padding": 1}, (3, 6, 5), None),
     ("conv2d-same-reflect", "Conv2d", (3, 4, (3, 2)), {"padding": "same", "padding_mode": "reflect",
-                                                       "dilation": (1, 2)}, (2, 3, 8, 8), no_derivative),
+                                                       "dilation": (1, 2)}, (2, 3, 8, 8), None),
     ("conv2d-replicate-nobias", "Conv2d", (3, 4, 3), {"padding": 1, "padding_mode": "replicate", "bias": False},
-     (2, 3, 6, 7), no_derivative),
+     (2, 3, 6, 7), None),
     ("conv2d-circular-strided", "Conv2d", (3, 4, 3), {"padding": (1, 2), "padding_mode": "circular", "stride": 2},
-     (2, 3, 7, 8), no_derivative),
+     (2, 3, 7, 8), None),
     ("conv2d-valid-depthwise", "Conv2d", (4, 4, 3), {"padding": "valid", "groups": 4}, (2, 4, 6, 6),
-     no_derivative),
-    ("conv2d-same-even-kernel", "Conv2d", (3, 4, 4), {"padding": "same"}, (2, 3, 7, 6), no_derivative),
-    ("maxpool2d", "MaxPool2d", (2,), {}, (2, 3, 8, 8), no_derivative),
+     None),
+    ("conv2d-same-even-kernel", "Conv2d", (3, 4, 4), {"padding": "same"}, (2, 3, 7, 6), None),
+    ("maxpool2d", "MaxPool2d", (2,), {}, (2, 3, 8, 8), None),
     ("maxpool2d-ceil-pad", "MaxPool2d", (3,), {"stride": 2, "padding": 1, "ceil_mode": True}, (2, 3, 8, 9),
-     no_derivative),
-    ("maxpool2d-dilation", "MaxPool2d", ((2, 3),), {"stride": 1, "dilation": 2}, (3, 9, 9), no_derivative),
-    ("avgpool2d", "AvgPool2d", (2,), {}, (2, 3, 8, 8), no_derivative),
+     None),
+    ("maxpool2d-dilation", "MaxPool2d", ((2, 3),), {"stride": 1, "dilation": 2}, (3, 9, 9), None),
+    ("avgpool2d", "AvgPool2d", (2,), {}, (2, 3, 8, 8), None),
     ("avgpool2d-nopadcount", "AvgPool2d", (3,), {"stride": 2, "padding": 1, "count_include_pad": False},
-     (2, 3, 8, 9), no_derivative),
+     (2, 3, 8, 9), None),
     ("avgpool2d-divisor-ceil", "AvgPool2d", (2,), {"divisor_override": 3, "ceil_mode": True}, (2, 3, 7, 7),
-     no_derivative),
-    ("adaptiveavgpool2d", "AdaptiveAvgPool2d", (4,), {}, (2, 3, 7, 9), no_derivative),
-    ("adaptiveavgpool2d-none", "AdaptiveAvgPool2d", ((3, None),), {}, (2, 3, 7, 8), no_derivative),
-    ("layernorm", "LayerNorm", ((4, 5),), {}, (3, 4, 5), no_derivative),
+     None),
+    ("adaptiveavgpool2d", "AdaptiveAvgPool2d", (4,), {}, (2, 3, 7, 9), None),
+    ("adaptiveavgpool2d-none", "AdaptiveAvgPool2d", ((3, None),), {}, (2, 3, 7, 8), None),
+    ("layernorm", "LayerNorm", ((4, 5),), {}, (3, 4, 5), None),
     ("layernorm-noaffine", "LayerNorm", (5,), {"elementwise_affine": False, "eps": 1e-3}, (3, 4, 5),
-     no_derivative),
-    ("groupnorm", "GroupNorm", (2, 6), {}, (3, 6, 4, 4), no_derivative),
-    ("groupnorm-noaffine", "GroupNorm", (3, 6), {"affine": False, "eps": 1e-4}, (3, 6, 5), no_derivative),
+     None),
+    ("groupnorm", "GroupNorm", (2, 6), {}, (3, 6, 4, 4), None),
+    ("groupnorm-noaffine", "GroupNorm", (3, 6), {"affine": False, "eps": 1e-4}, (3, 6, 5), None),
     ("relu", "ReLU", (), {}, (4, 5), None),
-    ("relu6", "ReLU6", (), {}, (4, 5), no_derivative),
-    ("leakyrelu", "LeakyReLU", (0.2,), {}, (4, 5), no_derivative),
-    ("elu", "ELU", (0.5,), {}, (4, 5), no_derivative),
-    ("selu", "SELU", (), {}, (4, 5), no_derivative),
-    ("celu", "CELU", (1.5,), {}, (4, 5), no_derivative),
-    ("gelu", "GELU", (), {}, (4, 5), no_derivative),
-    ("gelu-tanh", "GELU", (), {"approximate": "tanh"}, (4, 5), no_derivative),
-    ("silu", "SiLU", (), {}, (4, 5), no_derivative),
-    ("mish", "Mish", (), {}, (4, 5), no_derivative),
+    ("relu6", "ReLU6", (), {}, (4, 5), None),
+    ("leakyrelu", "LeakyReLU", (0.2,), {}, (4, 5), None),
+    ("elu", "ELU", (0.5,), {}, (4, 5), None),
+    ("selu", "SELU", (), {}, (4, 5), None),
+    ("celu", "CELU", (1.5,), {}, (4, 5), None),
+    ("gelu", "GELU", (), {}, (4, 5), None),
+    ("gelu-tanh", "GELU", (), {"approximate": "tanh"}, (4, 5), None),
+    ("silu", "SiLU", (), {}, (4, 5), None),
+    ("mish", "Mish", (), {}, (4, 5), None),
     ("sigmoid", "Sigmoid", (), {}, (4, 5), None),
     ("tanh", "Tanh", (), {}, (4, 5), None),
-    ("softplus", "Softplus", (2, 1.5), {}, (4, 5), no_derivative),
-    ("hardtanh", "Hardtanh", (-0.5, 0.7), {}, (4, 5), no_derivative),
-    ("hardsigmoid", "Hardsigmoid", (), {}, (4, 5), no_derivative),
-    ("hardswish", "Hardswish", (), {}, (4, 5), no_derivative),
-    ("logsigmoid", "LogSigmoid", (), {}, (4, 5), no_derivative),
-    ("glu", "GLU", (), {"dim": 1}, (4, 6), no_derivative),
-    ("threshold", "Threshold", (0.1, 20.0), {}, (4, 5), no_derivative),
+    ("softplus", "Softplus", (2, 1.5), {}, (4, 5), None),
+    ("hardtanh", "Hardtanh", (-0.5, 0.7), {}, (4, 5), None),
+    ("hardsigmoid", "Hardsigmoid", (), {}, (4, 5), None),
+    ("hardswish", "Hardswish", (), {}, (4, 5), None),
+    ("logsigmoid", "LogSigmoid", (), {}, (4, 5), None),
+    ("glu", "GLU", (), {"dim": 1}, (4, 6), None),
+    ("threshold", "Threshold", (0.1, 20.0), {}, (4, 5), None),
     ("softmax", "Softmax", (), {"dim": 1}, (4, 5), None),
     ("logsoftmax", "LogSoftmax", (0,), {}, (4, 5), None),
     ("softmin", "Softmin", (1,), {}, (4, 5), None),
@@ -218,7 +214,6 @@ def test_batchnorm_errors_and_old_state_dict():
     assert str(e.value) == str(te.value)
 
 
-@no_derivative
 def test_batchnorm_backward():
     em, tm = pair("BatchNorm2d", 3)
     x, tx = make_input((4, 3, 2, 2), "float64")
@@ -271,7 +266,6 @@ def test_embedding(kwargs):
     assert_same(em.weight.detach(), tm.weight.detach())  # max_norm renormalises rows in place
 
 
-@no_derivative
 def test_embedding_backward_padding():
     em, tm = pair("Embedding", 10, 3, padding_idx=1)
     idx = [[1, 2, 3, 2], [0, 1, 9, 9]]
@@ -353,12 +347,7 @@ def test_loss_forward(case):
         assert_same(em(x, t), tm(tx, tt))
 
 
-# the losses whose ops have their derivative in Ember already
-LOSSES_WITH_DERIVATIVE = {"l1-none", "bcelogits", "bcelogits-posweight", "crossentropy-probs"}
-
-
-@pytest.mark.parametrize("case", [pytest.param(c, id=c[0], marks=[] if c[0] in LOSSES_WITH_DERIVATIVE else
-                                               [no_derivative]) for c in LOSSES])
+@pytest.mark.parametrize("case", [pytest.param(c, id=c[0]) for c in LOSSES])
 def test_loss_backward(case):
     em, tm, x, tx, t, tt = _loss_case(case)
     x = x.detach().requires_grad_(True)
