@@ -230,6 +230,20 @@ void binary_arith_t(char** data, const int64_t* s, int64_t n, T alpha) {
   } else if (s[0] == e && s[1] == e && s[2] == 0) {  // tensor op number (relu as clamp_min(x, 0), x + 1, ...)
     const T bv = *b;
     const vec_t<T> bb = vec_t<T>{} + bv;
+    if constexpr (op == VecOp::Maximum || op == VecOp::Minimum) {
+      if (bv == bv) {  // a number bound (clamp_min(x, 0)): only x can be NaN, one test fewer per vector
+        const vec_t<T> qnan = vec_t<T>{} + std::numeric_limits<T>::quiet_NaN();
+        write_contiguous(
+            o, n,
+            [&](int64_t i) {
+              const vec_t<T> x = load(a + i);
+              const vec_t<T> r = op == VecOp::Maximum ? (x > bb ? x : bb) : (x < bb ? x : bb);
+              return x != x ? qnan : r;
+            },
+            [&](int64_t i) { return f(a[i], bv); });
+        return;
+      }
+    }
     write_contiguous(o, n, [&](int64_t i) { return f(load(a + i), bb); }, [&](int64_t i) { return f(a[i], bv); });
   } else {
     binary_loop<T, T>(data, s, n, [&](T x, T y) { return f(x, y); });
