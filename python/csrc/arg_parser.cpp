@@ -382,6 +382,13 @@ Signature make_signature(const OperatorHandle& op) {
     for (size_t i = 0; i < fs.arguments.size(); ++i)
       if (fs.arguments[i].alias && fs.arguments[i].alias->set == fs.returns[0].alias->set) sig.returns_alias_of = static_cast<int>(i);
   }
+  // Note [requires_grad of factories]
+  // PyTorch's Python signatures of the tensor factories (zeros, ones, full, arange, rand, randn, empty, the
+  // *_like ops, ...) add a keyword `requires_grad=False` that the op schema does not have: the binding makes
+  // the result a leaf that requires grad. Ember recognises the factories by their kwarg-only `Device? device`
+  // argument, which only they have.
+  for (const auto& a : fs.arguments)
+    if (a.kwarg_only && a.name == "device") sig.factory = true;
   std::string t = "(";
   bool kw = false;
   for (size_t i = 0; i < sig.args.size(); ++i) {
@@ -395,12 +402,13 @@ Signature make_signature(const OperatorHandle& op) {
     if (a.is_out || (a.has_default && a.default_value.is_none())) t += "=None";
     else if (a.has_default) t += "=" + a.default_value.repr();
   }
+  if (sig.factory) t += ", requires_grad=False";
   sig.text = t + ")";
   return sig;
 }
 
 bool parse_call(const Signature& sig, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Stack& stack,
-                std::string* why, bool from_operator) {
+                std::string* why, bool from_operator, PyObject** requires_grad) {
   const size_t base = stack.size();
   const size_t n = sig.args.size();
   stack.resize(base + n);
@@ -449,6 +457,10 @@ bool parse_call(const Signature& sig, PyObject* const* args, Py_ssize_t nargs, P
       if (j == n) {
         for (j = 0; j < n; ++j)
           if (PyUnicode_Compare(sig.args[j].name_obj, key) == 0) break;
+      }
+      if (j == n && sig.factory && PyUnicode_CompareWithASCIIString(key, "requires_grad") == 0) {
+        if (requires_grad) *requires_grad = args[nargs + k];
+        continue;
       }
       if (j == n) return fail([&] { return fmt::format("got an unexpected keyword argument '{}'", PyUnicode_AsUTF8(key)); });
       if (given[j]) return fail([&] { return fmt::format("got multiple values for argument '{}'", sig.args[j].name); });

@@ -41,6 +41,7 @@ struct Signature {
   int returns_alias_of = -1;     // the result is the Python object passed for this argument (in-place, out=)
   std::string text;              // "(Tensor input, Tensor other, *, Number alpha=1, Tensor out=None)"
   PyTypeObject* return_type = nullptr;  // Note [named returns]: ember.return_types.<op>, or null (a plain tuple)
+  bool factory = false;          // takes `requires_grad=` (Note [requires_grad of factories])
 };
 
 Signature make_signature(const OperatorHandle& op);
@@ -49,8 +50,10 @@ Signature make_signature(const OperatorHandle& op);
 /// types, and then sets *why to the reason unless why is null (the message costs time: ask for it only when
 /// reporting an error); raises (C++ exception) on errors that are not mismatches (an int that overflows).
 /// `from_operator`: a Python operator (a + 2) calls the op, and every Tensor argument takes numbers.
+/// `requires_grad`: for a factory signature, receives the `requires_grad=` keyword's value (null when absent);
+/// when null the keyword is accepted and ignored.
 bool parse_call(const Signature& sig, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Stack& stack,
-                std::string* why, bool from_operator = false);
+                std::string* why, bool from_operator = false, PyObject** requires_grad = nullptr);
 
 /// Converts a call's result (on the stack) into a Python object.
 PyObject* result_to_python(const Signature& sig, Stack& stack, PyObject* const* args, Py_ssize_t nargs,

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "arg_parser.h"
+#include "ember/autograd/autograd.h"
 #include "dtype.h"
 #include "ember/ops/meta.h"
 #include "tensor.h"
@@ -42,6 +43,16 @@ struct StackLease {
 thread_local std::vector<std::unique_ptr<Stack>> StackLease::pool;
 thread_local size_t StackLease::depth = 0;
 
+// requires_grad= of a factory call (Note [requires_grad of factories]): a bool; True makes the result a leaf
+// that requires grad (floating dtypes only, PyTorch's RuntimeError otherwise).
+void set_factory_requires_grad(Stack& stack, PyObject* requires_grad) {
+  if (!PyBool_Check(requires_grad)) {
+    PyErr_Format(PyExc_TypeError, "argument 'requires_grad' must be bool, not %s", py_type_name(requires_grad).c_str());
+    throw python_error_already_set();
+  }
+  if (requires_grad == Py_True) autograd::set_requires_grad(stack.back().to_tensor(), true);
+}
+
 // Tries each overload; returns the result, or nullptr when none accepted the arguments (mismatch_reasons
 // then says why). Errors raised by the op itself propagate as C++ exceptions.
 PyObject* dispatch_call(PyOp* op, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
@@ -49,8 +60,10 @@ PyObject* dispatch_call(PyOp* op, PyObject* const* args, Py_ssize_t nargs, PyObj
   StackLease lease;
   Stack& stack = *lease.stack;
   for (const Signature& sig : *op->overloads) {
-    if (!parse_call(sig, args, nargs, kwnames, stack, nullptr, from_operator)) continue;
+    PyObject* requires_grad = nullptr;
+    if (!parse_call(sig, args, nargs, kwnames, stack, nullptr, from_operator, &requires_grad)) continue;
     sig.op.call_boxed(&stack);
+    if (requires_grad) set_factory_requires_grad(stack, requires_grad);
     return result_to_python(sig, stack, args, nargs, kwnames);
   }
   return nullptr;

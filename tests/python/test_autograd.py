@@ -393,3 +393,40 @@ def test_max_dim_multi_output_gradients(keepdim):
     e, t = run(ember), run(torch)
     assert e[:3] == t[:3]
     assert_same(e[3], t[3])
+
+
+# ---------------------------------------------------------------------------------------------- factories
+FACTORY_CALLS = [
+    ("zeros", lambda m, **k: m.zeros(2, 3, **k)),
+    ("ones", lambda m, **k: m.ones((2,), dtype=m.float64, **k)),
+    ("full", lambda m, **k: m.full((2,), 1.5, **k)),
+    ("empty", lambda m, **k: m.empty(0, **k)),
+    ("arange", lambda m, **k: m.arange(3.0, **k)),
+    ("linspace", lambda m, **k: m.linspace(0, 1, 5, **k)),
+    ("eye", lambda m, **k: m.eye(2, **k)),
+    ("rand", lambda m, **k: m.rand(2, **k)),
+    ("randn_generator", lambda m, **k: m.randn(2, generator=m.Generator().manual_seed(0), **k)),
+    ("zeros_like", lambda m, **k: m.zeros_like(m.ones(2), **k)),
+    ("full_like", lambda m, **k: m.full_like(m.ones(2), 7.0, **k)),
+    ("randn_like", lambda m, **k: m.randn_like(m.ones(2), **k)),
+]
+
+
+@pytest.mark.parametrize("rg", [True, False])
+@pytest.mark.parametrize("name,call", FACTORY_CALLS, ids=[c[0] for c in FACTORY_CALLS])
+def test_factories_take_requires_grad(name, call, rg):
+    # Note [requires_grad of factories]: the result is a leaf that requires grad.
+    e, t = call(ember, requires_grad=rg), call(torch, requires_grad=rg)
+    assert (e.requires_grad, e.is_leaf, e.grad_fn) == (t.requires_grad, t.is_leaf, t.grad_fn)
+    assert e.shape == tuple(t.shape) and str(e.dtype) == str(t.dtype).replace("torch", "ember")
+
+
+@pytest.mark.parametrize("call", [lambda m: m.ones(2, dtype=m.int64, requires_grad=True),
+                                  lambda m: m.arange(3, requires_grad=True),
+                                  lambda m: m.zeros(2, requires_grad=1),
+                                  lambda m: m.add(m.ones(1), 1, requires_grad=True)])
+def test_factory_requires_grad_errors_match_pytorch(call):
+    with pytest.raises(Exception) as te:
+        call(torch)
+    with pytest.raises(type(te.value)):
+        call(ember)
