@@ -41,14 +41,21 @@ std::vector<variable_list> numerical_jacobians(const GradcheckFunction& fn, cons
     for (int64_t j = 0; j < x.numel(); ++j) {
       Tensor e = element(x, j);
       double orig = e.item<double>();
-      e.fill_(orig - eps);
-      variable_list lo = fn(inputs);
-      e.fill_(orig + eps);
-      variable_list hi = fn(inputs);
+      // Each evaluation's outputs are copied at once: an output may be a view of the perturbed input (the
+      // gradient of a sum is the upstream gradient expanded), which the next fill_ would change.
+      auto eval_at = [&](double value) {
+        e.fill_(value);
+        variable_list out = fn(inputs);
+        for (Tensor& t : out)
+          if (t.defined()) t = flat64(t);
+        return out;
+      };
+      variable_list lo = eval_at(orig - eps);
+      variable_list hi = eval_at(orig + eps);
       e.fill_(orig);
       for (size_t o = 0; o < outputs.size() && o < lo.size() && o < hi.size(); ++o) {
         if (!jac[a][o].defined() || !lo[o].defined() || !hi[o].defined()) continue;
-        jac[a][o].select(0, j).copy_((flat64(hi[o]) - flat64(lo[o])) / (2 * eps));
+        jac[a][o].select(0, j).copy_((hi[o] - lo[o]) / (2 * eps));
       }
     }
   }
