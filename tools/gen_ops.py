@@ -569,7 +569,11 @@ def gen_autograd(ops):
         else:
             outs = ["result"]
         view = bool(s.rets and s.rets[0].alias)
-        k = [f"{ret} {kname}({params}) {{\n{handle}  {ret} result;\n  {{\n"
+        refuse = "".join(
+            f"  if (GradMode::is_enabled() && any_requires_grad({n}))\n"
+            f"    EMBER_FAIL(\"The function '{base}' is not differentiable with respect to argument '{n}'. This input "
+            f"cannot have requires_grad True.\");\n" for n in o.entry.get("not_differentiable", []))
+        k = [f"{ret} {kname}({params}) {{\n{handle}{refuse}  {ret} result;\n  {{\n"
              f"    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n    result = {call};\n  }}\n"
              + ("  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);\n"
                 if view and not multi else "")]

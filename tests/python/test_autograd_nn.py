@@ -516,3 +516,31 @@ def test_double_backward_node_names_match_torch():
     ours, theirs = names(ember, F), names(torch, TF)
     assert ours == theirs
     assert ours[0] == ["ConvolutionBackwardBackward0"] * 2
+
+
+# ---------------------------------------------------------------------------------------------- class weights
+NOT_DIFFERENTIABLE = [
+    ("nll_loss", lambda m, F, x, w: F.nll_loss(x.log_softmax(1), m.tensor([1, 0, 3]), weight=w), (4,)),
+    ("cross_entropy", lambda m, F, x, w: F.cross_entropy(x, m.tensor([1, 0, 3]), weight=w), (4,)),
+    ("nll_loss2d", lambda m, F, x, w: F.nll_loss(x.reshape(1, 3, 2, 2).log_softmax(1),
+                                                  m.zeros(1, 2, 2, dtype=m.int64), weight=w), (3,)),
+    ("bce", lambda m, F, x, w: F.binary_cross_entropy(x.sigmoid(), m.full((3, 4), 0.5), weight=w), (3, 4)),
+    ("bce_logits_weight", lambda m, F, x, w: F.binary_cross_entropy_with_logits(x, m.full((3, 4), 0.5), weight=w),
+     (3, 4)),
+    ("bce_logits_pos_weight",
+     lambda m, F, x, w: F.binary_cross_entropy_with_logits(x, m.full((3, 4), 0.5), pos_weight=w), (4,)),
+]
+
+
+@pytest.mark.parametrize("x_requires_grad", [True, False])
+@pytest.mark.parametrize("name,fn,wshape", NOT_DIFFERENTIABLE, ids=[c[0] for c in NOT_DIFFERENTIABLE])
+def test_class_weights_requiring_grad_raise_like_pytorch(name, fn, wshape, x_requires_grad):
+    # PyTorch has no derivative for these weights and refuses them requiring grad rather than dropping it; under
+    # no_grad the same call works.
+    for m, F in ((torch, torch.nn.functional), (ember, ember.nn.functional)):
+        x = m.linspace(-1, 1, 12).reshape(3, 4).requires_grad_(x_requires_grad)
+        w = m.linspace(0.5, 1, int(np.prod(wshape))).reshape(wshape).requires_grad_()
+        with pytest.raises(RuntimeError, match="not differentiable with respect to argument"):
+            fn(m, F, x, w)
+        with m.no_grad():
+            fn(m, F, x, w)

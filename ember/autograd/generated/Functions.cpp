@@ -5266,6 +5266,8 @@ variable_list NllLossBackward0::apply(variable_list&& grads) {
 
 std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::nll_loss_forward");
+  if (GradMode::is_enabled() && any_requires_grad(weight))
+    EMBER_FAIL("The function 'nll_loss_forward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.");
   std::tuple<Tensor, Tensor> result;
   {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
@@ -5318,6 +5320,8 @@ variable_list NllLoss2DBackward0::apply(variable_list&& grads) {
 
 std::tuple<Tensor, Tensor> nll_loss2d_forward(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::nll_loss2d_forward");
+  if (GradMode::is_enabled() && any_requires_grad(weight))
+    EMBER_FAIL("The function 'nll_loss2d_forward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.");
   std::tuple<Tensor, Tensor> result;
   {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
@@ -5492,6 +5496,8 @@ variable_list BinaryCrossEntropyBackward0::apply(variable_list&& grads) {
 
 Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::binary_cross_entropy");
+  if (GradMode::is_enabled() && any_requires_grad(weight))
+    EMBER_FAIL("The function 'binary_cross_entropy' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.");
   Tensor result;
   {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
@@ -5537,6 +5543,10 @@ variable_list BinaryCrossEntropyWithLogitsBackward0::apply(variable_list&& grads
 
 Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, const std::optional<Tensor>& pos_weight, int64_t reduction) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::binary_cross_entropy_with_logits");
+  if (GradMode::is_enabled() && any_requires_grad(weight))
+    EMBER_FAIL("The function 'binary_cross_entropy_with_logits' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.");
+  if (GradMode::is_enabled() && any_requires_grad(pos_weight))
+    EMBER_FAIL("The function 'binary_cross_entropy_with_logits' is not differentiable with respect to argument 'pos_weight'. This input cannot have requires_grad True.");
   Tensor result;
   {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
