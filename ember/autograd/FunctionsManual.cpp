@@ -231,9 +231,9 @@ variable_list cat_backward(const Tensor& grad, const std::vector<IntArrayRef>& s
 Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
                                           bool keepdim) {
   if (sizes.empty()) return grad.reshape(sizes);  // 0-dim input: the value is the element
-  dim = wrap_dim(dim, static_cast<int64_t>(sizes.size()));
-  Tensor g = keepdim ? grad : grad.unsqueeze(dim);
-  Tensor i = keepdim ? indices : indices.unsqueeze(dim);
+  const int64_t ndim = static_cast<int64_t>(sizes.size());
+  const Tensor g = unsqueeze_reduced(grad, ndim, IntArrayRef{dim}, keepdim);
+  const Tensor i = unsqueeze_reduced(indices, ndim, IntArrayRef{dim}, keepdim);
   return ember::zeros(sizes, grad.dtype()).scatter(dim, i, g);
 }
 

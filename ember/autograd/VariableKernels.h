@@ -41,7 +41,7 @@ inline void add_input(Node& node, const Tensor& t) {
 inline void add_input(Node& node, const std::optional<Tensor>& t) {
   if (t && t->defined()) return add_input(node, *t);
   node.add_next_edge(Edge{});
-  node.input_meta.push_back({});
+  node.input_meta.push_back(meta_of(Tensor()));
 }
 /// A list input takes one slot per element.
 inline void add_input(Node& node, TensorList ts) {
@@ -92,7 +92,7 @@ inline void materialize_grads(variable_list& grads, const std::vector<InputMeta>
 /// Whether a list result has a floating-point (differentiable) element.
 inline bool differentiable(const std::vector<Tensor>& ts) {
   for (const Tensor& t : ts)
-    if (is_floating_point(t.dtype())) return true;
+    if (floating_output(t)) return true;
   return false;
 }
 
@@ -103,7 +103,7 @@ inline void set_list_history(const std::vector<Tensor>& ts, const std::shared_pt
   node->num_outputs = static_cast<uint32_t>(ts.size());
   for (size_t i = 0; i < ts.size(); ++i) {
     output_meta.push_back(meta_of(ts[i]));
-    if (!is_floating_point(ts[i].dtype())) continue;
+    if (!floating_output(ts[i])) continue;
     set_history(ts[i], node, static_cast<uint32_t>(i));
     if (view) mark_view(ts[i]);  // Note [views and in-place]
   }

@@ -192,6 +192,12 @@ void unary_scalar(char** data, const int64_t* s, int64_t n, double) {
   unary_loop<T, T>(data, s, n, [](T x) { return F::f(x); });
 }
 
+// The larger (maximum) or smaller (minimum) of a and b lane by lane; NaN lanes are left to the caller.
+template <VecOp op, class X>
+inline X extreme(X a, X b) {
+  return op == VecOp::Maximum ? (a > b ? a : b) : (a < b ? a : b);
+}
+
 // One binary op on vectors or on elements (the same values: NaN in either operand of maximum/minimum gives
 // NaN, as ops::Maximum).
 template <VecOp op, class X>
@@ -205,8 +211,7 @@ inline X binary_value(X a, X b, X alpha) {
     else return ops::Minimum::f(a, b);
   } else {
     using T = std::remove_reference_t<decltype(a[0])>;
-    const X r = op == VecOp::Maximum ? (a > b ? a : b) : (a < b ? a : b);
-    return ((a != a) | (b != b)) ? X{} + std::numeric_limits<T>::quiet_NaN() : r;
+    return ((a != a) | (b != b)) ? X{} + std::numeric_limits<T>::quiet_NaN() : extreme<op>(a, b);
   }
 }
 
@@ -237,8 +242,7 @@ void binary_arith_t(char** data, const int64_t* s, int64_t n, T alpha) {
             o, n,
             [&](int64_t i) {
               const vec_t<T> x = load(a + i);
-              const vec_t<T> r = op == VecOp::Maximum ? (x > bb ? x : bb) : (x < bb ? x : bb);
-              return x != x ? qnan : r;
+              return x != x ? qnan : extreme<op>(x, bb);
             },
             [&](int64_t i) { return f(a[i], bv); });
         return;
