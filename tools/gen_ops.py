@@ -434,8 +434,7 @@ def gen_autograd(ops):
         target_names = {n for names, _ in targets for n in names}
         base = s.name.split("::")[-1]
         kname = base + ("_" + s.overload if s.overload else "")
-        ptypes = [cpp_arg_type(a.type) for a in s.args]
-        params = ", ".join(f"{t} {a.name}" for t, a in zip(ptypes, s.args))
+        params = o.cpp_params(False)
         names = ", ".join(a.name for a in s.args)
         handle = (f"  static const OperatorHandle h = Dispatcher::singleton().find_or_throw({cstr(s.full())});\n")
         call = f"h.call<{o.call_types()}>({names})"
@@ -656,7 +655,7 @@ def gen_inplace_or_view(ops):
             continue
         base = s.name.split("::")[-1]
         kname = base + ("_" + s.overload if s.overload else "")
-        params = ", ".join(f"{cpp_arg_type(a.type)} {a.name}" for a in s.args)
+        params = o.cpp_params(False)
         names = ", ".join(a.name for a in s.args)
         ret = cpp_ret_type(s.rets)
         k = [f"{ret} {kname}({params}) {{\n"
