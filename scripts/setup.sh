@@ -28,6 +28,9 @@ PACKAGES=(
   python3-torch             # the oracle for /usr/bin/python3; Ember never links or imports it itself
   # --- benchmarks: Google Benchmark for C++, LibTorch as the C++ reference
   libbenchmark-dev libtorch-dev
+  # --- the main job (examples/fashion_mnist): real data, progress bar, loss/accuracy plot
+  dataset-fashion-mnist     # /usr/share/datasets/fashion-mnist/*-ubyte.gz (IDX, gzip)
+  python3-tqdm python3-matplotlib
 )
 
 # One dpkg-query for all packages (packages dpkg has never heard of print nothing, so they count as missing).
