@@ -43,6 +43,7 @@ from ._C import Generator, default_generator  # noqa: F401  (re-exported)
 from ._size import Size
 from ._tensor import Tensor
 from ._tensor_str import set_printoptions
+from ._dtype_info import finfo, iinfo
 
 __version__ = "0.1.0"
 
@@ -71,6 +72,12 @@ from . import nn  # noqa: E402  (ember.nn, as torch.nn after `import torch`)
 from . import optim  # noqa: E402  (ember.optim, as torch.optim)
 from . import random  # noqa: E402  (after the ops: ember.random is the module, as torch.random)
 from .random import fork_rng, get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402,F401
+from . import cuda  # noqa: E402  (ember.cuda.is_available() is False: PyTorch programs take their CPU path)
+
+# PyTorch's math constants (torch.pi, torch.e, torch.inf, torch.nan).
+import math as _math  # noqa: E402
+
+pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
 
 
 def nonzero(input, *, out=None, as_tuple=False):
@@ -148,6 +155,35 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
+def as_tensor(data, dtype=None, device=None):
+    """data as a tensor, sharing memory when it can (PyTorch's torch.as_tensor).
+
+    A Tensor is returned as it is when dtype (and device) already match, else converted with ``to``; a NumPy
+    array shares its memory (``from_numpy``) unless a dtype conversion is asked for; anything else (numbers,
+    nested sequences) is copied as ``ember.tensor(data, dtype=dtype)`` does.
+
+    Raises:
+        TypeError: data of a type a tensor cannot be made from (as ``ember.tensor``).
+    """
+    import numpy as np
+
+    if isinstance(data, Tensor):
+        return data if dtype is None or data.dtype == dtype else data.to(dtype)
+    if isinstance(data, np.ndarray):
+        t = from_numpy(data)
+        return t if dtype is None or t.dtype == dtype else t.to(dtype)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def is_nonzero(input):
+    """True when the one-element tensor input is not zero (``bool(input)``).
+
+    Raises:
+        RuntimeError: input has no values or more than one value.
+    """
+    return builtins.bool(input)
+
+
 def numel(input):
     """Number of elements of input."""
     return input.numel()
@@ -177,5 +213,5 @@ def split(tensor, split_size_or_sections, dim=0):
     return _C._functions["split"](tensor, split_size_or_sections, dim)
 
 
-__all__ = ["Tensor", "Size", "tensor", "from_numpy", "is_tensor", "set_printoptions", "Generator", "default_generator",
+__all__ = ["Tensor", "Size", "tensor", "from_numpy", "as_tensor", "is_tensor", "is_nonzero", "finfo", "iinfo", "set_printoptions", "Generator", "default_generator",
            "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "fork_rng"] + sorted(_C._functions)

@@ -135,23 +135,72 @@ class Tensor(_C._TensorBase):
         return self
 
     def __reduce_ex__(self, protocol):
+        # The values (a NumPy copy) and requires_grad; a non-leaf pickles as a leaf, as PyTorch's does.
         import numpy as np
 
         if self.dtype == _C.bfloat16:
-            return (_rebuild_bfloat16, (self.view_as(self).to(_C.float32).numpy().copy(),))
-        return (_rebuild, (np.array(self.numpy(), copy=True),))
+            values = self.detach().to(_C.float32).numpy().copy()
+        else:
+            values = np.array(self.detach().numpy(), copy=True)
+        return (_rebuild, (values, str(self.dtype).split(".")[-1], self.requires_grad))
 
     def __deepcopy__(self, memo):
-        r = self.clone()
+        # As PyTorch: leaves only; the copy keeps requires_grad and a deep copy of grad.
+        if id(self) in memo:
+            return memo[id(self)]
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                               "protocol at the moment")
+        from .autograd import no_grad
+
+        with no_grad():
+            r = self.clone()
+        r.requires_grad_(self.requires_grad)
         memo[id(self)] = r
+        if self.grad is not None:
+            import copy
+
+            r.grad = copy.deepcopy(self.grad, memo)
         return r
 
+    # ---- new_*: factories taking dtype (and device) from self unless given
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+        """A copy of data as a tensor of self's dtype (or dtype)."""
+        return _C.tensor(data, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad)
 
-def _rebuild(array):
-    return _C.from_numpy(array)
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+        """An uninitialised tensor of the given size and self's dtype (or dtype)."""
+        return self._new_factory("empty", size, dtype, requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        """Zeros of the given size and self's dtype (or dtype)."""
+        return self._new_factory("zeros", size, dtype, requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        """Ones of the given size and self's dtype (or dtype)."""
+        return self._new_factory("ones", size, dtype, requires_grad)
+
+    def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+        """fill_value in every element of a tensor of the given size and self's dtype (or dtype)."""
+        return _C._functions["full"](size, fill_value, dtype=self.dtype if dtype is None else dtype,
+                                     requires_grad=requires_grad)
+
+    def _new_factory(self, name, size, dtype, requires_grad):
+        if len(size) == 1 and not isinstance(size[0], int):
+            size = size[0]  # new_zeros((2, 3)) as well as new_zeros(2, 3)
+        return _C._functions[name](size, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad)
 
 
-def _rebuild_bfloat16(array):
+def _rebuild(array, dtype_name=None, requires_grad=False):
+    t = _C.from_numpy(array)
+    if dtype_name is not None and str(t.dtype).split(".")[-1] != dtype_name:
+        t = t.to(getattr(_C, dtype_name))  # bfloat16 travels as float32
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _rebuild_bfloat16(array):  # pickles written before the dtype travelled with the values
     return _C.from_numpy(array).to(_C.bfloat16)
 
 

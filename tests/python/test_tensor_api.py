@@ -321,6 +321,89 @@ def test_deepcopy_in_a_container():
     assert d["a"] is d["b"][0] and d["a"] is not x
 
 
+def test_pickle_and_deepcopy_keep_requires_grad_as_pytorch():
+    for lib in (torch, ember):
+        a = lib.ones(2, requires_grad=True)
+        b = a * 2
+        pb = pickle.loads(pickle.dumps(b))  # a non-leaf pickles as a leaf that requires grad
+        assert pb.requires_grad and pb.is_leaf and pb.tolist() == [2.0, 2.0]
+        with pytest.raises(RuntimeError, match="graph leaves"):
+            copy.deepcopy(b)
+        a.grad = lib.full((2,), 3.0)
+        c = copy.deepcopy(a)
+        assert c.requires_grad and c.is_leaf and c.grad.tolist() == [3.0, 3.0]
+        assert c.grad.data_ptr() != a.grad.data_ptr()
+        p = lib.nn.Parameter(lib.ones(2), requires_grad=False)
+        for q in (pickle.loads(pickle.dumps(p)), copy.deepcopy(p)):
+            assert type(q) is lib.nn.Parameter and q.requires_grad is False
+    bf = ember.tensor([1.5, -2.0], dtype=ember.bfloat16, requires_grad=True)
+    r = pickle.loads(pickle.dumps(bf))
+    assert r.dtype == ember.bfloat16 and r.requires_grad and r.tolist() == [1.5, -2.0]
+
+
+# ---------------------------------------------------------------------------------------------- new_* and misc
+@pytest.mark.parametrize("dtype", ["int16", "float64", "bool"])
+def test_new_factories_take_dtype_from_self(dtype):
+    for lib in (torch, ember):
+        x = lib.ones(2, dtype=getattr(lib, dtype))
+        cases = [x.new_zeros(2, 3), x.new_zeros((2, 3)), x.new_ones(3), x.new_empty(()), x.new_full((2,), 1),
+                 x.new_tensor([1, 0]), x.new_zeros([2], dtype=lib.float32), x.new_ones(1, requires_grad=False)]
+        got = [(tuple(t.shape), dtype_name(t.dtype)) for t in cases]
+        values = [t.tolist() for t in cases if t.numel() and t is not cases[3]]
+        if lib is torch:
+            expected = (got, values)
+        else:
+            assert (got, values) == expected
+    r = ember.ones(1).new_zeros(2, requires_grad=True)
+    assert r.requires_grad and r.is_leaf
+
+
+def test_as_tensor_shares_memory_as_pytorch():
+    n = np.ones(3)
+    e, t = ember.as_tensor(n), torch.as_tensor(n)
+    n[0] = 5
+    assert e.tolist() == t.tolist() == [5.0, 1.0, 1.0] and dtype_name(e.dtype) == dtype_name(t.dtype)
+    x = ember.ones(2)
+    assert ember.as_tensor(x) is x and ember.as_tensor(x, dtype=ember.float64).dtype == ember.float64
+    assert_same(ember.as_tensor([1, 2]), torch.as_tensor([1, 2]))
+    assert_same(ember.as_tensor(3.5), torch.as_tensor(3.5))
+    assert_same(ember.as_tensor(n, dtype=ember.float32), torch.as_tensor(n, dtype=torch.float32))
+
+
+@pytest.mark.parametrize("values", [[1], [0.0], [], [1, 2]], ids=str)
+def test_is_nonzero(values):
+    check(lambda: ember.is_nonzero(ember.tensor(values)), lambda: torch.is_nonzero(torch.tensor(values)))
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_finfo(dtype):
+    e, t = ember.finfo(getattr(ember, dtype)), torch.finfo(getattr(torch, dtype))
+    for attr in ["bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype"]:
+        assert getattr(e, attr) == getattr(t, attr), attr
+    assert repr(e) == repr(t)
+    assert ember.finfo() == ember.finfo(ember.float32)
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+def test_iinfo(dtype):
+    e, t = ember.iinfo(getattr(ember, dtype)), torch.iinfo(getattr(torch, dtype))
+    assert (e.bits, e.min, e.max, e.dtype) == (t.bits, t.min, t.max, t.dtype)
+    assert repr(e) == repr(t)
+
+
+def test_finfo_iinfo_errors():
+    for efn, tfn in [(lambda: ember.finfo(ember.int32), lambda: torch.finfo(torch.int32)),
+                     (lambda: ember.iinfo(ember.float32), lambda: torch.iinfo(torch.float32)),
+                     (lambda: ember.iinfo(ember.bool), lambda: torch.iinfo(torch.bool)),
+                     (lambda: ember.finfo(3), lambda: torch.finfo(3))]:
+        check(efn, tfn)
+
+
+def test_constants_and_cuda():
+    assert (ember.pi, ember.e) == (torch.pi, torch.e) and ember.inf == torch.inf and math.isnan(ember.nan)
+    assert ember.cuda.is_available() is False and ember.cuda.device_count() == 0
+
+
 def test_hash_and_identity():
     x = make_tensor((2,), "float32")
     assert hash(x) == hash(x) and {x: 1}[x] == 1
