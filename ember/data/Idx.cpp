@@ -195,18 +195,24 @@ Tensor read_idx(const std::string& path) {
   EMBER_CHECK(got == nbytes, "read_idx: '{}': truncated data: dimensions {} of {} need {} bytes, got {}{}", path,
               sizes, dtype_name(*dtype), nbytes, got, file.cut_short() ? " (the gzip stream ends early)" : "");
 
-  // Count what follows the data, without holding it (a plain file's size tells it at once).
+  // Look for bytes after the data (a plain file's size tells at once). The final read also makes zlib check the
+  // gzip trailer (CRC and length). Counting stops at one buffer: a decompression bomb after valid data is
+  // reported, not inflated.
   int64_t trailing = 0;
+  bool more = false;
   if (file.plain() && file.file_size() >= 0) {
     trailing = file.file_size() - header - nbytes;
   } else {
     std::vector<unsigned char> scratch(1 << 16);
-    for (int64_t r; (r = file.read(scratch.data(), int64_t(scratch.size()))) > 0;) trailing += r;
+    trailing = file.read(scratch.data(), int64_t(scratch.size()));
+    more = trailing == int64_t(scratch.size());
   }
-  EMBER_CHECK(!file.cut_short(), "read_idx: '{}': the gzip stream ends early (truncated file: its end marker and CRC are missing)",
+  EMBER_CHECK(!file.cut_short(),
+              "read_idx: '{}': the gzip stream ends early (truncated file: its end marker and CRC are missing)",
               path);
-  EMBER_CHECK(trailing == 0, "read_idx: '{}': {} bytes of trailing data after the {} bytes that dimensions {} of {} need",
-              path, trailing, nbytes, sizes, dtype_name(*dtype));
+  EMBER_CHECK(trailing == 0,
+              "read_idx: '{}': {}{} bytes of trailing data after the {} bytes that dimensions {} of {} need", path,
+              more ? "at least " : "", trailing, nbytes, sizes, dtype_name(*dtype));
 
   swap_to_native(out.data_ptr(), nbytes / width, width);
   return out;

@@ -2,16 +2,21 @@
 // way a file can be broken (with the error naming the file and the fault), and the real Fashion-MNIST files
 // of Debian's dataset-fashion-mnist when they are installed.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include <bit>
 #include <cmath>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <string>
+#include <thread>
+#include <tuple>
 #include <vector>
 
 #include "TestSupport.h"
@@ -144,7 +149,8 @@ TEST_F(Idx, MissingOrUnreadable) {
 TEST_F(Idx, TruncatedHeader) {
   for (auto write : {&Idx::plain, &Idx::gz}) {
     std::string p = (this->*write)("h.idx", Bytes{0, 0});
-    EMBER_EXPECT_ERROR(data::read_idx(p), Runtime, "'" + p + "': truncated header: expected 4 bytes of magic number, got 2");
+    EMBER_EXPECT_ERROR(data::read_idx(p), Runtime,
+                       "'" + p + "': truncated header: expected 4 bytes of magic number, got 2");
     p = (this->*write)("h.idx", {});
     EMBER_EXPECT_ERROR(data::read_idx(p), Runtime, "expected 4 bytes of magic number, got 0");
     Bytes cut = header(0x08, {60000, 28, 28});
@@ -207,6 +213,46 @@ TEST_F(Idx, TrailingGarbage) {
                      "'" + p + "': 5 bytes of trailing data after the 3 bytes that dimensions [3] of uint8 need");
   p = gz("g.idx.gz", b);
   EMBER_EXPECT_ERROR(data::read_idx(p), Runtime, "5 bytes of trailing data after the 3 bytes");
+  // Lots of trailing data (a decompression bomb after valid data): reported without inflating it all.
+  b.resize(b.size() + 1000000);
+  p = gz("bomb.idx.gz", b);
+  EMBER_EXPECT_ERROR(data::read_idx(p), Runtime, "at least 65536 bytes of trailing data");
+}
+
+TEST_F(Idx, Pipe) {
+  // A FIFO has no size to check against: the reads alone find the data, its truncation and trailing bytes.
+  std::string fifo = (dir_ / "fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // A reader that stops early must fail the test, not kill it with SIGPIPE in the writer.
+  std::signal(SIGPIPE, SIG_IGN);
+  auto through_fifo = [&](const Bytes& b) {
+    std::thread writer([&] {
+      std::ofstream(fifo, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
+    });
+    std::optional<Tensor> t;
+    std::string error;
+    try {
+      t = data::read_idx(fifo);
+    } catch (const Error& e) {
+      error = e.what();
+    }
+    writer.join();
+    return std::make_pair(t, error);
+  };
+  std::vector<int16_t> v{1, -2, 300};
+  auto [t, error] = through_fifo(idx_file<int16_t>(0x0B, {3}, v));
+  ASSERT_TRUE(t.has_value()) << error;
+  expect_values(*t, v);
+  std::tie(t, error) = through_fifo(gzip(idx_file<int16_t>(0x0B, {3}, v)));
+  ASSERT_TRUE(t.has_value()) << error;
+  expect_values(*t, v);
+  Bytes cut = idx_file<int16_t>(0x0B, {3}, v);
+  cut.pop_back();
+  std::tie(t, error) = through_fifo(cut);
+  EXPECT_TRUE(ember::testing::contains(error, "truncated data: dimensions [3] of int16 need 6 bytes, got 5"));
+  cut.insert(cut.end(), {1, 2, 3});
+  std::tie(t, error) = through_fifo(cut);
+  EXPECT_TRUE(ember::testing::contains(error, "2 bytes of trailing data after the 6 bytes"));
 }
 
 TEST_F(Idx, CorruptGzip) {
