@@ -35,7 +35,7 @@ namespace ember::data {
 namespace {
 
 constexpr int64_t kDeflateMaxRatio = 1032;
-constexpr unsigned kGzBufferBytes = 1 << 18;  // zlib's default 8 KiB input buffer halves the read speed
+constexpr unsigned kGzBufferBytes = 1 << 18;  // zlib reads the file in pieces of this size (default 8 KiB)
 
 /// The dtype of an IDX type code, or nullopt for an unknown code.
 std::optional<DType> idx_dtype(uint8_t code) {
