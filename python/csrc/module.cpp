@@ -6,6 +6,7 @@
 #include "dtype.h"
 #include "ember/autograd/autograd.h"
 #include "ember/backends/openblas/OpenBLAS.h"
+#include "ember/data/Idx.h"
 #include "ember/kernels/cpu/Provider.h"
 #include "ember/kernels/cpu/isa/VecLoops.h"
 #include "generator.h"
@@ -372,6 +373,14 @@ PYBIND11_MODULE(_C, m) {
   m.def("empty_cache", &cpu_allocator::empty_cache, "Returns every cached block to the OS.");
   m.def("set_caching_allocator_enabled", &cpu_allocator::set_caching_enabled, py::arg("enabled"),
         "Turns block caching on or off (off frees cached blocks; for leak checkers).");
+  m.def("_read_idx", [](const std::string& path) {
+        Tensor t;
+        {
+          py::gil_scoped_release no_gil;  // decompressing takes a while; other threads may run
+          t = data::read_idx(path);
+        }
+        return tensor_or_none(t);
+      }, py::arg("path"), "Reads an IDX file (plain or gzip) into a tensor; see ember/data/Idx.h.");
   m.def("_cpu_capability", [] { return std::string(cpu::cpu_capability()); },
         "The instruction-set build in use: default, avx2 or avx512.");
   // Providers (Note [providers]): ember.backends.<name>.enabled reads and writes these.

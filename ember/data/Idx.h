@@ -1,0 +1,22 @@
+#pragma once
+// Readers of the IDX format, the file format of MNIST and Fashion-MNIST. See Note [IDX format].
+#include <string>
+
+#include "ember/core/Tensor.h"
+
+namespace ember::data {
+
+/// Reads an IDX file, plain or gzip-compressed (detected from its first bytes, not its name), into a new
+/// contiguous CPU tensor whose dtype follows the file's type code (0x08 uint8, 0x09 int8, 0x0B int16,
+/// 0x0C int32, 0x0D float32, 0x0E float64) and whose sizes are the dimensions of its header (a header with
+/// zero dimensions gives a 0-dim tensor of one element). Multi-byte values are converted from the file's
+/// big-endian order.
+///
+/// Errors (ember::Error, RuntimeError in Python), each naming the file: the file is missing or unreadable;
+/// the header is shorter than its dimensions say; bad magic (the first two bytes must be zero); an unknown
+/// type code; dimensions whose product overflows or that the file cannot possibly hold; data shorter than the
+/// dimensions require ("expected N bytes of data, got M"); bytes after the data; a corrupt gzip stream.
+/// A corrupt header never allocates more than the file can hold.
+Tensor read_idx(const std::string& path);
+
+}  // namespace ember::data

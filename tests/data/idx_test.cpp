@@ -1,0 +1,309 @@
+// ember::data::read_idx: every IDX type code, plain and gzip, the shapes of the header (0-dim, zero-size), each
+// way a file can be broken (with the error naming the file and the fault), and the real Fashion-MNIST files
+// of Debian's dataset-fashion-mnist when they are installed.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <bit>
+#include <cmath>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "TestSupport.h"
+#include "ember/api/ember.h"
+
+namespace {
+
+using namespace ember;
+using ember::testing::Shape;
+using ember::testing::vec;
+namespace fs = std::filesystem;
+using Bytes = std::vector<unsigned char>;
+
+/// A temporary folder per test, removed afterwards.
+class Idx : public ::testing::Test {
+ public:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::path(::testing::TempDir()) / (std::string("ember_idx_") + info->name() + "_" +
+                                             std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  /// Writes bytes as is and returns the path.
+  std::string plain(const std::string& name, const Bytes& b) {
+    std::string p = (dir_ / name).string();
+    std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
+    return p;
+  }
+  /// Writes bytes gzip-compressed and returns the path.
+  std::string gz(const std::string& name, const Bytes& b) { return plain(name, gzip(b)); }
+
+  /// b compressed into one gzip member (zlib's deflate with the gzip wrapper, windowBits 16 + 15).
+  static Bytes gzip(const Bytes& b) {
+    z_stream z{};
+    EXPECT_EQ(deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + 15, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    Bytes out(deflateBound(&z, uLong(b.size())) + 32);
+    z.next_in = const_cast<unsigned char*>(b.data());
+    z.avail_in = unsigned(b.size());
+    z.next_out = out.data();
+    z.avail_out = unsigned(out.size());
+    EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+    out.resize(z.total_out);
+    deflateEnd(&z);
+    return out;
+  }
+
+  fs::path dir_;
+};
+
+/// An IDX header: magic (two zeros, type code, number of dimensions) and big-endian dimensions.
+Bytes header(unsigned char code, const std::vector<uint32_t>& dims) {
+  Bytes b{0, 0, code, static_cast<unsigned char>(dims.size())};
+  for (uint32_t d : dims)
+    for (int s = 24; s >= 0; s -= 8) b.push_back(static_cast<unsigned char>(d >> s));
+  return b;
+}
+
+/// header + values written big-endian.
+template <class T>
+Bytes idx_file(unsigned char code, const std::vector<uint32_t>& dims, const std::vector<T>& values) {
+  Bytes b = header(code, dims);
+  for (T v : values) {
+    unsigned char raw[sizeof(T)];
+    std::memcpy(raw, &v, sizeof(T));
+    for (size_t i = sizeof(T); i-- > 0;) b.push_back(raw[i]);  // the host is little-endian
+  }
+  return b;
+}
+
+/// The tensor's values, compared bit for bit with `want` (so NaN and -0.0 count).
+template <class T>
+void expect_values(const Tensor& t, const std::vector<T>& want) {
+  ASSERT_EQ(t.numel(), int64_t(want.size()));
+  ASSERT_TRUE(t.is_contiguous());
+  EXPECT_EQ(std::memcmp(t.data_ptr(), want.data(), want.size() * sizeof(T)), 0);
+}
+
+template <class T>
+void check_dtype(Idx& fx, std::string (Idx::*write)(const std::string&, const Bytes&), unsigned char code,
+                 DType dtype, const std::vector<T>& values) {
+  SCOPED_TRACE(std::string(dtype_name(dtype)));
+  Tensor t = data::read_idx((fx.*write)("a.idx", idx_file(code, {2, 3}, values)));
+  EXPECT_EQ(t.dtype(), dtype);
+  EXPECT_EQ(vec(t.sizes()), (Shape{2, 3}));
+  expect_values(t, values);
+}
+
+void check_every_dtype(Idx& fx, std::string (Idx::*write)(const std::string&, const Bytes&)) {
+  constexpr double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  check_dtype<uint8_t>(fx, write, 0x08, kUInt8, {0, 1, 127, 128, 200, 255});
+  check_dtype<int8_t>(fx, write, 0x09, kInt8, {0, 1, -1, 127, -128, 42});
+  check_dtype<int16_t>(fx, write, 0x0B, kInt16, {0, 1, -1, 32767, -32768, 0x1234});
+  check_dtype<int32_t>(fx, write, 0x0C, kInt32, {0, -1, 0x12345678, std::numeric_limits<int32_t>::min(),
+                                                 std::numeric_limits<int32_t>::max(), 7});
+  check_dtype<float>(fx, write, 0x0D, kFloat32, {0.0f, -0.0f, 1.5f, -3.25e-7f, float(inf), float(nan)});
+  check_dtype<double>(fx, write, 0x0E, kFloat64, {0.0, -0.0, 1.0 / 3.0, -1e300, -inf, nan});
+}
+
+TEST_F(Idx, EveryDtypePlain) { check_every_dtype(*this, &Idx::plain); }
+TEST_F(Idx, EveryDtypeGzip) { check_every_dtype(*this, &Idx::gz); }
+
+TEST_F(Idx, Shapes) {
+  for (auto write : {&Idx::plain, &Idx::gz}) {
+    // Three dimensions, the layout of MNIST images.
+    std::vector<uint8_t> v(2 * 3 * 4);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = uint8_t(i * 7);
+    Tensor t = data::read_idx((this->*write)("img.idx", idx_file<uint8_t>(0x08, {2, 3, 4}, v)));
+    EXPECT_EQ(vec(t.sizes()), (Shape{2, 3, 4}));
+    expect_values(t, v);
+    // No dimensions: one value, a 0-dim tensor.
+    t = data::read_idx((this->*write)("scalar.idx", idx_file<int32_t>(0x0C, {}, {-5})));
+    EXPECT_EQ(t.dim(), 0);
+    expect_values<int32_t>(t, {-5});
+    // A zero-size dimension: no data at all.
+    t = data::read_idx((this->*write)("empty.idx", header(0x0D, {0, 28, 28})));
+    EXPECT_EQ(vec(t.sizes()), (Shape{0, 28, 28}));
+    EXPECT_EQ(t.dtype(), kFloat32);
+  }
+}
+
+TEST_F(Idx, MissingOrUnreadable) {
+  std::string missing = (dir_ / "nope-idx1-ubyte.gz").string();
+  EMBER_EXPECT_ERROR(data::read_idx(missing), Runtime, "read_idx: cannot open '" + missing + "'");
+  EMBER_EXPECT_ERROR(data::read_idx(missing), Runtime, "No such file or directory");
+  EMBER_EXPECT_ERROR(data::read_idx(dir_.string()), Runtime, "Is a directory");
+}
+
+TEST_F(Idx, TruncatedHeader) {
+  for (auto write : {&Idx::plain, &Idx::gz}) {
+    std::string p = (this->*write)("h.idx", Bytes{0, 0});
+    EMBER_EXPECT_ERROR(data::read_idx(p), Runtime,
+                       "'" + p + "': truncated header: expected 4 bytes of magic number, got 2");
+    p = (this->*write)("h.idx", {});
+    EMBER_EXPECT_ERROR(data::read_idx(p), Runtime, "expected 4 bytes of magic number, got 0");
+    Bytes cut = header(0x08, {60000, 28, 28});
+    cut.resize(cut.size() - 3);
+    p = (this->*write)("h.idx", cut);
+    EMBER_EXPECT_ERROR(data::read_idx(p), Runtime, "truncated header: 3 dimensions need 12 bytes, got 9");
+  }
+}
+
+TEST_F(Idx, TruncatedData) {
+  Bytes b = idx_file<int16_t>(0x0B, {2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+  b.resize(b.size() - 3);  // 17 of the 20 bytes of data
+  std::string p = plain("t.idx", b);
+  EMBER_EXPECT_ERROR(data::read_idx(p), Runtime,
+                     "'" + p + "': truncated data: dimensions [2, 5] of int16 need 20 bytes, got 17");
+  p = gz("t.idx.gz", b);
+  EMBER_EXPECT_ERROR(data::read_idx(p), Runtime, "truncated data: dimensions [2, 5] of int16 need 20 bytes, got 17");
+}
+
+TEST_F(Idx, TruncatedGzipFile) {
+  // The compressed file itself is cut: inside the data, then just before the end marker and CRC.
+  std::vector<uint8_t> v(5000);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = uint8_t(i % 251);
+  Bytes z = gzip(idx_file<uint8_t>(0x08, {5000}, v));
+  Bytes cut(z.begin(), z.begin() + z.size() / 2);
+  std::string p = plain("cut.gz", cut);
+  EMBER_EXPECT_ERROR(data::read_idx(p), Runtime, "truncated data: dimensions [5000] of uint8 need 5000 bytes, got");
+  EMBER_EXPECT_ERROR(data::read_idx(p), Runtime, "(the gzip stream ends early)");
+  cut.assign(z.begin(), z.end() - 4);  // the 4-byte length of the trailer missing
+  p = plain("cut.gz", cut);
+  EMBER_EXPECT_ERROR(data::read_idx(p), Runtime, "'" + p + "': the gzip stream ends early");
+}
+
+TEST_F(Idx, BadMagic) {
+  Bytes b = idx_file<uint8_t>(0x08, {2}, {1, 2});
+  b[0] = 0x12;
+  std::string p = plain("m.idx", b);
+  EMBER_EXPECT_ERROR(data::read_idx(p), Runtime, "'" + p + "': bad magic number 0x12000801");
+  b[0] = 0;
+  b[1] = 0xFF;
+  p = gz("m.idx.gz", b);
+  EMBER_EXPECT_ERROR(data::read_idx(p), Runtime, "bad magic number 0x00FF0801");
+  // A text file.
+  p = plain("readme.txt", Bytes{'h', 'e', 'l', 'l', 'o', '\n'});
+  EMBER_EXPECT_ERROR(data::read_idx(p), Runtime, "bad magic number 0x68656C6C");
+}
+
+TEST_F(Idx, UnknownTypeCode) {
+  for (unsigned char code : {0x00, 0x07, 0x0A, 0x0F, 0xFF}) {
+    std::string p = plain("c.idx", idx_file<uint8_t>(code, {1}, {0}));
+    EMBER_EXPECT_ERROR(data::read_idx(p), Runtime, fmt::format("'{}': unknown type code 0x{:02X}", p, code));
+  }
+}
+
+TEST_F(Idx, TrailingGarbage) {
+  Bytes b = idx_file<uint8_t>(0x08, {3}, {1, 2, 3});
+  b.insert(b.end(), {9, 9, 9, 9, 9});
+  std::string p = plain("g.idx", b);
+  EMBER_EXPECT_ERROR(data::read_idx(p), Runtime,
+                     "'" + p + "': 5 bytes of trailing data after the 3 bytes that dimensions [3] of uint8 need");
+  p = gz("g.idx.gz", b);
+  EMBER_EXPECT_ERROR(data::read_idx(p), Runtime, "5 bytes of trailing data after the 3 bytes");
+  // Lots of trailing data (a decompression bomb after valid data): reported without inflating it all.
+  b.resize(b.size() + 1000000);
+  p = gz("bomb.idx.gz", b);
+  EMBER_EXPECT_ERROR(data::read_idx(p), Runtime, "at least 65536 bytes of trailing data");
+}
+
+TEST_F(Idx, Pipe) {
+  // A FIFO has no size to check against: the reads alone find the data, its truncation and trailing bytes.
+  std::string fifo = (dir_ / "fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // A reader that stops early must fail the test, not kill it with SIGPIPE in the writer.
+  std::signal(SIGPIPE, SIG_IGN);
+  auto through_fifo = [&](const Bytes& b) {
+    std::thread writer([&] {
+      std::ofstream(fifo, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
+    });
+    std::optional<Tensor> t;
+    std::string error;
+    try {
+      t = data::read_idx(fifo);
+    } catch (const Error& e) {
+      error = e.what();
+    }
+    writer.join();
+    return std::make_pair(t, error);
+  };
+  std::vector<int16_t> v{1, -2, 300};
+  auto [t, error] = through_fifo(idx_file<int16_t>(0x0B, {3}, v));
+  ASSERT_TRUE(t.has_value()) << error;
+  expect_values(*t, v);
+  std::tie(t, error) = through_fifo(gzip(idx_file<int16_t>(0x0B, {3}, v)));
+  ASSERT_TRUE(t.has_value()) << error;
+  expect_values(*t, v);
+  Bytes cut = idx_file<int16_t>(0x0B, {3}, v);
+  cut.pop_back();
+  std::tie(t, error) = through_fifo(cut);
+  EXPECT_TRUE(ember::testing::contains(error, "truncated data: dimensions [3] of int16 need 6 bytes, got 5"));
+  cut.insert(cut.end(), {1, 2, 3});
+  std::tie(t, error) = through_fifo(cut);
+  EXPECT_TRUE(ember::testing::contains(error, "2 bytes of trailing data after the 6 bytes"));
+}
+
+TEST_F(Idx, CorruptGzip) {
+  std::vector<uint8_t> v(20000);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = uint8_t((i * i) % 7);  // compressible: real deflate blocks
+  Bytes z = gzip(idx_file<uint8_t>(0x08, {20000}, v));
+  for (size_t at : {size_t(12), z.size() / 2, z.size() - 6}) {  // block header, body, CRC
+    Bytes bad = z;
+    bad[at] ^= 0x5A;
+    std::string p = plain("bad.gz", bad);
+    SCOPED_TRACE(at);
+    EMBER_EXPECT_ERROR(data::read_idx(p), Runtime, "'" + p + "': corrupt gzip stream (");
+  }
+}
+
+TEST_F(Idx, AbsurdDimensions) {
+  // The product overflows int64.
+  std::string p = plain("o.idx", header(0x0E, {0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF}));
+  EMBER_EXPECT_ERROR(data::read_idx(p), Runtime,
+                     "'" + p + "': dimensions [4294967295, 4294967295, 4294967295] of float64 overflow");
+  // Fits int64 but not the file: refused before allocating 2.8e14 bytes.
+  p = plain("big.idx", idx_file<uint8_t>(0x08, {65536, 65536, 65536}, {1, 2, 3}));
+  EMBER_EXPECT_ERROR(data::read_idx(p), Runtime, "need 281474976710656 bytes, got 3");
+  p = gz("big.idx.gz", idx_file<uint8_t>(0x08, {65536, 65536, 65536}, {1, 2, 3}));
+  EMBER_EXPECT_ERROR(data::read_idx(p), Runtime, "need 281474976710656 bytes of data, more than a gzip file of");
+}
+
+// The real data set (Debian's dataset-fashion-mnist).
+const char* kFashionRoot = "/usr/share/datasets/fashion-mnist";
+
+TEST(IdxFashionMnist, TrainingSet) {
+  std::string images = std::string(kFashionRoot) + "/train-images-idx3-ubyte.gz";
+  std::string labels = std::string(kFashionRoot) + "/train-labels-idx1-ubyte.gz";
+  if (!fs::exists(images) || !fs::exists(labels))
+    GTEST_SKIP() << "Fashion-MNIST is not installed (" << images << "): apt-get install dataset-fashion-mnist";
+  Tensor x = data::read_idx(images);
+  EXPECT_EQ(x.dtype(), kUInt8);
+  EXPECT_EQ(vec(x.sizes()), (Shape{60000, 28, 28}));
+  EXPECT_EQ(x.max().item<int64_t>(), 255);
+  EXPECT_EQ(x.min().item<int64_t>(), 0);
+  Tensor y = data::read_idx(labels);
+  EXPECT_EQ(y.dtype(), kUInt8);
+  EXPECT_EQ(vec(y.sizes()), (Shape{60000}));
+  std::vector<int64_t> count(256, 0);
+  const auto* p = y.data_ptr<uint8_t>();
+  for (int64_t i = 0; i < y.numel(); ++i) ++count[p[i]];
+  for (int c = 0; c < 10; ++c) EXPECT_EQ(count[c], 6000) << "class " << c;
+  EXPECT_EQ(count[10] + count[255], 0);
+
+  Tensor t = data::read_idx(std::string(kFashionRoot) + "/t10k-images-idx3-ubyte.gz");
+  EXPECT_EQ(vec(t.sizes()), (Shape{10000, 28, 28}));
+}
+
+}  // namespace
