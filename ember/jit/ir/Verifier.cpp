@@ -159,7 +159,7 @@ class Verifier {
         const FunctionSchema& c = op.schema();
         why += "\n    " + c.str();
         if (c.arguments.size() != n->num_inputs())
-          why += fmt::format("  (takes {} arguments, the node passes {})", c.arguments.size(), n->num_inputs());
+          why += fmt::format("  (takes {} argument(s), the node passes {})", c.arguments.size(), n->num_inputs());
       }
       fail(n, fmt::format("no overload of {} accepts these {} input(s); candidates:{}", n->kind().qual_string(),
                           n->num_inputs(), why));
