@@ -92,6 +92,22 @@ TEST(JitGraph, ScalarOverloadAndMultipleResults) {
   verify(g);  // failed inserts leave nothing behind
 }
 
+TEST(JitGraph, InsertOpByHandle) {
+  Graph g;
+  Value* x = g.add_input("x");
+  OperatorHandle op = Dispatcher::singleton().find_or_throw("aten::neg");
+  std::vector<Value*> ins = {x};
+  Node* n = g.insert_op(op, ins);
+  EXPECT_EQ(n->kind(), Symbol::aten("neg"));
+  EXPECT_EQ(&n->schema(), &op.schema());
+  g.register_output(n->output());
+  verify(g);
+  ins.push_back(x);
+  ins.push_back(x);
+  Error e = expect_error([&] { g.insert_op(op, ins); });
+  EXPECT_TRUE(contains(e.what(), "jit: insert_op: aten::neg(Tensor self) -> Tensor does not accept 3 input(s)"));
+}
+
 TEST(JitGraph, ConstantsOfEachKind) {
   Graph g;
   std::vector<IValue> vals = {IValue(),

@@ -318,3 +318,80 @@ TEST(JitParser, ErrorsNameLineAndColumn) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace ember;
+using namespace ember::jit;
+
+// Graphs as PyTorch 1.13 prints them (Note [parsing TorchScript text]): a scripted module with control flow
+// and every constant kind, and a traced one with scopes and strided tensor types.
+TEST(JitParser, ReadsTorchScriptDumps) {
+  const char* scripted =
+      "graph(%self : __torch__.Net,\n"
+      "      %x.1 : Tensor,\n"
+      "      %n.1 : int,\n"
+      "      %flag.1 : bool):\n"
+      "  %81 : float = prim::Constant[value=-0.]() # /tmp/ts.py:24:92\n"
+      "  %77 : int = prim::Constant[value=-3]() # /tmp/ts.py:24:82\n"
+      "  %103 : float = prim::Constant[value=nan]()\n"
+      "  %102 : float = prim::Constant[value=-inf]()\n"
+      "  %53 : bool = prim::Constant[value=0]()\n"
+      "  %45 : str = prim::Constant[value=\"a\"]() # /tmp/ts.py:20:29\n"
+      "  %s.1 : str = prim::Constant[value=\"a\\\"b\\n\\\\c\\t\"]() # /tmp/ts.py:18:12\n"
+      "  %31 : bool = prim::Constant[value=1]() # /tmp/ts.py:14:8\n"
+      "  %8 : NoneType = prim::Constant()\n"
+      "  %14 : int = prim::Constant[value=1]() # /tmp/ts.py:11:20\n"
+      "  %19 : float = prim::Constant[value=2.5]() # /tmp/ts.py:13:20\n"
+      "  %e.1 : float = prim::Constant[value=1.0000000000000001e-05]() # /tmp/ts.py:19:12\n"
+      "  %conv : __torch__.torch.nn.modules.conv.Conv2d = prim::GetAttr[name=\"conv\"](%self)\n"
+      "  %6 : Tensor = prim::CallMethod[name=\"forward\"](%conv, %x.1) # /tmp/ts.py:9:12\n"
+      "  %w : Tensor = prim::GetAttr[name=\"w\"](%self)\n"
+      "  %9 : Tensor = aten::sum(%w, %8) # /tmp/ts.py:9:27\n"
+      "  %y.1 : Tensor = aten::mul(%6, %9) # /tmp/ts.py:9:12\n"
+      "  %y.37 : Tensor = prim::If(%flag.1) # /tmp/ts.py:10:8\n"
+      "    block0():\n"
+      "      %y.5 : Tensor = aten::add(%y.1, %14, %14) # /tmp/ts.py:11:16\n"
+      "      -> (%y.5)\n"
+      "    block1():\n"
+      "      %y.11 : Tensor = aten::sub(%y.1, %19, %14) # /tmp/ts.py:13:16\n"
+      "      -> (%y.11)\n"
+      "  %y : Tensor = prim::Loop(%n.1, %31, %y.37) # /tmp/ts.py:14:8\n"
+      "    block0(%i.1 : int, %y.39 : Tensor):\n"
+      "      %y.27 : Tensor = aten::mul(%y.39, %i.1) # /tmp/ts.py:15:16\n"
+      "      -> (%31, %y.27)\n"
+      "  %l.1 : int[] = prim::ListConstruct(%14, %14, %n.1)\n"
+      "  %d.1 : Dict(str, int) = prim::DictConstruct(%45, %n.1)\n"
+      "  %54 : Tensor, %55 : Tensor = aten::max(%y, %14, %53) # /tmp/ts.py:23:12\n"
+      "  %84 : (Tensor, int[], str, float, Dict(str, int), int?, Tensor, float, float, int, bool, float) = "
+      "prim::TupleConstruct(%y, %l.1, %s.1, %e.1, %d.1, %8, %54, %102, %103, %77, %31, %81)\n"
+      "  return (%84)\n";
+  auto g = parse_ir(scripted);
+  verify(*g);
+  EXPECT_EQ(parse_ir(g->str())->str(), g->str());
+  EXPECT_NE(g->str().find("  %e.1 : float = prim::Constant[value=1e-05]()\n"), std::string::npos);
+  EXPECT_NE(g->str().find("  %s.1 : str = prim::Constant[value=\"a\\\"b\\n\\\\c\\t\"]()\n"), std::string::npos);
+
+  const char* traced =
+      "graph(%self.1 : __torch__.torch.nn.modules.container.___torch_mangle_4.Sequential,\n"
+      "      %input.1 : Float(1, 1, 5, 5, strides=[25, 25, 5, 1], requires_grad=0, device=cpu)):\n"
+      "  %9 : int = prim::Constant[value=1](), scope: __module.0 # /usr/lib/python3/dist-packages/torch/nn/modules/conv.py:459:0\n"
+      "  %self.0.weight : Float(2, 1, 3, 3, strides=[9, 9, 3, 1], requires_grad=0, device=cpu) = "
+      "prim::Constant[value=<Tensor>]()\n"
+      "  %b : Float(requires_grad=0, device=cpu) = prim::Constant[value=<Tensor>]()\n"
+      "  %17 : Tensor = aten::relu(%input.1), scope: __module.1 # /usr/lib/python3/dist-packages/torch/nn/functional.py:1457:0\n"
+      "  return (%17)\n";
+  auto t = parse_ir(traced);
+  EXPECT_EQ(t->str(),
+            "graph(%self.1 : __torch__.torch.nn.modules.container.___torch_mangle_4.Sequential,\n"
+            "      %input.1 : Float(1, 1, 5, 5)):\n"
+            "  %9 : int = prim::Constant[value=1]()\n"
+            "  %self.0.weight : Float(2, 1, 3, 3) = prim::Constant[value=<Tensor>]()\n"
+            "  %b : Float = prim::Constant[value=<Tensor>]()\n"
+            "  %17 : Tensor = aten::relu(%input.1)\n"
+            "  return (%17)\n");
+  Error e = ember::testing::expect_error([] { parse_ir("graph(%x : Float(2, layout=strided)):\n  return ()\n"); });
+  EXPECT_TRUE(ember::testing::contains(e.what(), "line 1, column 21: unknown tensor type keyword 'layout'"));
+}
+
+}  // namespace

@@ -209,7 +209,8 @@ Value* Node::add_input(Value* v) { return insert_input(inputs_.size(), v); }
 Value* Node::insert_input(size_t i, Value* v) {
   check_same_graph(v, "add_input");
   EMBER_CHECK_INDEX(i <= inputs_.size(), "jit: insert_input at {} of a node with {} inputs", i, inputs_.size());
-  for (size_t j = i; j < inputs_.size(); ++j) {
+  // From the back, so a value used at j and j+1 never has two entries at one offset midway.
+  for (size_t j = inputs_.size(); j-- > i;) {
     for (Use& u : inputs_[j]->uses_)
       if (u.user == this && u.offset == j) {
         ++u.offset;

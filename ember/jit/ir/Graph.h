@@ -368,6 +368,9 @@ class Graph {
   Node* insert_op(std::string_view qualified_name, std::initializer_list<Value*> inputs) {
     return insert_op(qualified_name, std::span<Value* const>(inputs.begin(), inputs.size()));
   }
+  /// The same for an operator already found (the tracer's boxed fallback has its handle). Errors: the inputs
+  /// do not fit its schema.
+  Node* insert_op(const OperatorHandle& op, std::span<Value* const> inputs);
   /// A prim::Constant holding v (None, bool, int, float, str, Device, dtype (as int), Tensor, int list,
   /// and generic lists of float, bool or str); returns its output. Errors: other kinds (tuples, dicts,
   /// tensor lists, an empty generic list whose element type is unknown).

@@ -100,10 +100,10 @@ class IRParser {
         size_t s = i;
         while (true) {
           while (i < src_.size() && ident_char(src_[i])) ++i;
-          // Qualified names: aten::add, __torch__.torch.nn.Conv2d.
+          // Qualified names: aten::add, __torch__.torch.nn.Conv2d, and scopes such as __module.0.
           if (i + 2 < src_.size() && src_.compare(i, 2, "::") == 0 && ident_start(src_[i + 2])) {
             i += 2;
-          } else if (i + 1 < src_.size() && src_[i] == '.' && ident_start(src_[i + 1])) {
+          } else if (i + 1 < src_.size() && src_[i] == '.' && ident_char(src_[i + 1])) {
             i += 1;
           } else {
             break;
@@ -317,9 +317,13 @@ class IRParser {
       std::optional<TensorType::Sizes> sizes;
       if (accept_punct("(")) {
         sizes.emplace();
+        bool keywords = false;
         if (!accept_punct(")")) {
           while (true) {
-            if (accept_punct("*")) {
+            if (peek().kind == Tok::Ident && is_punct(peek(1), "=")) {
+              skip_tensor_type_keyword();
+              keywords = true;
+            } else if (accept_punct("*")) {
               sizes->push_back(std::nullopt);
             } else if (peek().kind == Tok::Int) {
               sizes->push_back(parse_int(next(), false));
@@ -330,11 +334,40 @@ class IRParser {
             if (!accept_punct(",")) fail(peek(), "',' or ')' in tensor sizes");
           }
         }
+        // TorchScript's Float(requires_grad=0, device=cpu) says nothing about the rank.
+        if (keywords && sizes->empty()) sizes.reset();
       }
       return TensorType::create(dtype, std::move(sizes));
     }
     if (n.find('.') != std::string::npos) return class_type(n);
     fail_at(t, "unknown type '" + n + "'");
+  }
+
+  // TorchScript's tensor types carry strides=[...], requires_grad=0|1 and device=cpu (or cuda:0) after the
+  // sizes; Ember's types do not keep them (Note [parsing TorchScript text]).
+  void skip_tensor_type_keyword() {
+    const Token& key = next();
+    expect_punct("=");
+    if (key.text == "strides") {
+      expect_punct("[");
+      if (!accept_punct("]")) {
+        while (true) {
+          if (peek().kind != Tok::Int) fail(peek(), "a stride");
+          next();
+          if (accept_punct("]")) break;
+          if (!accept_punct(",")) fail(peek(), "',' or ']'");
+        }
+      }
+    } else if (key.text == "requires_grad") {
+      if (peek().kind != Tok::Int) fail(peek(), "0 or 1");
+      next();
+    } else if (key.text == "device") {
+      if (peek().kind != Tok::Ident) fail(peek(), "a device such as cpu");
+      next();
+      if (accept_punct(":") && peek().kind == Tok::Int) next();
+    } else {
+      fail_at(key, "unknown tensor type keyword '" + key.text + "' (strides, requires_grad or device)");
+    }
   }
 
   TypePtr class_type(const std::string& name) {
@@ -474,6 +507,12 @@ class IRParser {
       }
     }
     std::vector<Value*> ins = parse_refs();
+    // TorchScript's traced graphs end node lines with ", scope: __module.0" (Note [parsing TorchScript text]).
+    if (is_punct(peek(), ",") && peek(1).kind == Tok::Ident && peek(1).text == "scope" && is_punct(peek(2), ":")) {
+      next(), next(), next();
+      if (peek().kind != Tok::Ident) fail(peek(), "a scope name");
+      next();
+    }
     Node* n = graph_->create(kind, ins, 0);
     b->append_node(n);
     for (auto& [tok, type] : outs) define(tok, n->add_output()->set_type(type));

@@ -7,6 +7,13 @@
 // number of the text). Values must be defined before they are used in the text; a definition inside a block
 // is visible by name afterwards, which the parser allows and the verifier (Verifier.h) rejects as a
 // dominance error. Comments from '#' to the end of a line (TorchScript's source locations) are skipped.
+//
+// Note [parsing TorchScript text]
+// The parser also reads the graphs PyTorch 1.13 prints (torch.jit.script(m).graph, traced graphs), so real
+// TorchScript dumps can be loaded and compared: source comments are skipped, as are the ", scope: ..." suffix
+// of traced node lines and the strides=, requires_grad= and device= parts of tensor types
+// ("Float(1, 3, strides=[3, 1], requires_grad=0, device=cpu)" reads as Float(1, 3)). Such text reprints in
+// Ember's own form, without those parts.
 #include <memory>
 #include <string>
 #include <string_view>

@@ -114,13 +114,10 @@ Node* Graph::insert_op(std::string_view qualified_name, std::span<Value* const> 
   size_t sep = qualified_name.find("::");
   size_t dot = qualified_name.find('.', sep == std::string_view::npos ? 0 : sep + 2);
   std::string_view name = qualified_name.substr(0, dot);
-  Symbol kind = Symbol::from_qual_string(name);
-  EMBER_CHECK(!kind.is_prim(), "jit: insert_op: {} is a primitive; use create()", name);
+  EMBER_CHECK(!Symbol::from_qual_string(name).is_prim(), "jit: insert_op: {} is a primitive; use create()", name);
   OperatorHandle op;
   if (dot != std::string_view::npos) {
     op = Dispatcher::singleton().find_or_throw(qualified_name);
-    EMBER_CHECK(fits(op.schema(), inputs), "jit: insert_op: {} does not accept {} input(s) of types {}",
-                op.schema().str(), inputs.size(), input_types(inputs));
   } else {
     for (const OperatorHandle& o : Dispatcher::singleton().overloads(name)) {
       if (fits(o.schema(), inputs)) {
@@ -130,7 +127,14 @@ Node* Graph::insert_op(std::string_view qualified_name, std::span<Value* const> 
     }
     if (!op.valid()) no_match(name, inputs, "");
   }
-  Node* n = create(kind, inputs, 0);
+  return insert_op(op, inputs);
+}
+
+Node* Graph::insert_op(const OperatorHandle& op, std::span<Value* const> inputs) {
+  EMBER_CHECK(op.valid(), "jit: insert_op: invalid operator handle");
+  EMBER_CHECK(fits(op.schema(), inputs), "jit: insert_op: {} does not accept {} input(s) of types {}",
+              op.schema().str(), inputs.size(), input_types(inputs));
+  Node* n = create(Symbol::from_qual_string(op.schema().name), inputs, 0);
   for (const SchemaArgument& r : op.schema().returns) n->add_output()->set_type(type_from_schema(r.type));
   n->op_ = op;
   n->schema_state_ = Node::SchemaState::Found;
