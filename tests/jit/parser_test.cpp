@@ -307,11 +307,24 @@ TEST(JitParser, ErrorsNameLineAndColumn) {
       {"graf():\n  return ()\n", "line 1, column 1: expected 'graph' but found 'graf'"},
       {"", "line 1, column 1: expected 'graph' but found end of input"},
       {"graph(%x : Tensor):\n  % = aten::neg(%x)\n  return ()\n", "line 2, column 3: expected a value name after '%'"},
+      {"graph(%07 : Tensor):\n  return ()\n", "line 1, column 7: a value number with a leading zero: %07"},
   };
   for (const BadText& c : cases) {
     Error e = expect_error([&] { parse_ir(c.text); });
     EXPECT_TRUE(contains(e.what(), std::string("IR parse error at ") + c.message)) << "text:\n" << c.text;
   }
+  // Hostile nesting is refused instead of exhausting the stack.
+  std::string deep = "graph(%x : " + std::string(1000, '(') + "int" + std::string(1000, ')') + "):\n  return ()\n";
+  Error deep_error = expect_error([&] { parse_ir(deep); });
+  EXPECT_TRUE(contains(deep_error.what(), "line 1, column 268: nesting deeper than 256 levels"));
+  // The quoted line is cut around the column.
+  EXPECT_LT(std::string(deep_error.what()).size(), 400u);
+  EXPECT_TRUE(contains(deep_error.what(), "\n  ...((((((((((") && contains(deep_error.what(), "(((...\n"));
+  EXPECT_TRUE(contains(deep_error.what(), "...\n" + std::string(2 + 63, ' ') + "^"));
+  std::string blocks = "graph(%c : bool):\n";
+  for (int i = 0; i < 300; ++i) blocks += " = prim::If(%c)\nblock0():\n";
+  Error block_error = expect_error([&] { parse_ir(blocks); });
+  EXPECT_TRUE(contains(block_error.what(), "nesting deeper than 256 levels"));
   // The message quotes the line and puts a caret under the column.
   Error e = expect_error([&] { parse_ir("graph(%x : Tensor):\n  return (%y)\n"); });
   EXPECT_TRUE(contains(e.what(), "\n    return (%y)\n            ^"));

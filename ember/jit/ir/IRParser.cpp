@@ -74,8 +74,21 @@ class IRParser {
     }
     size_t end = src_.find('\n', start);
     std::string_view text = src_.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
-    return fmt::format("IR parse error at line {}, column {}: {}\n  {}\n  {}^", line, col, what, text,
-                       std::string(col > 0 ? col - 1 : 0, ' '));
+    // A long line is cut to a window around the column (a hostile text's line may be megabytes).
+    constexpr size_t kHalf = 60;
+    size_t caret = col > 0 ? col - 1 : 0;
+    std::string prefix, suffix;
+    if (caret > kHalf) {
+      text.remove_prefix(std::min(text.size(), caret - kHalf));
+      caret = kHalf + 3;
+      prefix = "...";
+    }
+    if (text.size() > 2 * kHalf) {
+      text = text.substr(0, 2 * kHalf);
+      suffix = "...";
+    }
+    return fmt::format("IR parse error at line {}, column {}: {}\n  {}{}{}\n  {}^", line, col, what, prefix, text,
+                       suffix, std::string(caret, ' '));
   }
   [[noreturn]] void fail(const Token& at, const std::string& expected) const {
     EMBER_FAIL("{}", error_text(at, expected));
@@ -218,10 +231,22 @@ class IRParser {
     next();
   }
 
+  // Nesting of types and blocks is bounded, so hostile text (an archive's) cannot exhaust the stack of this
+  // recursive parser, nor of the printer and verifier afterwards.
+  static constexpr int kMaxDepth = 256;
+  struct DepthGuard {
+    IRParser& p;
+    DepthGuard(IRParser& parser, const Token& at) : p(parser) {
+      if (++p.depth_ > kMaxDepth) p.fail_at(at, fmt::format("nesting deeper than {} levels", kMaxDepth));
+    }
+    ~DepthGuard() { --p.depth_; }
+  };
+
   // ---------------------------------------------------------------- values
   void define(const Token& t, Value* v) {
     if (values_.count(t.text)) fail_at(t, "value %" + t.text + " is defined twice");
     if (t.text.find_first_not_of("0123456789") == std::string::npos) {
+      if (t.text.size() > 1 && t.text[0] == '0') fail_at(t, "a value number with a leading zero: %" + t.text);
       v->unique_ = static_cast<size_t>(std::stoull(t.text));
     } else {
       v->set_debug_name(t.text);
@@ -265,6 +290,7 @@ class IRParser {
 
   // ---------------------------------------------------------------- types
   TypePtr parse_type() {
+    DepthGuard guard(*this, peek());
     TypePtr t = parse_base_type();
     while (true) {
       if (is_punct(peek(), "[") && is_punct(peek(1), "]")) {
@@ -521,7 +547,7 @@ class IRParser {
     while (peek().kind == Tok::Ident && peek().text.rfind("block", 0) == 0) {
       std::string want = "block" + std::to_string(n->blocks().size());
       if (peek().text != want) fail(peek(), "'" + want + "'");
-      next();
+      DepthGuard guard(*this, next());
       Block* sub = n->add_block();
       parse_params(sub);
       expect_punct(":");
@@ -545,6 +571,7 @@ class IRParser {
   const ParseOptions& opts_;
   std::vector<Token> toks_;
   size_t pos_ = 0;
+  int depth_ = 0;
   std::shared_ptr<Graph> graph_;
   std::unordered_map<std::string, Value*> values_;
   std::unordered_map<std::string, std::shared_ptr<ClassType>> classes_;
