@@ -309,6 +309,36 @@ TEST(JitGraph, Outputs) {
   expect_error([&] { n->output(5); }, ErrorKind::Index);
 }
 
+TEST(JitGraph, BlockOutputsAndMovesKeepUseLists) {
+  Graph g;
+  Value* x = g.add_input("x");
+  Value* c = g.add_input("c", Type::bool_type());
+  Node* neg = g.insert_op("aten::neg", {x});
+  Node* iff = g.insert_if(c, 2);
+  Block* b0 = iff->blocks()[0];
+  b0->register_output(x);
+  b0->insert_output(0, neg->output());
+  EXPECT_EQ(uses(neg->output()), std::vector<Use>{use(b0->return_node(), 0)});
+  EXPECT_EQ(uses(x), sorted({use(neg, 0), use(b0->return_node(), 1)}));
+  iff->blocks()[1]->register_output(x);
+  iff->blocks()[1]->register_output(x);
+  g.register_output(iff->output(0));
+  verify(g);
+  // Moving the neg into the branch changes no use-list (and stays valid: x dominates it there).
+  std::vector<Use> before = uses(neg->output());
+  neg->move_before(b0->return_node());
+  EXPECT_EQ(neg->owning_block(), b0);
+  EXPECT_EQ(uses(neg->output()), before);
+  EXPECT_EQ(uses(x), sorted({use(neg, 0), use(b0->return_node(), 1), use(iff->blocks()[1]->return_node(), 0),
+                             use(iff->blocks()[1]->return_node(), 1)}));
+  verify(g);
+  b0->erase_output(0);
+  EXPECT_TRUE(uses(neg->output()).empty());
+  EXPECT_EQ(uses(x), sorted({use(neg, 0), use(b0->return_node(), 0), use(iff->blocks()[1]->return_node(), 0),
+                             use(iff->blocks()[1]->return_node(), 1)}));
+  expect_error([&] { verify(g); });  // block0 now returns 1 value for 2 outputs
+}
+
 TEST(JitGraph, InsertAndMoveNodes) {
   Graph g;
   Value* x = g.add_input("x");
