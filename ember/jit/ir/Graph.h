@@ -445,8 +445,11 @@ class InsertPointGuard {
 /// schema is the first overload, in registration order, that accepts the node's inputs: exactly as many
 /// inputs as the schema has arguments (graphs pass every argument positionally, defaults included, so the
 /// interpreter and the passes never fill defaults), each input's type a subtype of the argument's type
-/// (Tensor from Tensor; int, float, bool or Scalar for Scalar; NoneType or T for T?; int or int[] for
-/// int[N]; int for ScalarType, Layout, MemoryFormat; Any accepts everything). The result is cached in the
+/// (Tensor from Tensor; int, float, bool or Scalar for Scalar; int or float for float; NoneType or T for T?;
+/// int or int[] for int[N]; int for ScalarType, Layout, MemoryFormat; Any accepts everything, and a value of
+/// type Any fits every argument). Out variants are overloads like the others, their `out` tensors passed
+/// last (neg.out for aten::neg(%x, %out)). When several overloads accept the inputs the first registered
+/// wins; overloads that accept the same types are expected to mean the same. The result is cached in the
 /// node until its inputs change.
 
 /// Whether a value of type t can be passed for a schema argument of type s (Note [schema matching]).
