@@ -101,6 +101,11 @@ TEST(JitVerifier, RejectsBrokenGraphs) {
        "  return (%1)\n",
        "aten::neg(Tensor self) -> Tensor has 1 result(s) but the node has 2 output(s)",
        "%1 : Tensor, %2 : Tensor = aten::neg(%x)"},
+      {"output of another type than the schema's return",
+       "graph(%x : Tensor):\n"
+       "  %1 : int = aten::neg(%x)\n"
+       "  return (%1)\n",
+       "output 0 (%1) is of type int but aten::neg returns Tensor there", "%1 : int = aten::neg(%x)"},
       {"int constant holding a float",
        "graph():\n"
        "  %0 : int = prim::Constant[value=1.5]()\n"

@@ -317,11 +317,6 @@ void Node::destroy() {
 
 // ---- attributes
 
-const char* attribute_kind_name(AttributeKind k) {
-  static const char* names[] = {"i", "f", "s", "is", "fs", "ss", "t"};
-  return names[static_cast<int>(k)];
-}
-
 const Attribute* Node::find_attribute(std::string_view name) const {
   for (const Attribute& a : attrs_)
     if (a.name == name) return &a;

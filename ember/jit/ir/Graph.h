@@ -396,7 +396,8 @@ class Graph {
   /// block's outputs.
   Node* insert_loop(Value* max_trip_count, Value* cond, std::span<Value* const> carried);
 
-  /// A deep copy: same node order, debug names, unique numbers, types and attributes.
+  /// A deep copy: same node order, debug names, unique numbers, types and attributes (tensor attributes and
+  /// class types are shared, not cloned).
   std::shared_ptr<Graph> copy() const;
   /// The graph's text (IRPrinter.h).
   std::string str() const;

@@ -167,6 +167,12 @@ class Verifier {
     check(n->num_outputs() == s->returns.size(), n,
           fmt::format("{} has {} result(s) but the node has {} output(s)", s->str(), s->returns.size(),
                       n->num_outputs()));
+    for (size_t i = 0; i < n->num_outputs(); ++i) {
+      TypePtr want = type_from_schema(s->returns[i].type);
+      check(n->output(i)->type()->is_subtype_of(*want), n,
+            fmt::format("output {} (%{}) is of type {} but {} returns {} there", i, n->output(i)->display_name(),
+                        n->output(i)->type()->str(), s->full_name(), want->str()));
+    }
     check(n->blocks().empty(), n, "an op node has blocks");
   }
 

@@ -16,7 +16,8 @@ namespace ember::jit {
 ///   (int/bool: i with bool 0 or 1, float: f, str: s, Device: s naming a device, int[]/bool[]: is, float[]:
 ///   fs, str[]: ss, Tensor: t holding data) or none for NoneType;
 /// - op nodes: the op exists and an overload accepts the inputs (count and types, Note [schema matching]),
-///   with as many outputs as the schema has returns;
+///   with as many outputs as the schema has returns, each of a type the return fits (a refined Tensor for
+///   Tensor, int or float for Scalar);
 /// - primitives: prim::If takes one bool and has two parameterless blocks each returning one value per
 ///   output; prim::Loop takes (int, bool, carried...) and has one block with inputs (int, carried...) and
 ///   outputs (bool, carried...), one node output per carried value; ListConstruct/ListUnpack,
