@@ -434,8 +434,13 @@ TEST(JitGraph, ControlFlowBlocks) {
   EXPECT_TRUE(inner_mul->is_after(iff));
   EXPECT_FALSE(iff->is_before(inner_neg));  // a node and its own nested nodes are unordered
   EXPECT_FALSE(inner_neg->is_before(iff));
-  // A node cannot move into its own block.
+  // A node cannot move into its own block, nor a new node with blocks be inserted into them.
   expect_error([&] { loop->move_before(inner_mul); });
+  Node* lone_if = g.create(prim::If, {flag}, 0);
+  Block* lone_block = lone_if->add_block();
+  EXPECT_EQ(lone_block->param_node()->next(), lone_block->return_node());  // an empty block
+  expect_error([&] { lone_if->insert_before(lone_block->return_node()); });
+  lone_if->destroy();
 
   // Moving the loop's multiply out of its block makes it use %i outside its scope.
   inner_mul->move_before(loop);

@@ -308,6 +308,8 @@ TEST(JitParser, ErrorsNameLineAndColumn) {
       {"", "line 1, column 1: expected 'graph' but found end of input"},
       {"graph(%x : Tensor):\n  % = aten::neg(%x)\n  return ()\n", "line 2, column 3: expected a value name after '%'"},
       {"graph(%07 : Tensor):\n  return ()\n", "line 1, column 7: a value number with a leading zero: %07"},
+      {"graph():\n   = a::b::c()\n  return ()\n", "line 2, column 6: jit: 'a::b::c' is not a qualified name"},
+      {"graph(%x : __torch__.0Net):\n  return ()\n", "line 1, column 12: jit: '__torch__.0Net' is not a valid class name"},
   };
   for (const BadText& c : cases) {
     Error e = expect_error([&] { parse_ir(c.text); });

@@ -130,11 +130,21 @@ void Node::link_between(Node* prev, Node* next, Block* b) {
   }
 }
 
+namespace {
+// Whether n sits (at any depth) inside one of the blocks of `outer`.
+bool nested_in(const Node* n, const Node* outer) {
+  for (const Block* b = n->owning_block(); b && b->owning_node(); b = b->owning_node()->owning_block())
+    if (b->owning_node() == outer) return true;
+  return false;
+}
+}  // namespace
+
 Node* Node::insert_before(Node* n) {
   EMBER_CHECK(!in_block_list(), "jit: insert_before: the node is already in a block: {}", str());
   EMBER_CHECK(n && n->in_block_list() && n->graph_ == graph_,
               "jit: insert_before: the target node is not inserted in this graph");
   EMBER_CHECK(n->kind_ != prim::Param, "jit: insert_before: cannot insert before a block's Param node");
+  EMBER_CHECK(!nested_in(n, this), "jit: insert_before: cannot insert a node into its own blocks: {}", str());
   link_between(n->prev_, n, n->block_);
   return this;
 }
@@ -144,6 +154,7 @@ Node* Node::insert_after(Node* n) {
   EMBER_CHECK(n && n->in_block_list() && n->graph_ == graph_,
               "jit: insert_after: the target node is not inserted in this graph");
   EMBER_CHECK(n->kind_ != prim::Return, "jit: insert_after: cannot insert after a block's Return node");
+  EMBER_CHECK(!nested_in(n, this), "jit: insert_after: cannot insert a node into its own blocks: {}", str());
   link_between(n, n->next_, n->block_);
   return this;
 }
@@ -157,15 +168,6 @@ void Node::remove_from_list() {
   prev_ = next_ = nullptr;
   block_ = nullptr;
 }
-
-namespace {
-// Whether n sits (at any depth) inside one of the blocks of `outer`.
-bool nested_in(const Node* n, const Node* outer) {
-  for (const Block* b = n->owning_block(); b && b->owning_node(); b = b->owning_node()->owning_block())
-    if (b->owning_node() == outer) return true;
-  return false;
-}
-}  // namespace
 
 void Node::move_before(Node* n) {
   EMBER_CHECK(n != this && !nested_in(n, this), "jit: move_before: cannot move a node into its own blocks: {}",

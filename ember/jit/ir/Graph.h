@@ -157,7 +157,8 @@ class Node {
   Node* next() const { return next_; }
   Node* prev() const { return prev_; }
   /// Inserts this (not yet inserted) node just before / after n. Errors: this node is already in a list;
-  /// n is not inserted; inserting before a Param node or after a Return node; another graph.
+  /// n is not inserted; inserting before a Param node or after a Return node; n inside this node's own
+  /// blocks; another graph.
   Node* insert_before(Node* n);
   Node* insert_after(Node* n);
   /// Moves this inserted node before / after n (possibly into another block). Errors: as insert_*, and n

@@ -210,6 +210,16 @@ class IRParser {
     toks_.push_back({Tok::End, "", line, i - line_start + 1});
   }
 
+  // Runs f, turning an ember::Error it raises (a malformed name) into a parse error at token t.
+  template <class F>
+  auto at_token(const Token& t, F&& f) -> decltype(f()) {
+    try {
+      return f();
+    } catch (const Error& e) {
+      fail_at(t, e.what());
+    }
+  }
+
   // ---------------------------------------------------------------- token helpers
   const Token& peek(size_t k = 0) const { return toks_[std::min(pos_ + k, toks_.size() - 1)]; }
   const Token& next() {
@@ -365,7 +375,7 @@ class IRParser {
       }
       return TensorType::create(dtype, std::move(sizes));
     }
-    if (n.find('.') != std::string::npos) return class_type(n);
+    if (n.find('.') != std::string::npos) return at_token(t, [&] { return class_type(n); });
     fail_at(t, "unknown type '" + n + "'");
   }
 
@@ -519,7 +529,7 @@ class IRParser {
     if (kt.kind != Tok::Ident || kt.text.find("::") == std::string::npos)
       fail(kt, "an operator name such as aten::add or prim::Constant");
     next();
-    Symbol kind = Symbol::from_qual_string(kt.text);
+    Symbol kind = at_token(kt, [&] { return Symbol::from_qual_string(kt.text); });
     if (kind == prim::Param || kind == prim::Return) fail_at(kt, kt.text + " nodes are implicit in blocks");
     std::vector<Attribute> attrs;
     if (accept_punct("[")) {
