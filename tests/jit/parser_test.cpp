@@ -6,9 +6,7 @@
 #include <cmath>
 
 #include "TestSupport.h"
-#include "ember/jit/ir/IRParser.h"
-#include "ember/jit/ir/IRPrinter.h"
-#include "ember/jit/ir/Verifier.h"
+#include "ember/jit/ir/IR.h"
 
 namespace {
 
