@@ -7,6 +7,7 @@ import math
 import multiprocessing
 import multiprocessing.context
 import os
+import pickle
 import queue
 import warnings
 
@@ -384,7 +385,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         while True:
             wait = _utils.STATUS_CHECK_INTERVAL if deadline is None else deadline
             try:
-                return self._result_queue.get(timeout=wait)
+                task_id, payload = self._result_queue.get(timeout=wait)
+                return task_id, pickle.loads(payload)
             except queue.Empty:
                 dead = [w for i, w in enumerate(self._workers) if self._active[i] and not w.is_alive()]
                 if dead:

@@ -3,6 +3,7 @@ the worker processes of a multi-process DataLoader (worker), plus the wrapper th
 its traceback text from a worker to the main process.
 """
 import atexit
+import pickle
 import sys
 import traceback
 
@@ -30,19 +31,25 @@ class ExceptionWrapper:
     ``reraise()`` raises an exception of the same type in the current process whose message says where it was
     caught and carries the original traceback, as PyTorch's DataLoader does ("Caught ValueError in DataLoader
     worker process 1.\\nOriginal Traceback (most recent call last): ..."). A type that cannot be built from one
-    message string is raised as RuntimeError instead.
+    message string, or that cannot be pickled (e.g. a class defined in a function), is raised as RuntimeError
+    instead.
     """
 
     def __init__(self, exc_info=None, where="in background"):
         exc_type, exc_value, exc_tb = sys.exc_info() if exc_info is None else exc_info
         # Only the text is kept: holding the traceback would keep every frame of the worker alive.
         self.exc_type = exc_type
+        self.exc_name = exc_type.__name__
         self.exc_msg = "".join(traceback.format_exception(exc_type, exc_value, exc_tb))
         self.where = where
+        try:
+            pickle.dumps(exc_type)
+        except Exception:  # e.g. a class defined in a function: raised as RuntimeError in the other process
+            self.exc_type = RuntimeError
 
     def reraise(self):
         """Raises the wrapped exception (see the class doc)."""
-        msg = "Caught {} {}.\nOriginal {}".format(self.exc_type.__name__, self.where, self.exc_msg)
+        msg = "Caught {} {}.\nOriginal {}".format(self.exc_name, self.where, self.exc_msg)
         if self.exc_type is KeyError:
             # KeyError shows repr() of its argument, which would print the traceback as one escaped line.
             msg = _KeyErrorMessage(msg)

@@ -3,13 +3,16 @@
 
 Protocol (Note [DataLoader worker protocol]): each worker has its own index queue and all share one result
 queue. The main process puts ``(task_id, index)`` on a worker's index queue; the worker answers
-``(task_id, data)`` on the result queue, where data is the collated batch, an ExceptionWrapper, or
-``_IterableDatasetStopIteration`` once its copy of an iterable dataset is exhausted. ``None`` on the index
+``(task_id, pickle of data)`` on the result queue, where data is the collated batch, an ExceptionWrapper, or
+``_IterableDatasetStopIteration`` once its copy of an iterable dataset is exhausted. The worker pickles data
+itself: a queue that fails to pickle an item drops it in a background thread, which would leave the main
+process waiting forever; a batch that cannot be pickled is answered with the pickling error instead. ``None`` on the index
 queue stops the worker; ``_ResumeIteration`` (persistent workers) starts a new epoch with a fresh fetcher and
 is acknowledged on the result queue. A worker also stops when its parent process dies.
 """
 import dataclasses
 import os
+import pickle
 import queue
 import random
 
@@ -113,6 +116,16 @@ def _numpy_seed_words(base_seed, worker_id):
     return [out_hash(word) for word in pool]
 
 
+def _put_result(result_queue, task_id, data, worker_id):
+    """Sends (task_id, pickle of data), or the error of pickling data (see the module doc)."""
+    try:
+        payload = pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:
+        error = ExceptionWrapper(where="in DataLoader worker process {} (sending a batch)".format(worker_id))
+        payload = pickle.dumps(error, protocol=pickle.HIGHEST_PROTOCOL)
+    result_queue.put((task_id, payload))
+
+
 def _worker_loop(is_iterable, dataset, index_queue, result_queue, done_event, auto_collation, collate_fn,
                  drop_last, base_seed, init_fn, worker_id, num_workers):
     """The main function of worker process worker_id (see the module doc for the protocol)."""
@@ -149,7 +162,7 @@ def _worker_loop(is_iterable, dataset, index_queue, result_queue, done_event, au
             if message is None:
                 break
             if isinstance(message, _ResumeIteration):
-                result_queue.put((message, None))
+                _put_result(result_queue, message, None, worker_id)
                 exhausted = False
                 fetcher = create_fetcher(is_iterable, dataset, auto_collation, collate_fn, drop_last)
                 continue
@@ -169,7 +182,7 @@ def _worker_loop(is_iterable, dataset, index_queue, result_queue, done_event, au
                         exhausted = True
                 except Exception:
                     data = ExceptionWrapper(where="in DataLoader worker process {}".format(worker_id))
-            result_queue.put((task_id, data))
+            _put_result(result_queue, task_id, data, worker_id)
             del data, message, index  # do not hold a batch while waiting for the next task
     except KeyboardInterrupt:
         pass  # the main process gets the interrupt too and shuts the workers down
