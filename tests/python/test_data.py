@@ -829,10 +829,13 @@ def test_persistent_workers():
     assert not any(w.is_alive() for w in workers)
 
 
-def test_multiprocessing_context_by_name():
-    loader = edata.DataLoader(list(range(4)), batch_size=2, num_workers=2, multiprocessing_context="fork")
-    assert loader.multiprocessing_context.get_start_method() == "fork"
-    assert [b.tolist() for b in loader] == [[0, 1], [2, 3]]
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_multiprocessing_context_by_name(method):
+    # spawn pickles the dataset to fresh interpreters (a TensorDataset pickles with its tensors).
+    ds = edata.TensorDataset(ember.arange(10.).reshape(5, 2), ember.arange(5))
+    loader = edata.DataLoader(ds, batch_size=2, num_workers=2, multiprocessing_context=method)
+    assert loader.multiprocessing_context.get_start_method() == method
+    assert [b[1].tolist() for b in loader] == [[0, 1], [2, 3], [4]]
 
 
 def run_script(code, timeout=120):

@@ -449,13 +449,14 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             self._done_event.set()  # workers drop queued tasks and may exit with unread results
             for worker_id in range(len(self._workers)):
                 self._stop_worker(worker_id)
-            for worker in self._workers:
+            started = [w for w in self._workers if w.pid is not None]  # all of them unless a start failed
+            for worker in started:
                 worker.join(timeout=_utils.STATUS_CHECK_INTERVAL)
             for index_queue in self._index_queues:
                 index_queue.close()
         finally:
             for worker in self._workers:
-                if worker.is_alive():
+                if worker.pid is not None and worker.is_alive():
                     worker.terminate()
                     worker.join()
 
