@@ -23,15 +23,16 @@ import torch.utils.data as tdata
 
 import ember
 import ember.utils.data as edata
-from conftest import assert_same, dtype_name
+from conftest import assert_same
 
 FRAMEWORKS = ((ember, edata), (torch, tdata))
 Point = collections.namedtuple("Point", ["x", "y"])
 
 
 def assert_same_tree(actual, expected, path="batch"):
-    """actual (from Ember) has expected's (from PyTorch, or Ember) structure: the same container types (dict, namedtuple, list,
-    tuple), the same strings and numbers, and tensors with the same dtype, shape and values."""
+    """actual (from Ember) has the structure of expected (from PyTorch, or from Ember): the same container types
+    (dict, namedtuple, list, tuple), the same strings and numbers, and tensors with the same dtype, shape and
+    values."""
     if isinstance(expected, torch.Tensor):
         assert_same(actual, expected, msg=f"{path}: ")
     elif isinstance(expected, ember.Tensor):  # Ember against Ember (e.g. workers against the main process)
@@ -83,7 +84,7 @@ def test_reachable_as_attribute_and_by_import():
     assert ember.utils.data is by_import
     for name in ["DataLoader", "Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "ChainDataset",
                  "Subset", "random_split", "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
-                 "BatchSampler", "default_collate", "default_convert", "get_worker_info"]:
+                 "WeightedRandomSampler", "BatchSampler", "default_collate", "default_convert", "get_worker_info"]:
         assert hasattr(edata, name), name
     assert edata.get_worker_info() is None  # in the main process
 
@@ -165,6 +166,54 @@ def test_sequential_sampler():
         return list(s), len(s), list(data.SequentialSampler([]))
     e, t = both(run)
     assert e == t
+
+
+WEIGHTS = {"uniform": [1.0] * 6, "skewed": [0.1, 0.9, 0.4, 0.7, 3.0, 0.6], "with_zeros": [0.0, 2.0, 0.0, 1.0, 5.0],
+           "tiny": [1e-300, 1e-300, 1.0], "one": [2.5]}
+
+
+@pytest.mark.parametrize("weights", sorted(WEIGHTS))
+@pytest.mark.parametrize("replacement, num_samples", [(True, 1), (True, 5), (True, 40), (False, 1), (False, 2),
+                                                      (False, "nonzero")])
+def test_weighted_random_sampler(weights, replacement, num_samples):
+    w = WEIGHTS[weights]
+    k = sum(1 for v in w if v > 0) if num_samples == "nonzero" else num_samples
+    if not replacement:
+        k = min(k, len(w))  # at most one of each
+
+    def run(m, data):
+        m.manual_seed(9)
+        s = data.WeightedRandomSampler(w, k, replacement=replacement, generator=seeded(m, 21))
+        default = data.WeightedRandomSampler(m.tensor(w), k, replacement=replacement)
+        return list(s), list(s), len(s), list(default), m.rand(1, generator=s.generator).item(), m.rand(1).item()
+    e, t = both(run)
+    assert e == t
+
+
+@pytest.mark.parametrize("case", ["num_samples_0", "num_samples_bool", "num_samples_float", "replacement_int",
+                                  "weights_2d", "negative", "inf", "nan", "zero_sum", "zero_sum_no_replacement",
+                                  "too_many_without_replacement"])
+def test_weighted_random_sampler_errors(case):
+    def run(m, data):
+        w, k, repl = [1.0, 2.0], 2, True
+        if case == "num_samples_0":
+            k = 0
+        elif case == "num_samples_bool":
+            k = True
+        elif case == "num_samples_float":
+            k = 2.0
+        elif case == "replacement_int":
+            repl = 1
+        elif case == "weights_2d":
+            w = [[1.0, 2.0]]
+        elif case in ("negative", "inf", "nan"):
+            w = [1.0, {"negative": -1.0, "inf": float("inf"), "nan": float("nan")}[case]]
+        elif case.startswith("zero_sum"):
+            w, repl = [0.0, 0.0], case == "zero_sum"
+        elif case == "too_many_without_replacement":
+            k, repl = 3, False
+        return list(data.WeightedRandomSampler(w, k, replacement=repl))
+    raises_like(run)
 
 
 @pytest.mark.parametrize("n, batch_size", [(10, 3), (9, 3), (2, 5), (0, 2), (7, 1)])
@@ -523,8 +572,8 @@ def test_dataloader_errors(case):
         if case == "sampler_and_shuffle":
             return DL(ds, sampler=data.SequentialSampler(ds), shuffle=True)
         if case.startswith("batch_sampler_and_"):
-            extra = {"batch_size": dict(batch_size=2), "shuffle": dict(shuffle=True),
-                     "sampler": dict(sampler=[0, 1]), "drop_last": dict(drop_last=True)}[case[len("batch_sampler_and_"):]]
+            extra = {"batch_size": dict(batch_size=2), "shuffle": dict(shuffle=True), "sampler": dict(sampler=[0, 1]),
+                     "drop_last": dict(drop_last=True)}[case[len("batch_sampler_and_"):]]
             return DL(ds, batch_sampler=[[0, 1]], **extra)
         if case == "no_batch_size_and_drop_last":
             return DL(ds, batch_size=None, drop_last=True)

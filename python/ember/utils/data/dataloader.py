@@ -381,9 +381,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     def _get_data(self):
         """The next (task_id, data) from the result queue. Raises RuntimeError on timeout or when an active
         worker died."""
-        deadline = None if self._timeout <= 0 else self._timeout
+        # Without a timeout, wait in slices to notice dead workers; with one, wait it once.
+        wait = self._timeout if self._timeout > 0 else _utils.STATUS_CHECK_INTERVAL
         while True:
-            wait = _utils.STATUS_CHECK_INTERVAL if deadline is None else deadline
             try:
                 task_id, payload = self._result_queue.get(timeout=wait)
                 return task_id, pickle.loads(payload)
@@ -394,7 +394,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                         self._retire_worker(self._workers.index(w))
                     raise RuntimeError("DataLoader worker (pid(s) {}) exited unexpectedly".format(
                         ", ".join(str(w.pid) for w in dead))) from None
-                if deadline is not None:
+                if self._timeout > 0:
                     raise RuntimeError("DataLoader timed out after {} seconds".format(self._timeout)) from None
 
     def _retire_worker(self, worker_id):

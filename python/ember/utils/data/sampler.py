@@ -10,11 +10,15 @@ generator permutes with it directly. Without replacement it draws ``num_samples 
 then one more (even when none of it is used), lazily as iteration reaches them; with replacement it draws
 randint in chunks of 32 and then the ``num_samples % 32`` rest.
 """
+import bisect
+import itertools
+import math
 from typing import Generic, TypeVar
 
 import ember
 
-__all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler"]
+__all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler",
+           "WeightedRandomSampler"]
 
 T_co = TypeVar("T_co", covariant=True)
 
@@ -129,6 +133,91 @@ class SubsetRandomSampler(Sampler[int]):
 
     def __len__(self):
         return len(self.indices)
+
+
+def _multinomial(weights, num_samples, replacement, generator):
+    """num_samples category indices drawn with probabilities proportional to the 1-D float64 tensor weights,
+    as a list, drawing the random numbers PyTorch 1.13's CPU ``torch.multinomial`` draws (Ember has no
+    multinomial op yet).
+
+    Note [multinomial streams]: without replacement, PyTorch draws one Exp(1) number per category
+    (``exponential_``) and takes the categories of the largest ``weight / e`` (argmax for one sample, else
+    topk in descending order). With replacement it draws one uniform double per sample
+    (``rand``) and picks the first category whose normalised running sum of weights (summed in order, divided
+    by the total) is not below it.
+
+    Raises:
+        RuntimeError: num_samples <= 0; more samples than categories without replacement; a negative,
+            infinite or NaN weight; weights summing to 0.
+    """
+    n = weights.numel()
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and num_samples > n:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    values = weights.tolist()
+    if not replacement:
+        if not all(0 <= v < math.inf for v in values):
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if sum(values) == 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        keys = weights / ember.empty_like(weights).exponential_(1, generator=generator)
+        if num_samples == 1:
+            return [int(keys.argmax())]
+        return keys.topk(num_samples).indices.tolist()
+    for v in values:
+        if v < 0:
+            raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+        if not math.isfinite(v):
+            raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or NaN)")
+    running = list(itertools.accumulate(values))
+    total = running[-1]
+    if not total > 0:
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    running = [r / total for r in running]
+    uniforms = ember.rand(num_samples, dtype=ember.float64, generator=generator).tolist()
+    return [bisect.bisect_left(running, u) for u in uniforms]
+
+
+class WeightedRandomSampler(Sampler[int]):
+    """Yields num_samples indices of ``[0, len(weights))`` drawn with probabilities proportional to weights,
+    the same as PyTorch for the same generator state (Note [multinomial streams]).
+
+    Args:
+        weights (sequence of float or Tensor): non-negative weights, not necessarily summing to 1 (1-D).
+        num_samples (int): how many indices per iteration (positive).
+        replacement (bool): draw with replacement; without, an index is drawn at most once. Default: True.
+        generator (Generator, optional): the generator to draw from. Default: the default generator.
+
+    Raises:
+        ValueError: num_samples not a positive int (a bool is not), replacement not a bool, or weights not 1-D.
+        RuntimeError: when iterating, weights that are negative, infinite or NaN or sum to 0, or more samples
+            than weights without replacement.
+    """
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None):
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError("num_samples should be a positive integer value, but got num_samples={}".format(
+                num_samples))
+        if not isinstance(replacement, bool):
+            raise ValueError("replacement should be a boolean value, but got replacement={}".format(replacement))
+        if isinstance(weights, ember.Tensor):
+            weights_tensor = weights.to(ember.float64)
+        else:
+            weights_tensor = ember.tensor(weights, dtype=ember.float64)
+        if weights_tensor.dim() != 1:
+            raise ValueError("weights should be a 1d sequence but given weights have shape {}".format(
+                tuple(weights_tensor.shape)))
+        self.weights = weights_tensor
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self):
+        yield from _multinomial(self.weights, self.num_samples, self.replacement, self.generator)
+
+    def __len__(self):
+        return self.num_samples
 
 
 class BatchSampler(Sampler[list]):

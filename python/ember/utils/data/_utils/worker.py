@@ -4,11 +4,13 @@
 Protocol (Note [DataLoader worker protocol]): each worker has its own index queue and all share one result
 queue. The main process puts ``(task_id, index)`` on a worker's index queue; the worker answers
 ``(task_id, pickle of data)`` on the result queue, where data is the collated batch, an ExceptionWrapper, or
-``_IterableDatasetStopIteration`` once its copy of an iterable dataset is exhausted. The worker pickles data
-itself: a queue that fails to pickle an item drops it in a background thread, which would leave the main
-process waiting forever; a batch that cannot be pickled is answered with the pickling error instead. ``None`` on the index
+``_IterableDatasetStopIteration`` once its copy of an iterable dataset is exhausted. ``None`` on the index
 queue stops the worker; ``_ResumeIteration`` (persistent workers) starts a new epoch with a fresh fetcher and
 is acknowledged on the result queue. A worker also stops when its parent process dies.
+
+The worker pickles data itself: a queue that fails to pickle an item drops it in a background thread, which
+would leave the main process waiting forever; a batch that cannot be pickled is answered with the pickling
+error instead.
 """
 import dataclasses
 import os
