@@ -878,6 +878,18 @@ def test_persistent_workers():
     assert not any(w.is_alive() for w in workers)
 
 
+def test_persistent_workers_with_iterable_dataset():
+    # Workers that ran dry are given work again in the next epoch, also after an abandoned one.
+    def run(m, data):
+        loader = data.DataLoader(make_stream(data, 7, shard=True), batch_size=2, num_workers=2,
+                                 persistent_workers=True)
+        epochs = [list(loader), list(loader)]
+        next(iter(loader))
+        return epochs + [list(loader)]
+    e, t = both(run)
+    assert_same_tree(e, t)
+
+
 @pytest.mark.parametrize("method", ["fork", "spawn"])
 def test_multiprocessing_context_by_name(method):
     # spawn pickles the dataset to fresh interpreters (a TensorDataset pickles with its tensors).
