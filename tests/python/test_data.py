@@ -89,6 +89,18 @@ def test_reachable_as_attribute_and_by_import():
     assert edata.get_worker_info() is None  # in the main process
 
 
+def test_attribute_access_after_import_ember():
+    # In a fresh interpreter: `import ember` alone leaves ember.utils.data to its first use.
+    out = run_script("""
+        import sys
+        import ember
+        print("ember.utils.data" in sys.modules, ember.utils.data.DataLoader.__module__)
+        from ember.utils import data
+        print(data is ember.utils.data)
+    """, timeout=60)
+    assert out.split() == ["False", "ember.utils.data.dataloader", "True"]
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Samplers
 
