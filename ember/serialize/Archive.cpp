@@ -252,6 +252,9 @@ class Reader {
 
   IValue read() {
     std::string text;
+    if (zip_name_locate(za_, std::string(kManifestEntry).c_str(), 0) < 0 && is_torch_checkpoint())
+      fail("this is a PyTorch checkpoint (torch.save's zip format with a pickle), not an Ember archive; "
+           "Ember does not read those (loading them would mean unpickling)");
     zip_int64_t idx = locate(kManifestEntry);
     text.resize(checked_entry_size(idx, kManifestEntry, nullptr));
     read_entry(idx, kManifestEntry, text.data(), text.size());
@@ -309,6 +312,16 @@ class Reader {
     r.reserve(j.size());
     for (const json& x : j) r.push_back(integer(x, what));
     return r;
+  }
+
+  // torch.save's zip files hold "<name>/data.pkl".
+  bool is_torch_checkpoint() const {
+    const zip_int64_t n = zip_get_num_entries(za_, 0);
+    for (zip_int64_t i = 0; i < n; ++i) {
+      const char* name = zip_get_name(za_, static_cast<zip_uint64_t>(i), 0);
+      if (name && std::string_view(name).ends_with("/data.pkl")) return true;
+    }
+    return false;
   }
 
   zip_int64_t locate(std::string_view name) const {
@@ -560,6 +573,7 @@ IValue load(const std::string& path, Attributes* attrs) {
   std::error_code ec;
   uint64_t size = std::filesystem::file_size(path, ec);
   if (ec) EMBER_FAIL("load: '{}': {}", path, ec.message());
+  EMBER_CHECK(size > 0, "load: '{}': the file is empty (Not a zip archive)", path);
   int code = 0;
   ZipPtr za(zip_open(path.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &code));
   if (!za) EMBER_FAIL("load: '{}': {}", path, zip_code_message(code));
@@ -567,6 +581,8 @@ IValue load(const std::string& path, Attributes* attrs) {
 }
 
 IValue load_from_bytes(std::string_view data, Attributes* attrs, std::string_view name) {
+  // libzip reads zero bytes as an empty archive; an empty file is no archive.
+  EMBER_CHECK(!data.empty(), "load: '{}': the file is empty (Not a zip archive)", name);
   zip_error_t err;
   zip_error_init(&err);
   zip_source_t* src = zip_source_buffer_create(data.data(), data.size(), 0, &err);
