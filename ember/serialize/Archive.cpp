@@ -2,6 +2,8 @@
 // (libzip) around it.
 #include "ember/serialize/Archive.h"
 
+#include <fcntl.h>
+
 #include <zip.h>
 
 #include <atomic>
@@ -17,6 +19,8 @@
 #include <vector>
 
 #include <unistd.h>
+
+#include "ember/serialize/ZipWriter.h"
 
 namespace ember::serialize {
 
@@ -207,28 +211,43 @@ std::string zip_code_message(int code) {
   return take_message(&e);
 }
 
-// Entries get a fixed modification time (1980-01-01, the earliest a zip can hold) so that saving the same
-// object twice gives the same bytes.
-constexpr time_t kEntryTime = 315532800;
-
-// Adds the manifest and the storages to an open archive, all stored uncompressed. The buffers are borrowed:
-// the plan must outlive zip_close.
-void add_entries(zip_t* za, const Plan& plan, std::string_view file) {
-  auto add = [&](const std::string& name, const void* data, uint64_t n) {
-    zip_source_t* src = zip_source_buffer(za, n ? data : nullptr, n, 0);
-    zip_int64_t idx = src ? zip_file_add(za, name.c_str(), src, ZIP_FL_ENC_UTF_8) : -1;
-    if (idx < 0) {
-      if (src) zip_source_free(src);
-      EMBER_FAIL("save: '{}': cannot add entry '{}': {}", file, name, zip_strerror(za));
-    }
-    if (zip_set_file_compression(za, static_cast<zip_uint64_t>(idx), ZIP_CM_STORE, 0) != 0 ||
-        zip_file_set_mtime(za, static_cast<zip_uint64_t>(idx), kEntryTime, 0) != 0)
-      EMBER_FAIL("save: '{}': cannot set up entry '{}': {}", file, name, zip_strerror(za));
-  };
-  add(std::string(kManifestEntry), plan.manifest.data(), plan.manifest.size());
+// Writes the manifest and then the storages (Note [zip writer]). The storages are borrowed from the plan.
+void write_archive(const Plan& plan, detail::ByteSink& sink) {
+  detail::ZipWriter w(sink);
+  w.add(kManifestEntry, plan.manifest.data(), plan.manifest.size());
   for (size_t i = 0; i < plan.storages.size(); ++i)
-    add(plan.entries[i], plan.storages[i]->data(), plan.storages[i]->nbytes());
+    w.add(plan.entries[i], plan.storages[i]->data(), plan.storages[i]->nbytes());
+  w.finish();
 }
+
+class FileSink final : public detail::ByteSink {
+ public:
+  FileSink(int fd, const std::string& path) : fd_(fd), path_(path) {}
+  void write(const void* data, size_t n) override {
+    const char* p = static_cast<const char*>(data);
+    while (n > 0) {
+      ssize_t w = ::write(fd_, p, std::min<size_t>(n, size_t{1} << 30));
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) EMBER_FAIL("save: '{}': cannot write: {}", path_, std::strerror(w < 0 ? errno : EIO));
+      p += w;
+      n -= static_cast<size_t>(w);
+    }
+  }
+
+ private:
+  int fd_;
+  const std::string& path_;
+};
+
+// Hands the bytes to a caller's function.
+class FunctionSink final : public detail::ByteSink {
+ public:
+  explicit FunctionSink(const std::function<void(const void*, size_t)>& f) : f_(f) {}
+  void write(const void* data, size_t n) override { f_(data, n); }
+
+ private:
+  const std::function<void(const void*, size_t)>& f_;
+};
 
 // A name in the directory of path that no other save uses: <path>.tmp.<pid>.<counter>.<clock>.
 std::string temp_path(const std::string& path) {
@@ -514,58 +533,36 @@ void save(const IValue& obj, const std::string& path, const Attributes* attrs) {
   // loss is left to the caller.)
   Plan plan = Writer(attrs).plan(obj);
   const std::string tmp = temp_path(path);
-  int code = 0;
-  zip_t* za = zip_open(tmp.c_str(), ZIP_CREATE | ZIP_EXCL, &code);
-  if (!za) EMBER_FAIL("save: '{}': cannot create a temporary file: {}", path, zip_code_message(code));
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) EMBER_FAIL("save: '{}': cannot create a temporary file: {}", path, std::strerror(errno));
   try {
-    add_entries(za, plan, path);
+    FileSink sink(fd, path);
+    write_archive(plan, sink);
+    const int rc = ::close(fd);
+    fd = -1;
+    if (rc != 0) EMBER_FAIL("save: '{}': cannot write: {}", path, std::strerror(errno));
   } catch (...) {
-    zip_discard(za);
+    if (fd >= 0) ::close(fd);
+    ::unlink(tmp.c_str());
     throw;
-  }
-  if (zip_close(za) != 0) {
-    std::string msg = zip_strerror(za);
-    zip_discard(za);
-    std::remove(tmp.c_str());
-    EMBER_FAIL("save: '{}': cannot write the archive: {}", path, msg);
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;
-    std::remove(tmp.c_str());
+    ::unlink(tmp.c_str());
     EMBER_FAIL("save: '{}': cannot rename the temporary file into place: {}", path, std::strerror(err));
   }
 }
 
-std::string save_to_bytes(const IValue& obj, const Attributes* attrs) {
+void save_to_stream(const IValue& obj, const std::function<void(const void*, size_t)>& write,
+                    const Attributes* attrs) {
   Plan plan = Writer(attrs).plan(obj);
-  zip_error_t err;
-  zip_error_init(&err);
-  std::unique_ptr<zip_source_t, void (*)(zip_source_t*)> src(zip_source_buffer_create(nullptr, 0, 0, &err),
-                                                              zip_source_free);
-  if (!src) EMBER_FAIL("save: cannot create an in-memory archive: {}", take_message(&err));
-  zip_source_keep(src.get());  // the archive is read back from it after zip_close
-  zip_t* za = zip_open_from_source(src.get(), ZIP_TRUNCATE, &err);
-  if (!za) EMBER_FAIL("save: cannot create an in-memory archive: {}", take_message(&err));
-  try {
-    add_entries(za, plan, "<bytes>");
-  } catch (...) {
-    zip_discard(za);
-    throw;
-  }
-  if (zip_close(za) != 0) {
-    std::string msg = zip_strerror(za);
-    zip_discard(za);
-    EMBER_FAIL("save: cannot write the in-memory archive: {}", msg);
-  }
-  zip_stat_t st;
-  zip_stat_init(&st);
-  if (zip_source_stat(src.get(), &st) != 0 || zip_source_open(src.get()) != 0)
-    EMBER_FAIL("save: cannot read back the in-memory archive: {}", zip_error_strerror(zip_source_error(src.get())));
-  zip_error_fini(&err);
-  std::string out(st.size, '\0');
-  zip_int64_t got = zip_source_read(src.get(), out.data(), st.size);
-  zip_source_close(src.get());
-  EMBER_CHECK(got == static_cast<zip_int64_t>(st.size), "save: cannot read back the in-memory archive");
+  FunctionSink sink(write);
+  write_archive(plan, sink);
+}
+
+std::string save_to_bytes(const IValue& obj, const Attributes* attrs) {
+  std::string out;
+  save_to_stream(obj, [&out](const void* data, size_t n) { out.append(static_cast<const char*>(data), n); }, attrs);
   return out;
 }
 

@@ -6,7 +6,7 @@
 //   ember::IValue obj = ember::serialize::load("model.ember");
 //
 // Note [archive format]
-// An archive is a zip file (libzip) with
+// An archive is a zip file (read with libzip, written by ZipWriter: Note [zip writer]) with
 //   * "manifest.json": {"format": "ember-archive", "version": 1, "byte_order": "little",
 //       "storages": [{"entry": "storages/0", "nbytes": N}, ...],
 //       "tensors": [{"storage": 0, "dtype": "float32", "sizes": [...], "strides": [...],
@@ -31,6 +31,7 @@
 // arithmetic, entry sizes against the archive's size before anything is allocated), and a bad file raises a
 // RuntimeError "load: '<file>': <problem>".
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -75,6 +76,12 @@ void save(const IValue& obj, const std::string& path, const Attributes* attrs = 
 
 /// The same archive as save() writes, as bytes in memory (for Python file-like objects).
 std::string save_to_bytes(const IValue& obj, const Attributes* attrs = nullptr);
+
+/// The same archive handed to write(data, n) piece by piece, in order (a few small headers and one call per
+/// storage, straight from the tensor's memory; the pointer is valid during the call only). Python file-like
+/// objects are written through it. Errors: as save(), and whatever write throws.
+void save_to_stream(const IValue& obj, const std::function<void(const void*, size_t)>& write,
+                    const Attributes* attrs = nullptr);
 
 /// Reads an archive written by save(). Tensors come back on the CPU sharing storages as they were saved;
 /// attrs, when given, receives the attributes of the loaded values. Errors: a missing, unreadable or corrupt

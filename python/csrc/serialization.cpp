@@ -204,24 +204,32 @@ class FromIValue {
 void init_serialization(py::module_& m) {
   m.def(
       "_save",
-      [](py::handle obj, std::optional<std::string> path, py::handle parameter_cls) -> py::object {
+      [](py::handle obj, const std::string& path, py::handle parameter_cls) {
         serialize::Attributes attrs;
         IValue v = ToIValue(parameter_cls.ptr(), attrs).convert(obj.ptr(), nullptr, 0);
-        if (path) {
-          py::gil_scoped_release nogil;
-          serialize::save(v, *path, &attrs);
-          return py::none();
-        }
-        std::string bytes;
-        {
-          py::gil_scoped_release nogil;
-          bytes = serialize::save_to_bytes(v, &attrs);
-        }
-        return py::bytes(bytes);
+        py::gil_scoped_release nogil;
+        serialize::save(v, path, &attrs);
       },
       py::arg("obj"), py::arg("path"), py::arg("parameter_cls"),
-      "Writes obj as an Ember archive to path (atomically), or returns the archive as bytes when path is None. "
-      "Tensors of type parameter_cls are recorded as parameters.");
+      "Writes obj as an Ember archive to path (atomically). Tensors of type parameter_cls are recorded as "
+      "parameters.");
+  m.def(
+      "_save_to",
+      [](py::handle obj, py::handle write, py::handle parameter_cls) {
+        serialize::Attributes attrs;
+        IValue v = ToIValue(parameter_cls.ptr(), attrs).convert(obj.ptr(), nullptr, 0);
+        // Each piece goes to write() as a read-only memoryview of Ember's memory, released after the call so
+        // that a writer keeping it cannot read the memory later.
+        serialize::save_to_stream(v, [write](const void* data, size_t n) {
+          py::object view = py::reinterpret_steal<py::object>(PyMemoryView_FromMemory(
+              static_cast<char*>(const_cast<void*>(data)), static_cast<Py_ssize_t>(n), PyBUF_READ));
+          if (!view) throw py::error_already_set();
+          write(view);
+          view.attr("release")();
+        }, &attrs);
+      },
+      py::arg("obj"), py::arg("write"), py::arg("parameter_cls"),
+      "Writes obj as an Ember archive through write(memoryview) calls (a file-like object's write).");
   m.def(
       "_load",
       [](py::handle source, std::string name, py::handle parameter_cls) -> py::object {

@@ -32,8 +32,10 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
 
     Args:
         obj: tensors, None, bool, int, float, str, dtypes, and lists, tuples, dicts and OrderedDicts of them.
-        f (str, os.PathLike or file-like): a path, or an object with ``write(bytes)`` (e.g. ``io.BytesIO``),
-            which receives the whole archive in one call.
+        f (str, os.PathLike or file-like): a path, or an object with ``write(b)`` (e.g. ``io.BytesIO`` or an
+            open binary file), which receives the archive in pieces as read-only memoryviews (one per tensor
+            storage, straight from the tensor's memory, plus small headers), valid during the call only. A
+            file-like object is written directly, not atomically.
         pickle_module, pickle_protocol, _use_new_zipfile_serialization: accepted for compatibility with
             torch.save and ignored (nothing is pickled).
 
@@ -47,7 +49,7 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
         path = os.fsdecode(os.fspath(f))
         _C._save(obj, path, _parameter_class())
     elif hasattr(f, "write"):
-        f.write(_C._save(obj, None, _parameter_class()))
+        _C._save_to(obj, f.write, _parameter_class())
     else:
         raise TypeError(f"ember.save: f must be a path or a writable file-like object, got {type(f).__name__}")
 

@@ -207,6 +207,36 @@ def test_path_and_file_give_same_bytes(tmp_path):
     buf = io.BytesIO()
     ember.save(obj, buf)
     assert (tmp_path / "a.ember").read_bytes() == buf.getvalue()
+    with open(tmp_path / "b.ember", "wb") as fh:  # an open binary file
+        ember.save(obj, fh)
+    assert (tmp_path / "b.ember").read_bytes() == buf.getvalue()
+    with open(tmp_path / "b.ember", "rb") as fh:
+        assert ember.load(fh)["w"].tolist() == obj["w"].tolist()
+
+
+def test_file_like_writer_errors_propagate():
+    class Failing:
+        def __init__(self):
+            self.calls = 0
+
+        def write(self, b):
+            self.calls += 1
+            if self.calls == 3:
+                raise OSError("disk full")
+            return len(b)
+
+    with pytest.raises(OSError, match="disk full"):
+        ember.save({"a": ember.ones(3), "b": ember.ones(2)}, Failing())
+
+    class Keeper:  # keeps the views it was given: they are released after each call
+        views = []
+
+        def write(self, b):
+            self.views.append(b)
+
+    ember.save(ember.ones(3), Keeper())
+    with pytest.raises(ValueError):
+        bytes(Keeper.views[-1])
 
 
 def test_map_location_and_weights_only(tmp_path):
