@@ -1,5 +1,5 @@
 // The archive format of Note [archive format]: the manifest (IValue tree <-> JSON) and the zip container
-// (libzip) around it.
+// around it (read with libzip, written by ZipWriter: Note [zip writer]).
 #include "ember/serialize/Archive.h"
 
 #include <fcntl.h>
@@ -351,7 +351,7 @@ class Reader {
 
   // The uncompressed size of an entry, after checking that reading it cannot allocate more than the archive
   // could hold: stored entries are no larger than the archive, deflated ones at most deflate's best ratio of it.
-  uint64_t checked_entry_size(zip_int64_t idx, std::string_view name, const uint64_t* expected) const {
+  uint64_t checked_entry_size(zip_int64_t idx, std::string_view name, const uint64_t* expected) {
     zip_stat_t st;
     zip_stat_init(&st);
     if (zip_stat_index(za_, static_cast<zip_uint64_t>(idx), 0, &st) != 0)
@@ -373,6 +373,11 @@ class Reader {
     }
     if (expected && st.size != *expected)
       fail("entry '{}' holds {} bytes but the manifest says {}", name, st.size, *expected);
+    // Entries' data lie side by side in the archive, so their compressed sizes add up to at most its size.
+    // Several directory records pointing at the same bytes (a zip-bomb trick) would break that, and would
+    // otherwise make a small file allocate any number of copies.
+    compressed_total_ += st.comp_size;
+    if (compressed_total_ > archive_size_) fail("entries overlap (their sizes add up to more than the archive)");
     return st.size;
   }
 
@@ -517,6 +522,7 @@ class Reader {
   zip_t* za_;
   std::string_view file_;
   uint64_t archive_size_;
+  uint64_t compressed_total_ = 0;  // of the entries read so far
   Attributes* attrs_;
   std::vector<Storage> storages_;
   std::vector<Tensor> tensors_;

@@ -7,6 +7,7 @@ import io
 import json
 import math
 import os
+import struct
 import zipfile
 
 import numpy as np
@@ -564,3 +565,24 @@ def test_compressed_entries_are_read(tmp_path):
             z.writestr(n, data)
     y = ember.load(path)
     assert y["xt"].tolist() == [[0, 3], [1, 4], [2, 5]]
+
+
+def test_overlapping_entries_rejected(tmp_path):
+    # Two directory records pointing at the same bytes (a zip-bomb trick) must not be read twice.
+    x = ember.arange(6.0)
+    y = ember.arange(6.0) + 1
+    good = tmp_path / "good.ember"
+    ember.save([x, y], good)
+    data = bytearray(good.read_bytes())
+    with zipfile.ZipFile(good) as z:
+        offsets = {i.filename: i.header_offset for i in z.infolist()}
+    # The central record of storages/1: patch the offset in its ZIP64 extra (last 8 bytes of the record).
+    rec = data.index(b"storages/1", data.index(b"PK\x01\x02")) - 46
+    name_len, extra_len = struct.unpack_from("<HH", data, rec + 28)
+    off_pos = rec + 46 + name_len + extra_len - 8
+    assert struct.unpack_from("<Q", data, off_pos)[0] == offsets["storages/1"]
+    struct.pack_into("<Q", data, off_pos, offsets["storages/0"])
+    p = tmp_path / "overlap.ember"
+    p.write_bytes(bytes(data))
+    with pytest.raises(RuntimeError, match="overlap.ember"):
+        ember.load(p)
