@@ -2,10 +2,12 @@
 
 The state dict is that of an MLP-like stack of float32 weights and biases (26.2 M parameters, 100 MB), filled
 with the same values on both sides. Samples interleave the frameworks (one save and one load of each per round)
-so a busy machine hits both alike; the files live in one temporary directory (the page cache holds them, so this
-measures the formats' CPU cost, not the disk). Prints the median time and throughput of each.
+so a busy machine hits both alike. Files go to one directory (default: a temporary one under /tmp; pass
+--dir /dev/shm for tmpfs, which measures the formats' CPU cost without the file system's writeback). By default
+every save replaces the previous file of the same name; --fresh saves each round under a new name (the old
+file is removed outside the timing). Prints the median time and throughput of each.
 
-    PYTHONPATH=python /usr/bin/python3 benchmarks/serialize_bench.py [--rounds 7] [--dir /tmp]
+    PYTHONPATH=python /usr/bin/python3 benchmarks/serialize_bench.py [--rounds 7] [--dir /dev/shm] [--fresh]
 """
 import argparse
 import collections
@@ -43,15 +45,20 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--dir", default=None, help="directory for the files (default: a temporary one)")
+    ap.add_argument("--fresh", action="store_true", help="save to a new file name every round")
     args = ap.parse_args()
     ember.set_num_threads(1)
     torch.set_num_threads(1)
     esd, tsd = state_dicts()
     nbytes = sum(v.numel() * 4 for v in tsd.values())
     with tempfile.TemporaryDirectory(dir=args.dir) as d:
-        epath, tpath = os.path.join(d, "sd.ember"), os.path.join(d, "sd.pt")
         times = collections.defaultdict(list)
         for r in range(args.rounds + 1):  # round 0 warms up (page cache, allocators)
+            suffix = str(r) if args.fresh else ""
+            if args.fresh and r:
+                os.remove(epath)
+                os.remove(tpath)
+            epath, tpath = os.path.join(d, f"sd{suffix}.ember"), os.path.join(d, f"sd{suffix}.pt")
             for fw, save, load, sd, path in [("ember", ember.save, ember.load, esd, epath),
                                              ("torch", torch.save, torch.load, tsd, tpath)]:
                 ts, _ = timed(lambda: save(sd, path))
@@ -63,7 +70,8 @@ def main():
                     times[fw, "load"].append(tl)
         sizes = {fw: os.path.getsize(p) for fw, p in [("ember", epath), ("torch", tpath)]}
     print(f"state dict: {len(tsd)} tensors, {nbytes / 1e6:.1f} MB of float32; {args.rounds} rounds, medians; "
-          f"load average {os.getloadavg()[0]:.1f}")
+          f"load average {os.getloadavg()[0]:.1f}; directory {args.dir or tempfile.gettempdir()}"
+          f"{', a new file per save' if args.fresh else ', each save replacing the file'}")
     for op in ["save", "load"]:
         e, t = (statistics.median(times[fw, op]) for fw in ["ember", "torch"])
         print(f"{op}: ember {e * 1e3:7.1f} ms ({nbytes / e / 1e9:5.2f} GB/s)   torch {t * 1e3:7.1f} ms "
