@@ -16,7 +16,7 @@ import pytest
 import ember
 import torch
 
-from conftest import ALL_DTYPES, edtype, make_tensor, tdtype, to_numpy, to_torch
+from conftest import ALL_DTYPES, edtype, make_tensor, to_numpy, to_torch
 
 
 def roundtrip(obj, tmp_path, name="obj.ember"):
