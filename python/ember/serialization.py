@@ -12,6 +12,7 @@ object listed twice loads as one object; ``requires_grad`` is kept (gradients ar
 as Parameters; an OrderedDict state dict loads as an OrderedDict with its ``_metadata``. A container listed
 twice (the same list object at two places) loads as two equal copies, and reference cycles raise ValueError.
 """
+import errno
 import os
 
 from . import _C
@@ -70,6 +71,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=False, **pick
 
     Raises:
         FileNotFoundError: no file at the path.
+        IsADirectoryError: the path is a directory.
         RuntimeError: the file is not an Ember archive or is corrupt (the message names the file and the
             problem: not a zip archive, missing manifest or storage entry, bad JSON, unknown format version or
             dtype, a tensor that does not fit its storage, ...).
@@ -78,7 +80,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=False, **pick
     if isinstance(f, (str, bytes, os.PathLike)):
         path = os.fsdecode(os.fspath(f))
         if not os.path.exists(path):
-            raise FileNotFoundError(2, "No such file or directory", path)
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory", path)
+        if os.path.isdir(path):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", path)
         return _C._load(path, path, _parameter_class())
     if hasattr(f, "read"):
         data = f.read()

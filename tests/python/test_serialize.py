@@ -425,11 +425,12 @@ def _expect_load_error(path, match):
             ember.load(f)
 
 
-def test_load_missing_file(tmp_path):
-    with pytest.raises(FileNotFoundError):
-        ember.load(tmp_path / "nope.ember")
-    with pytest.raises(FileNotFoundError):
-        torch.load(tmp_path / "nope.ember")
+def test_load_missing_file_or_directory(tmp_path):
+    for path, error in [(tmp_path / "nope.ember", FileNotFoundError), (tmp_path, IsADirectoryError)]:
+        with pytest.raises(error):
+            ember.load(path)
+        with pytest.raises(error):
+            torch.load(path)
 
 
 def test_not_a_zip(tmp_path):
