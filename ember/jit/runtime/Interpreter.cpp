@@ -8,8 +8,8 @@
 namespace ember::jit {
 namespace {
 
-// Whether v fits type t; converts generic lists of ints / tensors to int[] / Tensor[] where t asks for those
-// (how ops read them, Note [boxed values]). `what` describes the failure.
+}  // namespace
+
 bool fits(IValue& v, const Type& t, std::string& what) {
   auto fail = [&] {
     what = fmt::format("expected a value of type {} but got {}", t.str(), v.repr());
@@ -71,6 +71,8 @@ bool fits(IValue& v, const Type& t, std::string& what) {
   }
   return fail();
 }
+
+namespace {
 
 // Builds the list of ListConstruct (aux: 0 generic, 1 int[], 2 Tensor[]).
 IValue make_list(std::vector<IValue>&& items, uint32_t kind) {

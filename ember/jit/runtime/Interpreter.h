@@ -30,6 +30,11 @@ std::shared_ptr<const Code> compile(const Graph& g, std::string name, const Obje
 /// op errors, re-raised with "<name>: ... in node: <line>".
 IValue run(const Code& code, std::vector<IValue> inputs);
 
+/// Whether v is a value of type t (as graph inputs are checked), converting in place generic lists of ints /
+/// tensors to int[] / Tensor[] where t asks for those (how ops read them, Note [boxed values]) and ints to
+/// floats for float. On failure, `what` says what was expected and found.
+bool fits(IValue& v, const Type& t, std::string& what);
+
 /// A graph without module (its inputs are plain values), compiled once; callable from many threads at once.
 class Function {
  public:

@@ -117,6 +117,8 @@ void Module::register_module(const std::string& name, const Module& m) {
 
 void Module::register_attribute(const std::string& name, IValue v, TypePtr type) {
   if (!type) type = type_of(v);
+  std::string what;
+  EMBER_CHECK(fits(v, *type, what), "{}: attribute '{}' of type {}: {}", type_name(), name, type->str(), what);
   add_slot(name, SlotKind::Attribute, std::move(v), nullptr, std::move(type));
 }
 
@@ -195,21 +197,18 @@ void Module::define_method(const std::string& name, std::shared_ptr<Graph> graph
               "{}.{}: a method's graph takes the module object (%self : {}) as its first input, got {}",
               type_name(), name, type_name(), in.empty() ? std::string("no inputs") : in[0]->type()->str());
   std::shared_ptr<const Code> code = compile(*graph, type_name() + "." + name, obj_.get());
+  if (!obj_->methods_.count(name)) obj_->method_order_.push_back(name);
   obj_->methods_[name] = Method{std::move(graph), std::move(code)};
 }
 
-void Module::define_method(const std::string& name, std::string_view ir_text) {
+void Module::define_method(const std::string& name, std::string_view ir_text,
+                           const std::vector<Tensor>* tensor_table) {
   std::unordered_map<std::string, std::shared_ptr<ClassType>> types;
   collect_types(*obj_, types);
   ParseOptions options;
   options.class_types = &types;
+  options.tensor_table = tensor_table;
   define_method(name, parse_ir(ir_text, options));
-}
-
-std::vector<std::string> Module::method_names() const {
-  std::vector<std::string> r;
-  for (const auto& [n, m] : obj_->methods_) r.push_back(n);
-  return r;
 }
 
 const Method& Module::method(const std::string& name) const {

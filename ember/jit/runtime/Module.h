@@ -61,6 +61,8 @@ class Object {
   bool training() const { return training_.load(std::memory_order_relaxed); }
   /// The compiled method, or nullptr.
   const Method* find_method(std::string_view name) const;
+  /// Method names in the order they were first defined (a method may call only earlier ones).
+  const std::vector<std::string>& method_order() const { return method_order_; }
 
  private:
   friend class Module;
@@ -68,6 +70,7 @@ class Object {
   std::vector<Slot> slots_;
   std::atomic<bool> training_{true};
   std::map<std::string, Method, std::less<>> methods_;
+  std::vector<std::string> method_order_;
 };
 
 /// A runtime module (a handle; copies share the object). Thread safety: Note [module thread safety].
@@ -115,10 +118,13 @@ class Module {
   /// verifying and compiling it (Interpreter.h). Errors: verify errors; a first input of another type;
   /// attributes the graph reads that the module lacks; module objects used other than by GetAttr/CallMethod.
   void define_method(const std::string& name, std::shared_ptr<Graph> graph);
-  /// The same from IR text (the class types of this module and its submodules resolve by name).
-  void define_method(const std::string& name, std::string_view ir_text);
+  /// The same from IR text (the class types of this module and its submodules resolve by name; <Tensor:k>
+  /// constants index tensor_table when given).
+  void define_method(const std::string& name, std::string_view ir_text,
+                     const std::vector<Tensor>* tensor_table = nullptr);
   bool has_method(const std::string& name) const { return obj_->find_method(name) != nullptr; }
-  std::vector<std::string> method_names() const;
+  /// The method names in definition order.
+  std::vector<std::string> method_names() const { return obj_->method_order(); }
   /// The method's graph and code. Errors: no such method.
   const Method& method(const std::string& name) const;
 
