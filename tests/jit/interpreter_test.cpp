@@ -182,6 +182,30 @@ TEST(Interpreter, Loop) {
   }
 }
 
+TEST(Interpreter, UnusedOutputsAndCarriedValues) {
+  // max.dim's unused indices are popped and dropped; %q is carried through the loop without being read in the
+  // body, and the loop's second output is its last value (the input when the loop runs zero times).
+  Function f("unused", R"IR(graph(%x : Tensor, %n : int):
+  %d : int = prim::Constant[value=0]()
+  %f : bool = prim::Constant[value=0]()
+  %v : Tensor, %i : Tensor = aten::max(%x, %d, %f)
+  %true : bool = prim::Constant[value=1]()
+  %a : Tensor, %b : Tensor = prim::Loop(%n, %true, %v, %x)
+    block0(%it : int, %p : Tensor, %q : Tensor):
+      %p2 : Tensor = aten::neg(%p)
+      -> (%true, %p2, %v)
+  return (%a, %b)
+)IR");
+  Tensor x = rand({3, 2});
+  Tensor v = std::get<0>(max(x, 0, false));
+  IValue r0 = f({x, IValue(0)});
+  expect_same(r0.to_tuple()[0].to_tensor(), v);
+  expect_same(r0.to_tuple()[1].to_tensor(), x);
+  IValue r3 = f({x, IValue(3)});
+  expect_same(r3.to_tuple()[0].to_tensor(), neg(v));
+  expect_same(r3.to_tuple()[1].to_tensor(), v);
+}
+
 TEST(Interpreter, LoopConditionStopsEarly) {
   // while (i < 10 and cond): cond = a.sum() < 3; a = a + 1
   Function f("while", R"IR(graph(%a0 : Tensor):

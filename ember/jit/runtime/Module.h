@@ -117,6 +117,8 @@ class Module {
   /// Defines (or redefines) a method from a graph whose first input is %self of this module's class type,
   /// verifying and compiling it (Interpreter.h). Errors: verify errors; a first input of another type;
   /// attributes the graph reads that the module lacks; module objects used other than by GetAttr/CallMethod.
+  /// Methods compiled earlier that call this one (prim::CallMethod) keep calling the version they were compiled
+  /// against; define callees first.
   void define_method(const std::string& name, std::shared_ptr<Graph> graph);
   /// The same from IR text (the class types of this module and its submodules resolve by name; <Tensor:k>
   /// constants index tensor_table when given).
