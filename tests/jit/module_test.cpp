@@ -89,6 +89,15 @@ TEST(Module, Errors) {
 )IR");
   });
   EXPECT_TRUE(contains(e.what(), "missing"));
+  // A submodule method called with the wrong number of inputs.
+  e = expect_error([&] {
+    n.net.define_method("arity", R"IR(graph(%self : __torch__.Net, %x : Tensor):
+  %conv : __torch__.Conv = prim::GetAttr[name="conv"](%self)
+  %c : Tensor = prim::CallMethod[name="forward"](%conv, %x, %x)
+  return (%c)
+)IR");
+  });
+  EXPECT_TRUE(contains(e.what(), "__torch__.Conv.forward takes 1 inputs, but 2 are passed"));
   // A method of another class.
   e = expect_error([&] {
     n.net.define_method("other", R"IR(graph(%self : __torch__.Conv, %x : Tensor):

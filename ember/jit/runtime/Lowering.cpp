@@ -53,16 +53,6 @@ class Lowering {
     order_[b->return_node()] = next_order_++;
   }
 
-  // The node of block b that holds `user` (the user itself or an ancestor).
-  static const Node* ancestor_in(const Node* user, const Block* b) {
-    while (user->owning_block() != b) {
-      const Node* owner = user->owning_block()->owning_node();
-      EMBER_CHECK(owner != nullptr, "jit: a use outside the defining block's scope");
-      user = owner;
-    }
-    return user;
-  }
-
   void plan_block(const Block* b) {
     for (Value* v : b->inputs()) plan_value(v, b);
     for (Node* n : b->nodes()) {
@@ -103,7 +93,7 @@ class Lowering {
     }
   }
 
-  // Like ancestor_in, but null when user is not inside b.
+  // The node of block b that holds `user` (the user itself or an ancestor), or null when user is not inside b.
   static const Node* ancestor_in_or_null(const Node* user, const Block* b) {
     while (user && user->owning_block() != b) user = user->owning_block()->owning_node();
     return user;
@@ -291,6 +281,9 @@ class Lowering {
     const Method* m = obj->find_method(name);
     EMBER_CHECK(m != nullptr, "{}: module {} has no method '{}' (define it before the methods that call it): {}",
                 code_.name, obj->type()->name(), name, node_line(n));
+    EMBER_CHECK(m->code->input_types.size() == n->num_inputs() - 1, "{}: {}.{} takes {} inputs, but {} are passed "
+                "by: {}", code_.name, obj->type()->name(), name, m->code->input_types.size(), n->num_inputs() - 1,
+                node_line(n));
     code_.methods.push_back(MethodRef{m->code, obj});
     emit(OpCode::CallMethod, operands(n, 1), outputs(n), static_cast<uint32_t>(code_.methods.size() - 1), n);
   }
