@@ -106,6 +106,19 @@ TEST(Archive, LoadedModuleFromManyThreads) {
   for (int b : bad) EXPECT_EQ(b, 0);
 }
 
+TEST(Archive, FailedSaveLeavesTheOldFile) {
+  Net n;
+  std::string p = temp_path("atomic.ember");
+  save(n.net, p);
+  const std::string before = read_file(p);
+  Module bad("__torch__.Bad");
+  bad.register_attribute("where", IValue(Device("cpu")));  // a Device: not something an archive holds
+  expect_error([&] { save(bad, p); }, ErrorKind::Type);
+  EXPECT_EQ(read_file(p), before);
+  load(p);
+  std::filesystem::remove(p);
+}
+
 // An archive with a hand-written root object (through the plain archive writer).
 std::string write_root(const std::string& name, IValue root) {
   std::string p = temp_path(name);
