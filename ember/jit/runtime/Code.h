@@ -60,7 +60,8 @@ enum class OpCode : uint8_t {
   Return,          // the frame's results are the inputs
 };
 
-/// One operand: a register, or a constant-table entry; `move` on a register marks its last use.
+/// One operand: a register, or a constant-table entry. On an input, `move` marks the register's last use; on
+/// an output, `move` means the value is unused and dropped (no register).
 struct Operand {
   uint32_t index : 30;
   uint32_t constant : 1;

@@ -148,7 +148,8 @@ class Lowering {
   }
   static Operand out_reg(uint32_t r) { return Operand{r & 0x3fffffffu, 0, r == kNoReg ? 1u : 0u}; }
 
-  // Appends an instruction; output operands with move=1 mean "discard" (Code.h: no register).
+  // Appends an instruction for node n (its line is the error context); output operands with move=1 mean
+  // "discard" (no register: the value is unused).
   size_t emit(OpCode op, const std::vector<Operand>& in, const std::vector<Operand>& out, uint32_t aux,
               const Node* n) {
     Instruction ins;
@@ -160,13 +161,9 @@ class Lowering {
     ins.n_out = static_cast<uint32_t>(out.size());
     code_.operands.insert(code_.operands.end(), out.begin(), out.end());
     ins.aux = aux;
-    if (n) {
-      code_.node_lines.push_back(n->kind() == prim::Return ? "return" : node_line(n));
-      ins.node = static_cast<uint32_t>(code_.node_lines.size() - 1);
-    } else {
-      ins.node = code_.node_lines.empty() ? 0 : static_cast<uint32_t>(code_.node_lines.size() - 1);
-      if (code_.node_lines.empty()) code_.node_lines.push_back("");
-    }
+    auto [it, fresh] = line_index_.emplace(n, static_cast<uint32_t>(code_.node_lines.size()));
+    if (fresh) code_.node_lines.push_back(!n ? "" : n->kind() == prim::Return ? "return" : node_line(n));
+    ins.node = it->second;
     code_.instructions.push_back(ins);
     return code_.instructions.size() - 1;
   }
@@ -352,6 +349,7 @@ class Lowering {
   std::set<std::pair<const Node*, size_t>> moves_;
   std::map<const Block*, std::vector<const Value*>> drop_at_start_;
   std::map<const Node*, std::vector<const Value*>> drop_after_;
+  std::unordered_map<const Node*, uint32_t> line_index_;  // node -> its entry of code_.node_lines
 };
 
 }  // namespace
