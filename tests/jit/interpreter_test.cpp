@@ -311,6 +311,40 @@ TEST(Interpreter, RegistersReleasedAtLastUse) {
   EXPECT_EQ(r.to_tuple()[0].to_int() - r.to_tuple()[1].to_int(), 1) << "the view was not released at neg";
 }
 
+TEST(Interpreter, ReleasePlanInTheListing) {
+  // ^rN: the operand moves out of register N (its last use). %a is read twice: copied by exp, moved by add.
+  // %x is read after the If only in its else-branch: the then-branch drops it at its start; %c flows out of
+  // the then-branch and is dropped at the start of the else-branch.
+  Function f("plan", R"IR(graph(%x : Tensor, %flag : bool):
+  %one : int = prim::Constant[value=1]()
+  %a : Tensor = aten::neg(%x)
+  %b : Tensor = aten::exp(%a)
+  %c : Tensor = aten::add(%b, %a, %one)
+  %z : Tensor = prim::If(%flag)
+    block0():
+      -> (%c)
+    block1():
+      %n : Tensor = aten::neg(%x)
+      -> (%n)
+  return (%z)
+)IR");
+  EXPECT_EQ(f.code().dump(),
+            "  0 CallOp aten::neg (r0) -> r2\n"
+            "  1 CallOp aten::exp (r2) -> r3\n"
+            "  2 CallOp aten::add.Tensor (^r3, ^r2, c0) -> r4\n"
+            "  3 JumpIfFalse ->7 (^r1)\n"
+            "  4 Drop (^r0)\n"
+            "  5 Move (^r4) -> r5\n"
+            "  6 Jump ->10 ()\n"
+            "  7 Drop (^r4)\n"
+            "  8 CallOp aten::neg (^r0) -> r6\n"
+            "  9 Move (^r6) -> r5\n"
+            " 10 Return (^r5)\n");
+  Tensor x = rand({2});
+  expect_same(f({x, true}).to_tensor(), add(exp(neg(x)), neg(x)));
+  expect_same(f({x, false}).to_tensor(), neg(x));
+}
+
 TEST(Interpreter, ValuesUsedInLoopsLiveUntilTheLoopEnds) {
   // %w is defined outside and read in every iteration: never moved inside the body (refs sees the register
   // and the stack: 2 each time), released after the loop.
