@@ -1,2 +1,3 @@
-"""ember.utils (PyTorch's torch.utils): hooks so far."""
+"""ember.utils (PyTorch's torch.utils): hooks, and data (datasets, samplers, DataLoader)."""
 from . import hooks  # noqa: F401
+from . import data  # noqa: F401
