@@ -17,3 +17,4 @@
 #include "ember/ops/meta.h"
 #include "ember/ops/Operators.h"
 #include "ember/ops/TensorPrint.h"
+#include "ember/serialize/Archive.h"

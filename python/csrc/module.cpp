@@ -11,6 +11,7 @@
 #include "generator.h"
 #include "op_binding.h"
 #include "python_common.h"
+#include "serialization.h"
 #include "tensor.h"
 #include "tensor_new.h"
 
@@ -336,6 +337,7 @@ PYBIND11_MODULE(_C, m) {
   }
 
   init_autograd(m);
+  init_serialization(m);
   m.def("set_num_threads", &ember::set_num_threads, py::arg("n"),
         "Sets the number of threads used by CPU kernels (and OpenBLAS). Raises RuntimeError for n < 1.");
   m.def("get_num_threads", &ember::get_num_threads, "Number of threads used by CPU kernels.");
