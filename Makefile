@@ -1,14 +1,17 @@
 # Ember's two commands (see README.md):
-#   make demo    install missing Debian packages, build, run the demo (Python and C++)
+#   make demo    install missing Debian packages, build, run the short demos (C++ and Python), then the main job:
+#                train a CNN on Fashion-MNIST (examples/fashion_mnist/train.py), EPOCHS epochs (default 3)
 #   make test    install missing Debian packages, build, run every check and test
 # and plain `make`, which configures (CMake + Ninja, ccache when present) and builds everything into build/.
 # Both are incremental: with nothing changed they only re-check and re-run.
 #
-# Variables: BUILD (build directory, default build), CMAKE_ARGS (extra arguments for the first configure).
+# Variables: BUILD (build directory, default build), CMAKE_ARGS (extra arguments for the first configure),
+# EPOCHS (epochs of the demo's training, default 3).
 
 BUILD      ?= build
 PYTHON     := /usr/bin/python3
 CMAKE_ARGS ?=
+EPOCHS     ?= 3
 NPROC      := $(shell nproc)
 # ccache keys on paths relative to the checkout, so clones elsewhere (CI, worktrees) share the cache.
 export CCACHE_BASEDIR := $(CURDIR)
@@ -38,6 +41,7 @@ demo: setup
 	$(MAKE) --no-print-directory build
 	$(BUILD)/examples/cpp/demo
 	PYTHONPATH=python $(PYTHON) examples/demo.py
+	PYTHONPATH=python $(PYTHON) examples/fashion_mnist/train.py --epochs $(EPOCHS)
 
 # ---- make test
 test: setup

@@ -3,7 +3,7 @@
 
     make demo            (or, after `make`:  PYTHONPATH=python /usr/bin/python3 examples/demo.py)
 
-This grows into the Fashion-MNIST training job as the later issues land.
+`make demo` then runs the main job, examples/fashion_mnist/train.py (training on Fashion-MNIST).
 """
 import sys
 

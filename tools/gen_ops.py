@@ -415,6 +415,15 @@ def result_names(s):
     return names
 
 
+def refuse_requires_grad(o):
+    """C++ statements raising PyTorch's error when an argument listed in `not_differentiable` requires grad."""
+    base = o.schema.name.split("::")[-1]
+    return "".join(
+        f"  if (GradMode::is_enabled() && any_requires_grad({n}))\n"
+        f"    EMBER_FAIL(\"The function '{base}' is not differentiable with respect to argument '{n}'. This input "
+        f"cannot have requires_grad True.\");\n" for n in o.entry.get("not_differentiable", []))
+
+
 def gen_autograd(ops):
     """Backward nodes and Autograd-key kernels from the `grad:` entries (Note [autograd dispatch]).
 
@@ -427,6 +436,16 @@ def gen_autograd(ops):
     functional = {}
     for o in ops:
         g = o.entry.get("grad")
+        if not g and o.entry.get("not_differentiable") and o.kind == "functional":
+            # No derivative: the kernel runs as it is, unless an input that has none requires grad.
+            s = o.schema
+            kname = s.name.split("::")[-1] + ("_" + s.overload if s.overload else "")
+            body.append(f"{cpp_ret_type(s.rets)} {kname}({o.cpp_params(False)}) {{\n"
+                        f"  static const OperatorHandle h = Dispatcher::singleton().find_or_throw({cstr(s.full())});\n"
+                        f"{refuse_requires_grad(o)}  ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n"
+                        f"  return h.call<{o.call_types()}>({', '.join(a.name for a in s.args)});\n}}\n\n")
+            reg.append(f"  m.impl({cstr(s.full())}, DispatchKey::Autograd, static_cast<{o.fn_ptr_type()}>(&{kname}));\n")
+            continue
         if not g or o.kind == "out":
             continue
         s = o.schema
@@ -568,10 +587,7 @@ def gen_autograd(ops):
         else:
             outs = ["result"]
         view = bool(s.rets and s.rets[0].alias)
-        refuse = "".join(
-            f"  if (GradMode::is_enabled() && any_requires_grad({n}))\n"
-            f"    EMBER_FAIL(\"The function '{base}' is not differentiable with respect to argument '{n}'. This input "
-            f"cannot have requires_grad True.\");\n" for n in o.entry.get("not_differentiable", []))
+        refuse = refuse_requires_grad(o)
         k = [f"{ret} {kname}({params}) {{\n{handle}{refuse}  {ret} result;\n  {{\n"
              f"    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n    result = {call};\n  }}\n"
              + ("  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);\n"

@@ -107,10 +107,6 @@ std::tuple<Tensor, Tensor, Tensor> clamp_backward_min_max(const Tensor& grad, co
   return {gs, gmin, gmax};
 }
 
-Tensor threshold_backward(const Tensor& grad, const Tensor& result) {
-  return ember::where(ember::gt(result, Scalar(0)), grad, ember::zeros_like(grad));
-}
-
 Tensor softmax_backward(const Tensor& grad, const Tensor& result, int64_t dim) {
   Tensor gr = grad * result;
   return gr - result * ember::sum(gr, OptionalIntArrayRef(IntArrayRef{dim}), true);

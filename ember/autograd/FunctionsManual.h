@@ -37,8 +37,6 @@ std::tuple<Tensor, Tensor, Tensor> clamp_backward_min_max(const Tensor& grad, co
                                                           const std::optional<Tensor>& min,
                                                           const std::optional<Tensor>& max,
                                                           const std::array<bool, 3>& mask);
-/// grad of relu (zero at 0): grad where result > 0.
-Tensor threshold_backward(const Tensor& grad, const Tensor& result);
 Tensor softmax_backward(const Tensor& grad, const Tensor& result, int64_t dim);
 Tensor log_softmax_backward(const Tensor& grad, const Tensor& result, int64_t dim);
 /// grad of permute: the inverse permutation.

@@ -114,10 +114,6 @@ Tensor glu_backward(const Tensor& grad, const Tensor& self, int64_t dim) {
   return ember::cat({ga, gb}, d);
 }
 
-Tensor threshold_backward(const Tensor& grad, const Tensor& self, const Scalar& threshold) {
-  return zero_where(ember::le(self, threshold), grad);
-}
-
 // ---- pooling and embedding
 Tensor max_pool_double_backward(const Tensor& grad, const Tensor& indices) {
   // Both flattened over the plane: (..., H * W) read at (..., OH * OW).
@@ -140,17 +136,20 @@ TensorTriple batch_norm_backward(const Tensor& grad, const Tensor& input, const 
                                  const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
                                  const Tensor& save_mean, const Tensor& save_invstd, bool training, double eps,
                                  OutputMask output_mask) {
+  if (!GradMode::is_enabled()) {
+    // No graph to record: one fused kernel (Note [batch_norm backward kernel] in ember/kernels/cpu/norm.cpp).
+    auto [gi, gw, gb] = ember::native_batch_norm_backward(grad, input, weight, running_mean, running_var, save_mean,
+                                                          save_invstd, training, eps, output_mask);
+    return {gi, defined(weight) ? gw : Tensor(), gb};
+  }
   const int64_t C = input.size(1);
   const DimVector cs = channel_shape(input.dim(), C), dims = all_dims_but(input.dim(), 1);
   Tensor mean, rstd;
   if (!training) {
     mean = running_mean->view(cs);
     rstd = Scalar(1) / ember::sqrt(running_var->view(cs) + Scalar(eps));
-  } else if (GradMode::is_enabled()) {
-    std::tie(mean, rstd) = moments(input, dims, eps);
   } else {
-    mean = save_mean.view(cs);
-    rstd = save_invstd.view(cs);
+    std::tie(mean, rstd) = moments(input, dims, eps);
   }
   const Tensor xhat = (input - mean) * rstd;
   Tensor gi, gw, gb;

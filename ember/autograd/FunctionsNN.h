@@ -43,8 +43,6 @@ Tensor mish_backward(const Tensor& grad, const Tensor& self);
 Tensor log_sigmoid_backward(const Tensor& grad, const Tensor& self);
 /// glu over halves a, b of self along dim: cat(grad * sigmoid(b), grad * a * sigmoid(b) * (1 - sigmoid(b))).
 Tensor glu_backward(const Tensor& grad, const Tensor& self, int64_t dim);
-/// threshold(self, threshold, value): 0 where self <= threshold, else grad.
-Tensor threshold_backward(const Tensor& grad, const Tensor& self, const Scalar& threshold);
 
 // ---- pooling and embedding: the gradients of the backward ops (double backward)
 /// max_pool2d_with_indices_backward with respect to grad_output: grad (input-shaped) read at the indices of

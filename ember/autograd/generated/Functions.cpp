@@ -1832,7 +1832,7 @@ variable_list ReluBackward0::apply(variable_list&& grads) {
   variable_list out(next_edges().size());
   const std::shared_ptr<Node> self_node = shared_from_this();
   const Tensor result = result0_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(threshold_backward(grad, result), input_meta[0]);
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::threshold_backward(grad, result, 0), input_meta[0]);
   return out;
 }
 
@@ -4675,7 +4675,7 @@ variable_list ThresholdBackward0::apply(variable_list&& grads) {
   const std::shared_ptr<Node> self_node = shared_from_this();
   const Tensor self = self_.unpack(self_node);
   const Scalar& threshold = threshold_;
-  if (needs_input_grad(0)) out[0] = reduce_grad(threshold_backward(grad, self, threshold), input_meta[0]);
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::threshold_backward(grad, self, threshold), input_meta[0]);
   return out;
 }
 
@@ -4706,6 +4706,43 @@ Tensor threshold__(const Tensor& self, const Scalar& threshold, const Scalar& va
   Tensor r = generated::threshold(ember::clone(self), threshold, value);
   commit_inplace(self, r, 0);
   return self;
+}
+
+struct ThresholdBackwardBackward0 final : Node {
+  std::string name() const override { return "ThresholdBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  Scalar threshold_;
+};
+
+variable_list ThresholdBackwardBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Scalar& threshold = threshold_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::threshold_backward(grad, self, threshold), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(ember::zeros_like(grad), input_meta[1]);
+  return out;
+}
+
+Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::threshold_backward");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, const Scalar&>(grad_output, self, threshold);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(grad_output) || any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ThresholdBackwardBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, grad_output);
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->threshold_ = threshold;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
 }
 
 struct MaxPool2DWithIndicesBackward0 final : Node {
@@ -5027,6 +5064,18 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
   node->result1_ = SavedVariable(std::get<1>(result), true);
   node->result2_ = SavedVariable(std::get<2>(result), true);
   return result;
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps, std::array<bool, 3> output_mask) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::native_batch_norm_backward");
+  if (GradMode::is_enabled() && any_requires_grad(grad_out))
+    EMBER_FAIL("The function 'native_batch_norm_backward' is not differentiable with respect to argument 'grad_out'. This input cannot have requires_grad True.");
+  if (GradMode::is_enabled() && any_requires_grad(input))
+    EMBER_FAIL("The function 'native_batch_norm_backward' is not differentiable with respect to argument 'input'. This input cannot have requires_grad True.");
+  if (GradMode::is_enabled() && any_requires_grad(weight))
+    EMBER_FAIL("The function 'native_batch_norm_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.");
+  ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+  return h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, const std::optional<Tensor>&, const std::optional<Tensor>&, const std::optional<Tensor>&, bool, double, std::array<bool, 3>>(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
 }
 
 struct NativeLayerNormBackward0 final : Node {
@@ -7428,6 +7477,7 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::glu", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&glu));
   m.impl("aten::threshold", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&threshold));
   m.impl("aten::threshold_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&threshold__));
+  m.impl("aten::threshold_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&threshold_backward));
   m.impl("aten::max_pool2d_with_indices", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool)>(&max_pool2d_with_indices));
   m.impl("aten::max_pool2d_with_indices_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool, const Tensor&)>(&max_pool2d_with_indices_backward));
   m.impl("aten::avg_pool2d", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, bool, bool, std::optional<int64_t>)>(&avg_pool2d));
@@ -7435,6 +7485,7 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::_adaptive_avg_pool2d", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&_adaptive_avg_pool2d));
   m.impl("aten::_adaptive_avg_pool2d_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&_adaptive_avg_pool2d_backward));
   m.impl("aten::native_batch_norm", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, const std::optional<Tensor>&, const std::optional<Tensor>&, bool, double, double)>(&native_batch_norm));
+  m.impl("aten::native_batch_norm_backward", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, const std::optional<Tensor>&, const std::optional<Tensor>&, const std::optional<Tensor>&, bool, double, std::array<bool, 3>)>(&native_batch_norm_backward));
   m.impl("aten::native_layer_norm", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&, IntArrayRef, const std::optional<Tensor>&, const std::optional<Tensor>&, double)>(&native_layer_norm));
   m.impl("aten::native_group_norm", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, int64_t, int64_t, int64_t, int64_t, double)>(&native_group_norm));
   m.impl("aten::embedding", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, int64_t, bool, bool)>(&embedding));

@@ -1,5 +1,5 @@
 // Activation kernels of the nn ops: hardtanh, leaky_relu, elu, softplus, hardsigmoid, hardswish, mish,
-// log_sigmoid, threshold (elementwise, one functor each in ElementwiseOps.h) and glu (a binary loop over the two
+// log_sigmoid, threshold (elementwise, one functor each in ElementwiseOps.h), threshold_backward and glu (a binary loop over the two
 // halves of its input). Each has a functional, an in-place (where PyTorch has one) and an out= form; out= must
 // have self's dtype, as PyTorch's ("Found dtype Double but expected Float"). See Note [elementwise loops].
 #include <limits>
@@ -148,6 +148,22 @@ Tensor threshold_(const Tensor& self, const Scalar& threshold, const Scalar& val
 }
 Tensor threshold_out(const Tensor& self, const Scalar& threshold, const Scalar& value, const Tensor& out) {
   return threshold_impl("threshold", self, threshold, value, out, false);
+}
+
+// ---- threshold_backward: the derivative of threshold and relu, one pass instead of a mask and a where().
+Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
+  IterConfig cfg;
+  cfg.name = "threshold_backward";
+  TensorIterator it(cfg, {}, {grad_output, self});
+  dispatch_dtypes<kNumericTypes>(it.common_dtype(), cfg.name, [&]<class T>() {
+    using M = opmath_t<T>;
+    const M th = as<M>(threshold);
+    it.for_each([th](char** dp, const int64_t* s, int64_t len) {
+      // `x <= th` is false for NaN: the gradient passes there, as PyTorch's.
+      binary_loop<T, T>(dp, s, len, [th](T g, T x) { return static_cast<M>(x) <= th ? T(0) : g; });
+    });
+  });
+  return it.finish();
 }
 
 // ---- the parameterless ones, with functional, in-place and out= forms: X(name, functor)

@@ -1,5 +1,6 @@
-// Normalization kernels: native_batch_norm, native_layer_norm, native_group_norm. Statistics are accumulated
-// in double (two passes: the mean, then the sum of squared deviations), and the output is written as
+// Normalization kernels: native_batch_norm (and its backward, Note [batch_norm backward kernel]),
+// native_layer_norm, native_group_norm. Statistics are accumulated in double (two passes: the mean, then the sum
+// of squared deviations), and the output is written as
 // x * a + b with a per-channel (or per-row) scale a and shift b, as PyTorch's CPU kernels do. The composites
 // batch_norm, layer_norm and group_norm (argument checks, empty inputs) are in ember/ops/nn.cpp.
 //
@@ -9,6 +10,7 @@
 //   running_var  = momentum * (sum of squares / (n - 1)) + (1 - momentum) * running_var
 // with the unbiased variance, in place, as PyTorch does (n = N * H * W, the elements per channel).
 // In evaluation the running statistics normalize and nothing is updated.
+#include <array>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -172,6 +174,113 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
   });
   if (!training) return {out, make_empty({0}, param_dt), make_empty({0}, param_dt)};
   return {out, from_doubles(mean, {C}, param_dt), from_doubles(invstd, {C}, param_dt)};
+}
+
+// Note [batch_norm backward kernel]
+// With y = (x - mean) * invstd * w + b per channel, n elements per channel, and dy the output's gradient:
+//   grad_bias   = sum(dy)
+//   grad_weight = sum(dy * (x - mean)) * invstd
+//   grad_input  = (dy - sum(dy) / n - (x - mean) * invstd^2 * sum(dy * (x - mean)) / n) * invstd * w   (training)
+//               = dy * invstd * w                                                                       (evaluation)
+// where training uses the batch statistics the forward saved and evaluation the running ones. Two passes over
+// the data (the per-channel sums, in double, then grad_input) instead of the dozen elementwise ops and
+// reductions of the composite formula; autograd calls it only when no graph is recorded (FunctionsNN.cpp's
+// batch_norm_backward): with create_graph the differentiable composite runs instead.
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
+    const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight,
+    const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
+    const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps,
+    std::array<bool, 3> output_mask) {
+  const char* op = "native_batch_norm_backward";
+  EMBER_CHECK(input.dim() >= 2, "{}: expected an input of at least 2 dims, got shape {}", op, input.sizes());
+  EMBER_CHECK(grad_out.sizes().equals(input.sizes()), "{}: expected grad_out of the input's shape {}, got {}", op,
+              input.sizes(), grad_out.sizes());
+  EMBER_CHECK(grad_out.dtype() == input.dtype(), "{}: expected grad_out of the input's dtype {}, got {}", op,
+              input.dtype(), grad_out.dtype());
+  const int64_t C = input.size(1);
+  const auto* stat_mean = train ? &save_mean : &running_mean;
+  const auto* stat_var = train ? &save_invstd : &running_var;
+  for (const auto* p : {&weight, stat_mean, stat_var}) {
+    EMBER_CHECK(!defined(*p) || (*p)->numel() == C, "{}: expected a parameter of {} elements, got shape {}", op, C,
+                (*p)->sizes());
+  }
+  EMBER_CHECK(defined(*stat_mean) && defined(*stat_var), "{}: {} must be defined {}", op,
+              train ? "save_mean and save_invstd" : "running_mean and running_var",
+              train ? "in training mode" : "in evaluation mode");
+  const Tensor x = input.contiguous(), dy = grad_out.contiguous();
+  const int64_t N = input.size(0);
+  int64_t HW = 1;
+  for (int64_t d = 2; d < input.dim(); ++d) HW *= input.size(d);
+  const int64_t n = N * HW;
+  const std::vector<double> w = read_param(weight, C, 1.0), mean = read_param(*stat_mean, C, 0.0);
+  std::vector<double> invstd = read_param(*stat_var, C, 1.0);
+  if (!train)
+    for (double& v : invstd) v = 1.0 / std::sqrt(v + eps);
+  const DType param_dt = defined(weight) ? weight->dtype() : (*stat_mean)->dtype();
+  std::vector<double> sum_dy(static_cast<size_t>(C)), sum_dy_xmu(static_cast<size_t>(C));
+  Tensor gi = output_mask[0] ? make_empty(input.sizes(), input.dtype()) : Tensor();
+  dispatch_dtypes<kFloatingTypes>(input.dtype(), op, [&]<class T>() {
+    using M = opmath_t<T>;
+    const T* xp = x.data_ptr<T>();
+    const T* gp = dy.data_ptr<T>();
+    const bool need_sums = output_mask[1] || output_mask[2] || (output_mask[0] && train);
+    if (need_sums) {
+      parallel_for(C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, n)), [&](int64_t cb, int64_t ce) {
+        for (int64_t c = cb; c < ce; ++c) {
+          // Four partial sums: independent additions instead of one dependent chain.
+          double s[4] = {0, 0, 0, 0}, q[4] = {0, 0, 0, 0};
+          const double mu = mean[c];
+          for (int64_t i = 0; i < N; ++i) {
+            const T* xr = xp + (i * C + c) * HW;
+            const T* gr = gp + (i * C + c) * HW;
+            int64_t k = 0;
+            for (; k + 4 <= HW; k += 4)
+              for (int j = 0; j < 4; ++j) {
+                const double g = static_cast<double>(static_cast<M>(gr[k + j]));
+                s[j] += g;
+                q[j] += g * (static_cast<double>(static_cast<M>(xr[k + j])) - mu);
+              }
+            for (; k < HW; ++k) {
+              const double g = static_cast<double>(static_cast<M>(gr[k]));
+              s[0] += g;
+              q[0] += g * (static_cast<double>(static_cast<M>(xr[k])) - mu);
+            }
+          }
+          sum_dy[c] = (s[0] + s[1]) + (s[2] + s[3]);
+          sum_dy_xmu[c] = (q[0] + q[1]) + (q[2] + q[3]);
+        }
+      });
+    }
+    if (!output_mask[0] || n == 0) return;
+    T* op_ = gi.data_ptr<T>();
+    parallel_for(N * C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, HW)), [&](int64_t pb, int64_t pe) {
+      for (int64_t p = pb; p < pe; ++p) {
+        const int64_t c = p % C;
+        const T* xr = xp + p * HW;
+        const T* gr = gp + p * HW;
+        T* out = op_ + p * HW;
+        // grad_input = dy * a + x * b + d, per channel (Note [batch_norm backward kernel]).
+        const double a = invstd[c] * w[c];
+        double b = 0, d = 0;
+        if (train) {
+          const double k = sum_dy_xmu[c] / static_cast<double>(n) * invstd[c] * invstd[c];
+          b = -k * a;
+          d = (mean[c] * k - sum_dy[c] / static_cast<double>(n)) * a;
+        }
+        const M am = static_cast<M>(a), bm = static_cast<M>(b), dm = static_cast<M>(d);
+        for (int64_t i = 0; i < HW; ++i)
+          out[i] = static_cast<T>(static_cast<M>(gr[i]) * am + static_cast<M>(xr[i]) * bm + dm);
+      }
+    });
+  });
+  Tensor gw, gb;
+  if (output_mask[1] && defined(weight)) {
+    std::vector<double> v(static_cast<size_t>(C));
+    for (int64_t c = 0; c < C; ++c) v[c] = sum_dy_xmu[c] * invstd[c];
+    gw = from_doubles(v, {C}, param_dt);
+  }
+  if (output_mask[2]) gb = from_doubles(sum_dy, {C}, param_dt);
+  return {gi, gw, gb};
 }
 
 std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArrayRef normalized_shape,

@@ -1788,6 +1788,10 @@ Tensor threshold_out(const Tensor& out, const Tensor& self, const Scalar& thresh
   static const OperatorHandle h = op("aten::threshold.out");
   return h.call<Tensor, const Tensor&, const Scalar&, const Scalar&, const Tensor&>(self, threshold, value, out);
 }
+Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
+  static const OperatorHandle h = op("aten::threshold_backward");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Scalar&>(grad_output, self, threshold);
+}
 Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   static const OperatorHandle h = op("aten::max_pool2d");
   return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool>(self, kernel_size, stride, padding, dilation, ceil_mode);
@@ -1831,6 +1835,10 @@ Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, cons
 std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training, double momentum, double eps) {
   static const OperatorHandle h = op("aten::native_batch_norm");
   return h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, const std::optional<Tensor>&, const std::optional<Tensor>&, bool, double, double>(input, weight, bias, running_mean, running_var, training, momentum, eps);
+}
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps, std::array<bool, 3> output_mask) {
+  static const OperatorHandle h = op("aten::native_batch_norm_backward");
+  return h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, const std::optional<Tensor>&, const std::optional<Tensor>&, const std::optional<Tensor>&, bool, double, std::array<bool, 3>>(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
 }
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps, bool cudnn_enable) {
   static const OperatorHandle h = op("aten::layer_norm");

@@ -308,6 +308,7 @@ void register_cpu_kernels(Library& m) {
   m.impl("aten::threshold", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&cpu::threshold));
   m.impl("aten::threshold_", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&cpu::threshold_));
   m.impl("aten::threshold.out", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&, const Tensor&)>(&cpu::threshold_out));
+  m.impl("aten::threshold_backward", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&cpu::threshold_backward));
   m.impl("aten::max_pool2d_with_indices", DispatchKey::CPU, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool)>(&cpu::max_pool2d_with_indices));
   m.impl("aten::max_pool2d_with_indices_backward", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool, const Tensor&)>(&cpu::max_pool2d_with_indices_backward));
   m.impl("aten::avg_pool2d", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, bool, bool, std::optional<int64_t>)>(&cpu::avg_pool2d));
@@ -316,6 +317,7 @@ void register_cpu_kernels(Library& m) {
   m.impl("aten::_adaptive_avg_pool2d", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&cpu::adaptive_avg_pool2d));
   m.impl("aten::_adaptive_avg_pool2d_backward", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&cpu::_adaptive_avg_pool2d_backward));
   m.impl("aten::native_batch_norm", DispatchKey::CPU, static_cast<std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, const std::optional<Tensor>&, const std::optional<Tensor>&, bool, double, double)>(&cpu::native_batch_norm));
+  m.impl("aten::native_batch_norm_backward", DispatchKey::CPU, static_cast<std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, const std::optional<Tensor>&, const std::optional<Tensor>&, const std::optional<Tensor>&, bool, double, std::array<bool, 3>)>(&cpu::native_batch_norm_backward));
   m.impl("aten::native_layer_norm", DispatchKey::CPU, static_cast<std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&, IntArrayRef, const std::optional<Tensor>&, const std::optional<Tensor>&, double)>(&cpu::native_layer_norm));
   m.impl("aten::native_group_norm", DispatchKey::CPU, static_cast<std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, int64_t, int64_t, int64_t, int64_t, double)>(&cpu::native_group_norm));
   m.impl("aten::embedding", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Tensor&, int64_t, bool, bool)>(&cpu::embedding));
