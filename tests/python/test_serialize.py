@@ -215,7 +215,10 @@ def test_path_and_file_give_same_bytes(tmp_path):
         assert ember.load(fh)["w"].tolist() == obj["w"].tolist()
 
 
-def test_file_like_writer_errors_propagate():
+def test_file_like_writer_errors_propagate(tmp_path, monkeypatch):
+    # The archive passes through a temporary file in TMPDIR, removed whatever happens.
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+
     class Failing:
         def __init__(self):
             self.calls = 0
@@ -228,6 +231,7 @@ def test_file_like_writer_errors_propagate():
 
     with pytest.raises(OSError, match="disk full"):
         ember.save({"a": ember.ones(3), "b": ember.ones(2)}, Failing())
+    assert os.listdir(tmp_path) == []
 
     class Keeper:  # keeps the views it was given: they are released after each call
         views = []
