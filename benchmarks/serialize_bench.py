@@ -8,9 +8,11 @@ every save replaces the previous file of the same name; --fresh saves each round
 file is removed outside the timing). Prints the median time and throughput of each.
 
     PYTHONPATH=python /usr/bin/python3 benchmarks/serialize_bench.py [--rounds 7] [--dir /dev/shm] [--fresh]
+        [--bytesio]  (save to and load from an io.BytesIO)
 """
 import argparse
 import collections
+import io
 import os
 import statistics
 import tempfile
@@ -46,13 +48,14 @@ def main():
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--dir", default=None, help="directory for the files (default: a temporary one)")
     ap.add_argument("--fresh", action="store_true", help="save to a new file name every round")
+    ap.add_argument("--bytesio", action="store_true", help="save to and load from an io.BytesIO instead of a file")
     args = ap.parse_args()
     ember.set_num_threads(1)
     torch.set_num_threads(1)
     esd, tsd = state_dicts()
     nbytes = sum(v.numel() * 4 for v in tsd.values())
     with tempfile.TemporaryDirectory(dir=args.dir) as d:
-        times = collections.defaultdict(list)
+        times, sizes = collections.defaultdict(list), {}
         for r in range(args.rounds + 1):  # round 0 warms up (page cache, allocators)
             suffix = str(r) if args.fresh else ""
             if args.fresh and r:
@@ -61,17 +64,23 @@ def main():
             epath, tpath = os.path.join(d, f"sd{suffix}.ember"), os.path.join(d, f"sd{suffix}.pt")
             for fw, save, load, sd, path in [("ember", ember.save, ember.load, esd, epath),
                                              ("torch", torch.save, torch.load, tsd, tpath)]:
-                ts, _ = timed(lambda: save(sd, path))
-                tl, loaded = timed(lambda: load(path))
+                target = io.BytesIO() if args.bytesio else path
+                ts, _ = timed(lambda: save(sd, target))
+                if args.bytesio:
+                    target.seek(0)
+                    sizes[fw] = len(target.getbuffer())
+                tl, loaded = timed(lambda: load(target))
                 assert len(loaded) == len(sd)
                 del loaded
                 if r:
                     times[fw, "save"].append(ts)
                     times[fw, "load"].append(tl)
-        sizes = {fw: os.path.getsize(p) for fw, p in [("ember", epath), ("torch", tpath)]}
+        if not args.bytesio:
+            sizes = {fw: os.path.getsize(p) for fw, p in [("ember", epath), ("torch", tpath)]}
     print(f"state dict: {len(tsd)} tensors, {nbytes / 1e6:.1f} MB of float32; {args.rounds} rounds, medians; "
           f"load average {os.getloadavg()[0]:.1f}; directory {args.dir or tempfile.gettempdir()}"
-          f"{', a new file per save' if args.fresh else ', each save replacing the file'}")
+          f"{', a new file per save' if args.fresh else ', each save replacing the file'}"
+          f"{' (unused: io.BytesIO)' if args.bytesio else ''}")
     for op in ["save", "load"]:
         e, t = (statistics.median(times[fw, op]) for fw in ["ember", "torch"])
         print(f"{op}: ember {e * 1e3:7.1f} ms ({nbytes / e / 1e9:5.2f} GB/s)   torch {t * 1e3:7.1f} ms "

@@ -1,26 +1,22 @@
 // The archive format of Note [archive format]: the manifest (IValue tree <-> JSON) and the zip container
-// around it (read with libzip, written by ZipWriter: Note [zip writer]).
+// around it (read and written with libzip: Note [zip writer]).
 #include "ember/serialize/Archive.h"
-
-#include <fcntl.h>
 
 #include <zip.h>
 
-#include <atomic>
+#include <algorithm>
 #include <bit>
 #include <cerrno>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <vector>
 
 #include <unistd.h>
-
-#include "ember/serialize/ZipWriter.h"
 
 namespace ember::serialize {
 
@@ -211,58 +207,88 @@ std::string zip_code_message(int code) {
   return take_message(&e);
 }
 
-// Writes the manifest and then the storages (Note [zip writer]). The storages are borrowed from the plan.
-void write_archive(const Plan& plan, detail::ByteSink& sink) {
-  detail::ZipWriter w(sink);
-  w.add(kManifestEntry, plan.manifest.data(), plan.manifest.size());
-  for (size_t i = 0; i < plan.storages.size(); ++i)
-    w.add(plan.entries[i], plan.storages[i]->data(), plan.storages[i]->nbytes());
-  w.finish();
-}
+// Note [zip writer]
+// Archives are written with libzip, as they are read (the project standard prefers a well-kept Debian library
+// to code of our own outside tensors, kernels, autograd and JIT, even when slower). Each entry's source is a
+// zip_source_buffer over the bytes in place (the manifest string, the tensor's storage memory; freep=0, the
+// plan keeps them alive until zip_close), so nothing is copied before libzip's own pass, which reads each entry
+// in 8 KiB pieces, computes its CRC and writes it out. Entries are stored (ZIP_CM_STORE), names are passed as
+// UTF-8, and every entry gets a fixed modification time and Unix mode so the same object gives the same bytes
+// (libzip turns the time into an MS-DOS date with localtime(), so the bytes are the same on one machine and time
+// zone; the archive's meaning does not depend on it). libzip writes ZIP64 fields where sizes need them.
+constexpr time_t kEntryMtime = 315532800 + 12 * 3600;  // 1980-01-01 12:00 UTC: within 1980 in every time zone
 
-class FileSink final : public detail::ByteSink {
- public:
-  FileSink(int fd, const std::string& path) : fd_(fd), path_(path) {}
-  void write(const void* data, size_t n) override {
-    const char* p = static_cast<const char*>(data);
-    while (n > 0) {
-      ssize_t w = ::write(fd_, p, std::min<size_t>(n, size_t{1} << 30));
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) EMBER_FAIL("save: '{}': cannot write: {}", path_, std::strerror(w < 0 ? errno : EIO));
-      p += w;
-      n -= static_cast<size_t>(w);
-    }
-  }
-
- private:
-  int fd_;
-  const std::string& path_;
-};
-
-// Hands the bytes to a caller's function.
-class FunctionSink final : public detail::ByteSink {
- public:
-  explicit FunctionSink(const std::function<void(const void*, size_t)>& f) : f_(f) {}
-  void write(const void* data, size_t n) override { f_(data, n); }
-
- private:
-  const std::function<void(const void*, size_t)>& f_;
-};
-
-// A name in the directory of path that no other save uses: <path>.tmp.<pid>.<counter>.<clock>.
-std::string temp_path(const std::string& path) {
-  static std::atomic<uint64_t> counter{0};
-  auto ticks = std::chrono::steady_clock::now().time_since_epoch().count();
-  return fmt::format("{}.tmp.{}.{}.{:x}", path, static_cast<long>(getpid()), counter.fetch_add(1),
-                     static_cast<uint64_t>(ticks));
-}
-
-// ---- loading: zip + manifest -> IValue tree ----------------------------------------------------------
-
+// An open archive, discarded (nothing written) unless zip_close succeeded.
 struct ZipCloser {
   void operator()(zip_t* z) const { zip_discard(z); }
 };
 using ZipPtr = std::unique_ptr<zip_t, ZipCloser>;
+
+// Adds the manifest and then the storages to za as stored entries reading the plan's memory in place; `file`
+// names the destination in errors.
+void add_entries(zip_t* za, const Plan& plan, std::string_view file) {
+  auto add = [&](const std::string& name, const void* data, uint64_t n) {
+    zip_source_t* src = zip_source_buffer(za, n ? data : nullptr, n, 0);
+    if (!src) EMBER_FAIL("save: '{}': {}", file, zip_strerror(za));
+    const zip_int64_t idx = zip_file_add(za, name.c_str(), src, ZIP_FL_ENC_UTF_8);
+    if (idx < 0) {
+      zip_source_free(src);  // still ours when the add failed
+      EMBER_FAIL("save: '{}': cannot add '{}': {}", file, name, zip_strerror(za));
+    }
+    const auto i = static_cast<zip_uint64_t>(idx);
+    if (zip_set_file_compression(za, i, ZIP_CM_STORE, 0) != 0 || zip_file_set_mtime(za, i, kEntryMtime, 0) != 0 ||
+        zip_file_set_external_attributes(za, i, 0, ZIP_OPSYS_UNIX, 0100644u << 16) != 0)  // rw-r--r-- file
+      EMBER_FAIL("save: '{}': cannot set up '{}': {}", file, name, zip_strerror(za));
+  };
+  add(std::string(kManifestEntry), plan.manifest.data(), plan.manifest.size());
+  for (size_t i = 0; i < plan.storages.size(); ++i)
+    add(plan.entries[i], plan.storages[i]->data(), plan.storages[i]->nbytes());
+}
+
+// Writes the archive with zip_close; on failure the archive is discarded (by the caller's guard).
+void close_archive(ZipPtr& za, std::string_view file) {
+  if (zip_close(za.get()) != 0) EMBER_FAIL("save: '{}': {}", file, zip_strerror(za.get()));
+  (void)za.release();  // zip_close freed it
+}
+
+// Note [file-like save]
+// A Python file-like object (and save_to_bytes) gets the archive after libzip has written it whole, because
+// zip_close seeks back to fill in each entry's header and so cannot stream. It is written to a temporary file
+// (a fresh name in TMPDIR, written by libzip just as save() writes a path) and read back in pieces of kChunk bytes. Measured against libzip's
+// growable in-memory buffer source (zip_source_buffer_create + zip_source_keep, read back after zip_close) for a
+// 100 MB state dict into an io.BytesIO: 1.04 s through /tmp against 1.32 s in memory (0.87 s with TMPDIR on
+// tmpfs), and without a second in-memory copy of the archive at its peak.
+constexpr size_t kChunk = size_t{4} << 20;
+
+// Removes a file when it goes out of scope.
+struct FileRemover {
+  std::string path;
+  ~FileRemover() { ::unlink(path.c_str()); }
+};
+
+// Writes the archive of plan to a temporary file and hands it to write() in order; the file is removed after.
+void write_via_temp_file(const Plan& plan, const std::function<void(const void*, size_t)>& write) {
+  std::error_code ec;
+  std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
+  if (ec) EMBER_FAIL("save: no directory for a temporary file: {}", ec.message());
+  std::string name = (dir / "ember-save-XXXXXX").string();
+  const int fd = ::mkstemp(name.data());  // reserves a fresh name; libzip writes the archive and renames it here
+  if (fd < 0) EMBER_FAIL("save: cannot create a temporary file in '{}': {}", dir.string(), std::strerror(errno));
+  ::close(fd);
+  FileRemover remove{name};
+  int code = 0;
+  ZipPtr za(zip_open(name.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &code));
+  if (!za) EMBER_FAIL("save: '{}': {}", name, zip_code_message(code));
+  add_entries(za.get(), plan, name);
+  close_archive(za, name);
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(std::fopen(name.c_str(), "rb"), std::fclose);
+  if (!in) EMBER_FAIL("save: cannot read back '{}': {}", name, std::strerror(errno));
+  std::vector<char> buf(kChunk);
+  while (size_t got = std::fread(buf.data(), 1, buf.size(), in.get())) write(buf.data(), got);
+  if (std::ferror(in.get())) EMBER_FAIL("save: cannot read back '{}'", name);
+}
+
+// ---- loading: zip + manifest -> IValue tree ----------------------------------------------------------
 
 class Reader {
  public:
@@ -532,38 +558,27 @@ class Reader {
 
 void save(const IValue& obj, const std::string& path, const Attributes* attrs) {
   // Note [atomic save]
-  // Every check of the object happens while planning, before any file exists. The archive then goes to a
-  // fresh temporary name in the same directory (so the final rename stays on one filesystem and is atomic),
-  // which replaces path only once it is complete; any error removes it. Readers of path therefore see the old
-  // file or the whole new one, never a partial archive. (No fsync: like torch.save, durability across a power
-  // loss is left to the caller.)
+  // Every check of the object happens while planning, before any file exists. libzip's zip_close then writes
+  // the archive to a fresh temporary file in path's directory (<path>.XXXXXX, so the final rename stays on one
+  // filesystem and is atomic) and renames it over path only once it is complete; on any error it removes the
+  // temporary file and we discard the archive. Readers of path therefore see the old file or the whole new
+  // one, never a partial archive. ZIP_TRUNCATE: an existing file is replaced, never read or merged. (No fsync:
+  // like torch.save, durability across a power loss is left to the caller.)
   Plan plan = Writer(attrs).plan(obj);
-  const std::string tmp = temp_path(path);
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) EMBER_FAIL("save: '{}': cannot create a temporary file: {}", path, std::strerror(errno));
-  try {
-    FileSink sink(fd, path);
-    write_archive(plan, sink);
-    const int rc = ::close(fd);
-    fd = -1;
-    if (rc != 0) EMBER_FAIL("save: '{}': cannot write: {}", path, std::strerror(errno));
-  } catch (...) {
-    if (fd >= 0) ::close(fd);
-    ::unlink(tmp.c_str());
-    throw;
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    EMBER_FAIL("save: '{}': cannot rename the temporary file into place: {}", path, std::strerror(err));
-  }
+  // libzip's own word for this is "Operation not supported"; say what is wrong.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) EMBER_FAIL("save: '{}': is a directory", path);
+  int code = 0;
+  ZipPtr za(zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &code));
+  if (!za) EMBER_FAIL("save: '{}': {}", path, zip_code_message(code));
+  add_entries(za.get(), plan, path);
+  close_archive(za, path);
 }
 
 void save_to_stream(const IValue& obj, const std::function<void(const void*, size_t)>& write,
                     const Attributes* attrs) {
   Plan plan = Writer(attrs).plan(obj);
-  FunctionSink sink(write);
-  write_archive(plan, sink);
+  write_via_temp_file(plan, write);
 }
 
 std::string save_to_bytes(const IValue& obj, const Attributes* attrs) {

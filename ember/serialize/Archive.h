@@ -6,7 +6,7 @@
 //   ember::IValue obj = ember::serialize::load("model.ember");
 //
 // Note [archive format]
-// An archive is a zip file (read with libzip, written by ZipWriter: Note [zip writer]) with
+// An archive is a zip file (read and written with libzip: Note [zip writer]) with
 //   * "manifest.json": {"format": "ember-archive", "version": 1, "byte_order": "little",
 //       "storages": [{"entry": "storages/0", "nbytes": N}, ...],
 //       "tensors": [{"storage": 0, "dtype": "float32", "sizes": [...], "strides": [...],
@@ -67,19 +67,19 @@ struct Attributes {
 };
 
 /// Writes obj (None, bool, int, double, str, dtype, tensors, lists, tuples and dicts with str or int keys,
-/// nested) to path atomically: into a temporary file in the same directory that is renamed over path only
-/// when complete, and removed on any error, so path is either untouched or the whole new archive.
-/// attrs: optional Python-level attributes (see Attributes). Errors: an unsupported value (TypeError naming
-/// its kind and where it is, e.g. "obj['a'][2]"), a non-CPU tensor, nesting deeper than kMaxDepth, a string
-/// that is not UTF-8, I/O failures (RuntimeError naming the file).
+/// nested) to path atomically (Note [atomic save]): libzip writes a temporary file in the same directory that
+/// is renamed over path only when complete, and removed on any error, so path is either untouched or the whole
+/// new archive. attrs: optional Python-level attributes (see Attributes). Errors: an unsupported value
+/// (TypeError naming its kind and where it is, e.g. "obj['a'][2]"), a non-CPU tensor, nesting deeper than
+/// kMaxDepth, a string that is not UTF-8, I/O failures (RuntimeError naming the file and libzip's reason).
 void save(const IValue& obj, const std::string& path, const Attributes* attrs = nullptr);
 
 /// The same archive as save() writes, as bytes in memory (for Python file-like objects).
 std::string save_to_bytes(const IValue& obj, const Attributes* attrs = nullptr);
 
-/// The same archive handed to write(data, n) piece by piece, in order (a few small headers and one call per
-/// storage, straight from the tensor's memory; the pointer is valid during the call only). Python file-like
-/// objects are written through it. Errors: as save(), and whatever write throws.
+/// The same archive, written whole by libzip to a temporary file in TMPDIR (Note [file-like save]) and then
+/// handed to write(data, n) in order, in pieces of at most 4 MiB (the pointer is valid during the call only). Python file-like objects are written through it.
+/// Errors: as save(), and whatever write throws.
 void save_to_stream(const IValue& obj, const std::function<void(const void*, size_t)>& write,
                     const Attributes* attrs = nullptr);
 

@@ -34,8 +34,8 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     Args:
         obj: tensors, None, bool, int, float, str, dtypes, and lists, tuples, dicts and OrderedDicts of them.
         f (str, os.PathLike or file-like): a path, or an object with ``write(b)`` (e.g. ``io.BytesIO`` or an
-            open binary file), which receives the archive in pieces as read-only memoryviews (one per tensor
-            storage, straight from the tensor's memory, plus small headers), valid during the call only. A
+            open binary file), which receives the archive (written whole to a temporary file in TMPDIR first,
+            then read back) as read-only memoryviews of at most 4 MiB each, valid during the call only. A
             file-like object is written directly, not atomically.
         pickle_module, pickle_protocol, _use_new_zipfile_serialization: accepted for compatibility with
             torch.save and ignored (nothing is pickled).
