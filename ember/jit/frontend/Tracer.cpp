@@ -99,6 +99,22 @@ Value* TracingState::value_of(const Tensor& t) {
   return v;
 }
 
+void TracingState::finish() {
+  for (Node *n = graph_->return_node()->prev(), *prev = nullptr; n != graph_->param_node(); n = prev) {
+    prev = n->prev();  // read before n may be destroyed
+    bool used = false;
+    for (const Value* o : n->outputs()) used = used || o->has_uses();
+    if (used) continue;
+    if (n->is_op() && n->schema().is_mutable()) continue;  // writes a tensor: its effect is the point
+    for (const Value* o : n->outputs()) {  // forget the mapping, so a later use would not see a dead value
+      std::erase_if(values_, [&](const auto& kv) { return kv.second.value == o; });
+      std::erase_if(attr_values_, [&](const auto& kv) { return kv.second == o; });
+    }
+    n->destroy();
+  }
+  verify(*graph_);
+}
+
 void TracingState::roll_back_to(Node* last) {
   std::unordered_set<const Value*> gone;
   while (graph_->return_node()->prev() != last) {
@@ -138,7 +154,7 @@ std::shared_ptr<Graph> trace(const std::function<std::vector<Tensor>(const std::
     outputs = fn(inputs);
     for (const Tensor& t : outputs) state->graph().register_output(state->value_of(t));
   }
-  verify(state->graph());
+  state->finish();
   return state->graph_ptr();
 }
 

@@ -76,6 +76,10 @@ class TracingState {
   /// Maps t to v (a later call for the same tensor replaces the mapping).
   void set_value(const Tensor& t, Value* v);
 
+  /// Ends the trace as PyTorch's tracer does: removes the nodes whose results are unused (a Python `if` on a
+  /// tensor leaves its comparison behind; unused parameters leave no GetAttr) unless they write an argument,
+  /// then verifies the graph. Call after registering the outputs.
+  void finish();
   /// Destroys the nodes recorded after `last` (newest first) and forgets the mappings to their outputs (the
   /// fallback's clean-up when a traced call fails).
   void roll_back_to(Node* last);

@@ -1,0 +1,19 @@
+#pragma once
+// ember.jit's native part: the tracer's state and guard, graphs as Python objects, and the Python
+// executor that runs a traced graph (Note [python graph executor] in jit.cpp).
+#include <pybind11/pybind11.h>
+
+#include "python_common.h"
+
+namespace ember::python {
+
+/// Registers the _C._jit_* functions and classes on m.
+void init_jit(pybind11::module_& m);
+
+/// When the current thread is tracing, warns with ember.jit.TracerWarning that converting a tensor to a
+/// Python `what` ("number", "boolean", "index", "list") makes the trace treat the value as a constant (the
+/// warning points at the Python line that converted it). Throws python_error_already_set when the warning
+/// filter turned the warning into an error.
+void warn_tracer_conversion(const char* what);
+
+}  // namespace ember::python
