@@ -24,7 +24,7 @@ TracingState::TracingState() : graph_(std::make_shared<Graph>()) {}
 Value* TracingState::add_input(const Tensor& t, const std::string& name) {
   EMBER_CHECK(t.defined(), "jit.trace: an input tensor is undefined");
   Value* v = graph_->add_input(name, TensorType::from_tensor(t));
-  set_value(t, v);
+  if (!find_value(t)) set_value(t, v);  // a tensor passed twice reads its first input
   return v;
 }
 

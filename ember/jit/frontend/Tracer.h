@@ -55,7 +55,8 @@ class TracingState {
   Graph& graph() { return *graph_; }
   const std::shared_ptr<Graph>& graph_ptr() const { return graph_; }
 
-  /// Adds a graph input standing for t (typed from t), optionally named. Returns the Value.
+  /// Adds a graph input standing for t (typed from t), optionally named. Returns the Value. When t already
+  /// has a Value (the same tensor passed twice), uses of t keep reading the first.
   Value* add_input(const Tensor& t, const std::string& name = "");
   /// Adds the `self` input of a module trace, of class type cls (Note [class types] in Type.h). Must be
   /// called once, before register_attribute. Returns the Value.

@@ -58,7 +58,7 @@ class _GraphMethod:
     def run(self, owner, args):
         tensors, _, spec = flatten(tuple(args), "input")
         if spec != self.spec:
-            raise TypeError("{}(): the arguments' structure {} differs from the traced example's {} (a trace is "
+            raise RuntimeError("{}(): the arguments' structure {} differs from the traced example's {} (a trace is "
                             "specialized on the structure of its inputs)".format(self.name, spec, self.spec))
         return self.graph._run(owner, tensors)
 
@@ -78,7 +78,7 @@ class TracedModule(Module):
             self._buffers[k] = b
         self._non_persistent_buffers_set.update(original._non_persistent_buffers_set)
         for k, m in original._modules.items():
-            self._modules[k] = None if m is None else TracedModule(m)
+            self._modules[k] = None if m is None else _traced_child(m)
 
     def forward(self, *args):
         if self._method is None:
@@ -108,6 +108,29 @@ class TracedModule(Module):
 
     def extra_repr(self):
         return "original_name=" + self.original_name
+
+
+class _TracedContainer(TracedModule):
+    """A traced Sequential or ModuleList: its children are also reachable by index, len() and iteration."""
+
+    def __getitem__(self, idx):
+        mods = list(self._modules.values())
+        if not isinstance(idx, int):
+            raise TypeError("indices of a traced {} must be integers".format(self.original_name))
+        if not -len(mods) <= idx < len(mods):
+            raise IndexError("index {} is out of range".format(idx))
+        return mods[idx]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+
+def _traced_child(m):
+    from ..nn import ModuleList, Sequential
+    return (_TracedContainer if isinstance(m, (Sequential, ModuleList)) else TracedModule)(m)
 
 
 ScriptModule = TracedModule

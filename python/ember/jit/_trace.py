@@ -69,14 +69,17 @@ def _input_names(fn, count):
 
 
 def _check_outputs(out, strict):
+    """As PyTorch's: under strict, a dict output raises and a list output warns (their structure is frozen)."""
     if strict and isinstance(out, (list, dict)):
         kind = "list" if isinstance(out, list) else "dict"
-        raise RuntimeError(
-            "Encountering a {} at the output of the tracer might cause the trace to be incorrect, this is only "
-            "valid if the container structure does not change based on the module's inputs. Consider using a "
-            "constant container instead (e.g. for `list`, use a `tuple` instead. for `dict`, use a `NamedTuple` "
-            "instead). If you absolutely need this and know the side effects, pass strict=False to trace() to "
-            "allow this behavior.".format(kind))
+        msg = ("Encountering a {} at the output of the tracer might cause the trace to be incorrect, this is only "
+               "valid if the container structure does not change based on the module's inputs. Consider using a "
+               "constant container instead (e.g. for `list`, use a `tuple` instead. for `dict`, use a `NamedTuple` "
+               "instead). If you absolutely need this and know the side effects, pass strict=False to trace() to "
+               "allow this behavior.".format(kind))
+        if kind == "dict":
+            raise RuntimeError(msg)
+        warnings.warn(msg, TracerWarning, stacklevel=4)
 
 
 def _trace_graph(fn, args, module, strict):
@@ -117,13 +120,17 @@ def _trace_graph(fn, args, module, strict):
     return graph, ("tuple", tuple(spec))
 
 
-def _clone(obj):
+def _clone(obj, memo=None):
+    """A deep copy of the tensors of a structure; a tensor that appears twice is cloned once."""
+    memo = {} if memo is None else memo
     if isinstance(obj, Tensor):
-        return obj.clone()
+        if id(obj) not in memo:
+            memo[id(obj)] = obj.clone()
+        return memo[id(obj)]
     if isinstance(obj, (tuple, list)):
-        return type(obj)(_clone(e) for e in obj)
+        return type(obj)(_clone(e, memo) for e in obj)
     if isinstance(obj, dict):
-        return {k: _clone(v) for k, v in obj.items()}
+        return {k: _clone(v, memo) for k, v in obj.items()}
     return obj
 
 
