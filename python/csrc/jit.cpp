@@ -13,6 +13,7 @@
 #include <pybind11/stl.h>
 
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ember/jit/frontend/Tracer.h"
 #include "tensor.h"
@@ -224,6 +225,24 @@ std::string erased_text(const Graph& g) {
   return jit::to_string(*c);
 }
 
+// Whether a node gives other results on each run: random sampling, and dropout when its `train` argument
+// is a true constant (or not a constant) — check_trace names these (Note [trace checks] in ember/jit/_trace.py).
+bool nondeterministic(const Node* n) {
+  static const std::unordered_set<std::string_view> random = {
+      "bernoulli", "bernoulli_", "rand", "randn", "randint", "rand_like", "randn_like", "randint_like", "normal",
+      "normal_", "uniform_", "multinomial", "randperm", "exponential_", "geometric_", "log_normal_", "cauchy_",
+      "random_"};
+  static const std::unordered_set<std::string_view> dropouts = {
+      "dropout", "dropout_", "feature_dropout", "feature_dropout_", "alpha_dropout", "alpha_dropout_",
+      "feature_alpha_dropout", "feature_alpha_dropout_", "native_dropout"};
+  if (!n->is_op()) return false;
+  std::string_view name = n->kind().name();
+  if (random.count(name)) return true;
+  if (!dropouts.count(name) || n->num_inputs() < 3) return false;
+  std::optional<IValue> train = jit::constant_value(n->input(2));
+  return !train || !train->is_bool() || train->to_bool();
+}
+
 }  // namespace
 
 std::string graph_code(const Graph& g, const std::string& name);  // jit_code.cpp
@@ -253,6 +272,12 @@ void init_jit(py::module_& m) {
         for (const Node* n : g.nodes()) r.emplace_back(n->kind().qual_string());
         return r;
       }, "The kinds of the top block's nodes, in order.")
+      .def("_nondeterministic_nodes", [](const Graph& g) {
+        std::vector<std::string> r;
+        for (const Node* n : g.nodes())
+          if (nondeterministic(n)) r.push_back(n->str());
+        return r;
+      }, "The lines of the nodes that give other results on each run (random ops, dropout in training).")
       .def("_run", [](const Graph& g, py::handle self, std::vector<py::handle> args) { return run_graph(g, self, args); },
            "Runs the graph with the Python executor (Note [python graph executor]).");
 

@@ -83,7 +83,11 @@ std::string graph_code(const Graph& g, const std::string& name) {
     };
     std::string rhs;
     if (k == prim::GetAttr) {
-      rhs = args[0] + "." + n->s("name");
+      const std::string& a = n->s("name");
+      bool ident = !a.empty() && !std::isdigit(static_cast<unsigned char>(a[0])) &&
+                   a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+                       std::string::npos;
+      rhs = ident ? args[0] + "." + a : "getattr(" + args[0] + ", " + quote_string(a) + ")";
       if (n->output()->uses().size() <= 1) {  // folded into its single use
         expr[n->output()] = rhs;
         continue;

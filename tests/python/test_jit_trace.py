@@ -306,3 +306,28 @@ def test_train_eval_and_submodule_calls():
         em.features(ember.ones(1, 1, 8, 8))
     with pytest.raises(NotImplementedError):
         ember.jit.trace_module(enet, {"forward": ember.ones(1, 1, 8, 8), "other": ember.ones(1)})
+
+
+def test_fashion_mnist_style_cnn_in_eval_mode():
+    """The example's model shape: conv without bias, in-place ReLU, Dropout, Sequential with numbered children;
+    in eval mode the trace is deterministic (no warning, as PyTorch's), and values follow on a new batch size."""
+    def build(nn):
+        def block(i, o):
+            return [nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True),
+                    nn.MaxPool2d(2)]
+        return nn.Sequential(*block(1, 4), *block(4, 8), nn.Flatten(), nn.Dropout(0.25), nn.Linear(8 * 2 * 2, 10))
+    torch.manual_seed(0)
+    tnet = build(torch.nn).eval()
+    enet = build(ember.nn).eval()
+    copy_weights(enet, tnet)
+    x, tx = both(randn(3, 1, 8, 8))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        em = ember.jit.trace(enet, x)
+        tm = torch.jit.trace(tnet, tx)
+    assert op_kinds(em.graph) == op_kinds(tm.inlined_graph)
+    assert 'getattr(self, "0").weight' in em.code  # numbered children read with getattr in the code
+    assert list(em.state_dict()) == list(tm.state_dict())
+    n, tn = both(randn(1, 1, 8, 8, seed=2))
+    with ember.no_grad(), torch.no_grad():
+        assert_same(em(n), tm(tn), rtol=1e-4, atol=1e-5)

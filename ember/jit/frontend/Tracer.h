@@ -8,9 +8,10 @@
 // Value that computes it: graph inputs (add_input), module parameters and buffers (register_attribute: a
 // prim::GetAttr chain from %self, inserted when the tensor is first used, so unused parameters leave no
 // node), and the outputs of recorded ops. For each call the fallback
-//  1. maps the arguments to Values: tensors through the map (an unknown tensor becomes a prim::Constant,
-//     with a warning unless it is a wrapped Python number, as PyTorch's tracer does), tensor lists to a
-//     prim::ListConstruct of their elements' Values, every other argument (numbers, int lists, dtypes,
+//  1. maps the arguments to Values: tensors through the map (an unknown tensor becomes a prim::Constant, as
+//     in PyTorch's traces; unlike PyTorch, which is silent, Ember warns, since the trace will not follow
+//     later changes to that tensor; wrapped Python numbers, `x * 2`, are constants without warning), tensor
+//     lists to a prim::ListConstruct of their elements' Values, every other argument (numbers, int lists, dtypes,
 //     None, strings, bools) to a prim::Constant: the trace specializes on them, the module's training flag
 //     passed to dropout or batch_norm included;
 //  2. inserts the op node (all arguments positional, defaults included: Note [schema matching]);
@@ -24,6 +25,11 @@
 //     in order.)
 // Views need nothing special: a view op is recorded like any other, and running the graph in order
 // reproduces the aliasing.
+//
+// Limitation: sizes read in Python (x.size(0), x.shape) are plain ints, not traced values, so an op given
+// them (x.view(x.size(0), -1)) records them as constants and the trace is specialized to that size
+// (PyTorch traces aten::size into the graph for this). Shape-free forms (flatten, view(-1, n)) generalize.
+// After the trace, TracingState::finish removes dead nodes as PyTorch's tracer does.
 //
 // Tracing state is per thread (other threads run untraced) and scoped: TracingGuard installs it and turns
 // the Tracer key on for the thread, and restores the previous state on exit, exceptions included; an error

@@ -44,11 +44,6 @@ def is_tracing():
     return _C._jit_is_tracing()
 
 
-_NONDETERMINISTIC = {"dropout", "dropout_", "feature_dropout", "alpha_dropout", "native_dropout", "bernoulli",
-                     "bernoulli_", "rand", "randn", "randint", "rand_like", "randn_like", "randint_like", "normal",
-                     "multinomial", "randperm", "uniform_", "normal_"}
-
-
 def _class_name(obj, used):
     cls = type(obj)
     name = "__torch__." + ".".join(
@@ -164,7 +159,7 @@ def _check_trace(fn, module, traced, check_inputs, tolerance, strict):
         if a != b:
             diff = "\n".join("\t\t" + line.rstrip("\n") for line in difflib.ndiff(a.splitlines(), b.splitlines()))
             raise TracingCheckError("\tGraph diff:\n" + diff)
-        kinds = [k for k in graph.nodes() if k.split("::")[-1] in _NONDETERMINISTIC]
+        kinds = graph._nondeterministic_nodes()
         if kinds:
             warnings.warn("Trace had nondeterministic nodes. Did you forget call .eval() on your model? Nodes:\n\t"
                           + "\n\t".join(kinds) + "\nThis may cause errors in trace checking. To disable trace "
