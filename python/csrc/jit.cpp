@@ -247,6 +247,10 @@ bool nondeterministic(const Node* n) {
 
 std::string graph_code(const Graph& g, const std::string& name);  // jit_code.cpp
 
+void warn_if_tracing(const std::string& message) {
+  if (tr::is_tracing()) py_warn(message);
+}
+
 void warn_tracer_conversion(const char* what) {
   if (!tr::is_tracing()) return;
   py_warn(std::string("Converting a tensor to a Python ") + what +

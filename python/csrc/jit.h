@@ -3,6 +3,8 @@
 // executor that runs a traced graph (Note [python graph executor] in jit.cpp).
 #include <pybind11/pybind11.h>
 
+#include <string>
+
 #include "python_common.h"
 
 namespace ember::python {
@@ -15,5 +17,7 @@ void init_jit(pybind11::module_& m);
 /// warning points at the Python line that converted it). Throws python_error_already_set when the warning
 /// filter turned the warning into an error.
 void warn_tracer_conversion(const char* what);
+/// When the current thread is tracing, warns with ember.jit.TracerWarning and `message` (same errors).
+void warn_if_tracing(const std::string& message);
 
 }  // namespace ember::python

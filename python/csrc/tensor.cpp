@@ -437,6 +437,13 @@ Py_ssize_t sq_length(PyObject* self) {
     PyErr_SetString(PyExc_TypeError, "len() of a 0-d tensor");
     return -1;
   }
+  try {
+    warn_if_tracing("Using len to get tensor shape might cause the trace to be incorrect. Recommended usage would "
+                    "be tensor.shape[0]. Passing a tensor of different shape might lead to errors or silently give "
+                    "incorrect results.");
+  } catch (const python_error_already_set&) {
+    return -1;
+  }
   return static_cast<Py_ssize_t>(t.size(0));
 }
 

@@ -331,3 +331,30 @@ def test_fashion_mnist_style_cnn_in_eval_mode():
     n, tn = both(randn(1, 1, 8, 8, seed=2))
     with ember.no_grad(), torch.no_grad():
         assert_same(em(n), tm(tn), rtol=1e-4, atol=1e-5)
+
+
+def test_len_and_iteration_warn_as_pytorch():
+    def f(x):
+        n = len(x)
+        for _ in x:
+            pass
+        return x * n
+    msgs = {}
+    for lib in (ember, torch):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            lib.jit.trace(f, (lib.ones(2, 2),), check_trace=False)
+        msgs[lib.__name__] = [(m.category.__name__, m.lineno, str(m.message)) for m in w]
+    assert msgs["ember"] == msgs["torch"] and len(msgs["ember"]) == 2
+
+
+def test_warnings_as_errors_abort_the_trace_cleanly():
+    c = ember.ones(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ember.jit.TracerWarning)
+        with pytest.raises(ember.jit.TracerWarning):
+            ember.jit.trace(uses_item, (ember.ones(3),))
+        with pytest.raises(ember.jit.TracerWarning, match="recorded as a constant"):
+            ember.jit.trace(lambda v: v + c, (ember.ones(3),))  # raised inside the op's recording
+    assert not ember.jit.is_tracing()
+    assert_same(ember.jit.trace(lambda v: v - 1, (c,))(c), torch.zeros(3))
