@@ -358,3 +358,11 @@ def test_warnings_as_errors_abort_the_trace_cleanly():
             ember.jit.trace(lambda v: v + c, (ember.ones(3),))  # raised inside the op's recording
     assert not ember.jit.is_tracing()
     assert_same(ember.jit.trace(lambda v: v - 1, (c,))(c), torch.zeros(3))
+
+
+def test_unknown_tensor_requiring_grad_is_refused():
+    for lib in (ember, torch):
+        w = lib.nn.Parameter(lib.ones(2))
+        with pytest.raises(RuntimeError, match="Cannot insert a Tensor that requires grad as a constant"):
+            lib.jit.trace(lambda x: x * w, (lib.ones(2),))
+    assert not ember.jit.is_tracing()

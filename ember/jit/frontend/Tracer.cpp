@@ -89,6 +89,12 @@ Value* TracingState::value_of(const Tensor& t) {
     set_value(t, v);
     return v;
   }
+  // As PyTorch: a constant would silently cut the gradient path of a tensor that requires grad.
+  const AutogradMetaInterface* meta = t.impl()->autograd_meta();
+  EMBER_CHECK(!(meta && meta->requires_grad()),
+              "Cannot insert a Tensor that requires grad as a constant. Consider making it a parameter or input, "
+              "or detaching the gradient (a tensor of type {})",
+              TensorType::from_tensor(t)->str());
   if (!t.impl()->is_wrapped_number())
     warn(fmt::format("a tensor of sizes {} that is neither an input of the trace, a parameter or buffer of the "
                      "module, nor computed from them is recorded as a constant: the trace will not follow "

@@ -76,7 +76,8 @@ class TracingState {
   void register_attribute(const Tensor& t, const std::string& path);
 
   /// The Value of t: mapped, a registered attribute (GetAttr chain inserted now), or else a new
-  /// prim::Constant holding t (with a warning unless t is a wrapped number).
+  /// prim::Constant holding t (with a warning unless t is a wrapped number). Errors: an unknown t that
+  /// requires grad (RuntimeError, as PyTorch's: make it an input or a parameter, or detach it).
   Value* value_of(const Tensor& t);
   /// The Value mapped to t, or nullptr (does not insert anything).
   Value* find_value(const Tensor& t) const;
