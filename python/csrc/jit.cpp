@@ -80,15 +80,18 @@ Value* output_value(tr::TracingState& s, py::handle o) {
     std::vector<Value*> keys, vals;
     for (auto [k, v] : py::cast<py::dict>(o)) {
       if (!py::isinstance<py::str>(k))
-        throw py::type_error("jit.trace: the keys of a dict output must be str, got " +
+        throw std::runtime_error("jit.trace: the keys of a dict output must be str, got " +
                              std::string(Py_TYPE(k.ptr())->tp_name));
       keys.push_back(g.insert_constant(IValue(py::cast<std::string>(k))));
       vals.push_back(output_value(s, v));
     }
     return g.insert_dict(Type::str_type(), Type::tensor_type(), keys, vals);
   }
-  throw py::type_error(std::string("Only tensors, lists, tuples of tensors, or dictionary of tensors can be output "
-                                   "from traced functions, got ") + Py_TYPE(o.ptr())->tp_name);
+  if (o.is_none())
+    throw std::runtime_error("The traced function didn't return any values! Side-effects are not captured in "
+                             "traces, so it would be a no-op.");
+  throw std::runtime_error(std::string("Only tensors, lists, tuples of tensors, or dictionary of tensors can be "
+                                       "output from traced functions, got ") + Py_TYPE(o.ptr())->tp_name);
 }
 
 struct PyTracingState {
@@ -246,6 +249,24 @@ bool nondeterministic(const Node* n) {
 }  // namespace
 
 std::string graph_code(const Graph& g, const std::string& name);  // jit_code.cpp
+
+const char* const kTensorConstantWarning =
+    "ember.tensor results are registered as constants in the trace. You can safely ignore this warning if you "
+    "use this function to create tensors out of constant variables that would be the same every time you call "
+    "this function. In any other case, this might cause the trace to be incorrect.";
+
+Tensor traced_constant(const std::function<Tensor()>& make, const char* warning) {
+  tr::TracingState* s = tr::current_state();
+  if (!s) return make();
+  Tensor t;
+  {
+    tr::TracingGuard pause(nullptr);
+    t = make();
+  }
+  if (warning) py_warn(warning);
+  s->add_constant(t);
+  return t;
+}
 
 void warn_if_tracing(const std::string& message) {
   if (tr::is_tracing()) py_warn(message);

@@ -3,6 +3,7 @@
 // executor that runs a traced graph (Note [python graph executor] in jit.cpp).
 #include <pybind11/pybind11.h>
 
+#include <functional>
 #include <string>
 
 #include "python_common.h"
@@ -17,6 +18,13 @@ void init_jit(pybind11::module_& m);
 /// warning points at the Python line that converted it). Throws python_error_already_set when the warning
 /// filter turned the warning into an error.
 void warn_tracer_conversion(const char* what);
+/// Makes a tensor from Python data with make(); when tracing, make() runs with tracing paused (its contents
+/// are written outside the dispatcher, so its ops would not reproduce them) and the result becomes a
+/// constant of the trace, with a TracerWarning `warning` unless null (ember.tensor warns, a list used as an
+/// index does not, as in PyTorch).
+Tensor traced_constant(const std::function<Tensor()>& make, const char* warning);
+/// The warning of ember.tensor under tracing (PyTorch's text).
+extern const char* const kTensorConstantWarning;
 /// When the current thread is tracing, warns with ember.jit.TracerWarning and `message` (same errors).
 void warn_if_tracing(const std::string& message);
 

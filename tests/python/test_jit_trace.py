@@ -366,3 +366,34 @@ def test_unknown_tensor_requiring_grad_is_refused():
         with pytest.raises(RuntimeError, match="Cannot insert a Tensor that requires grad as a constant"):
             lib.jit.trace(lambda x: x * w, (lib.ones(2),))
     assert not ember.jit.is_tracing()
+
+
+def test_tensors_from_python_data_are_constants():
+    """ember.tensor and list indices fill their data outside the dispatcher: the trace holds them as constants
+    (ember.tensor with PyTorch's TracerWarning, a list index silently), and running the trace gives their
+    values."""
+    def f(lib):
+        def g(x):
+            return x[1:, [0, 2]] * lib.tensor([1.0, -1.0])
+        return g
+    x, tx = both(np.arange(12, dtype=np.float32).reshape(3, 4))
+    res = {}
+    for lib, t in ((ember, x), (torch, tx)):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            traced = lib.jit.trace(f(lib), (t,), check_trace=False)
+        res[lib.__name__] = (traced, [(m.category.__name__, m.lineno) for m in w])
+    assert res["ember"][1] == res["torch"][1] and len(res["ember"][1]) == 1
+    n, tn = both(np.arange(12, 24, dtype=np.float32).reshape(3, 4))
+    assert_same(res["ember"][0](n), res["torch"][0](tn))
+    assert_same(res["ember"][0](n), to_torch(f(ember)(n)))
+
+
+@pytest.mark.parametrize("ret", ["int", "none", "tuple_with_int"])
+def test_bad_outputs_raise_like_pytorch(ret):
+    out = {"int": lambda x: 3, "none": lambda x: None, "tuple_with_int": lambda x: (x, 1)}[ret]
+    for lib in (ember, torch):
+        with pytest.raises(RuntimeError) as e:
+            lib.jit.trace(out, (lib.ones(2),))
+        assert ("didn't return any values" in str(e.value)) == (ret == "none")
+    assert not ember.jit.is_tracing()

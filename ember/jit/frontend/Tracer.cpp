@@ -74,6 +74,12 @@ Value* TracingState::find_value(const Tensor& t) const {
   return it == values_.end() ? nullptr : it->second.value;
 }
 
+Value* TracingState::add_constant(const Tensor& t) {
+  Value* v = graph_->insert_constant(IValue(t));
+  set_value(t, v);
+  return v;
+}
+
 void TracingState::set_value(const Tensor& t, Value* v) { values_[t.impl()] = Entry{t, v}; }
 
 void TracingState::warn(const std::string& message) {

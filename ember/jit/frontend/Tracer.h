@@ -79,6 +79,9 @@ class TracingState {
   /// prim::Constant holding t (with a warning unless t is a wrapped number). Errors: an unknown t that
   /// requires grad (RuntimeError, as PyTorch's: make it an input or a parameter, or detach it).
   Value* value_of(const Tensor& t);
+  /// Maps t to a new prim::Constant holding it, without warning (tensors made from Python data, whose
+  /// contents were written outside the dispatcher, are constants of the trace). Returns the Value.
+  Value* add_constant(const Tensor& t);
   /// The Value mapped to t, or nullptr (does not insert anything).
   Value* find_value(const Tensor& t) const;
   /// Maps t to v (a later call for the same tensor replaces the mapping).
