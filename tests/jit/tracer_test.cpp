@@ -178,3 +178,39 @@ TEST(Tracer, NestedGuardsRestoreTheOuterState) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Tracer, FinishRemovesDeadNodesButKeepsWrites) {
+  Tensor x = ember::ones({3}), buf = ember::zeros({3});
+  auto state = std::make_shared<tr::TracingState>();
+  state->add_input(x, "x");
+  state->add_input(buf, "buf");
+  {
+    tr::TracingGuard guard(state);
+    ember::exp(x);      // unused: removed
+    buf.add_(x);        // unused result, but it writes buf: kept
+    state->graph().register_output(state->value_of(ember::neg(x)));
+  }
+  state->finish();
+  std::vector<std::string> kinds;
+  for (Node* n : state->graph().nodes())
+    if (n->kind() != prim::Constant) kinds.emplace_back(n->kind().qual_string());
+  EXPECT_EQ(kinds, (std::vector<std::string>{"aten::add_", "aten::neg"})) << to_string(state->graph());
+}
+
+TEST(Tracer, AddConstantMapsWithoutWarning) {
+  Tensor x = ember::ones({2}), c = ember::full({2}, 3.0);
+  auto state = std::make_shared<tr::TracingState>();
+  state->add_input(x, "x");
+  state->add_constant(c);
+  {
+    tr::TracingGuard guard(state);
+    state->graph().register_output(state->value_of(ember::mul(x, c)));
+  }
+  state->finish();
+  EXPECT_TRUE(state->warnings().empty());
+  EXPECT_EQ(state->find_value(c)->node()->kind(), prim::Constant);
+}
+
+}  // namespace
