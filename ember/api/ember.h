@@ -18,3 +18,4 @@
 #include "ember/ops/meta.h"
 #include "ember/ops/Operators.h"
 #include "ember/ops/TensorPrint.h"
+#include "ember/serialize/Archive.h"

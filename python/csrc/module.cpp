@@ -13,6 +13,7 @@
 #include "jit.h"
 #include "op_binding.h"
 #include "python_common.h"
+#include "serialization.h"
 #include "tensor.h"
 #include "tensor_new.h"
 
@@ -339,6 +340,7 @@ PYBIND11_MODULE(_C, m) {
 
   init_autograd(m);
   init_jit(m);  // ember.jit: tracer, graphs, the Python executor
+  init_serialization(m);
   m.def("set_num_threads", &ember::set_num_threads, py::arg("n"),
         "Sets the number of threads used by CPU kernels (and OpenBLAS). Raises RuntimeError for n < 1.");
   m.def("get_num_threads", &ember::get_num_threads, "Number of threads used by CPU kernels.");

@@ -12,9 +12,10 @@ import os
 
 from .. import float32, int64, uint8
 from .idx import read_idx
+from ..utils.data import Dataset
 
 
-class MNIST:
+class MNIST(Dataset):
     """The MNIST handwritten digits: 60,000 training and 10,000 test images of 28 x 28 grey pixels, from the
     four IDX files ``{train,t10k}-{images-idx3,labels-idx1}-ubyte``, each plain or with ``.gz``.
 

@@ -1,0 +1,192 @@
+// Saving and loading runtime modules (Note [saved-model archive] in Archive.h).
+#include "ember/jit/runtime/Archive.h"
+
+#include "ember/base/Error.h"
+#include "ember/jit/ir/IRParser.h"
+#include "ember/jit/ir/IRPrinter.h"
+#include "ember/serialize/Archive.h"
+
+namespace ember::jit {
+namespace {
+
+const char* slot_kind_name(SlotKind k) {
+  switch (k) {
+    case SlotKind::Parameter: return "parameter";
+    case SlotKind::Buffer: return "buffer";
+    case SlotKind::Module: return "module";
+    case SlotKind::Attribute: return "attribute";
+  }
+  return "?";
+}
+
+// ---- saving
+
+IValue module_node(const Object& obj, std::vector<Tensor>& constants) {
+  std::vector<IValue> slots;
+  for (const Slot& s : obj.slots()) {
+    IValue value = s.kind == SlotKind::Module ? module_node(*s.module, constants) : s.value;
+    TypePtr t = obj.type()->find_attribute(s.name);
+    slots.push_back(IValue::tuple({IValue(s.name), IValue(slot_kind_name(s.kind)), std::move(value),
+                                   IValue(t ? t->str() : std::string("Any"))}));
+  }
+  std::vector<IValue> methods;
+  PrintOptions po;
+  po.tensor_table = &constants;
+  for (const std::string& name : obj.method_order())
+    methods.push_back(IValue::tuple({IValue(name), IValue(to_string(*obj.find_method(name)->graph, po))}));
+  return IValue::dict({{IValue("class"), IValue(obj.type()->name())},
+                       {IValue("training"), IValue(obj.training())},
+                       {IValue("slots"), IValue::list(std::move(slots))},
+                       {IValue("methods"), IValue::list(std::move(methods))}});
+}
+
+// ---- loading: every read checks the kind of what it reads
+
+const char* label(IValue::Tag t) {
+  switch (t) {
+    case IValue::Tag::String: return "str";
+    case IValue::Tag::Bool: return "bool";
+    case IValue::Tag::Int: return "int";
+    case IValue::Tag::List: return "list";
+    case IValue::Tag::Dict: return "dict";
+    default: return "value";
+  }
+}
+
+struct Reader {
+  std::string path;
+
+  [[noreturn]] void fail(const std::string& what) const {
+    EMBER_FAIL("jit::load: '{}': {}", path, what);
+  }
+  const IValue& field(const IValue& dict, std::string_view key, IValue::Tag tag, std::string_view where) const {
+    if (dict.tag() != IValue::Tag::Dict) fail(fmt::format("{} is a {}, not a dict", where, dict.tag_name()));
+    for (const auto& [k, v] : dict.to_dict()) {
+      if (k.is_string() && k.to_string() == key) {
+        if (v.tag() != tag) fail(fmt::format("{}[\"{}\"] is a {}, expected a {}", where, key, v.tag_name(), label(tag)));
+        return v;
+      }
+    }
+    fail(fmt::format("{} has no \"{}\" entry", where, key));
+  }
+  const std::vector<IValue>& tuple_of(const IValue& v, size_t n, std::string_view where) const {
+    if (!v.is_tuple() || v.to_tuple().size() != n)
+      fail(fmt::format("{} is not a tuple of {} values ({})", where, n, v.tag_name()));
+    return v.to_tuple();
+  }
+  const std::string& str(const IValue& v, std::string_view where) const {
+    if (!v.is_string()) fail(fmt::format("{} is a {}, expected a str", where, v.tag_name()));
+    return v.to_string();
+  }
+
+  TypePtr parse_type(const std::string& text, std::string_view where) const {
+    try {
+      std::shared_ptr<Graph> g = parse_ir("graph(%a : " + text + "):\n  return (%a)\n");
+      if (g->inputs().size() == 1 && g->nodes().empty()) return g->inputs()[0]->type();
+    } catch (const Error&) {
+    }
+    fail(fmt::format("{}: '{}' is not a type", where, text));
+  }
+
+  Module module(const IValue& node, const std::vector<Tensor>& constants, const std::string& where) const {
+    const std::string& cls = str(field(node, "class", IValue::Tag::String, where), where + "[\"class\"]");
+    Module m = [&] {
+      try {
+        return Module(cls);
+      } catch (const Error& e) {
+        fail(fmt::format("{}: bad class name: {}", where, e.what()));
+      }
+    }();
+    const bool training = field(node, "training", IValue::Tag::Bool, where).to_bool();
+    const auto& slots = field(node, "slots", IValue::Tag::List, where).to_list();
+    for (size_t i = 0; i < slots.size(); ++i) {
+      std::string at = fmt::format("{}.slots[{}]", where, i);
+      const auto& s = tuple_of(slots[i], 4, at);
+      const std::string& name = str(s[0], at + " name");
+      const std::string& kind = str(s[1], at + " kind");
+      const IValue& value = s[2];
+      at = where + "." + name;
+      try {
+        if (kind == "parameter" || kind == "buffer") {
+          if (!value.is_tensor()) fail(fmt::format("{} is a {}, expected a tensor", at, value.tag_name()));
+          if (kind == "parameter") m.register_parameter(name, value.to_tensor());
+          else m.register_buffer(name, value.to_tensor());
+        } else if (kind == "module") {
+          m.register_module(name, module(value, constants, at));
+        } else if (kind == "attribute") {
+          m.register_attribute(name, value, parse_type(str(s[3], at + " type"), at));
+        } else {
+          fail(fmt::format("{}: unknown attribute kind '{}'", at, kind));
+        }
+      } catch (const Error& e) {
+        if (std::string_view(e.what()).starts_with("jit::load:")) throw;
+        fail(fmt::format("{}: {}", at, e.what()));
+      }
+    }
+    // Flags first (train() is recursive; the submodules' own flags were set when they were read).
+    set_training(m, training);
+    const auto& methods = field(node, "methods", IValue::Tag::List, where).to_list();
+    for (size_t i = 0; i < methods.size(); ++i) {
+      std::string at = fmt::format("{}.methods[{}]", where, i);
+      const auto& mt = tuple_of(methods[i], 2, at);
+      const std::string& name = str(mt[0], at + " name");
+      const std::string& text = str(mt[1], at + " text");
+      try {
+        m.define_method(name, text, &constants);
+      } catch (const Error& e) {
+        fail(fmt::format("method {}.{}: {}", cls, name, e.what()));
+      }
+    }
+    return m;
+  }
+
+  // Sets this module's own flag only (the submodules keep the flags they were saved with).
+  static void set_training(Module& m, bool on) {
+    std::vector<std::pair<Module, bool>> children;
+    for (auto& [n, c] : m.named_children()) children.emplace_back(c, c.is_training());
+    m.train(on);
+    for (auto& [c, flag] : children) c.train(flag);
+  }
+};
+
+}  // namespace
+
+void save(const Module& m, const std::string& path, const ExtraFiles& extra_files) {
+  std::vector<Tensor> constants;
+  IValue root = module_node(*m.object(), constants);
+  std::vector<std::pair<IValue, IValue>> extra;
+  for (const auto& [name, data] : extra_files) extra.emplace_back(IValue(name), IValue(data));
+  std::vector<IValue> table(constants.begin(), constants.end());
+  IValue archive = IValue::dict({{IValue("format"), IValue(kModuleFormatName)},
+                                 {IValue("version"), IValue(kModuleFormatVersion)},
+                                 {IValue("root"), std::move(root)},
+                                 {IValue("tensor_constants"), IValue::list(std::move(table))},
+                                 {IValue("extra_files"), IValue::dict(std::move(extra))}});
+  serialize::save(archive, path);
+}
+
+Module load(const std::string& path, ExtraFiles* extra_files) {
+  IValue archive = serialize::load(path);  // raises "load: '<path>': ..." for a bad container or tensor data
+  Reader r{path};
+  const std::string& format = r.str(r.field(archive, "format", IValue::Tag::String, "the archive"), "format");
+  if (format != kModuleFormatName)
+    r.fail(fmt::format("not a saved module (format '{}'; ember::serialize::load reads plain archives)", format));
+  int64_t version = r.field(archive, "version", IValue::Tag::Int, "the archive").to_int();
+  if (version < 1 || version > kModuleFormatVersion)
+    r.fail(fmt::format("format version {} is not one this build reads (1..{}); a newer Ember wrote it?", version,
+                       kModuleFormatVersion));
+  std::vector<Tensor> constants;
+  for (const IValue& t : r.field(archive, "tensor_constants", IValue::Tag::List, "the archive").to_list()) {
+    if (!t.is_tensor()) r.fail(fmt::format("tensor_constants holds a {}", t.tag_name()));
+    constants.push_back(t.to_tensor());
+  }
+  const IValue& extra = r.field(archive, "extra_files", IValue::Tag::Dict, "the archive");
+  if (extra_files) {
+    extra_files->clear();
+    for (const auto& [k, v] : extra.to_dict())
+      (*extra_files)[r.str(k, "extra file name")] = r.str(v, "extra file " + k.repr());
+  }
+  return r.module(r.field(archive, "root", IValue::Tag::Dict, "the archive"), constants, "root");
+}
+
+}  // namespace ember::jit

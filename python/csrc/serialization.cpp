@@ -1,0 +1,254 @@
+// ember._C._save / _load: Python objects <-> IValue trees for ember/serialize (Note [archive format]); the
+// Python wrappers with PyTorch's signatures are in ember/serialization.py.
+#include "serialization.h"
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "dtype.h"
+#include "ember/serialize/Archive.h"
+#include "tensor.h"
+
+namespace py = pybind11;
+
+namespace ember::python {
+namespace {
+
+// One step from the root of the saved object to a value, formatted only for an error: obj['a'][2].
+struct PyCrumb {
+  const PyCrumb* parent = nullptr;
+  PyObject* key = nullptr;  // a dict key (borrowed), or
+  Py_ssize_t index = -1;    // a list or tuple index
+};
+
+std::string where(const PyCrumb* c) {
+  if (!c) return "obj";
+  std::string s = where(c->parent);
+  if (c->key) return s + "[" + py::repr(c->key).cast<std::string>() + "]";
+  return s + "[" + std::to_string(c->index) + "]";
+}
+
+std::string type_name(PyObject* o) { return Py_TYPE(o)->tp_name; }
+
+PyObject* ordered_dict_type() {
+  static PyObject* t = py::object(py::module_::import("collections").attr("OrderedDict")).release().ptr();
+  return t;
+}
+
+// Python object -> IValue, recording OrderedDicts, their _metadata and Parameters in attrs.
+class ToIValue {
+ public:
+  ToIValue(PyObject* parameter_cls, serialize::Attributes& attrs) : parameter_cls_(parameter_cls), attrs_(attrs) {}
+
+  IValue convert(PyObject* o, const PyCrumb* at, int depth) {
+    if (depth > serialize::kMaxDepth)
+      throw py::value_error("ember.save: " + where(at) + " is nested more than " +
+                            std::to_string(serialize::kMaxDepth) + " containers deep");
+    if (o == Py_None) return IValue();
+    if (PyBool_Check(o)) return IValue(o == Py_True);
+    if (PyLong_CheckExact(o)) {
+      int overflow = 0;
+      long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+      if (overflow) throw py::value_error("ember.save: the int at " + where(at) + " does not fit in 64 bits");
+      if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+      return IValue(static_cast<int64_t>(v));
+    }
+    if (PyFloat_CheckExact(o)) return IValue(PyFloat_AS_DOUBLE(o));
+    if (PyUnicode_CheckExact(o)) {
+      Py_ssize_t n = 0;
+      const char* s = PyUnicode_AsUTF8AndSize(o, &n);
+      if (!s) throw py::error_already_set();
+      return IValue(std::string(s, static_cast<size_t>(n)));
+    }
+    if (is_tensor(o)) return tensor(o, at);
+    DType dtype;
+    if (as_dtype(o, &dtype)) return IValue(dtype);
+    const bool is_ordered = Py_TYPE(o) == reinterpret_cast<PyTypeObject*>(ordered_dict_type());
+    if (PyDict_CheckExact(o) || is_ordered) return dict(o, is_ordered, at, depth);
+    if (PyList_CheckExact(o) || PyTuple_CheckExact(o)) {
+      Guard g(this, o, at);
+      py::object seq = py::reinterpret_steal<py::object>(PySequence_Fast(o, "expected a sequence"));
+      std::vector<IValue> items;
+      const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.ptr());
+      items.reserve(static_cast<size_t>(n));
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        PyCrumb c{at, nullptr, i};
+        items.push_back(convert(PySequence_Fast_GET_ITEM(seq.ptr(), i), &c, depth + 1));
+      }
+      return PyTuple_CheckExact(o) ? IValue::tuple(std::move(items)) : IValue::list(std::move(items));
+    }
+    throw py::type_error("ember.save: cannot save an object of type '" + type_name(o) + "' (at " + where(at) +
+                         "); supported are tensors, None, bool, int, float, str, dtypes, and lists, tuples, "
+                         "dicts and OrderedDicts of them");
+  }
+
+ private:
+  // Marks a container as being converted, so that a container holding itself raises instead of recursing.
+  struct Guard {
+    Guard(ToIValue* self, PyObject* o, const PyCrumb* at) : self_(self), o_(o) {
+      if (!self->active_.insert(o).second)
+        throw py::value_error("ember.save: " + where(at) + " contains itself; reference cycles cannot be saved");
+    }
+    ~Guard() { self_->active_.erase(o_); }
+    ToIValue* self_;
+    PyObject* o_;
+  };
+
+  IValue tensor(PyObject* o, const PyCrumb* at) {
+    const bool parameter = PyObject_TypeCheck(o, reinterpret_cast<PyTypeObject*>(parameter_cls_));
+    // Other subclasses would come back as plain tensors: refuse them rather than change their type.
+    if (!parameter && Py_TYPE(o) != tensor_class() && Py_TYPE(o) != &TensorBaseType)
+      throw py::type_error("ember.save: cannot save an object of type '" + type_name(o) + "' (at " + where(at) +
+                           "): only ember.Tensor and ember.nn.Parameter tensors are saved");
+    const Tensor& t = unwrap(o);
+    if (parameter) attrs_.parameters.insert(t.impl());
+    return IValue(t);
+  }
+
+  IValue dict(PyObject* o, bool ordered, const PyCrumb* at, int depth) {
+    Guard g(this, o, at);
+    std::vector<std::pair<IValue, IValue>> items;
+    // An OrderedDict's order can differ from the underlying dict's (move_to_end), so go through items().
+    py::object pairs = py::reinterpret_borrow<py::object>(o).attr("items")();
+    for (py::handle kv : pairs) {
+      PyObject* k = PyTuple_GET_ITEM(kv.ptr(), 0);
+      PyObject* v = PyTuple_GET_ITEM(kv.ptr(), 1);
+      if (!PyUnicode_CheckExact(k) && !PyLong_CheckExact(k))
+        throw py::type_error("ember.save: dict keys must be str or int, but " + where(at) + " has a key of type '" +
+                             type_name(k) + "'");
+      PyCrumb c{at, k, -1};
+      IValue key = convert(k, at, depth + 1);
+      items.emplace_back(std::move(key), convert(v, &c, depth + 1));
+    }
+    IValue d = IValue::dict(std::move(items));
+    if (ordered) {
+      attrs_.ordered_dicts.insert(d.payload_ptr());
+      // A state dict's per-module versions (Module.state_dict sets it; load_state_dict reads it).
+      py::object meta = py::getattr(o, "_metadata", py::none());
+      if (!meta.is_none()) {
+        PyCrumb c{at, nullptr, -1};
+        attrs_.dict_metadata.emplace(d.payload_ptr(), convert(meta.ptr(), &c, depth + 1));
+      }
+    }
+    return d;
+  }
+
+  PyObject* parameter_cls_;
+  serialize::Attributes& attrs_;
+  std::unordered_set<PyObject*> active_;
+};
+
+// IValue -> Python object. A TensorImpl listed several times becomes one Python object.
+class FromIValue {
+ public:
+  FromIValue(PyObject* parameter_cls, const serialize::Attributes& attrs)
+      : parameter_cls_(parameter_cls), attrs_(attrs) {}
+
+  py::object convert(const IValue& v) {
+    switch (v.tag()) {
+      case IValue::Tag::None: return py::none();
+      case IValue::Tag::Bool: return py::bool_(v.to_bool());
+      case IValue::Tag::Int: return py::int_(v.to_int());
+      case IValue::Tag::Double: return py::float_(v.to_double());
+      case IValue::Tag::String: return py::str(v.to_string());
+      case IValue::Tag::DType: return py::reinterpret_steal<py::object>(new_ref_dtype(v.to_dtype()));
+      case IValue::Tag::Tensor: return tensor(v.to_tensor());
+      case IValue::Tag::List:
+      case IValue::Tag::Tuple: {
+        const auto& items = v.to_list();
+        py::list out(items.size());
+        for (size_t i = 0; i < items.size(); ++i) out[i] = convert(items[i]);
+        if (v.is_tuple()) return py::tuple(out);
+        return out;
+      }
+      case IValue::Tag::Dict: {
+        const bool ordered = attrs_.ordered_dicts.count(v.payload_ptr()) > 0;
+        py::object d = ordered ? py::reinterpret_borrow<py::object>(ordered_dict_type())() : py::dict();
+        for (const auto& [k, x] : v.to_dict()) d[convert(k)] = convert(x);
+        auto it = attrs_.dict_metadata.find(v.payload_ptr());
+        if (ordered && it != attrs_.dict_metadata.end()) d.attr("_metadata") = convert(it->second);
+        return d;
+      }
+      default: break;
+    }
+    throw py::type_error("ember.load: unexpected value of kind " + std::string(v.tag_name()));
+  }
+
+ private:
+  py::object tensor(const Tensor& t) {
+    auto it = memo_.find(t.impl());
+    if (it != memo_.end()) return it->second;
+    const bool requires_grad = attrs_.requires_grad.count(t.impl()) > 0;
+    py::object o;
+    if (attrs_.parameters.count(t.impl())) {
+      o = py::reinterpret_borrow<py::object>(parameter_cls_)(py::reinterpret_steal<py::object>(wrap(t)),
+                                                             requires_grad);
+    } else {
+      if (requires_grad) autograd::set_requires_grad(t, true);
+      o = py::reinterpret_steal<py::object>(wrap(t));
+    }
+    memo_.emplace(t.impl(), o);
+    return o;
+  }
+
+  PyObject* parameter_cls_;
+  const serialize::Attributes& attrs_;
+  std::unordered_map<const TensorImpl*, py::object> memo_;
+};
+
+}  // namespace
+
+void init_serialization(py::module_& m) {
+  m.def(
+      "_save",
+      [](py::handle obj, const std::string& path, py::handle parameter_cls) {
+        serialize::Attributes attrs;
+        IValue v = ToIValue(parameter_cls.ptr(), attrs).convert(obj.ptr(), nullptr, 0);
+        py::gil_scoped_release nogil;
+        serialize::save(v, path, &attrs);
+      },
+      py::arg("obj"), py::arg("path"), py::arg("parameter_cls"),
+      "Writes obj as an Ember archive to path (atomically). Tensors of type parameter_cls are recorded as "
+      "parameters.");
+  m.def(
+      "_save_to",
+      [](py::handle obj, py::handle write, py::handle parameter_cls) {
+        serialize::Attributes attrs;
+        IValue v = ToIValue(parameter_cls.ptr(), attrs).convert(obj.ptr(), nullptr, 0);
+        // Each piece goes to write() as a read-only memoryview of Ember's memory, released after the call so
+        // that a writer keeping it cannot read the memory later.
+        serialize::save_to_stream(v, [write](const void* data, size_t n) {
+          py::object view = py::reinterpret_steal<py::object>(PyMemoryView_FromMemory(
+              static_cast<char*>(const_cast<void*>(data)), static_cast<Py_ssize_t>(n), PyBUF_READ));
+          if (!view) throw py::error_already_set();
+          write(view);
+          view.attr("release")();
+        }, &attrs);
+      },
+      py::arg("obj"), py::arg("write"), py::arg("parameter_cls"),
+      "Writes obj as an Ember archive through write(memoryview) calls (a file-like object's write).");
+  m.def(
+      "_load",
+      [](py::handle source, std::string name, py::handle parameter_cls) -> py::object {
+        serialize::Attributes attrs;
+        IValue v;
+        if (PyBytes_Check(source.ptr())) {
+          std::string_view data(PyBytes_AS_STRING(source.ptr()), static_cast<size_t>(PyBytes_GET_SIZE(source.ptr())));
+          py::gil_scoped_release nogil;  // the bytes object is kept alive by the caller
+          v = serialize::load_from_bytes(data, &attrs, name);
+        } else {
+          std::string path = source.cast<std::string>();
+          py::gil_scoped_release nogil;
+          v = serialize::load(path, &attrs);
+        }
+        return FromIValue(parameter_cls.ptr(), attrs).convert(v);
+      },
+      py::arg("source"), py::arg("name"), py::arg("parameter_cls"),
+      "Reads an Ember archive from a path (str) or from bytes (name stands for it in errors); tensors recorded as "
+      "parameters come back as parameter_cls(tensor, requires_grad).");
+}
+
+}  // namespace ember::python
