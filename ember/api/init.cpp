@@ -6,6 +6,7 @@
 #include "ember/api/init.h"
 #include "ember/backends/openblas/OpenBLAS.h"
 #include "ember/dispatch/Library.h"
+#include "ember/jit/frontend/Tracer.h"
 
 namespace ember {
 
@@ -33,6 +34,8 @@ void init() {
     autograd::register_inplace_or_view_kernels(iov);  // Note [version counter]
     Library iov_fallback(Library::Kind::Impl, "_", DispatchKey::ADInplaceOrView, "ember/autograd");
     autograd::register_inplace_or_view_fallback(iov_fallback);
+    Library tracer(Library::Kind::Impl, "_", DispatchKey::Tracer, "ember/jit/frontend");
+    jit::tracer::register_tracer_fallback(tracer);  // Note [tracing]
     backends::blas::register_provider();  // Note [providers]
   });
 }

@@ -2,6 +2,7 @@
 
 #include "arg_parser.h"
 #include "tensor.h"
+#include "jit.h"
 #include "tensor_new.h"
 
 namespace ember::python {
@@ -77,8 +78,10 @@ Tensor bool_index(bool value) { return value ? ember::zeros({1}, kInt64) : ember
 
 // A list used as an index: an int64 tensor, or a bool/uint8 one (a mask) when its items are bools.
 Tensor sequence_index(PyObject* seq) {
-  Tensor t = tensor_from_data(seq, std::nullopt);
-  return is_mask(t.dtype()) ? t : t.to(kInt64);
+  return traced_constant([seq] {
+    Tensor t = tensor_from_data(seq, std::nullopt);
+    return is_mask(t.dtype()) ? t : t.to(kInt64);
+  }, nullptr);
 }
 
 // PyTorch's treatSequenceAsTuple (step 2 of Note [python indexing]).

@@ -10,6 +10,7 @@
 #include "ember/kernels/cpu/Provider.h"
 #include "ember/kernels/cpu/isa/VecLoops.h"
 #include "generator.h"
+#include "jit.h"
 #include "op_binding.h"
 #include "python_common.h"
 #include "serialization.h"
@@ -338,6 +339,7 @@ PYBIND11_MODULE(_C, m) {
   }
 
   init_autograd(m);
+  init_jit(m);  // ember.jit: tracer, graphs, the Python executor
   init_serialization(m);
   m.def("set_num_threads", &ember::set_num_threads, py::arg("n"),
         "Sets the number of threads used by CPU kernels (and OpenBLAS). Raises RuntimeError for n < 1.");

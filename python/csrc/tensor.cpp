@@ -7,6 +7,7 @@
 #include "arg_parser.h"
 #include "dtype.h"
 #include "indexing.h"
+#include "jit.h"
 #include "op_binding.h"
 #include "tensor_new.h"
 
@@ -124,6 +125,7 @@ PyObject* scalar_to_py(const Scalar& s) {
 PyObject* m_item(PyObject* self, PyObject*) {
   EMBER_PY_TRY
   EMBER_CHECK_VALUE(unwrap(self).numel() == 1, "only one element tensors can be converted to Python scalars");
+  warn_tracer_conversion("number");
   return scalar_to_py(unwrap(self).item());
   EMBER_PY_CATCH(nullptr)
 }
@@ -145,6 +147,7 @@ PyObject* to_list(const Tensor& t) {
 }
 PyObject* m_tolist(PyObject* self, PyObject*) {
   EMBER_PY_TRY
+  warn_tracer_conversion("list");
   return to_list(unwrap(self));
   EMBER_PY_CATCH(nullptr)
 }
@@ -343,6 +346,7 @@ int nb_bool(PyObject* self) {
   const Tensor& t = unwrap(self);
   EMBER_CHECK(t.numel() == 1, "Boolean value of Tensor with {} is ambiguous",
               t.numel() == 0 ? "no values" : "more than one value");
+  warn_tracer_conversion("boolean");
   return t.item().to_bool() ? 1 : 0;
   EMBER_PY_CATCH(-1)
 }
@@ -350,6 +354,7 @@ PyObject* nb_int(PyObject* self) {
   EMBER_PY_TRY
   const Tensor& t = unwrap(self);
   EMBER_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
+  warn_tracer_conversion("integer");
   Scalar s = t.item();
   if (s.is_floating_point()) {
     PyObject* f = PyFloat_FromDouble(s.to_double());
@@ -364,6 +369,7 @@ PyObject* nb_float(PyObject* self) {
   EMBER_PY_TRY
   const Tensor& t = unwrap(self);
   EMBER_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
+  warn_tracer_conversion("float");
   return PyFloat_FromDouble(t.item().to_double());
   EMBER_PY_CATCH(nullptr)
 }
@@ -372,6 +378,7 @@ PyObject* nb_index(PyObject* self) {
   const Tensor& t = unwrap(self);
   EMBER_CHECK_TYPE(t.numel() == 1 && is_integral(t.dtype(), true),
                    "only integer tensors of a single element can be converted to an index");
+  warn_tracer_conversion("index");
   return PyLong_FromLongLong(t.item().to_long());
   EMBER_PY_CATCH(nullptr)
 }
@@ -428,6 +435,13 @@ Py_ssize_t sq_length(PyObject* self) {
   const Tensor& t = unwrap(self);
   if (t.dim() == 0) {
     PyErr_SetString(PyExc_TypeError, "len() of a 0-d tensor");
+    return -1;
+  }
+  try {
+    warn_if_tracing("Using len to get tensor shape might cause the trace to be incorrect. Recommended usage would "
+                    "be tensor.shape[0]. Passing a tensor of different shape might lead to errors or silently give "
+                    "incorrect results.");
+  } catch (const python_error_already_set&) {
     return -1;
   }
   return static_cast<Py_ssize_t>(t.size(0));

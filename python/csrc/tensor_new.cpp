@@ -1,11 +1,14 @@
 #include "tensor_new.h"
 
+#include "jit.h"
+
 #include "ember/autograd/autograd.h"
 
 #include <cstring>
 
 #include "arg_parser.h"
 #include "dtype.h"
+#include "jit.h"
 #include "tensor.h"
 
 namespace ember::python {
@@ -273,7 +276,7 @@ PyObject* py_tensor(PyObject*, PyObject* args, PyObject* kwargs) {
     EMBER_CHECK_TYPE(as_device(device_o, &d), "tensor(): argument 'device' must be Device, not {}", py_type_name(device_o));
     EMBER_CHECK(d.is_cpu(), "tensor(): device '{}' is not available; this build supports only cpu", d.str());
   }
-  Tensor t = tensor_from_data(data, dtype);
+  Tensor t = traced_constant([&] { return tensor_from_data(data, dtype); }, kTensorConstantWarning);
   if (PyObject_IsTrue(rg) == 1) autograd::set_requires_grad(t, true);
   return wrap(std::move(t));
   EMBER_PY_CATCH(nullptr)
@@ -305,7 +308,8 @@ Tensor legacy_tensor_new(PyObject* args, PyObject* kwargs) {
   Py_ssize_t n = PyTuple_GET_SIZE(args);
   if (n == 0) return ember::empty({0});
   PyObject* first = PyTuple_GET_ITEM(args, 0);
-  if (n == 1 && !PyLong_Check(first)) return tensor_from_data(first, default_dtype());
+  if (n == 1 && !PyLong_Check(first))
+    return traced_constant([first] { return tensor_from_data(first, default_dtype()); }, kTensorConstantWarning);
   DimVector sizes;
   for (Py_ssize_t i = 0; i < n; ++i) sizes.push_back(to_int64(PyTuple_GET_ITEM(args, i), "Tensor", "size"));
   return ember::empty(sizes);

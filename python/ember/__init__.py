@@ -73,6 +73,7 @@ from . import optim  # noqa: E402  (ember.optim, as torch.optim)
 from . import random  # noqa: E402  (after the ops: ember.random is the module, as torch.random)
 from .serialization import load, save  # noqa: E402  (ember.save / ember.load)
 from .random import fork_rng, get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402,F401
+from . import jit  # noqa: E402  (ember.jit.trace, as torch.jit)
 from . import cuda  # noqa: E402  (ember.cuda.is_available() is False: PyTorch programs take their CPU path)
 
 # PyTorch's math constants (torch.pi, torch.e, torch.inf, torch.nan).

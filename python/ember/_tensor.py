@@ -27,6 +27,12 @@ class Tensor(_C._TensorBase):
     def __iter__(self):
         if self.dim() == 0:
             raise TypeError("iteration over a 0-d tensor")
+        if _C._jit_is_tracing():  # as PyTorch's tracer: the loop count is frozen into the trace
+            import warnings
+            from .jit import TracerWarning
+            warnings.warn("Iterating over a tensor might cause the trace to be incorrect. Passing a tensor of "
+                          "different shape won't change the number of iterations executed (and might lead to "
+                          "errors or silently give incorrect results).", TracerWarning, stacklevel=2)
         return (self[i] for i in range(self.shape[0]))
 
     def __contains__(self, element):

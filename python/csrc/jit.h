@@ -1,0 +1,31 @@
+#pragma once
+// ember.jit's native part: the tracer's state and guard, graphs as Python objects, and the Python
+// executor that runs a traced graph (Note [python graph executor] in jit.cpp).
+#include <pybind11/pybind11.h>
+
+#include <functional>
+#include <string>
+
+#include "python_common.h"
+
+namespace ember::python {
+
+/// Registers the _C._jit_* functions and classes on m.
+void init_jit(pybind11::module_& m);
+
+/// When the current thread is tracing, warns with ember.jit.TracerWarning that converting a tensor to a
+/// Python `what` ("number", "boolean", "index", "list") makes the trace treat the value as a constant (the
+/// warning points at the Python line that converted it). Throws python_error_already_set when the warning
+/// filter turned the warning into an error.
+void warn_tracer_conversion(const char* what);
+/// Makes a tensor from Python data with make(); when tracing, make() runs with tracing paused (its contents
+/// are written outside the dispatcher, so its ops would not reproduce them) and the result becomes a
+/// constant of the trace, with a TracerWarning `warning` unless null (ember.tensor warns, a list used as an
+/// index does not, as in PyTorch).
+Tensor traced_constant(const std::function<Tensor()>& make, const char* warning);
+/// The warning of ember.tensor under tracing (PyTorch's text).
+extern const char* const kTensorConstantWarning;
+/// When the current thread is tracing, warns with ember.jit.TracerWarning and `message` (same errors).
+void warn_if_tracing(const std::string& message);
+
+}  // namespace ember::python
