@@ -213,8 +213,9 @@ def main(argv=None):
     weights = os.path.join(args.out, f"model_{args.framework}.pt")
     torch.save(model.state_dict(), weights)
     figure = os.path.join(args.out, f"training_{args.framework}.png")
+    epochs = f"{args.epochs} epoch" + ("s" if args.epochs != 1 else "")
     plot(figure, losses, len(loader), accuracies,
-         f"Fashion-MNIST CNN on {args.framework}: test accuracy {accuracies[-1]:.4f} after {args.epochs} epochs")
+         f"Fashion-MNIST CNN on {args.framework}: test accuracy {accuracies[-1]:.4f} after {epochs}")
     print(f"saved the state dict to {weights} and the plot to {figure}")
     return accuracies
 

@@ -76,6 +76,17 @@ from .random import fork_rng, get_rng_state, initial_seed, manual_seed, seed, se
 from . import jit  # noqa: E402  (ember.jit.trace, as torch.jit)
 from . import cuda  # noqa: E402  (ember.cuda.is_available() is False: PyTorch programs take their CPU path)
 
+
+def __getattr__(name):
+    # ember.datasets (Ember's own; PyTorch keeps its datasets in torchvision) is imported on first use, as
+    # ember.utils.data is: `import ember; ember.datasets.FashionMNIST()` works without paying for it at import.
+    if name == "datasets":
+        import importlib
+
+        return importlib.import_module(".datasets", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 # PyTorch's math constants (torch.pi, torch.e, torch.inf, torch.nan).
 import math as _math  # noqa: E402
 

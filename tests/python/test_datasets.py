@@ -221,3 +221,17 @@ def test_fashion_mnist(train):
                           "Bag", "Ankle boot"]
     assert ds.class_to_idx["Ankle boot"] == 9
     assert ds.classes[ds[0][1]] == "Ankle boot"  # the first image of both splits
+
+
+def test_datasets_reachable_by_attribute_after_import_ember():
+    # `import ember as torch` then attribute access, the supported style: ember.datasets loads on first use.
+    import subprocess
+    import sys
+
+    code = "import ember, sys; assert 'ember.datasets' not in sys.modules; print(ember.datasets.MNIST.__name__)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={"PYTHONPATH": os.path.join(os.path.dirname(__file__), "..", "..", "python")})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "MNIST"
+    with pytest.raises(AttributeError, match="no attribute 'not_a_module'"):
+        ember.not_a_module
