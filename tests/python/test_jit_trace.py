@@ -397,3 +397,21 @@ def test_bad_outputs_raise_like_pytorch(ret):
             lib.jit.trace(out, (lib.ones(2),))
         assert ("didn't return any values" in str(e.value)) == (ret == "none")
     assert not ember.jit.is_tracing()
+
+
+def test_a_tensor_passed_for_two_inputs_traces_two_inputs():
+    # f(x, x) traced must still compute f(a, b) for distinct a and b, as PyTorch's trace does.
+    def f(a, b):
+        return a - b @ a.t()
+
+    def g(d):
+        return d["p"] * d["q"]
+
+    results = []
+    for lib in (torch, ember):
+        x = lib.ones(2, 2)
+        tf = lib.jit.trace(f, (x, x))
+        tg = lib.jit.trace(g, ({"p": x, "q": x},))
+        a, b = lib.arange(4.0).reshape(2, 2), lib.full((2, 2), 3.0)
+        results.append((tf(a, b).tolist(), tg({"p": a, "q": b}).tolist()))
+    assert results[0] == results[1]

@@ -82,6 +82,7 @@ def _trace_graph(fn, args, module, strict):
     if not isinstance(args, tuple):
         args = (args,)
     names = _input_names(module.forward if module is not None else fn, len(args))
+    args = _distinct_inputs(args)
     state = _C._TracingState()
     tensors, flat_names = [], []
     spec = []
@@ -115,18 +116,41 @@ def _trace_graph(fn, args, module, strict):
     return graph, ("tuple", tuple(spec))
 
 
-def _clone(obj, memo=None):
-    """A deep copy of the tensors of a structure; a tensor that appears twice is cloned once."""
-    memo = {} if memo is None else memo
+def _map_tensors(obj, fn):
+    """obj with every tensor t of its (nested) tuples, lists and dicts replaced by fn(t)."""
     if isinstance(obj, Tensor):
-        if id(obj) not in memo:
-            memo[id(obj)] = obj.clone()
-        return memo[id(obj)]
+        return fn(obj)
     if isinstance(obj, (tuple, list)):
-        return type(obj)(_clone(e, memo) for e in obj)
+        return type(obj)(_map_tensors(e, fn) for e in obj)
     if isinstance(obj, dict):
-        return {k: _clone(v, memo) for k, v in obj.items()}
+        return {k: _map_tensors(v, fn) for k, v in obj.items()}
     return obj
+
+
+def _clone(obj):
+    """A deep copy of the tensors of a structure; a tensor that appears twice is cloned once."""
+    memo = {}
+
+    def clone(t):
+        if id(t) not in memo:
+            memo[id(t)] = t.clone()
+        return memo[id(t)]
+
+    return _map_tensors(obj, clone)
+
+
+def _distinct_inputs(args):
+    """args with a fresh alias (a view sharing the memory) for each repeated occurrence of a tensor, so that every
+    graph input is its own value: tracing f(x, x) must give a graph of f(a, b), not of f(a, a)."""
+    seen = set()
+
+    def distinct(t):
+        if id(t) in seen:
+            return t.view_as(t)
+        seen.add(id(t))
+        return t
+
+    return _map_tensors(args, distinct)
 
 
 def _flat_outputs(out):
