@@ -20,14 +20,10 @@ class _AdamBase(Optimizer):
     """Adam's step for Adam and AdamW, which differ only in how weight decay enters (``_decoupled``)."""
 
     _decoupled = False
+    _group_defaults = dict(amsgrad=False, maximize=False, foreach=None, capturable=False)
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
         # State from before PyTorch 1.12 holds the step count as a number; it is a tensor since.
         for s in self.state.values():
             if "step" in s and not isinstance(s["step"], _C._TensorBase):
@@ -118,6 +114,8 @@ class Adam(_AdamBase):
         RuntimeError: fused=True (needs CUDA) or capturable=True.
     """
 
+    _group_defaults = dict(_AdamBase._group_defaults, differentiable=False, fused=False)
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=False):
         _check_adam_options(lr, betas, eps, weight_decay)
@@ -129,8 +127,3 @@ class Adam(_AdamBase):
         if fused:
             raise RuntimeError("FusedAdam requires all the params to be CUDA, floating point")
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)

@@ -104,9 +104,16 @@ class Optimizer:
     def __getstate__(self):
         return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
 
+    # Group options an optimizer gained after its first release: a state from an older pickle or state_dict
+    # gets them with these values (each subclass lists its own).
+    _group_defaults = {}
+
     def __setstate__(self, state):
         self.__dict__.update(state)
         self.defaults.setdefault("differentiable", False)
+        for group in self.param_groups:
+            for key, value in self._group_defaults.items():
+                group.setdefault(key, value)
 
     def __repr__(self):
         lines = [self.__class__.__name__ + " ("]

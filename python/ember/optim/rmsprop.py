@@ -37,6 +37,8 @@ class RMSprop(Optimizer):
         ValueError: lr, eps, momentum, weight_decay or alpha negative.
     """
 
+    _group_defaults = dict(momentum=0, centered=False, foreach=None, maximize=False, differentiable=False)
+
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  foreach=None, maximize=False, differentiable=False):
         _check_option(0.0 <= lr, "Invalid learning rate: {}".format(lr))
@@ -49,15 +51,6 @@ class RMSprop(Optimizer):
                         weight_decay=weight_decay, foreach=foreach, maximize=maximize,
                         differentiable=differentiable)
         super().__init__(params, defaults)
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("momentum", 0)
-            group.setdefault("centered", False)
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
 
     @_step_without_grad
     def step(self, closure=None):

@@ -32,6 +32,8 @@ class SGD(Optimizer):
         ValueError: lr, momentum or weight_decay negative; nesterov without momentum or with dampening.
     """
 
+    _group_defaults = dict(nesterov=False, maximize=False, foreach=None, differentiable=False)
+
     def __init__(self, params, lr=required, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False):
         _check_option(lr is required or lr >= 0.0, "Invalid learning rate: {}".format(lr))
@@ -43,14 +45,6 @@ class SGD(Optimizer):
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
                         nesterov=nesterov, maximize=maximize, foreach=foreach, differentiable=differentiable)
         super().__init__(params, defaults)
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
 
     @_step_without_grad
     def step(self, closure=None):
