@@ -4,11 +4,10 @@ bits like float32, 7 explicit mantissa bits) is written out: eps = 2**-7, max = 
 tiny = 2**-126, resolution = 10**-floor(-log10(eps)) = 0.01 as PyTorch defines it."""
 import math
 
-import numpy as np
-
 from . import _C
 
-_NUMPY_FLOAT = {_C.float16: np.float16, _C.float32: np.float32, _C.float64: np.float64}
+# NumPy is imported on the first finfo() call, not with `import ember` (it would double the import time).
+_NUMPY_FLOAT = {_C.float16: "float16", _C.float32: "float32", _C.float64: "float64"}
 _INT_BITS = {_C.uint8: 8, _C.int8: 8, _C.int16: 16, _C.int32: 32, _C.int64: 64}
 
 
@@ -35,6 +34,8 @@ class finfo:
             self.bits, self.eps = 16, 2.0**-7
             self.max, self.tiny = (2.0 - 2.0**-7) * 2.0**127, 2.0**-126
         elif dtype in _NUMPY_FLOAT:
+            import numpy as np
+
             info = np.finfo(_NUMPY_FLOAT[dtype])
             self.bits, self.eps = info.bits, float(info.eps)
             self.max, self.tiny = float(info.max), float(info.tiny)

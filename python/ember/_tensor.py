@@ -1,6 +1,7 @@
 """ember.Tensor: the Python class of tensors. Its C base (_C._TensorBase) holds the data and the op methods;
 this class adds what is naturally Python: printing, NumPy interop, iteration and pickling."""
 from . import _C
+from ._dtype_info import _dtype_name
 from ._tensor_str import _str
 
 
@@ -148,7 +149,7 @@ class Tensor(_C._TensorBase):
             values = self.detach().to(_C.float32).numpy().copy()
         else:
             values = np.array(self.detach().numpy(), copy=True)
-        return (_rebuild, (values, str(self.dtype).split(".")[-1], self.requires_grad))
+        return (_rebuild, (values, _dtype_name(self.dtype), self.requires_grad))
 
     def __deepcopy__(self, memo):
         # As PyTorch: leaves only; the copy keeps requires_grad and a deep copy of grad.
@@ -199,7 +200,7 @@ class Tensor(_C._TensorBase):
 
 def _rebuild(array, dtype_name=None, requires_grad=False):
     t = _C.from_numpy(array)
-    if dtype_name is not None and str(t.dtype).split(".")[-1] != dtype_name:
+    if dtype_name is not None and t.dtype != getattr(_C, dtype_name):
         t = t.to(getattr(_C, dtype_name))  # bfloat16 travels as float32
     if requires_grad:
         t.requires_grad_(True)

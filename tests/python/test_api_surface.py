@@ -116,3 +116,18 @@ def test_named_returns(call):
     if hasattr(t, "values"):
         assert type(e).__module__ == "ember.return_types"
     v, i = e  # still unpacks as a tuple
+
+
+def test_import_ember_leaves_heavy_modules_for_first_use():
+    # Start-up is one of Ember's goals: NumPy, multiprocessing, ember.utils.data and ember.datasets load on
+    # first use (finfo, numpy(), DataLoader, ...), not with `import ember`.
+    import os
+    import subprocess
+    import sys
+
+    heavy = ["numpy", "multiprocessing", "ember.utils.data", "ember.datasets"]
+    code = "import ember, sys; print([m for m in {!r} if m in sys.modules])".format(heavy)
+    python = os.path.join(os.path.dirname(__file__), "..", "..", "python")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={"PYTHONPATH": python})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
