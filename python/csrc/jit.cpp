@@ -268,7 +268,7 @@ Tensor traced_constant(const std::function<Tensor()>& make, const char* warning)
   return t;
 }
 
-void warn_if_tracing(const std::string& message) {
+void warn_if_tracing(const char* message) {  // a literal: nothing is built when not tracing
   if (tr::is_tracing()) py_warn(message);
 }
 

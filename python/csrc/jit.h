@@ -26,6 +26,6 @@ Tensor traced_constant(const std::function<Tensor()>& make, const char* warning)
 /// The warning of ember.tensor under tracing (PyTorch's text).
 extern const char* const kTensorConstantWarning;
 /// When the current thread is tracing, warns with ember.jit.TracerWarning and `message` (same errors).
-void warn_if_tracing(const std::string& message);
+void warn_if_tracing(const char* message);
 
 }  // namespace ember::python
