@@ -4,6 +4,7 @@
 
 #include <functional>
 
+#include "TestModules.h"
 #include "TestSupport.h"
 #include "ember/jit/ir/IR.h"
 #include "ember/jit/ir/IRParser.h"
@@ -619,6 +620,18 @@ TEST(Freeze, ParametersBecomeConstants) {
   });
 }
 
+TEST(Freeze, TrainingFlagFoldsTheIf) {
+  jittest::Net m;
+  m.net.eval();
+  Module frozen = freeze(m.net);
+  const Graph& g = *frozen.method("forward").graph;
+  EXPECT_EQ(count_kind(g, "prim::If"), 0) << g.str();
+  EXPECT_EQ(count_kind(g, "aten::neg"), 0);
+  EXPECT_EQ(count_kind(g, "prim::GetAttr"), 0);
+  Tensor x = randn({2, 1, 8, 8});
+  expect_same_value(frozen.forward({x}), IValue(m.reference(x, false)), 0);
+}
+
 TEST(Freeze, FoldsConvBatchNorm) {
   for (bool bias : {true, false}) {
     BnNet m(bias);
@@ -675,13 +688,23 @@ TEST(FoldBatchNorm, LinearBatchNorm1dAndRankChecks) {
   %z : Tensor = aten::batch_norm(%y, %gamma, %beta, %mean, %var, %f, %mom, %eps, %f)
   return (%z)
 )IR";
-  check_pass([](std::shared_ptr<Graph>& g) { return fold_batch_norm(g) | eliminate_dead_code(g); }, text,
-             R"IR(graph(%x : Float(4, 3)):
+  const char* want = R"IR(graph(%x : Float(4, 3)):
   %12 : Float(5, 3) = prim::Constant[value=<Tensor>]()
   %13 : Float(5) = prim::Constant[value=<Tensor>]()
   %y : Float(4, 5) = aten::linear(%x, %12, %13)
   return (%y)
-)IR", true, tensors({{4, 3}}, 3), &table, 1e-5);
+)IR";
+  Pass fold = [](std::shared_ptr<Graph>& g) { return fold_batch_norm(g) | eliminate_dead_code(g); };
+  check_pass(fold, text, want, true, tensors({{4, 3}}, 3), &table, 1e-5);
+  // float64: the folded weights stay float64.
+  auto to_double = [](std::string t) {
+    for (size_t at; (at = t.find("Float(")) != std::string::npos;) t.replace(at, 5, "Double");
+    return t;
+  };
+  std::vector<Tensor> table64;
+  for (const Tensor& t : table) table64.push_back(to(t, DType::Float64));
+  std::vector<std::vector<IValue>> in64{{randn({4, 3}, DType::Float64)}, {randn({4, 3}, DType::Float64)}};
+  check_pass(fold, to_double(text), to_double(want), true, in64, &table64, 1e-12);
   // Rank unknown (a 3-d input would put batch_norm's channels elsewhere): nothing is folded.
   std::string unknown = text;
   unknown.replace(unknown.find("%x : Float(4, 3)"), 16, "%x : Tensor");
