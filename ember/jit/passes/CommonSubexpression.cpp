@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "ember/jit/passes/PassUtils.h"
+#include "ember/jit/passes/Analysis.h"
 #include "ember/jit/passes/Passes.h"
 #include "ember/ops/Functions.h"
 

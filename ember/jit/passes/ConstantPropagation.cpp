@@ -1,6 +1,6 @@
 // Constant propagation (Passes.h).
 #include "ember/base/Error.h"
-#include "ember/jit/passes/PassUtils.h"
+#include "ember/jit/passes/Analysis.h"
 #include "ember/jit/passes/Passes.h"
 #include "ember/jit/runtime/Interpreter.h"
 

@@ -1,6 +1,6 @@
 // Dead code elimination (Passes.h).
 #include "ember/jit/passes/Passes.h"
-#include "ember/jit/passes/PassUtils.h"
+#include "ember/jit/passes/Analysis.h"
 
 namespace ember::jit {
 namespace {

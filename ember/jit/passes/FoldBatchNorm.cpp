@@ -1,5 +1,6 @@
 // Conv2d / Linear + BatchNorm folding (Passes.h).
-#include "ember/jit/passes/PassUtils.h"
+#include "ember/jit/passes/Analysis.h"
+#include "ember/jit/passes/GraphEdit.h"
 #include "ember/jit/passes/Passes.h"
 #include "ember/ops/Functions.h"
 

@@ -3,7 +3,8 @@
 
 #include "ember/base/Error.h"
 #include "ember/jit/ir/IRPrinter.h"
-#include "ember/jit/passes/PassUtils.h"
+#include "ember/jit/passes/Analysis.h"
+#include "ember/jit/passes/GraphEdit.h"
 #include "ember/jit/passes/Passes.h"
 #include "ember/ops/Functions.h"
 
@@ -86,6 +87,9 @@ Module freeze(const Module& module, const FreezeOptions& options) {
   if (auto p = training_path(*module.object(), "module"))
     EMBER_FAIL("jit freeze: {} ({}) is in training mode; freezing is for inference: call eval() first",
                *p, module.type()->name());
+  for (const std::string& name : options.preserved_methods)
+    EMBER_CHECK(module.has_method(name), "jit freeze: {} has no method '{}' to preserve", module.type()->name(),
+                name);
   const Object* self = module.object().get();
   std::vector<std::pair<std::string, std::shared_ptr<Graph>>> graphs;
   std::set<std::string> still_read;
@@ -105,9 +109,6 @@ Module freeze(const Module& module, const FreezeOptions& options) {
     collect_self_reads(*g, still_read);
     graphs.emplace_back(name, std::move(g));
   }
-  for (const std::string& name : options.preserved_methods)
-    EMBER_CHECK(module.has_method(name), "jit freeze: {} has no method '{}' to preserve", module.type()->name(),
-                name);
 
   Module frozen(module.type()->name());
   for (const Slot& s : self->slots()) {

@@ -1,33 +1,11 @@
 // Inlining of submodule method calls (Passes.h).
 #include "ember/base/Error.h"
 #include "ember/jit/ir/IRPrinter.h"
-#include "ember/jit/passes/PassUtils.h"
+#include "ember/jit/passes/Analysis.h"
+#include "ember/jit/passes/GraphEdit.h"
 #include "ember/jit/passes/Passes.h"
 
 namespace ember::jit {
-namespace passes {
-
-const Object* submodule_read(const Node* n, const std::unordered_map<const Value*, const Object*>& objects) {
-  if (n->kind() != prim::GetAttr) return nullptr;
-  auto it = objects.find(n->input(0));
-  if (it == objects.end()) return nullptr;
-  int64_t slot = it->second->find_slot(n->s("name"));
-  if (slot < 0) return nullptr;
-  const Slot& s = it->second->slots()[static_cast<size_t>(slot)];
-  return s.kind == SlotKind::Module ? s.module.get() : nullptr;
-}
-
-std::unordered_map<const Value*, const Object*> module_objects(const Graph& g, const Object* self) {
-  std::unordered_map<const Value*, const Object*> objects;
-  if (!g.inputs().empty()) objects[g.inputs()[0]] = self;
-  for_each_node(g.block(), [&](const Node* n) {
-    if (const Object* o = submodule_read(n, objects)) objects[n->output()] = o;
-  });
-  return objects;
-}
-
-}  // namespace passes
-
 namespace {
 
 // Binds the callee's outputs to the call's: one per output, or a tuple for a call with one output of a

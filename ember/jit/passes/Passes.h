@@ -8,8 +8,8 @@
 // The passes reason only from the IR: node kinds, operator schemas (their alias annotations `Tensor(a)` /
 // `Tensor(a!)`), value types and constants. An op whose schema writes an argument (`Tensor(a!)`: in-place and
 // out= ops), prim::SetAttr, prim::RaiseException, method/function calls and ops that draw random numbers are
-// effects that are never removed, duplicated or merged (Note [side effects] in PassUtils.h), and values that
-// may alias a written tensor are never folded or merged (Note [alias classes] in PassUtils.h).
+// effects that are never removed, duplicated or merged (Note [side effects] in Analysis.h), and values that
+// may alias a written tensor are never folded or merged (Note [alias classes] in Analysis.h).
 #include <memory>
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
 // Peephole simplifications (Passes.h).
-#include "ember/jit/passes/PassUtils.h"
+#include "ember/jit/passes/Analysis.h"
 #include "ember/jit/passes/Passes.h"
 
 namespace ember::jit {

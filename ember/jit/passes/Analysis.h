@@ -1,11 +1,15 @@
 #pragma once
-// Shared analyses of the graph passes (Passes.h): side effects, random draws, and which values may alias a
-// tensor that some node writes.
+// Analyses shared by the graph passes (Passes.h): side effects, random draws, which values may alias a tensor
+// that some node writes, and which module objects values stand for.
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "ember/jit/ir/Graph.h"
+
+namespace ember::jit {
+class Object;
+}
 
 namespace ember::jit::passes {
 
@@ -72,30 +76,6 @@ void for_each_node(const Block* b, F&& f) {
     for (const Block* sub : n->blocks()) for_each_node(sub, f);
   }
 }
-
-/// Names `v` after `name` when no other value of its graph has that name (names are graph-wide; taking a name
-/// would rename its owner, Note [value names]).
-void name_if_free(Value* v, const std::string& name);
-
-/// Verifies the graph after a pass, prefixing errors with the pass's name.
-void verify_after(const Graph& g, const char* pass);
-
-}  // namespace ember::jit::passes
-
-namespace ember::jit::passes {
-
-/// Copies the nodes of `callee` (recursively, with their blocks) to g's insertion point, its inputs bound to
-/// `inputs`; returns the values that correspond to callee's outputs. Debug names are kept where free in g.
-/// Errors: inputs.size() differs from callee's input count.
-std::vector<Value*> insert_graph_copy(Graph& g, const Graph& callee, std::span<Value* const> inputs);
-
-}  // namespace ember::jit::passes
-
-namespace ember::jit {
-class Object;
-}
-
-namespace ember::jit::passes {
 
 /// The submodule object a prim::GetAttr node reads, when its input stands for a known object (in `objects`)
 /// and the attribute is a submodule slot; else null.
