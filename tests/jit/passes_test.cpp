@@ -689,9 +689,9 @@ TEST(FoldBatchNorm, LinearBatchNorm1dAndRankChecks) {
   return (%z)
 )IR";
   const char* want = R"IR(graph(%x : Float(4, 3)):
-  %12 : Float(5, 3) = prim::Constant[value=<Tensor>]()
-  %13 : Float(5) = prim::Constant[value=<Tensor>]()
-  %y : Float(4, 5) = aten::linear(%x, %12, %13)
+  %w : Float(5, 3) = prim::Constant[value=<Tensor>]()
+  %b : Float(5) = prim::Constant[value=<Tensor>]()
+  %y : Float(4, 5) = aten::linear(%x, %w, %b)
   return (%y)
 )IR";
   Pass fold = [](std::shared_ptr<Graph>& g) { return fold_batch_norm(g) | eliminate_dead_code(g); };
@@ -734,6 +734,110 @@ TEST(Pipeline, OptimizeForInference) {
   std::string before = plain->str();
   optimize_frozen_graph(plain);
   EXPECT_EQ(plain->str(), before);
+}
+
+}  // namespace
+
+namespace {
+
+// A module shaped like ember.jit.trace's output for Sequential(Conv2d, BatchNorm2d, ReLU, Flatten, Linear,
+// BatchNorm1d, Dropout) in eval mode: flat prim::GetAttr chains from %self, no method calls.
+struct TracedSeq {
+  Module seq{"__torch__.Seq"};
+  Module conv{"__torch__.Conv2d"}, bn2{"__torch__.BatchNorm2d"}, fc{"__torch__.Linear"}, bn1{"__torch__.BatchNorm1d"};
+
+  static void add_bn(Module& bn, int64_t c) {
+    bn.register_parameter("weight", add(rand({c}), 0.5));
+    bn.register_parameter("bias", randn({c}));
+    bn.register_buffer("running_mean", randn({c}));
+    bn.register_buffer("running_var", add(rand({c}), 0.5));
+  }
+
+  TracedSeq() {
+    conv.register_parameter("weight", randn({4, 1, 3, 3}));
+    conv.register_parameter("bias", randn({4}));
+    add_bn(bn2, 4);
+    fc.register_parameter("weight", mul(randn({10, 4 * 6 * 6}), 0.1));
+    fc.register_parameter("bias", randn({10}));
+    add_bn(bn1, 10);
+    seq.register_module("conv", conv);
+    seq.register_module("bn2", bn2);
+    seq.register_module("fc", fc);
+    seq.register_module("bn1", bn1);
+    seq.define_method("forward", R"IR(graph(%self : __torch__.Seq,
+      %input : Float(2, 1, 8, 8)):
+  %_0 : __torch__.Conv2d = prim::GetAttr[name="conv"](%self)
+  %weight.1 : Tensor = prim::GetAttr[name="weight"](%_0)
+  %bias.1 : Tensor = prim::GetAttr[name="bias"](%_0)
+  %5 : int[] = prim::Constant[value=[1, 1]]()
+  %6 : int[] = prim::Constant[value=[0, 0]]()
+  %7 : int[] = prim::Constant[value=[1, 1]]()
+  %8 : int = prim::Constant[value=1]()
+  %9 : Float(2, 4, 6, 6) = aten::conv2d(%input, %weight.1, %bias.1, %5, %6, %7, %8)
+  %_1 : __torch__.BatchNorm2d = prim::GetAttr[name="bn2"](%self)
+  %weight.2 : Tensor = prim::GetAttr[name="weight"](%_1)
+  %bias.2 : Tensor = prim::GetAttr[name="bias"](%_1)
+  %running_mean.1 : Tensor = prim::GetAttr[name="running_mean"](%_1)
+  %running_var.1 : Tensor = prim::GetAttr[name="running_var"](%_1)
+  %15 : bool = prim::Constant[value=0]()
+  %16 : float = prim::Constant[value=0.1]()
+  %17 : float = prim::Constant[value=1e-05]()
+  %18 : bool = prim::Constant[value=0]()
+  %19 : Float(2, 4, 6, 6) = aten::batch_norm(%9, %weight.2, %bias.2, %running_mean.1, %running_var.1, %15, %16, %17, %18)
+  %20 : Float(2, 4, 6, 6) = aten::relu(%19)
+  %21 : int = prim::Constant[value=1]()
+  %22 : int = prim::Constant[value=-1]()
+  %23 : Float(2, 144) = aten::flatten(%20, %21, %22)
+  %_4 : __torch__.Linear = prim::GetAttr[name="fc"](%self)
+  %weight.3 : Tensor = prim::GetAttr[name="weight"](%_4)
+  %bias.3 : Tensor = prim::GetAttr[name="bias"](%_4)
+  %27 : Float(2, 10) = aten::linear(%23, %weight.3, %bias.3)
+  %_5 : __torch__.BatchNorm1d = prim::GetAttr[name="bn1"](%self)
+  %weight : Tensor = prim::GetAttr[name="weight"](%_5)
+  %bias : Tensor = prim::GetAttr[name="bias"](%_5)
+  %running_mean : Tensor = prim::GetAttr[name="running_mean"](%_5)
+  %running_var : Tensor = prim::GetAttr[name="running_var"](%_5)
+  %33 : bool = prim::Constant[value=0]()
+  %34 : float = prim::Constant[value=0.1]()
+  %35 : float = prim::Constant[value=1e-05]()
+  %36 : bool = prim::Constant[value=0]()
+  %37 : Float(2, 10) = aten::batch_norm(%27, %weight, %bias, %running_mean, %running_var, %33, %34, %35, %36)
+  %38 : float = prim::Constant[value=0.5]()
+  %39 : bool = prim::Constant[value=0]()
+  %40 : Float(2, 10) = aten::dropout(%37, %38, %39)
+  return (%40)
+)IR");
+  }
+};
+
+TEST(Pipeline, TracedSequentialBecomesConvReluFlattenLinear) {
+  TracedSeq m;
+  m.seq.eval();
+  Module opt = optimize_for_inference(m.seq);
+  const Graph& g = *opt.method("forward").graph;
+  // Both batch norms are folded, eval-mode dropout is gone, the equal constants are one.
+  EXPECT_EQ(g.str(), canonical(R"IR(graph(%self : __torch__.Seq,
+      %input : Float(2, 1, 8, 8)):
+  %5 : int[] = prim::Constant[value=[1, 1]]()
+  %6 : int[] = prim::Constant[value=[0, 0]]()
+  %8 : int = prim::Constant[value=1]()
+  %weight.1 : Float(4, 1, 3, 3) = prim::Constant[value=<Tensor>]()
+  %bias.1 : Float(4) = prim::Constant[value=<Tensor>]()
+  %9 : Float(2, 4, 6, 6) = aten::conv2d(%input, %weight.1, %bias.1, %5, %6, %5, %8)
+  %20 : Float(2, 4, 6, 6) = aten::relu(%9)
+  %22 : int = prim::Constant[value=-1]()
+  %23 : Float(2, 144) = aten::flatten(%20, %8, %22)
+  %weight.3 : Float(10, 144) = prim::Constant[value=<Tensor>]()
+  %bias.3 : Float(10) = prim::Constant[value=<Tensor>]()
+  %27 : Float(2, 10) = aten::linear(%23, %weight.3, %bias.3)
+  return (%27)
+)IR"));
+  EXPECT_TRUE(opt.named_parameters().empty());
+  EXPECT_TRUE(opt.named_buffers().empty());
+  for (int i = 0; i < 3; ++i) {
+    Tensor x = randn({2, 1, 8, 8});
+    expect_same_value(opt.forward({x}), m.seq.forward({x}), 1e-4);
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Conv2d / Linear + BatchNorm folding (Passes.h).
 #include "ember/jit/passes/Analysis.h"
 #include "ember/jit/passes/GraphEdit.h"
+#include "ember/jit/passes/GraphEdit.h"
 #include "ember/jit/passes/Passes.h"
 #include "ember/ops/Functions.h"
 
@@ -82,8 +83,18 @@ bool fold_one(Graph& g, Node* bn, const passes::AliasDb& db) {
   Tensor b2 = to(add(mul(sub(or_value(*b, 0), f64(*mean)), s), or_value(*beta, 0)), w->dtype());
 
   InsertPointGuard guard(g, p);
-  p->replace_input(1, g.insert_constant(IValue(contiguous(w2))));
-  p->replace_input(2, g.insert_constant(IValue(contiguous(b2))));
+  // The folded constant replaces the op's input; it takes the old constant's name when nothing else reads it.
+  auto replace_input = [&](size_t i, const Tensor& t) {
+    Value* old = p->input(i);
+    Value* c = g.insert_constant(IValue(contiguous(t)));
+    p->replace_input(i, c);
+    if (old->has_uses() || !old->has_debug_name()) return;
+    std::string name = old->debug_name();
+    old->node()->destroy();
+    passes::name_if_free(c, name);
+  };
+  replace_input(1, w2);
+  replace_input(2, b2);
   std::string name = bn->output()->has_debug_name() ? bn->output()->debug_name() : "";
   bn->output()->replace_all_uses_with(x);
   bn->destroy();
