@@ -85,8 +85,8 @@ void optimize_frozen_graph(std::shared_ptr<Graph>& graph, const PipelineOptions&
 
 Module freeze(const Module& module, const FreezeOptions& options) {
   if (auto p = training_path(*module.object(), "module"))
-    EMBER_FAIL("jit freeze: {} ({}) is in training mode; freezing is for inference: call eval() first",
-               *p, module.type()->name());
+    EMBER_FAIL("jit freeze: freezing is only implemented for modules in eval mode, and {} of {} is in training "
+               "mode; call eval() on the module first", *p, module.type()->name());
   for (const std::string& name : options.preserved_methods)
     EMBER_CHECK(module.has_method(name), "jit freeze: {} has no method '{}' to preserve", module.type()->name(),
                 name);
