@@ -393,6 +393,43 @@ TEST(ConstantPropagation, ListsIfAndLoop) {
 )IR", true, tensors({{2, 3}}));
 }
 
+TEST(ConstantPropagation, InsideBlocksMultipleOutputsAndEmptyTensors) {
+  // The If's condition is an input, so the If stays; inside its branch, a two-output op (max.dim) and an op on
+  // an empty tensor fold.
+  std::vector<Tensor> table{randn({2, 3}), randn({0, 3})};
+  check_pass([](std::shared_ptr<Graph>& g) { return propagate_constants(g) | eliminate_dead_code(g); },
+             R"IR(graph(%x : Tensor, %c : bool):
+  %a : Float(2, 3) = prim::Constant[value=<Tensor:0>]()
+  %e : Float(0, 3) = prim::Constant[value=<Tensor:1>]()
+  %one : int = prim::Constant[value=1]()
+  %f : bool = prim::Constant[value=0]()
+  %none : NoneType = prim::Constant()
+  %v : Tensor = prim::If(%c)
+    block0():
+      %m : Tensor, %i : Tensor = aten::max(%a, %one, %f)
+      %n : Tensor = aten::neg(%e)
+      %s : Tensor = aten::sum(%n, %none)
+      %y : Tensor = aten::add(%x, %m, %one)
+      %z : Tensor = aten::add(%y, %s, %one)
+      -> (%z)
+    block1():
+      -> (%x)
+  return (%v)
+)IR", R"IR(graph(%x : Tensor, %c : bool):
+  %one : int = prim::Constant[value=1]()
+  %v : Tensor = prim::If(%c)
+    block0():
+      %m : Float(2) = prim::Constant[value=<Tensor>]()
+      %s : Float() = prim::Constant[value=<Tensor>]()
+      %y : Tensor = aten::add(%x, %m, %one)
+      %z : Tensor = aten::add(%y, %s, %one)
+      -> (%z)
+    block1():
+      -> (%x)
+  return (%v)
+)IR", true, {{randn({2}), IValue(true)}, {randn({2}), IValue(false)}}, &table);
+}
+
 TEST(ConstantPropagation, LeavesRandomWrittenFailingAndInputDependentNodes) {
   std::vector<Tensor> table{randn({2}), randn({3})};
   check_noop(constprop, R"IR(graph(%x : Tensor):
