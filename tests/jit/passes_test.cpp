@@ -647,8 +647,12 @@ TEST(Freeze, ParametersBecomeConstants) {
   EXPECT_FALSE(frozen.is_training());
   Tensor x = randn({2, 2, 5, 5});
   expect_same_value(frozen.forward({x}), m.net.forward({x}), 0);
-  // The original is unchanged: it still reads its (new) parameter values.
+  // The frozen module holds copies: changing the original's parameters (replaced, or written in place as an
+  // optimizer does) leaves it as it was.
+  Tensor before = frozen.forward({x}).to_tensor();
+  zero_(m.bn.attr("weight").to_tensor());
   m.conv.set_attr("weight", IValue(zeros({4, 2, 3, 3}, std::nullopt, std::nullopt)));
+  EXPECT_TRUE(equal(frozen.forward({x}).to_tensor(), before));
   EXPECT_FALSE(equal(frozen.forward({x}).to_tensor(), m.net.forward({x}).to_tensor()));
   expect_error([&] {
     FreezeOptions o;

@@ -23,9 +23,16 @@ std::optional<std::string> training_path(const Object& obj, const std::string& p
 // Note [freezing mutated attributes]
 // An attribute whose tensor the graph may write in place (an in-place op on a buffer, Note [alias classes])
 // cannot become a constant: the constant would be shared by every run and the writes would accumulate in
-// it. Such reads stay prim::GetAttr, and the frozen module keeps the attribute (the same tensor as the
-// original module's, as torch.jit.freeze keeps mutated attributes). Submodule objects that such reads still
-// go through are shared with the original module, not cloned.
+// it. Such reads stay prim::GetAttr and the frozen module keeps the attribute, as torch.jit.freeze keeps
+// mutated attributes. Submodule objects that such reads still go through are shared with the original
+// module, not cloned (runtime modules have no deep copy).
+
+// Note [frozen constants are copies]
+// A frozen module must not change when the original does: the original may go on training (its parameters
+// updated in place by an optimizer) while the frozen one serves. So the constants are copies of the parameter
+// and buffer tensors, as torch.jit.freeze works on a clone of the module, and the attributes the frozen module
+// keeps (Note [freezing mutated attributes]) are copies too; submodule objects that kept reads go through are
+// the one thing shared.
 
 // Replaces attribute reads by constants (Note [freezing mutated attributes] for the exception).
 void fold_attribute_reads(Graph& g, const Object* self) {
@@ -45,7 +52,8 @@ void fold_attribute_reads(Graph& g, const Object* self) {
     if (slot >= 0) value = obj->slot_value(static_cast<uint32_t>(slot));
     else if (name == "training") value = IValue(obj->training());
     else continue;  // compile() reports the missing attribute
-    if (value.is_tensor()) value = IValue(detach(value.to_tensor()));
+    // A copy (Note [frozen constants are copies]).
+    if (value.is_tensor()) value = IValue(clone(detach(value.to_tensor())));
     Value* c;
     try {
       InsertPointGuard guard(g, n);
@@ -114,8 +122,8 @@ Module freeze(const Module& module, const FreezeOptions& options) {
   for (const Slot& s : self->slots()) {
     if (!still_read.count(s.name)) continue;
     switch (s.kind) {
-      case SlotKind::Parameter: frozen.register_parameter(s.name, s.value.to_tensor()); break;
-      case SlotKind::Buffer: frozen.register_buffer(s.name, s.value.to_tensor()); break;
+      case SlotKind::Parameter: frozen.register_parameter(s.name, clone(s.value.to_tensor())); break;
+      case SlotKind::Buffer: frozen.register_buffer(s.name, clone(s.value.to_tensor())); break;
       case SlotKind::Module: frozen.register_module(s.name, Module(s.module)); break;
       case SlotKind::Attribute: frozen.register_attribute(s.name, s.value, module.type()->find_attribute(s.name)); break;
     }

@@ -58,13 +58,14 @@ struct FreezeOptions {
 };
 
 /// Freezes a module for inference, as torch.jit.freeze: each preserved method gets its submodule calls
-/// inlined, reads of parameters, buffers and plain attributes (prim::GetAttr) become constants (tensors
-/// detached), reads of `training` become False, and the graph is cleaned up (propagate_constants,
-/// peephole_optimize, eliminate_dead_code, then optimize_frozen_graph() when options.optimize). Returns a new
-/// module (of a class with the same name) holding the frozen methods and only the attributes they still read
-/// (an attribute the graph writes in place stays an attribute, Note [freezing mutated attributes]). The input
-/// module is not changed. Errors: the module (or a submodule) is in training mode ("call eval() first");
-/// a preserved method that does not exist.
+/// inlined, reads of parameters, buffers and plain attributes (prim::GetAttr) become constants (copies of the
+/// tensors, so later changes to the original do not reach the frozen module), reads of `training` become
+/// False, and the graph is cleaned up (propagate_constants, peephole_optimize, eliminate_dead_code, then
+/// optimize_frozen_graph() when options.optimize). Returns a new module (of a class with the same name)
+/// holding the frozen methods and only the attributes they still read (an attribute the graph writes in
+/// place stays an attribute, Note [freezing mutated attributes] in Freeze.cpp). The input module is not
+/// changed. Errors: the module (or a submodule) is in training mode ("call eval() first"); a preserved
+/// method that does not exist.
 Module freeze(const Module& module, const FreezeOptions& options = {});
 
 /// Folds aten::batch_norm in eval form (training=False, constant running stats, weight and bias constant or
