@@ -28,18 +28,17 @@ std::optional<std::vector<IValue>> constant_inputs(const Node* n) {
 // the graph would have computed. An op that raises (bad shapes, say) is not folded: the error then happens at
 // run time, where it belongs, instead of while optimising.
 std::optional<std::vector<IValue>> evaluate(const Node* n, const std::vector<IValue>& inputs) {
-  auto g = std::make_shared<Graph>();
-  std::vector<Value*> ins;
-  for (const IValue& v : inputs) ins.push_back(g->insert_constant(v));
-  Node* m = g->insert_node(g->create(n->kind(), ins, n->num_outputs()));
-  for (size_t i = 0; i < n->num_outputs(); ++i) {
-    m->output(i)->set_type(n->output(i)->type());
-    g->register_output(m->output(i));
-  }
   try {
+    auto g = std::make_shared<Graph>();
+    std::vector<Value*> ins;
+    for (const IValue& v : inputs) ins.push_back(g->insert_constant(v));  // raises for an empty float[], say
+    Node* m = g->insert_node(g->create(n->kind(), ins, n->num_outputs()));
+    for (size_t i = 0; i < n->num_outputs(); ++i) {
+      m->output(i)->set_type(n->output(i)->type());
+      g->register_output(m->output(i));
+    }
     IValue r = Function("constant propagation", g)({});
     if (n->num_outputs() == 1) return std::vector<IValue>{std::move(r)};
-    if (n->num_outputs() == 0) return std::vector<IValue>{};
     return r.to_tuple();
   } catch (const Error&) {
     return std::nullopt;
