@@ -327,8 +327,8 @@ TEST(CommonSubexpression, KeepsRandomAndWrittenValues) {
 )IR");
   EXPECT_FALSE(eliminate_common_subexpression(g));
   Function f("f", g);
-  Tensor x = randn({2, 2});
-  IValue r = f({clone(x)});
+  Tensor x = add(rand({2, 2}), 0.1);  // positive, so relu(x) and relu(2 x) differ everywhere
+  IValue r = f({x});
   EXPECT_FALSE(equal(r.to_tuple()[0].to_tensor(), r.to_tuple()[1].to_tensor()));
 }
 
@@ -756,6 +756,38 @@ TEST(FoldBatchNorm, LinearBatchNorm1dAndRankChecks) {
   training.replace(training.find("%mean, %var, %f"), 15, "%mean, %var, %t");
   training.replace(training.find("  %mom"), 0, "  %t : bool = prim::Constant[value=1]()\n");
   check_noop(fold_batch_norm, training, &table);
+}
+
+TEST(FoldBatchNorm, ConvWithoutBiasBeforeInPlaceRelu) {
+  // relu_ writes the batch norm's result in place; the conv's result, which takes its place, is as fresh.
+  std::vector<Tensor> table{randn({3, 2, 3, 3}), add(rand({3}), 0.5), randn({3}), randn({3}), add(rand({3}), 0.5)};
+  check_pass([](std::shared_ptr<Graph>& g) { return optimize_frozen_graph(g), true; }, R"IR(graph(%x : Float(1, 2, 5, 5)):
+  %w : Float(3, 2, 3, 3) = prim::Constant[value=<Tensor:0>]()
+  %none : NoneType = prim::Constant()
+  %gamma : Float(3) = prim::Constant[value=<Tensor:1>]()
+  %beta : Float(3) = prim::Constant[value=<Tensor:2>]()
+  %mean : Float(3) = prim::Constant[value=<Tensor:3>]()
+  %var : Float(3) = prim::Constant[value=<Tensor:4>]()
+  %l : int[] = prim::Constant[value=[1, 1]]()
+  %z : int[] = prim::Constant[value=[0, 0]]()
+  %g : int = prim::Constant[value=1]()
+  %f : bool = prim::Constant[value=0]()
+  %mom : float = prim::Constant[value=0.1]()
+  %eps : float = prim::Constant[value=1e-05]()
+  %c : Float(1, 3, 3, 3) = aten::conv2d(%x, %w, %none, %l, %z, %l, %g)
+  %y : Float(1, 3, 3, 3) = aten::batch_norm(%c, %gamma, %beta, %mean, %var, %f, %mom, %eps, %f)
+  %r : Float(1, 3, 3, 3) = aten::relu_(%y)
+  return (%r)
+)IR", R"IR(graph(%x : Float(1, 2, 5, 5)):
+  %l : int[] = prim::Constant[value=[1, 1]]()
+  %z : int[] = prim::Constant[value=[0, 0]]()
+  %g : int = prim::Constant[value=1]()
+  %w : Float(3, 2, 3, 3) = prim::Constant[value=<Tensor>]()
+  %17 : Float(3) = prim::Constant[value=<Tensor>]()
+  %c : Float(1, 3, 3, 3) = aten::conv2d(%x, %w, %17, %l, %z, %l, %g)
+  %r : Float(1, 3, 3, 3) = aten::relu_(%c)
+  return (%r)
+)IR", true, tensors({{1, 2, 5, 5}}), &table, 1e-5);
 }
 
 TEST(Pipeline, OptimizeForInference) {

@@ -88,7 +88,7 @@ bool fold_one(Graph& g, Node* bn, const passes::AliasDb& db) {
     Value* old = p->input(i);
     Value* c = g.insert_constant(IValue(contiguous(t)));
     p->replace_input(i, c);
-    if (old->has_uses() || !old->has_debug_name()) return;
+    if (old->has_uses() || !old->has_debug_name() || old->type()->kind() != TypeKind::Tensor) return;
     std::string name = old->debug_name();
     old->node()->destroy();
     passes::name_if_free(c, name);
