@@ -192,6 +192,16 @@ class Op:
             self.cpu = None
             self.composite = entry[f"{kind}_composite"]
         self.doc = entry.get("doc", "")
+        # An in-place view op (t_, squeeze_, as_strided_): the in-place variant of a view op changes self's
+        # sizes, strides and offset, not its values (Note [in-place view ops]).
+        fs = Schema(entry["schema"])
+        self.inplace_view = (kind == "inplace" and bool(fs.rets) and fs.rets[0].alias is not None
+                             and not fs.rets[0].alias.endswith("!"))
+        if self.inplace_view and self.composite_explicit and f"{kind}_composite" not in entry:
+            # Its kernel is generated: the view op's geometry assigned to self (gen()).
+            self.view_of = entry["composite_explicit"]
+        else:
+            self.view_of = None
 
     def cpp_params(self, with_defaults, skip_self=False, out_first=False):
         args = list(self.schema.args)
@@ -306,17 +316,20 @@ def gen(ops):
     files["ember/ops/generated/Functions.cpp"] = "".join(defs)
 
     comp = [HEADER, "#pragma once\n// Kernels written in the ops layer with other ops (composite) or as views.\n"
-            '#include "ember/ops/Functions.h"\n\nnamespace ember::composite {\n\n']
+            '#include "ember/ops/Functions.h"\n\nnamespace ember::composite {\n\n'
+            "/// Gives self the sizes, strides and storage offset of view (a view of self): the body of every in-place\n"
+            "/// view op (Note [in-place view ops], ops.yaml; views.cpp). Returns self.\n"
+            "Tensor assign_view_geometry(const Tensor& self, const Tensor& view);\n\n"]
     reg = [HEADER, '#include <limits>\n\n#include "ember/dispatch/Library.h"\n#include "ember/ops/generated/CompositeKernels.h"\n\n',
            "namespace ember {\n\n/// Declares every op of the database (and registers the ops layer's own kernels).\n"
            "void register_aten_ops(Library& m) {\n"
            "  using K = DispatchKey;\n"]
     for o in ops:
         info = (f"OpInfo{{{cstr(o.doc)}, {str(o.method and o.python).lower()}, "
-                f"{str(o.function and o.python).lower()}, {cstr(o.entry.get('shape', ''))}, "
+                f"{str(o.function and o.python).lower()}, {cstr('' if o.inplace_view else o.entry.get('shape', ''))}, "
                 f"{cstr(o.entry.get('python_numbers', ''))}, {cstr(o.entry.get('python_module', ''))}}}")
         reg.append(f"  m.def({cstr(o.schema.text)}, {info});\n")
-    scalar_bodies = []
+    scalar_bodies, view_bodies = [], []
     for o in ops:
         k = o.composite or o.composite_explicit
         if not k:
@@ -325,13 +338,18 @@ def gen(ops):
             args = ", ".join(f"wrapped_scalar_tensor({a.name})" if a.type == "Scalar" and i == 1 else a.name
                              for i, a in enumerate(o.schema.args))
             scalar_bodies.append(f"{o.kernel_signature(k)} {{ return ember::{o.scalar_of}({args}); }}\n")
+        elif o.view_of:
+            args = ", ".join(a.name for a in o.schema.args)
+            view_bodies.append(f"{o.kernel_signature(k)} {{ return assign_view_geometry(self, composite::{o.view_of}({args})); }}\n")
         else:
             comp.append(o.kernel_signature(k) + ";\n")
         key = "K::CompositeImplicitAutograd" if o.composite else "K::CompositeExplicitAutograd"
         reg.append(f"  m.impl({cstr(o.schema.full())}, {key}, static_cast<{o.fn_ptr_type()}>(&composite::{k}));\n")
     reg.append("}\n\n}  // namespace ember\n")
     reg.insert(2, "namespace ember::composite {\n// C++-only overloads taking a number: the Tensor overload with the number wrapped.\n"
-               + "".join(scalar_bodies) + "}  // namespace ember::composite\n\n")
+               + "".join(scalar_bodies)
+               + "// In-place view ops: the view op's geometry given to self (Note [in-place view ops], ops.yaml; views.cpp).\n"
+               + "".join(view_bodies) + "}  // namespace ember::composite\n\n")
     comp.append("\n}  // namespace ember::composite\n")
     files["ember/ops/generated/CompositeKernels.h"] = "".join(comp)
     files["ember/ops/generated/RegisterOps.cpp"] = "".join(reg)
@@ -430,11 +448,16 @@ def gen_autograd(ops):
     Supported: differentiable arguments of type Tensor, Tensor? (no gradient edge when absent) and Tensor[]
     (one edge per element; the formula returns a variable_list); results that are one Tensor, a tuple
     (`grads[i]` is output i's gradient, zeros when none flowed there) or a Tensor[] (`grads`). Only floating
-    results get a grad_fn. `grad_node:` overrides the node's name where PyTorch's numbering differs."""
+    results get a grad_fn. `grad_node:` overrides the node's name where PyTorch's numbering differs.
+
+    In-place view ops (t_, squeeze_.dim, ...) record a node of their own, numbered after every functional
+    node of the same name as PyTorch's (squeeze, squeeze.dim, squeeze_, squeeze_.dim: SqueezeBackward0..3); a
+    formula may read `<arg>_geometry` (the argument's sizes, strides and offset when the op ran, a
+    TensorGeometry) instead of saving the tensor itself."""
     counts = {}
     body, reg = [], []
     functional = {}
-    for o in ops:
+    for o in [o for o in ops if not o.inplace_view] + [o for o in ops if o.inplace_view]:
         g = o.entry.get("grad")
         if not g and o.entry.get("not_differentiable") and o.kind == "functional":
             # No derivative: the kernel runs as it is, unless an input that has none requires grad.
@@ -459,7 +482,7 @@ def gen_autograd(ops):
         call = f"h.call<{o.call_types()}>({names})"
         diff = [a for a in s.args if a.name in target_names]
         any_rg = " || ".join(f"any_requires_grad({a.name})" for a in diff)
-        if o.kind == "inplace":
+        if o.kind == "inplace" and not o.inplace_view:
             fk = functional[o.entry["schema"]]
             rest = ", ".join(["ember::clone(self)"] + [a.name for a in s.args[1:]])
             body.append(f"Tensor {kname}_({params}) {{\n{handle}"
@@ -470,13 +493,18 @@ def gen_autograd(ops):
                         f"  commit_inplace(self, r, {0 if 'self' in target_names else -1});\n  return self;\n}}\n\n")
             reg.append(f"  m.impl({cstr(s.full())}, DispatchKey::Autograd, static_cast<{o.fn_ptr_type()}>(&{kname}_));\n")
             continue
+        if "grad_node" in o.entry and o.inplace_view:
+            raise SystemExit(f"gen_ops: {s.full()}: grad_node would name the in-place view op's node too")
         if "grad_node" in o.entry:
             node = o.entry["grad_node"]
         else:
-            idx = counts.get(base.lstrip("_"), 0)
-            counts[base.lstrip("_")] = idx + 1
+            key = base.lstrip("_")
+            key = key[:-1] if o.inplace_view else key  # t_ numbers on from t's nodes
+            idx = counts.get(key, 0)
+            counts[key] = idx + 1
             node = f"{camel(base)}Backward{idx}"
-        functional[o.entry["schema"]] = kname
+        if not o.inplace_view:
+            functional[o.entry["schema"]] = kname
         list_out = len(s.rets) == 1 and s.rets[0].type == "Tensor[]"
         multi = len(s.rets) > 1 or list_out
         formulas = " ".join(f for _, f in targets)
@@ -486,6 +514,7 @@ def gen_autograd(ops):
             raise SystemExit(f"gen_ops: {s.full()}: formulas cannot read a Tensor[] result")
         saved_t = [a for a in s.args if a.type in DIFF_TYPES and uses(formulas, a.name)]
         saved_o = [(a, cpp_arg_type(a.type)) for a in s.args if a.type not in DIFF_TYPES and uses(formulas, a.name)]
+        saved_g = [a for a in s.args if a.type == "Tensor" and uses(formulas, a.name + "_geometry")]
         # Slot of each differentiable argument among the node's edges (lists take one slot per element).
         slot, pos, lists = "0", {}, []
         for a in diff:
@@ -500,6 +529,7 @@ def gen_autograd(ops):
         for a, t in saved_o:
             members.append(f"  {saved_type(s, a, t)[0]} {a.name}_;\n")
         members += [f"  SavedVariable result{i}_;\n" for i in saved_r]
+        members += [f"  TensorGeometry {a.name}_geometry_;\n" for a in saved_g]
         if multi:
             members.append("  std::vector<InputMeta> output_meta_;\n")
         release = " ".join([f"for (auto& v : {a.name}_) v.reset();" if a.type == "Tensor[]" else f"{a.name}_.reset();"
@@ -531,6 +561,8 @@ def gen_autograd(ops):
                 ap.append(f"  const Tensor {n} = result{i}_.unpack(self_node);\n")
         for a, t in saved_o:
             ap.append("  " + saved_type(s, a, t)[1].format(n=a.name) + "\n")
+        for a in saved_g:
+            ap.append(f"  const TensorGeometry& {a.name}_geometry = {a.name}_geometry_;\n")
         for a in diff:
             if uses(formulas, a.name + "_sizes"):
                 if a.type == "Tensor[]":
@@ -561,6 +593,21 @@ def gen_autograd(ops):
         ap.append("  return out;\n}\n\n")
         body.append("".join(ap))
         ret = cpp_ret_type(s.rets)
+        if o.inplace_view:  # t_, squeeze_, ...: Note [in-place view ops] (ember/ops/ops.yaml)
+            if saved_r or "self" in [a.name for a in saved_t] or multi:
+                raise SystemExit(f"gen_ops: {s.full()}: a formula of an in-place view op cannot save self or "
+                                 f"result (use self_sizes or self_geometry)")
+            k = [f"Tensor {kname}({params}) {{\n{handle}"
+                 f"  if (!GradMode::is_enabled() || !({any_rg}) || !is_floating_point(self.dtype())) {{\n"
+                 f"    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n    return {call};\n  }}\n"
+                 f"  check_inplace(self);\n"
+                 f"  auto node = std::make_shared<{node}>();\n  node->sequence_nr = next_sequence_nr();\n"]
+            k += record_inputs(s, diff, saved_t, saved_o, saved_g)
+            k.append(f"  {{\n    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n    {call};\n  }}\n"
+                     f"  set_inplace_view_history(self, node);\n  return self;\n}}\n\n")
+            body.append("".join(k))
+            reg.append(f"  m.impl({cstr(s.full())}, DispatchKey::Autograd, static_cast<{o.fn_ptr_type()}>(&{kname}));\n")
+            continue
         writes_self = bool(s.args) and s.args[0].mutable
         if writes_self:  # copy_, fill_, zero_: recorded before self is overwritten (Note [views and in-place])
             if saved_r or "self" in [a.name for a in saved_t]:
@@ -572,8 +619,7 @@ def gen_autograd(ops):
                  f"    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n    return {call};\n  }}\n"
                  f"  check_inplace(self);\n"
                  f"  auto node = std::make_shared<{node}>();\n  node->sequence_nr = next_sequence_nr();\n"]
-            k += [f"  add_input(*node, {a.name});\n" for a in diff]
-            k += [f"  node->{a.name}_ = SavedVariable({a.name}, false);\n" for a in saved_t]
+            k += record_inputs(s, diff, saved_t, saved_o, saved_g)
             k.append(f"  {{\n    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n    {call};\n  }}\n"
                      f"  rebase_history(self, node, {0 if diff and diff[0].name == 'self' else -1});\n"
                      f"  return self;\n}}\n\n")
@@ -598,25 +644,7 @@ def gen_autograd(ops):
             floating = " || ".join(f"floating_output({x})" for x, r in zip(outs, s.rets) if r.type == "Tensor")
         k.append(f"  if (!GradMode::is_enabled() || !({any_rg}) || !({floating})) return result;\n"
                  f"  auto node = std::make_shared<{node}>();\n  node->sequence_nr = next_sequence_nr();\n")
-        for a in diff:
-            if a.type == "Tensor[]":
-                k.append(f"  node->{a.name}_size_ = {a.name}.size();\n")
-            k.append(f"  add_input(*node, {a.name});\n")
-        for a in saved_t:
-            if a.type == "Tensor[]":
-                k.append(f"  for (const Tensor& t : {a.name}) node->{a.name}_.emplace_back(t, false);\n")
-            elif a.type == "Tensor?":
-                k.append(f"  node->{a.name}_ = SavedVariable({a.name} ? *{a.name} : Tensor(), false);\n")
-            else:
-                k.append(f"  node->{a.name}_ = SavedVariable({a.name}, false);\n")
-        for a, t in saved_o:
-            conv = {"std::vector<int64_t>": f"std::vector<int64_t>({a.name}.begin(), {a.name}.end())",
-                    "std::optional<std::vector<int64_t>>":
-                        f"{a.name} ? std::optional<std::vector<int64_t>>(std::vector<int64_t>({a.name}->begin(), {a.name}->end())) : std::nullopt",
-                    "std::string": f"std::string({a.name})",
-                    "std::optional<std::string>": f"{a.name} ? std::optional<std::string>(std::string(*{a.name})) : std::nullopt",
-                    }.get(saved_type(s, a, t)[0], a.name)
-            k.append(f"  node->{a.name}_ = {conv};\n")
+        k += record_inputs(s, diff, saved_t, saved_o, saved_g)
         if outs is None:
             k.append(f"  set_list_history(result, node, node->output_meta_, {str(view).lower()});\n")
         else:
@@ -645,6 +673,34 @@ def gen_autograd(ops):
             "void register_autograd_kernels(Library& m) {\n  using namespace generated;\n",
             "".join(reg), "}\n\n}  // namespace ember::autograd\n"]
     return {"ember/autograd/generated/Functions.cpp": "".join(text)}
+
+
+def record_inputs(s, diff, saved_t, saved_o, saved_g):
+    """C++ statements of an Autograd-key kernel filling a new `node`: its input edges and metadata, the saved
+    tensors, non-tensor arguments and geometries its formulas read."""
+    k = []
+    for a in diff:
+        if a.type == "Tensor[]":
+            k.append(f"  node->{a.name}_size_ = {a.name}.size();\n")
+        k.append(f"  add_input(*node, {a.name});\n")
+    for a in saved_t:
+        if a.type == "Tensor[]":
+            k.append(f"  for (const Tensor& t : {a.name}) node->{a.name}_.emplace_back(t, false);\n")
+        elif a.type == "Tensor?":
+            k.append(f"  node->{a.name}_ = SavedVariable({a.name} ? *{a.name} : Tensor(), false);\n")
+        else:
+            k.append(f"  node->{a.name}_ = SavedVariable({a.name}, false);\n")
+    for a, t in saved_o:
+        conv = {"std::vector<int64_t>": f"std::vector<int64_t>({a.name}.begin(), {a.name}.end())",
+                "std::optional<std::vector<int64_t>>":
+                    f"{a.name} ? std::optional<std::vector<int64_t>>(std::vector<int64_t>({a.name}->begin(), {a.name}->end())) : std::nullopt",
+                "std::string": f"std::string({a.name})",
+                "std::optional<std::string>": f"{a.name} ? std::optional<std::string>(std::string(*{a.name})) : std::nullopt",
+                }.get(saved_type(s, a, t)[0], a.name)
+        k.append(f"  node->{a.name}_ = {conv};\n")
+    for a in saved_g:
+        k.append(f"  node->{a.name}_geometry_ = TensorGeometry({a.name});\n")
+    return k
 
 
 def saved_type(s, a, t):

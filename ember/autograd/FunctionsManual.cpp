@@ -147,17 +147,17 @@ bool may_overlap(IntArrayRef sizes, IntArrayRef strides) {
 }
 }  // namespace
 
-Tensor as_strided_grad(const Tensor& grad, const Tensor& self, IntArrayRef size, IntArrayRef stride,
+Tensor as_strided_grad(const Tensor& grad, const TensorGeometry& self, IntArrayRef size, IntArrayRef stride,
                        std::optional<int64_t> storage_offset) {
   // PyTorch splits a storage element's gradient among the elements of an overlapping self (an expanded one,
   // say); reading it back by self's geometry would count it once per alias, so Ember raises instead.
-  if (may_overlap(self.sizes(), self.strides()))
+  if (may_overlap(self.sizes, self.strides))
     EMBER_FAIL_KIND(ErrorKind::NotImplemented,
                     "the derivative of as_strided for an input whose elements overlap in memory (sizes [{}], "
                     "strides [{}]) is not implemented; apply as_strided to a contiguous copy",
-                    fmt::join(self.sizes(), ", "), fmt::join(self.strides(), ", "));
-  return ember::as_strided_backward(grad, size, stride, storage_offset.value_or(self.storage_offset()), self.sizes(),
-                                    self.strides(), self.storage_offset());
+                    fmt::join(self.sizes, ", "), fmt::join(self.strides, ", "));
+  return ember::as_strided_backward(grad, size, stride, storage_offset.value_or(self.storage_offset), self.sizes,
+                                    self.strides, self.storage_offset);
 }
 
 Tensor gelu_backward(const Tensor& grad, const Tensor& self, std::string_view approximate) {

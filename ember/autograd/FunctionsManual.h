@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "ember/autograd/Node.h"
+#include "ember/autograd/Views.h"
 #include "ember/ops/Functions.h"
 #include "ember/ops/Operators.h"
 
@@ -45,7 +46,8 @@ Tensor permute_backward(const Tensor& grad, IntArrayRef dims);
 Tensor slice_backward_opt(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::optional<int64_t> start,
                           std::optional<int64_t> end, int64_t step);
 /// grad of as_strided: as_strided_backward from the output's geometry to self's (Note [view backward ops]).
-Tensor as_strided_grad(const Tensor& grad, const Tensor& self, IntArrayRef size, IntArrayRef stride,
+/// self: the input's geometry when the op ran (as PyTorch, only that is saved, so as_strided_ can change it).
+Tensor as_strided_grad(const Tensor& grad, const TensorGeometry& self, IntArrayRef size, IntArrayRef stride,
                        std::optional<int64_t> storage_offset);
 
 /// grad of gelu, exact (approximate "none": Phi(x) + x phi(x)) or of its tanh approximation.

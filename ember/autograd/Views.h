@@ -27,6 +27,7 @@ namespace ember::autograd {
 struct TensorGeometry {
   DimVector sizes, strides;
   int64_t storage_offset = 0;
+  TensorGeometry() = default;
   explicit TensorGeometry(const Tensor& t)
       : sizes(t.sizes().begin(), t.sizes().end()),
         strides(t.strides().begin(), t.strides().end()),

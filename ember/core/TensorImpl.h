@@ -65,7 +65,8 @@ class TensorImpl : public intrusive_target {
 
   /// Note [views]
   /// The core's only view primitive: sets new geometry over the same storage (used on a fresh TensorImpl
-  /// by the view ops of the ops layer). Errors as the constructor.
+  /// by the view ops of the ops layer, and on self by the in-place view ops such as t_). Errors as the
+  /// constructor, raised before anything changes.
   void set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
 
   /// Gives the tensor `sizes` with contiguous strides, keeping the storage (and offset) when it is large

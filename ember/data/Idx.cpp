@@ -18,24 +18,30 @@
 // Note [IDX format]
 // An IDX file is a 4-byte magic number, then one big-endian uint32 per dimension, then the values in row-major
 // order, big-endian, with nothing after them. The magic is two zero bytes, a type code and the number of
-// dimensions (0..255). MNIST-style data sets ship the files gzip-compressed; zlib's gz* functions read a gzip
-// stream and, transparently, a plain file, so one code path serves both and the file name does not matter.
+// dimensions (0..255). MNIST-style data sets ship the files gzip-compressed; a file that starts with gzip's
+// magic bytes (1F 8B) is inflated with zlib, any other is read as is, so the file name does not matter.
 //
 // A corrupt header must not make the reader allocate what the file cannot hold (a flipped bit in a dimension
 // asks for gigabytes). Before allocating, the data size the header asks for is checked against the file: a
 // plain file must hold exactly that many bytes after the header; a gzip file of S bytes cannot inflate to
 // more than about 1032 * S bytes (deflate's best ratio), so the request is bounded by that. Both checks need
-// the size of the file, hence open() + fstat() + gzdopen() rather than gzopen(); when the size is unknown (a
-// pipe), the read itself finds truncation.
+// the size of the file (fstat); when the size is unknown (a pipe), the read itself finds truncation.
 //
-// zlib stops at the end of the (last) gzip member and ignores non-gzip bytes after it, so "trailing garbage"
-// is detected in the decompressed data: bytes after the values the header describes.
+// Note [gzip members]
+// A gzip file is one or more gzip members back to back (`cat a.gz b.gz` is valid gzip: gzip -d and Python's
+// gzip module read it as the concatenated data), so the reader inflates member after member. After a member's
+// end (its CRC and length checked by zlib) only another member may follow, or zero bytes: Python's gzip
+// module skips zero padding (what tape and block devices add) between and after members, and so does this
+// reader. Anything else there is trailing garbage and an error naming the file and its offset; zlib's gz*
+// functions would silently stop there instead, which is why the reader drives inflate() itself. Bytes after
+// the values the header describes, in the same or a later member, are an error too ("trailing data"):
+// counting them stops after one buffer, so a decompression bomb after valid data is reported, not inflated.
 
 namespace ember::data {
 namespace {
 
 constexpr int64_t kDeflateMaxRatio = 1032;
-constexpr unsigned kGzBufferBytes = 1 << 18;  // zlib reads the file in pieces of this size (default 8 KiB)
+constexpr size_t kInBytes = size_t{1} << 18;  // compressed input is read from the file in pieces of this size
 
 /// The dtype of an IDX type code, or nullopt for an unknown code.
 std::optional<DType> idx_dtype(uint8_t code) {
@@ -50,72 +56,142 @@ std::optional<DType> idx_dtype(uint8_t code) {
   }
 }
 
-/// An open IDX file: a zlib reader over a file descriptor, with the file's size when it is a regular file.
+/// An open IDX file, plain or gzip (Note [gzip members]), with the file's size when it is a regular file.
 class IdxFile {
  public:
-  explicit IdxFile(const std::string& path) : path_(path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    EMBER_CHECK(fd >= 0, "read_idx: cannot open '{}': {}", path, std::strerror(errno));
+  explicit IdxFile(const std::string& path) : path_(path), in_(kInBytes) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    EMBER_CHECK(fd_ >= 0, "read_idx: cannot open '{}': {}", path, std::strerror(errno));
     struct stat st {};
-    if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+    if (::fstat(fd_, &st) != 0 || S_ISDIR(st.st_mode)) {
       int err = S_ISDIR(st.st_mode) ? EISDIR : errno;
-      ::close(fd);
+      ::close(fd_);
       EMBER_FAIL("read_idx: cannot read '{}': {}", path, std::strerror(err));
     }
     if (S_ISREG(st.st_mode)) file_size_ = static_cast<int64_t>(st.st_size);
-    gz_ = gzdopen(fd, "rb");
-    if (gz_ == nullptr) {
-      ::close(fd);
-      EMBER_FAIL("read_idx: cannot read '{}': out of memory for the zlib reader", path);
-    }
-    gzbuffer(gz_, kGzBufferBytes);
+    zs_.next_in = in_.data();
   }
   IdxFile(const IdxFile&) = delete;
   IdxFile& operator=(const IdxFile&) = delete;
-  ~IdxFile() { gzclose(gz_); }
+  ~IdxFile() {
+    if (mode_ == Mode::Gzip) inflateEnd(&zs_);
+    ::close(fd_);
+  }
 
-  /// Reads up to n bytes into buf and returns how many were read: fewer only at the end of the data. Throws
-  /// on a corrupt gzip stream or a read error; a gzip stream cut short counts as the end (the caller reports
-  /// the truncation, with `cut_short()` telling why).
+  /// Reads up to n bytes of (decompressed) data into buf and returns how many were read: fewer only at the
+  /// end of the data. Throws on a corrupt gzip stream, trailing garbage after it or a read error; a gzip stream
+  /// cut short counts as the end (the caller reports the truncation, with `cut_short()` telling why).
   int64_t read(void* buf, int64_t n) {
+    if (mode_ == Mode::Unknown) start();
     auto* p = static_cast<unsigned char*>(buf);
-    int64_t got = 0;
-    while (got < n) {
-      unsigned chunk = static_cast<unsigned>(std::min<int64_t>(n - got, INT_MAX / 2 + 1));
-      int r = gzread(gz_, p + got, chunk);
-      check_stream();
-      if (r <= 0) break;
+    return mode_ == Mode::Plain ? read_plain(p, n) : read_gzip(p, n);
+  }
+
+  /// Whether the input was a gzip stream that ended before its end marker (a truncated .gz file).
+  bool cut_short() const { return cut_short_; }
+  /// Whether the file is read as is (not gzip). Valid after the first read.
+  bool plain() const { return mode_ == Mode::Plain; }
+  /// The file's size in bytes, or -1 when it is not a regular file.
+  int64_t file_size() const { return file_size_; }
+
+ private:
+  enum class Mode { Unknown, Plain, Gzip };
+
+  // Decides between plain and gzip from the first two bytes.
+  void start() {
+    ensure(2);
+    if (zs_.avail_in >= 2 && zs_.next_in[0] == 0x1F && zs_.next_in[1] == 0x8B) {
+      const int r = inflateInit2(&zs_, 16 + MAX_WBITS);  // gzip wrapper only
+      EMBER_CHECK(r == Z_OK, "read_idx: '{}': cannot start zlib ({})", path_, r == Z_MEM_ERROR ? "out of memory" : "error");
+      mode_ = Mode::Gzip;
+    } else {
+      mode_ = Mode::Plain;
+    }
+  }
+
+  // Makes at least k unread input bytes available, unless the file ends first.
+  void ensure(size_t k) {
+    while (zs_.avail_in < k && !eof_) {
+      if (zs_.next_in != in_.data()) {
+        std::memmove(in_.data(), zs_.next_in, zs_.avail_in);
+        zs_.next_in = in_.data();
+      }
+      const ssize_t r = ::read(fd_, in_.data() + zs_.avail_in, in_.size() - zs_.avail_in);
+      if (r < 0 && errno == EINTR) continue;
+      EMBER_CHECK(r >= 0, "read_idx: cannot read '{}': {}", path_, std::strerror(errno));
+      if (r == 0) eof_ = true;
+      zs_.avail_in += static_cast<unsigned>(r);
+      read_total_ += r;
+    }
+  }
+
+  int64_t read_plain(unsigned char* p, int64_t n) {
+    int64_t got = std::min<int64_t>(n, zs_.avail_in);  // what start() buffered, then straight from the file
+    std::memcpy(p, zs_.next_in, static_cast<size_t>(got));
+    zs_.next_in += got;
+    zs_.avail_in -= static_cast<unsigned>(got);
+    while (got < n && !eof_) {
+      const ssize_t r = ::read(fd_, p + got, static_cast<size_t>(std::min<int64_t>(n - got, int64_t{1} << 30)));
+      if (r < 0 && errno == EINTR) continue;
+      EMBER_CHECK(r >= 0, "read_idx: cannot read '{}': {}", path_, std::strerror(errno));
+      if (r == 0) eof_ = true;
       got += r;
-      if (static_cast<unsigned>(r) < chunk) break;
     }
     return got;
   }
 
-  /// Whether the input was a gzip stream that ended before its end marker (a truncated .gz file).
-  bool cut_short() const {
-    int err = Z_OK;
-    gzerror(gz_, &err);
-    return err == Z_BUF_ERROR;
+  int64_t read_gzip(unsigned char* p, int64_t n) {
+    int64_t got = 0;
+    while (got < n) {
+      if (member_done_ && !next_member()) break;
+      ensure(1);
+      if (zs_.avail_in == 0) {  // the file ends inside a member
+        cut_short_ = true;
+        break;
+      }
+      const auto chunk = static_cast<unsigned>(std::min<int64_t>(n - got, UINT_MAX));
+      zs_.next_out = p + got;
+      zs_.avail_out = chunk;
+      const int r = inflate(&zs_, Z_NO_FLUSH);
+      got += chunk - zs_.avail_out;
+      if (r == Z_STREAM_END) member_done_ = true;
+      else if (r == Z_MEM_ERROR) EMBER_FAIL("read_idx: '{}': out of memory while decompressing", path_);
+      else if (r != Z_OK && r != Z_BUF_ERROR)
+        EMBER_FAIL("read_idx: '{}': corrupt gzip stream ({})", path_, zs_.msg ? zs_.msg : "bad data");
+    }
+    return got;
   }
-  /// Whether the file is read as is (not gzip). Valid after the first read.
-  bool plain() const { return gzdirect(gz_) == 1; }
-  /// The file's size in bytes, or -1 when it is not a regular file.
-  int64_t file_size() const { return file_size_; }
-  const std::string& path() const { return path_; }
 
- private:
-  void check_stream() const {
-    int err = Z_OK;
-    const char* msg = gzerror(gz_, &err);
-    if (err == Z_OK || err == Z_BUF_ERROR) return;
-    if (err == Z_ERRNO) EMBER_FAIL("read_idx: cannot read '{}': {}", path_, std::strerror(errno));
-    if (err == Z_MEM_ERROR) EMBER_FAIL("read_idx: '{}': out of memory while decompressing", path_);
-    EMBER_FAIL("read_idx: '{}': corrupt gzip stream ({})", path_, msg);
+  // After a member's end: skips zero padding and starts the next member. False at the end of the file; throws
+  // on anything else (Note [gzip members]).
+  bool next_member() {
+    for (;;) {
+      ensure(2);
+      while (zs_.avail_in > 0 && zs_.next_in[0] == 0) {
+        ++zs_.next_in;
+        --zs_.avail_in;
+      }
+      if (zs_.avail_in == 0 && eof_) return false;
+      if (zs_.avail_in >= 2 || eof_) break;
+    }
+    const int64_t offset = read_total_ - zs_.avail_in;
+    EMBER_CHECK(zs_.avail_in >= 2 && zs_.next_in[0] == 0x1F && zs_.next_in[1] == 0x8B,
+                "read_idx: '{}': trailing garbage after the end of the gzip stream at byte {} (0x{:02X}...): only "
+                "further gzip members or zero padding may follow one",
+                path_, offset, zs_.next_in[0]);
+    inflateReset(&zs_);
+    member_done_ = false;
+    return true;
   }
 
   std::string path_;
-  gzFile gz_ = nullptr;
+  int fd_ = -1;
   int64_t file_size_ = -1;
+  Mode mode_ = Mode::Unknown;
+  std::vector<unsigned char> in_;  // input read ahead: zs_.next_in / avail_in is the unread part
+  z_stream zs_{};
+  int64_t read_total_ = 0;  // bytes read from the file so far
+  bool eof_ = false, member_done_ = false, cut_short_ = false;
 };
 
 uint16_t bswap(uint16_t v) { return __builtin_bswap16(v); }
@@ -196,8 +272,7 @@ Tensor read_idx(const std::string& path) {
               sizes, dtype_name(*dtype), nbytes, got, file.cut_short() ? " (the gzip stream ends early)" : "");
 
   // Look for bytes after the data (a plain file's size tells at once). The final read also makes zlib check the
-  // gzip trailer (CRC and length). Counting stops at one buffer: a decompression bomb after valid data is
-  // reported, not inflated.
+  // gzip trailer (CRC and length) and reads what follows the stream (Note [gzip members]).
   int64_t trailing = 0;
   bool more = false;
   if (file.plain() && file.file_size() >= 0) {

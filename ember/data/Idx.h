@@ -15,8 +15,10 @@ namespace ember::data {
 /// Errors (ember::Error, RuntimeError in Python), each naming the file: the file is missing or unreadable;
 /// the header is shorter than its dimensions say; bad magic (the first two bytes must be zero); an unknown
 /// type code; dimensions whose product overflows or that the file cannot possibly hold; data shorter than the
-/// dimensions require ("expected N bytes of data, got M"); bytes after the data; a corrupt gzip stream.
-/// A corrupt header never allocates more than the file can hold.
+/// dimensions require ("expected N bytes of data, got M"); bytes after the data; a corrupt gzip stream;
+/// bytes after the gzip stream that are neither another gzip member nor zero padding ("trailing garbage",
+/// with their offset). Concatenated gzip members are read as one stream, as gzip -d and Python's gzip module
+/// read them (Note [gzip members]). A corrupt header never allocates more than the file can hold.
 Tensor read_idx(const std::string& path);
 
 }  // namespace ember::data

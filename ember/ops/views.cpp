@@ -65,6 +65,12 @@ Tensor t(const Tensor& self) {
   return self.dim() < 2 ? self.transpose(0, 0) : self.transpose(0, 1);
 }
 
+// NumPy's names for transpose (CompositeImplicitAutograd: autograd and the in-place variants see transpose).
+Tensor swapdims(const Tensor& self, int64_t dim0, int64_t dim1) { return self.transpose(dim0, dim1); }
+Tensor swapaxes(const Tensor& self, int64_t axis0, int64_t axis1) { return self.transpose(axis0, axis1); }
+Tensor swapdims_(const Tensor& self, int64_t dim0, int64_t dim1) { return self.transpose_(dim0, dim1); }
+Tensor swapaxes_(const Tensor& self, int64_t axis0, int64_t axis1) { return self.transpose_(axis0, axis1); }
+
 Tensor expand(const Tensor& self, IntArrayRef size, bool /*implicit*/) {
   int64_t n = static_cast<int64_t>(size.size()), d = self.dim();
   EMBER_CHECK(n >= d,
@@ -272,6 +278,15 @@ Tensor movedim(const Tensor& self, int64_t source, int64_t destination) {
 
 Tensor detach(const Tensor& self) { return make_view(self, self.sizes(), self.strides(), self.storage_offset()); }
 Tensor alias(const Tensor& self) { return make_view(self, self.sizes(), self.strides(), self.storage_offset()); }
+
+// See Note [in-place view ops] in ops.yaml: the kernels of t_, squeeze_, ... are generated as
+// assign_view_geometry(self, <view op>(self, ...)), so each in-place view op checks its arguments and computes
+// its geometry exactly as its view op does; a bad argument raises before self changes.
+Tensor assign_view_geometry(const Tensor& self, const Tensor& view) {
+  if (view.is_same(self)) return self;
+  self.impl()->set_geometry(view.sizes(), view.strides(), view.storage_offset());
+  return self;
+}
 
 }  // namespace ember::composite
 

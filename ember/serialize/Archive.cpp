@@ -136,7 +136,12 @@ class Writer {
           Crumb c{at, nullptr, i++};
           items.push_back(node(x, &c, depth + 1));
         }
-        return {{"kind", v.is_tuple() ? "tuple" : "list"}, {"items", std::move(items)}};
+        json r = {{"kind", v.is_tuple() ? "tuple" : "list"}, {"items", std::move(items)}};
+        if (v.is_tuple() && attrs_) {
+          auto it = attrs_->tuple_classes.find(v.payload_ptr());
+          if (it != attrs_->tuple_classes.end()) r["class"] = tuple_class(it->second, v, at);
+        }
+        return r;
       }
       case IValue::Tag::Dict: {
         json items = json::array();
@@ -159,6 +164,21 @@ class Writer {
       case IValue::Tag::Generator: break;
     }
     EMBER_FAIL_KIND(ErrorKind::Type, "save: cannot save a value of type {} (at {})", kind_name(v.tag()), where(at));
+  }
+
+  // The "class" of a tuple node (Note [tuple classes]), checked against the tuple's items.
+  static json tuple_class(const TupleClass& c, const IValue& v, const Crumb* at) {
+    const auto& items = v.to_list();
+    if (c.size) {
+      for (const IValue& x : items)
+        EMBER_CHECK_KIND(ErrorKind::Type, x.is_int(), "save: the Size at {} holds a {}, not an int", where(at),
+                         kind_name(x.tag()));
+      return {{"kind", "size"}};
+    }
+    EMBER_CHECK_KIND(ErrorKind::Type, c.fields.size() == items.size() && !c.module.empty() && !c.qualname.empty(),
+                     "save: the namedtuple at {} has {} items but {} field names", where(at), items.size(),
+                     c.fields.size());
+    return {{"kind", "namedtuple"}, {"module", c.module}, {"qualname", c.qualname}, {"fields", c.fields}};
   }
 
   // The index of t in "tensors", adding it (and its storage) the first time this TensorImpl is seen.
@@ -522,7 +542,13 @@ class Reader {
       std::vector<IValue> v;
       v.reserve(items.size());
       for (const json& x : items) v.push_back(node(x, depth + 1));
-      return kind == "list" ? IValue::list(std::move(v)) : IValue::tuple(std::move(v));
+      if (kind == "list") return IValue::list(std::move(v));
+      IValue t = IValue::tuple(std::move(v));
+      if (auto it = j.find("class"); it != j.end()) {
+        TupleClass c = tuple_class(*it, t.to_list());
+        if (attrs_) attrs_->tuple_classes.emplace(t.payload_ptr(), std::move(c));
+      }
+      return t;
     }
     if (kind == "dict") {
       const json& items = array(field(j, "items", "a dict node"), "the items of a dict node");
@@ -543,6 +569,36 @@ class Reader {
       return d;
     }
     fail("a manifest node has the unknown kind '{}'", kind);
+  }
+
+  // A tuple node's "class" (Note [tuple classes]): a Size of ints, or a namedtuple with one field name per item.
+  TupleClass tuple_class(const json& j, const std::vector<IValue>& items) const {
+    if (!j.is_object()) fail("a tuple's class is not an object: {}", j.dump());
+    const json& kind = field(j, "kind", "a tuple's class");
+    TupleClass c;
+    if (kind == "size") {
+      for (const IValue& x : items)
+        if (!x.is_int()) fail("a Size holds a {}, not an int", kind_name(x.tag()));
+      c.size = true;
+      return c;
+    }
+    if (kind != "namedtuple") fail("a tuple's class has the unknown kind {}", kind.dump());
+    const json& module = field(j, "module", "a namedtuple class");
+    const json& qualname = field(j, "qualname", "a namedtuple class");
+    if (!module.is_string() || !qualname.is_string() || module.get<std::string>().empty() ||
+        qualname.get<std::string>().empty())
+      fail("a namedtuple class has module {} and qualname {}, not two non-empty strings", module.dump(),
+           qualname.dump());
+    c.module = module.get<std::string>();
+    c.qualname = qualname.get<std::string>();
+    for (const json& f : array(field(j, "fields", "a namedtuple class"), "a namedtuple's fields")) {
+      if (!f.is_string()) fail("a namedtuple's field name is {}, not a string", f.dump());
+      c.fields.push_back(f.get<std::string>());
+    }
+    if (c.fields.size() != items.size())
+      fail("the namedtuple {}.{} has {} items but {} field names", c.module, c.qualname, items.size(),
+           c.fields.size());
+    return c;
   }
 
   zip_t* za_;

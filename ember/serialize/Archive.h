@@ -14,7 +14,10 @@
 //       "root": <node>}
 //     where a node is {"kind": "none"}, {"kind": "bool" | "int" | "str", "value": ...},
 //     {"kind": "float", "value": <number or "nan", "inf", "-inf">}, {"kind": "dtype", "value": "float32"},
-//     {"kind": "tensor", "index": i} (into "tensors"), {"kind": "list" | "tuple", "items": [<node>, ...]} or
+//     {"kind": "tensor", "index": i} (into "tensors"), {"kind": "list" | "tuple", "items": [<node>, ...]} (a
+//     tuple may add "class": {"kind": "size"} for an ember.Size, whose items are ints, or {"kind":
+//     "namedtuple", "module": m, "qualname": q, "fields": [<str>, ...]} for a namedtuple: Note [tuple
+//     classes]; earlier builds, which read the same version 1, ignore it and load a plain tuple) or
 //     {"kind": "dict", "ordered": bool, "items": [[<key node>, <node>], ...], "metadata": <node>?} (keys are
 //     str or int nodes; insertion order is kept; "metadata" is Python's OrderedDict._metadata of a state dict);
 //   * one entry per storage with its raw bytes, little-endian, stored uncompressed (ZIP_CM_STORE) so saving
@@ -36,6 +39,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "ember/dispatch/IValue.h"
 
@@ -50,6 +54,21 @@ inline constexpr std::string_view kManifestEntry = "manifest.json";
 /// Nesting depth of containers that save and load accept (beyond it: RuntimeError, never a stack overflow).
 inline constexpr int kMaxDepth = 1000;
 
+/// Note [tuple classes]
+/// ember.save keeps two tuple subclasses that torch.save pickles: ember.Size (torch.Size) and namedtuples.
+/// A Size loads as an ember.Size. A namedtuple is saved as its items plus its class's module, qualified name
+/// and field names; torch.load imports that module and calls the class, which a loader that never runs code
+/// from the file cannot do. So Ember's loader looks the class up only among the modules already imported
+/// (sys.modules, by dictionary lookups: no import, no __getattr__ hook), accepts it only when it is a tuple
+/// subclass with the same _fields, and builds the instance with tuple.__new__ (no constructor of the class
+/// runs). Otherwise (module not imported, class gone, fields changed) the value loads as a plain tuple with a
+/// warning naming the class. C++ programs see every such value as a tuple. (python/ember/serialization.py)
+struct TupleClass {
+  bool size = false;               // an ember.Size; the rest is empty
+  std::string module, qualname;    // a namedtuple's class: its __module__ and __qualname__
+  std::vector<std::string> fields;  // and its _fields, one per item
+};
+
 /// What an IValue tree cannot say itself but an archive keeps: Python's container and tensor subclasses and
 /// the autograd flag, keyed by payload identity (IValue::payload_ptr(): the DictObj of a dict, the TensorImpl of
 /// a tensor). The Python binding fills it when saving and reads it after loading; C++ callers may ignore it.
@@ -60,6 +79,8 @@ struct Attributes {
   std::unordered_map<const void*, IValue> dict_metadata;
   /// Tensors that are nn.Parameter.
   std::unordered_set<const void*> parameters;
+  /// Tuples that are an ember.Size or a namedtuple (Note [tuple classes]).
+  std::unordered_map<const void*, TupleClass> tuple_classes;
   /// Filled by load: the loaded tensors that were saved with requires_grad=True. The serialize layer sits
   /// below autograd, so the caller sets the flag (the Python binding does; see also requires_grad in
   /// save: it is read from the tensor itself and this set is not consulted).

@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -38,10 +39,52 @@ PyObject* ordered_dict_type() {
   return t;
 }
 
-// Python object -> IValue, recording OrderedDicts, their _metadata and Parameters in attrs.
+// The Python objects the conversions need, passed by ember/serialization.py as one tuple
+// (Parameter, Size, rebuild_namedtuple): ember.nn.Parameter, ember.Size, and the function that turns a loaded
+// namedtuple back into its class's instance when it safely can (Note [tuple classes]).
+struct PyClasses {
+  PyObject* parameter;
+  PyObject* size;
+  PyObject* rebuild_namedtuple;
+  explicit PyClasses(py::handle t) {
+    py::tuple c = py::reinterpret_borrow<py::tuple>(t);
+    if (c.size() != 3) throw py::type_error("ember._C: expected (Parameter, Size, rebuild_namedtuple)");
+    parameter = c[0].ptr();
+    size = c[1].ptr();
+    rebuild_namedtuple = c[2].ptr();
+  }
+};
+
+// The class of a tuple subclass that save keeps (Note [tuple classes]): ember.Size, or a namedtuple (a tuple
+// subclass whose _fields names every item). Other tuple subclasses raise TypeError.
+serialize::TupleClass tuple_class(PyObject* o, const PyClasses& classes, const PyCrumb* at) {
+  serialize::TupleClass c;
+  PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(o));
+  if (type == classes.size) {
+    c.size = true;
+    return c;
+  }
+  py::handle t(type);
+  py::object fields = py::getattr(t, "_fields", py::none());
+  bool ok = PyTuple_Check(fields.ptr()) && PyTuple_GET_SIZE(fields.ptr()) == PyTuple_GET_SIZE(o);
+  for (size_t i = 0; ok && i < py::len(fields); ++i) {
+    if (!PyUnicode_Check(PyTuple_GET_ITEM(fields.ptr(), i))) ok = false;
+    else c.fields.push_back(py::str(PyTuple_GET_ITEM(fields.ptr(), i)).cast<std::string>());
+  }
+  py::object module = py::getattr(t, "__module__", py::none()), qualname = py::getattr(t, "__qualname__", py::none());
+  if (!ok || !PyUnicode_Check(module.ptr()) || !PyUnicode_Check(qualname.ptr()))
+    throw py::type_error("ember.save: cannot save an object of type '" + type_name(o) + "' (at " + where(at) +
+                         "): of the tuple subclasses only ember.Size and namedtuples are saved");
+  c.module = module.cast<std::string>();
+  c.qualname = qualname.cast<std::string>();
+  return c;
+}
+
+// Python object -> IValue, recording OrderedDicts, their _metadata, Parameters, Sizes and namedtuples in attrs.
 class ToIValue {
  public:
-  ToIValue(PyObject* parameter_cls, serialize::Attributes& attrs) : parameter_cls_(parameter_cls), attrs_(attrs) {}
+  ToIValue(const PyClasses& classes, serialize::Attributes& attrs)
+      : parameter_cls_(classes.parameter), classes_(classes), attrs_(attrs) {}
 
   IValue convert(PyObject* o, const PyCrumb* at, int depth) {
     if (depth > serialize::kMaxDepth)
@@ -68,7 +111,9 @@ class ToIValue {
     if (as_dtype(o, &dtype)) return IValue(dtype);
     const bool is_ordered = Py_TYPE(o) == reinterpret_cast<PyTypeObject*>(ordered_dict_type());
     if (PyDict_CheckExact(o) || is_ordered) return dict(o, is_ordered, at, depth);
-    if (PyList_CheckExact(o) || PyTuple_CheckExact(o)) {
+    if (PyList_CheckExact(o) || PyTuple_Check(o)) {
+      std::optional<serialize::TupleClass> cls;
+      if (PyTuple_Check(o) && !PyTuple_CheckExact(o)) cls = tuple_class(o, classes_, at);
       Guard g(this, o, at);
       py::object seq = py::reinterpret_steal<py::object>(PySequence_Fast(o, "expected a sequence"));
       std::vector<IValue> items;
@@ -78,11 +123,14 @@ class ToIValue {
         PyCrumb c{at, nullptr, i};
         items.push_back(convert(PySequence_Fast_GET_ITEM(seq.ptr(), i), &c, depth + 1));
       }
-      return PyTuple_CheckExact(o) ? IValue::tuple(std::move(items)) : IValue::list(std::move(items));
+      if (!PyTuple_Check(o)) return IValue::list(std::move(items));
+      IValue t = IValue::tuple(std::move(items));
+      if (cls) attrs_.tuple_classes.emplace(t.payload_ptr(), std::move(*cls));
+      return t;
     }
     throw py::type_error("ember.save: cannot save an object of type '" + type_name(o) + "' (at " + where(at) +
-                         "); supported are tensors, None, bool, int, float, str, dtypes, and lists, tuples, "
-                         "dicts and OrderedDicts of them");
+                         "); supported are tensors, None, bool, int, float, str, dtypes, ember.Size, and lists, "
+                         "tuples, namedtuples, dicts and OrderedDicts of them");
   }
 
  private:
@@ -137,6 +185,7 @@ class ToIValue {
   }
 
   PyObject* parameter_cls_;
+  const PyClasses& classes_;
   serialize::Attributes& attrs_;
   std::unordered_set<PyObject*> active_;
 };
@@ -144,8 +193,8 @@ class ToIValue {
 // IValue -> Python object. A TensorImpl listed several times becomes one Python object.
 class FromIValue {
  public:
-  FromIValue(PyObject* parameter_cls, const serialize::Attributes& attrs)
-      : parameter_cls_(parameter_cls), attrs_(attrs) {}
+  FromIValue(const PyClasses& classes, const serialize::Attributes& attrs)
+      : parameter_cls_(classes.parameter), classes_(classes), attrs_(attrs) {}
 
   py::object convert(const IValue& v) {
     switch (v.tag()) {
@@ -161,8 +210,14 @@ class FromIValue {
         const auto& items = v.to_list();
         py::list out(items.size());
         for (size_t i = 0; i < items.size(); ++i) out[i] = convert(items[i]);
-        if (v.is_tuple()) return py::tuple(out);
-        return out;
+        if (!v.is_tuple()) return out;
+        auto it = attrs_.tuple_classes.find(v.payload_ptr());
+        if (it == attrs_.tuple_classes.end()) return py::tuple(out);
+        const serialize::TupleClass& c = it->second;
+        if (c.size) return py::reinterpret_borrow<py::object>(classes_.size)(py::tuple(out));
+        return py::reinterpret_borrow<py::object>(classes_.rebuild_namedtuple)(c.module, c.qualname,
+                                                                               py::tuple(py::cast(c.fields)),
+                                                                               py::tuple(out));
       }
       case IValue::Tag::Dict: {
         const bool ordered = attrs_.ordered_dicts.count(v.payload_ptr()) > 0;
@@ -195,44 +250,78 @@ class FromIValue {
   }
 
   PyObject* parameter_cls_;
+  const PyClasses& classes_;
   const serialize::Attributes& attrs_;
   std::unordered_map<const TensorImpl*, py::object> memo_;
 };
+
+// Note [short writes]
+// A file-like object's write() may take fewer bytes than it was given and say so (a raw stream does, e.g.
+// io.FileIO on a pipe or a socket's makefile in unbuffered mode). torch.save ignores the count and leaves a
+// corrupt file; Ember does what Python's buffered streams do with their raw stream: the rest is written
+// again until all is taken. A write() that returns None is taken to have written everything (most Python
+// writers return nothing or the full length). A write() that takes nothing, or returns a negative count or
+// one beyond what it was given, raises OSError naming the object (no progress could ever be made); a result
+// that is not an int raises TypeError. Whatever the object received before the error stays there: a
+// file-like object cannot be written atomically (a path can: Note [atomic save]).
+void write_all(py::handle f, const py::object& write, const char* data, size_t n) {
+  size_t done = 0;
+  while (done < n) {
+    const size_t left = n - done;
+    // Each piece goes to write() as a read-only memoryview of Ember's memory, released after the call so
+    // that a writer keeping it cannot read the memory later.
+    py::object view = py::reinterpret_steal<py::object>(PyMemoryView_FromMemory(
+        const_cast<char*>(data + done), static_cast<Py_ssize_t>(left), PyBUF_READ));
+    if (!view) throw py::error_already_set();
+    py::object r = write(view);
+    view.attr("release")();
+    if (r.is_none()) return;
+    if (!PyLong_Check(r.ptr()) || PyBool_Check(r.ptr()))
+      throw py::type_error("ember.save: " + py::repr(f).cast<std::string>() + ".write() returned a '" +
+                           type_name(r.ptr()) + "', not the number of bytes written (an int or None)");
+    const long long k = PyLong_AsLongLong(r.ptr());
+    if (k == -1 && PyErr_Occurred()) PyErr_Clear();  // too large: reported below as out of range
+    if (k <= 0 || static_cast<unsigned long long>(k) > left) {
+      PyErr_SetString(PyExc_OSError,
+                      ("ember.save: " + py::repr(f).cast<std::string>() + ".write() " +
+                       (k == 0 ? "wrote 0 of " + std::to_string(left) + " bytes (a short write that makes no progress)"
+                               : "returned " + py::repr(r).cast<std::string>() + " for " + std::to_string(left) +
+                                     " bytes (should be between 0 and that)") +
+                       "; the archive written to it is incomplete")
+                          .c_str());
+      throw py::error_already_set();
+    }
+    done += static_cast<size_t>(k);
+  }
+}
 
 }  // namespace
 
 void init_serialization(py::module_& m) {
   m.def(
       "_save",
-      [](py::handle obj, const std::string& path, py::handle parameter_cls) {
+      [](py::handle obj, const std::string& path, py::handle classes) {
         serialize::Attributes attrs;
-        IValue v = ToIValue(parameter_cls.ptr(), attrs).convert(obj.ptr(), nullptr, 0);
+        IValue v = ToIValue(PyClasses(classes), attrs).convert(obj.ptr(), nullptr, 0);
         py::gil_scoped_release nogil;
         serialize::save(v, path, &attrs);
       },
-      py::arg("obj"), py::arg("path"), py::arg("parameter_cls"),
-      "Writes obj as an Ember archive to path (atomically). Tensors of type parameter_cls are recorded as "
-      "parameters.");
+      py::arg("obj"), py::arg("path"), py::arg("classes"),
+      "Writes obj as an Ember archive to path (atomically). classes: (Parameter, Size, rebuild_namedtuple).");
   m.def(
       "_save_to",
-      [](py::handle obj, py::handle write, py::handle parameter_cls) {
+      [](py::handle obj, py::handle f, py::handle classes) {
         serialize::Attributes attrs;
-        IValue v = ToIValue(parameter_cls.ptr(), attrs).convert(obj.ptr(), nullptr, 0);
-        // Each piece goes to write() as a read-only memoryview of Ember's memory, released after the call so
-        // that a writer keeping it cannot read the memory later.
-        serialize::save_to_stream(v, [write](const void* data, size_t n) {
-          py::object view = py::reinterpret_steal<py::object>(PyMemoryView_FromMemory(
-              static_cast<char*>(const_cast<void*>(data)), static_cast<Py_ssize_t>(n), PyBUF_READ));
-          if (!view) throw py::error_already_set();
-          write(view);
-          view.attr("release")();
-        }, &attrs);
+        IValue v = ToIValue(PyClasses(classes), attrs).convert(obj.ptr(), nullptr, 0);
+        py::object write = py::getattr(f, "write");
+        serialize::save_to_stream(
+            v, [&](const void* data, size_t n) { write_all(f, write, static_cast<const char*>(data), n); }, &attrs);
       },
-      py::arg("obj"), py::arg("write"), py::arg("parameter_cls"),
-      "Writes obj as an Ember archive through write(memoryview) calls (a file-like object's write).");
+      py::arg("obj"), py::arg("f"), py::arg("classes"),
+      "Writes obj as an Ember archive through f.write(memoryview) calls (Note [short writes]).");
   m.def(
       "_load",
-      [](py::handle source, std::string name, py::handle parameter_cls) -> py::object {
+      [](py::handle source, std::string name, py::handle classes) -> py::object {
         serialize::Attributes attrs;
         IValue v;
         if (PyBytes_Check(source.ptr())) {
@@ -244,11 +333,12 @@ void init_serialization(py::module_& m) {
           py::gil_scoped_release nogil;
           v = serialize::load(path, &attrs);
         }
-        return FromIValue(parameter_cls.ptr(), attrs).convert(v);
+        return FromIValue(PyClasses(classes), attrs).convert(v);
       },
-      py::arg("source"), py::arg("name"), py::arg("parameter_cls"),
-      "Reads an Ember archive from a path (str) or from bytes (name stands for it in errors); tensors recorded as "
-      "parameters come back as parameter_cls(tensor, requires_grad).");
+      py::arg("source"), py::arg("name"), py::arg("classes"),
+      "Reads an Ember archive from a path (str) or from bytes (name stands for it in errors). classes: "
+      "(Parameter, Size, rebuild_namedtuple): tensors recorded as parameters come back as Parameter(tensor, "
+      "requires_grad), Sizes as Size(items), namedtuples as rebuild_namedtuple(module, qualname, fields, items).");
 }
 
 }  // namespace ember::python

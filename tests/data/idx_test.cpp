@@ -219,6 +219,67 @@ TEST_F(Idx, TrailingGarbage) {
   EMBER_EXPECT_ERROR(data::read_idx(p), Runtime, "at least 65536 bytes of trailing data");
 }
 
+// Note [gzip members]: members back to back are one stream; after the last only zero padding may follow.
+TEST_F(Idx, ConcatenatedGzipMembers) {
+  std::vector<int32_t> v{1, -2, 3, 0x12345678, -5, 6};
+  Bytes whole = idx_file<int32_t>(0x0C, {2, 3}, v);
+  // Split inside the header, inside a value and at the end (an empty last member).
+  for (size_t cut : {size_t(2), size_t(13), whole.size()}) {
+    SCOPED_TRACE(cut);
+    Bytes z = gzip(Bytes(whole.begin(), whole.begin() + std::ptrdiff_t(cut)));
+    Bytes rest = gzip(Bytes(whole.begin() + std::ptrdiff_t(cut), whole.end()));
+    z.insert(z.end(), rest.begin(), rest.end());
+    Tensor t = data::read_idx(plain("m.idx.gz", z));
+    EXPECT_EQ(vec(t.sizes()), (Shape{2, 3}));
+    expect_values(t, v);
+    // Zero padding between and after members is skipped, as Python's gzip module does.
+    Bytes padded = gzip(Bytes(whole.begin(), whole.begin() + std::ptrdiff_t(cut)));
+    padded.insert(padded.end(), 7, 0);
+    padded.insert(padded.end(), rest.begin(), rest.end());
+    padded.insert(padded.end(), 5, 0);
+    expect_values(data::read_idx(plain("p.idx.gz", padded)), v);
+  }
+  // A second member with more values is trailing data, not a silently ignored tail.
+  Bytes z = gzip(whole);
+  Bytes more = gzip(Bytes{0, 0, 0, 9});
+  z.insert(z.end(), more.begin(), more.end());
+  EMBER_EXPECT_ERROR(data::read_idx(plain("x.idx.gz", z)), Runtime, "4 bytes of trailing data after the 24 bytes");
+}
+
+TEST_F(Idx, GarbageAfterGzipStream) {
+  std::vector<uint8_t> v{1, 2, 3};
+  const Bytes z = gzip(idx_file<uint8_t>(0x08, {3}, v));
+  const Bytes member = gzip(Bytes{});
+  struct Case {
+    Bytes tail;
+    std::string error;  // empty: the file is valid
+  };
+  const std::vector<Case> cases = {
+      {{'j', 'u', 'n', 'k'}, fmt::format("trailing garbage after the end of the gzip stream at byte {} (0x6A...)", z.size())},
+      {{0, 0, 'x'}, fmt::format("at byte {} (0x78...)", z.size() + 2)},
+      {{0x1F}, "trailing garbage after the end of the gzip stream"},  // half a magic number
+      {{0x1F, 0x8B}, "the gzip stream ends early"},                   // a member cut after its magic
+      {member, ""},
+      {{0, 0, 0}, ""},
+  };
+  for (const Case& c : cases) {
+    Bytes b = z;
+    b.insert(b.end(), c.tail.begin(), c.tail.end());
+    std::string p = plain("t.idx.gz", b);
+    SCOPED_TRACE(c.error);
+    if (c.error.empty()) {
+      expect_values(data::read_idx(p), v);
+    } else {
+      EMBER_EXPECT_ERROR(data::read_idx(p), Runtime, "'" + p + "': ");
+      EMBER_EXPECT_ERROR(data::read_idx(p), Runtime, c.error);
+    }
+  }
+  // Garbage after a member that ends inside the header is reported as such, not as a short header.
+  Bytes b = gzip(Bytes{0, 0});
+  b.insert(b.end(), {'?', '?'});
+  EMBER_EXPECT_ERROR(data::read_idx(plain("h.idx.gz", b)), Runtime, "trailing garbage after the end of the gzip stream");
+}
+
 TEST_F(Idx, Pipe) {
   // A FIFO has no size to check against: the reads alone find the data, its truncation and trailing bytes.
   std::string fifo = (dir_ / "fifo").string();

@@ -182,3 +182,38 @@ TEST_F(Views, Errors) {
 }
 
 }  // namespace
+
+// Note [in-place view ops]: the tensor itself takes the view's geometry (values from PyTorch 1.13), its version
+// bumps once, other views keep theirs, and a bad argument changes nothing.
+namespace {
+
+TEST(InplaceViews, GeometryVersionAndErrors) {
+  Tensor x = arange(24, kFloat32).reshape({2, 3, 4});
+  Tensor t = x.transpose(0, 2);  // another view: unaffected
+  Tensor r = x.transpose_(0, 2);
+  EXPECT_TRUE(r.is_same(x));
+  EXPECT_EQ(geom(x), (Geometry{{4, 3, 2}, {1, 4, 12}, 0, false}));
+  EXPECT_EQ(x._version(), 1u);
+  EXPECT_EQ(t._version(), 1u);  // the counter is shared
+  EXPECT_EQ(geom(t), (Geometry{{4, 3, 2}, {1, 4, 12}, 0, false}));
+  // (the message names the view op whose checks t_ shares: "t() expects ..."; PyTorch's says "t_()")
+  EMBER_EXPECT_ERROR(x.t_(), Runtime, "expects a tensor with <= 2 dimensions, but self is 3D");
+  EMBER_EXPECT_ERROR(x.squeeze_(3), Index, "Dimension out of range (expected to be in range of [-3, 2], but got 3)");
+  EMBER_EXPECT_ERROR(x.as_strided_({25}, {1}), Runtime, "out of bounds for storage of size 96");
+  EXPECT_EQ(geom(x), (Geometry{{4, 3, 2}, {1, 4, 12}, 0, false}));
+  EXPECT_EQ(x._version(), 1u);
+
+  Tensor y = zeros({2, 1, 3});
+  y.squeeze_(1).t_().unsqueeze_(0);
+  EXPECT_EQ(geom(y), (Geometry{{1, 3, 2}, {3, 1, 3}, 0, false}));
+  EXPECT_EQ(y._version(), 3u);
+  Tensor z = arange(10, kFloat64).slice(0, 3);
+  as_strided_(z, {2, 2}, {1, 2});  // the function form; the offset stays 3
+  EXPECT_EQ(geom(z), (Geometry{{2, 2}, {1, 2}, 3, false}));
+  EXPECT_EQ(values<double>(z.contiguous()), (std::vector<double>{3, 5, 4, 6}));
+  Tensor s = scalar_tensor(2.0);
+  s.unsqueeze_(0).t_().squeeze_().swapdims_(0, -1);
+  EXPECT_EQ(geom(s), (Geometry{{}, {}, 0, true}));
+}
+
+}  // namespace

@@ -127,6 +127,41 @@ def test_read_idx_gzip_errors(tmp_path):
         read_idx(tmp_path)
 
 
+# What may follow a gzip stream (Note [gzip members] in ember/data/Idx.cpp): Python's gzip module is the
+# reference for which files are valid gzip, NumPy for the values.
+@pytest.mark.parametrize("tail", [b"", b"junk", b"\0\0\0", b"\0\0x", b"\x1f", b"\x1f\x8b", b"\n",
+                                  gzip.compress(b""), gzip.compress(b"") + b"\0" + gzip.compress(b""),
+                                  gzip.compress(b"") + b"junk", b"\0" * 70000 + b"!"],
+                         ids=["none", "junk", "zeros", "zeros-junk", "half-magic", "magic-only", "newline",
+                              "empty-member", "members-padded", "member-junk", "long-padding-junk"])
+def test_read_idx_after_the_gzip_stream(tmp_path, tail):
+    a = np.arange(12, dtype=np.int16).reshape(3, 4) * 1000
+    data = gzip.compress(idx_bytes(a, 0x0B)) + tail
+    path = write(tmp_path / "t.idx.gz", data, False)
+    try:
+        gzip.decompress(data)
+    except (OSError, EOFError):  # BadGzipFile is an OSError
+        with pytest.raises(RuntimeError) as e:
+            read_idx(path)
+        assert f"'{path}'" in str(e.value)
+        assert "trailing garbage after the end of the gzip stream" in str(e.value) or "ends early" in str(e.value)
+        return
+    same(read_idx(path), a)
+
+
+@pytest.mark.parametrize("cuts", [[1], [7], [20, 21], [5, 10, 15, 28]])
+def test_read_idx_concatenated_gzip_members(tmp_path, cuts):
+    a = np.arange(6, dtype=np.float64).reshape(2, 3) - 2.5
+    raw = idx_bytes(a, 0x0E)
+    bounds = [0] + cuts + [len(raw)]
+    data = b"".join(gzip.compress(raw[i:j]) for i, j in zip(bounds, bounds[1:]))
+    assert gzip.decompress(data) == raw  # valid gzip, as gzip -d reads it
+    same(read_idx(write(tmp_path / "m.idx.gz", data, False)), a)
+    # Values beyond the header's in a later member are trailing data, not ignored.
+    with pytest.raises(RuntimeError, match="8 bytes of trailing data after the 48 bytes"):
+        read_idx(write(tmp_path / "x.idx.gz", data + gzip.compress(bytes(8)), False))
+
+
 @needs_fashion
 @pytest.mark.parametrize("name", FILES)
 def test_read_idx_fashion_mnist_files(name):

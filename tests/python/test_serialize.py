@@ -7,7 +7,10 @@ import io
 import json
 import math
 import os
+import re
 import struct
+import sys
+import types
 import zipfile
 
 import numpy as np
@@ -590,3 +593,229 @@ def test_overlapping_entries_rejected(tmp_path):
     p.write_bytes(bytes(data))
     with pytest.raises(RuntimeError, match="overlap.ember"):
         ember.load(p)
+
+
+# ---- ember.Size and namedtuples (Note [tuple classes] in ember/serialize/Archive.h) ------------------------
+
+Point = collections.namedtuple("Point", ["x", "y"])
+
+
+class Pair(collections.namedtuple("PairBase", "first second")):
+    """A class deriving from a namedtuple, with its own __new__ that the loader must not call."""
+    news = 0
+
+    def __new__(cls, first, second):
+        Pair.news += 1
+        return super().__new__(cls, first, second)
+
+    def total(self):
+        return self.first + self.second
+
+
+class Outer:
+    class Inner(collections.namedtuple("InnerBase", ["v"])):  # __qualname__ "Outer.Inner"
+        pass
+
+
+def _save_bytes(obj):
+    buf = io.BytesIO()
+    ember.save(obj, buf)
+    return buf.getvalue()
+
+
+def _load_bytes(data):
+    return ember.load(io.BytesIO(data))
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (), (0,), (1, 1, 5)])
+def test_size_roundtrips_as_size(tmp_path, shape):
+    s = ember.zeros(shape).shape
+    t = torch_roundtrip(torch.zeros(shape).shape)
+    for got in (roundtrip(s, tmp_path), roundtrip({"s": [s, (s, 1)]}, tmp_path)["s"][1][0]):
+        assert type(got) is ember.Size and type(t) is torch.Size
+        assert tuple(got) == tuple(t) == shape
+        assert repr(got) == repr(t).replace("torch.", "ember.")
+
+
+def test_size_of_non_ints_refused(tmp_path):
+    with pytest.raises(TypeError, match=r"obj\[1\].*str"):
+        ember.save([1, ember.Size([2, "a"])], tmp_path / "f.ember")
+    assert os.listdir(tmp_path) == []
+
+
+def test_namedtuple_roundtrips_as_its_class(tmp_path):
+    p = Point(ember.arange(3.0), Point(1, "b"))
+    q = torch_roundtrip(Point(torch.arange(3.0), Point(1, "b")))
+    got = roundtrip({"p": p, "o": Outer.Inner(2.5)}, tmp_path)
+    assert type(torch_roundtrip(Outer.Inner(2.5))) is Outer.Inner
+    assert type(got["p"]) is type(q) is Point
+    assert got["p"]._fields == q._fields
+    assert got["p"].x.tolist() == q.x.tolist() and type(got["p"].y) is type(q.y) is Point and got["p"].y == q.y
+    assert type(got["o"]) is Outer.Inner and got["o"].v == 2.5
+    # A subclass comes back as itself, built without running its __new__ (torch's unpickler calls it).
+    Pair.news = 0
+    pair = roundtrip(Pair(ember.ones(2), 3), tmp_path)
+    assert Pair.news == 1  # the one call above, none from load
+    assert type(pair) is Pair and pair.second == 3 and pair.total().tolist() == [4.0, 4.0]
+
+
+def test_namedtuple_of_a_local_class_loads_as_tuple(tmp_path):
+    class Local(collections.namedtuple("LocalBase", ["a"])):  # __qualname__ "test_...<locals>.Local"
+        pass
+
+    with pytest.warns(UserWarning, match=r"namedtuple .*<locals>\.Local\('a',\) loads as a plain tuple"):
+        got = roundtrip([Local(ember.ones(1))], tmp_path)
+    assert type(got[0]) is tuple and got[0][0].tolist() == [1.0]
+    with pytest.raises(Exception):  # torch cannot even save it (pickle finds no class by that name)
+        torch.save(Local(1), io.BytesIO())
+
+
+def _edit_class(data, edit):
+    """The archive `data` with edit(class_node) applied to the class of the root tuple."""
+    src = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as z:
+        for n in src.namelist():
+            b = src.read(n)
+            if n == "manifest.json":
+                m = json.loads(b)
+                edit(m["root"]["class"])
+                b = json.dumps(m).encode()
+            z.writestr(n, b)
+    return out.getvalue()
+
+
+def test_namedtuple_loader_imports_nothing(tmp_path, monkeypatch):
+    # A module on sys.path that is not imported: loading must not import it (torch.load would).
+    (tmp_path / "ember_test_canary.py").write_text(
+        "import pathlib\npathlib.Path(__file__).with_suffix('.imported').write_text('x')\n"
+        "import collections\nPoint = collections.namedtuple('Point', ['x', 'y'])\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    data = _edit_class(_save_bytes(Point(1, 2)), lambda c: c.update(module="ember_test_canary"))
+    with pytest.warns(UserWarning, match="ember_test_canary.Point.*its module is not imported"):
+        got = _load_bytes(data)
+    assert type(got) is tuple and got == (1, 2)
+    assert "ember_test_canary" not in sys.modules and not (tmp_path / "ember_test_canary.imported").exists()
+
+
+def test_namedtuple_loader_runs_no_attribute_hooks(monkeypatch):
+    calls = []
+    mod = types.ModuleType("ember_test_hooked")
+    mod.__getattr__ = lambda name: calls.append(name) or Point  # PEP 562 hook: never consulted
+    monkeypatch.setitem(sys.modules, "ember_test_hooked", mod)
+    data = _edit_class(_save_bytes(Point(1, 2)), lambda c: c.update(module="ember_test_hooked"))
+    with pytest.warns(UserWarning, match="not found there or has other fields"):
+        got = _load_bytes(data)
+    assert type(got) is tuple and calls == []
+
+
+@pytest.mark.parametrize("edit, why", [
+    (lambda c: c.update(qualname="Missing"), "not found"),
+    (lambda c: c.update(qualname="Point.x"), "not found"),  # a field descriptor, not a class
+    (lambda c: c.update(qualname="collections"), "not found"),  # a module, not a class
+    (lambda c: c.update(qualname="Point.__class__.__subclasses__"), "not found"),
+    (lambda c: c.update(fields=["x", "z"]), "other fields"),
+    (lambda c: c.update(qualname="Outer.Inner"), "other fields"),  # a namedtuple with one field
+])
+def test_namedtuple_mismatch_loads_as_tuple(edit, why):
+    data = _edit_class(_save_bytes(Point(1, 2)), edit)
+    with pytest.warns(UserWarning, match=why):
+        got = _load_bytes(data)
+    assert type(got) is tuple and got == (1, 2)
+
+
+@pytest.mark.parametrize("obj, edit, match", [
+    (Point(1, 2), lambda c: c.update(kind="class"), "a tuple's class has the unknown kind \"class\""),
+    (Point(1, 2), lambda c: c.update(fields=["x"]), "has 2 items but 1 field names"),
+    (Point(1, 2), lambda c: c.update(fields=["x", 3]), "field name is 3, not a string"),
+    (Point(1, 2), lambda c: c.update(module=7), "not two non-empty strings"),
+    (Point(1, 2), lambda c: c.update(qualname=""), "not two non-empty strings"),
+    (Point(1, 2), lambda c: c.pop("fields"), "has no 'fields'"),
+    (ember.Size([1, 2]), lambda c: c.update(kind="namedtuple"), "has no 'module'"),
+    (Point(1, 2), lambda c: c.clear() or c.update(kind="size"), None),  # ints: a valid Size
+    (Point(1.5, 2), lambda c: c.clear() or c.update(kind="size"), "a Size holds a float, not an int"),
+])
+def test_bad_tuple_class_in_manifest(obj, edit, match):
+    data = _edit_class(_save_bytes(obj), edit)
+    if match is None:
+        assert type(_load_bytes(data)) is ember.Size
+        return
+    with pytest.raises(RuntimeError, match=re.escape(match)):
+        _load_bytes(data)
+
+
+def test_other_tuple_subclasses_refused(tmp_path):
+    class MyTuple(tuple):
+        pass
+
+    with pytest.raises(TypeError, match=r"'MyTuple' \(at obj\['t'\]\).*only ember.Size and namedtuples"):
+        ember.save({"t": MyTuple((1,))}, tmp_path / "f.ember")
+    assert os.listdir(tmp_path) == []
+
+
+# ---- short writes (Note [short writes] in python/csrc/serialization.cpp) ---------------------------------
+
+class ChunkyWriter:
+    """A raw-stream-like writer that takes at most `limit` bytes per call and says how many."""
+
+    def __init__(self, limit):
+        self.limit, self.buf, self.calls = limit, io.BytesIO(), 0
+
+    def write(self, b):
+        self.calls += 1
+        return self.buf.write(bytes(b)[: self.limit])
+
+
+class FixedReturn:
+    def __init__(self, value):
+        self.value, self.received = value, 0
+
+    def write(self, b):
+        self.received += len(b)
+        return self.value
+
+    def __repr__(self):
+        return f"<FixedReturn {self.value!r}>"
+
+
+def test_short_writes_are_retried():
+    obj = {"w": ember.randn(300), "n": 3}
+    want = _save_bytes(obj)
+    for limit in [1000, 4096, 7]:
+        w = ChunkyWriter(limit)
+        ember.save(obj, w)
+        assert w.buf.getvalue() == want and w.calls >= len(want) // limit
+        assert ember.load(io.BytesIO(w.buf.getvalue()))["w"].tolist() == obj["w"].tolist()
+
+    class RawChunky(io.RawIOBase):  # an io raw stream, also under a BufferedWriter
+        def __init__(self):
+            self.out = bytearray()
+
+        def writable(self):
+            return True
+
+        def write(self, b):
+            self.out += bytes(b)[:100]
+            return min(len(b), 100)
+
+    for f in (RawChunky(), io.BufferedWriter(RawChunky())):
+        ember.save(obj, f)
+        f.flush()
+        assert bytes(getattr(f, "raw", f).out) == want
+
+
+@pytest.mark.parametrize("value, error, match", [
+    (0, OSError, r"<FixedReturn 0>\.write\(\) wrote 0 of \d+ bytes.*incomplete"),
+    (-1, OSError, r"<FixedReturn -1>\.write\(\) returned -1 for \d+ bytes"),
+    (10**9, OSError, r"returned 1000000000 for \d+ bytes"),
+    (2**70, OSError, r"returned 1180591620717411303424 for"),
+    ("x", TypeError, r"<FixedReturn 'x'>\.write\(\) returned a 'str', not the number of bytes"),
+    (True, TypeError, r"returned a 'bool'"),
+    (1.0, TypeError, r"returned a 'float'"),
+])
+def test_bad_write_results_raise(tmp_path, monkeypatch, value, error, match):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # the temporary archive is removed on the error too
+    w = FixedReturn(value)
+    with pytest.raises(error, match=match):
+        ember.save({"w": ember.ones(10)}, w)
+    assert w.received > 0 and os.listdir(tmp_path) == []

@@ -154,6 +154,40 @@ TEST_F(Archive, AttributesRoundTrip) {
   EXPECT_TRUE(serialize::load(path("sd.ember")).to_dict()[0].second.to_tensor().equal(w));
 }
 
+// Note [tuple classes]: a Size and a namedtuple keep their class through save and load; a C++ reader without
+// attributes sees plain tuples; a Size of non-ints or a namedtuple with the wrong number of fields is refused.
+TEST_F(Archive, TupleClassesRoundTrip) {
+  IValue size = IValue::tuple({2, 3});
+  IValue point = IValue::tuple({ones({2}), 7});
+  IValue plain = IValue::tuple({});
+  IValue obj = IValue::list({size, point, plain});
+  serialize::Attributes attrs;
+  attrs.tuple_classes[size.payload_ptr()].size = true;
+  attrs.tuple_classes[point.payload_ptr()] = {false, "pkg.mod", "Outer.Point", {"x", "y"}};
+  std::string bytes = serialize::save_to_bytes(obj, &attrs);
+
+  serialize::Attributes got;
+  IValue v = serialize::load_from_bytes(bytes, &got);
+  const auto& items = v.to_list();
+  ASSERT_EQ(got.tuple_classes.size(), 2u);
+  EXPECT_TRUE(got.tuple_classes.at(items[0].payload_ptr()).size);
+  const serialize::TupleClass& p = got.tuple_classes.at(items[1].payload_ptr());
+  EXPECT_FALSE(p.size);
+  EXPECT_EQ(p.module, "pkg.mod");
+  EXPECT_EQ(p.qualname, "Outer.Point");
+  EXPECT_EQ(p.fields, (std::vector<std::string>{"x", "y"}));
+  EXPECT_FALSE(got.tuple_classes.count(items[2].payload_ptr()));
+  EXPECT_EQ(serialize::load_from_bytes(bytes).to_list()[0].to_tuple()[1].to_int(), 3);  // no attrs: tuples
+
+  attrs.tuple_classes[size.payload_ptr()] = {true, "", "", {}};
+  IValue bad_size = IValue::tuple({2, 2.5});
+  attrs.tuple_classes[bad_size.payload_ptr()].size = true;
+  EMBER_EXPECT_ERROR(serialize::save_to_bytes(IValue::list({1, bad_size}), &attrs), Type,
+                     "the Size at obj[1] holds a float, not an int");
+  attrs.tuple_classes[point.payload_ptr()].fields = {"x"};
+  EMBER_EXPECT_ERROR(serialize::save_to_bytes(point, &attrs), Type, "the namedtuple at obj has 2 items but 1 field names");
+}
+
 TEST_F(Archive, UnsupportedValuesRaiseBeforeAnyFileExists) {
   IValue bad = IValue::dict({{"g", IValue::list({1, default_generator()})}});
   EMBER_EXPECT_ERROR(serialize::save(bad, path("bad.ember")), Type, "Generator (at obj['g'][1])");

@@ -45,6 +45,16 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std:
   return result;
 }
 
+Tensor as_strided_(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::as_strided_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>>(self, size, stride, storage_offset);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
 Tensor view(const Tensor& self, IntArrayRef size) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::view");
   Tensor result = [&] {
@@ -75,6 +85,16 @@ Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
   return result;
 }
 
+Tensor transpose__int(const Tensor& self, int64_t dim0, int64_t dim1) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::transpose_.int");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim0, dim1);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
 Tensor t(const Tensor& self) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::t");
   Tensor result = [&] {
@@ -82,6 +102,16 @@ Tensor t(const Tensor& self) {
     return h.call<Tensor, const Tensor&>(self);
   }();
   record_view_base(result, self);
+  return result;
+}
+
+Tensor t_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::t_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
   return result;
 }
 
@@ -125,6 +155,16 @@ Tensor squeeze(const Tensor& self) {
   return result;
 }
 
+Tensor squeeze_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::squeeze_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
 Tensor squeeze_dim(const Tensor& self, int64_t dim) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::squeeze.dim");
   Tensor result = [&] {
@@ -135,6 +175,16 @@ Tensor squeeze_dim(const Tensor& self, int64_t dim) {
   return result;
 }
 
+Tensor squeeze__dim(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::squeeze_.dim");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, int64_t>(self, dim);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
 Tensor unsqueeze(const Tensor& self, int64_t dim) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::unsqueeze");
   Tensor result = [&] {
@@ -142,6 +192,16 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
     return h.call<Tensor, const Tensor&, int64_t>(self, dim);
   }();
   record_view_base(result, self);
+  return result;
+}
+
+Tensor unsqueeze_(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::unsqueeze_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, int64_t>(self, dim);
+  }();
+  self.impl()->bump_version();
   return result;
 }
 
@@ -2436,16 +2496,22 @@ void register_inplace_or_view_kernels(Library& m) {
   m.impl("aten::zero_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&zero_));
   m.impl("aten::copy_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, bool)>(&copy_));
   m.impl("aten::as_strided", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&as_strided));
+  m.impl("aten::as_strided_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&as_strided_));
   m.impl("aten::view", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&view));
   m.impl("aten::permute", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&permute));
   m.impl("aten::transpose.int", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&transpose_int));
+  m.impl("aten::transpose_.int", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&transpose__int));
   m.impl("aten::t", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&t));
+  m.impl("aten::t_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&t_));
   m.impl("aten::expand", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef, bool)>(&expand));
   m.impl("aten::select.int", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&select_int));
   m.impl("aten::slice.Tensor", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<int64_t>, std::optional<int64_t>, int64_t)>(&slice_Tensor));
   m.impl("aten::squeeze", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&squeeze));
+  m.impl("aten::squeeze_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&squeeze_));
   m.impl("aten::squeeze.dim", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t)>(&squeeze_dim));
+  m.impl("aten::squeeze_.dim", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t)>(&squeeze__dim));
   m.impl("aten::unsqueeze", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t)>(&unsqueeze));
+  m.impl("aten::unsqueeze_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t)>(&unsqueeze_));
   m.impl("aten::unfold", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t, int64_t)>(&unfold));
   m.impl("aten::diagonal", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t, int64_t)>(&diagonal));
   m.impl("aten::alias", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&alias));

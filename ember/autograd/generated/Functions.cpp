@@ -159,22 +159,20 @@ Tensor _to_copy(const Tensor& self, std::optional<DType> dtype, std::optional<De
 struct AsStridedBackward0 final : Node {
   std::string name() const override { return "AsStridedBackward0"; }
   variable_list apply(variable_list&& grads) override;
-  void release_variables() override { self_.reset(); }
-  SavedVariable self_;
   std::vector<int64_t> size_;
   std::vector<int64_t> stride_;
   std::optional<int64_t> storage_offset_;
+  TensorGeometry self_geometry_;
 };
 
 variable_list AsStridedBackward0::apply(variable_list&& grads) {
   const Tensor& grad = grads[0];
   variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor self = self_.unpack(self_node);
   IntArrayRef size = size_;
   IntArrayRef stride = stride_;
   std::optional<int64_t> storage_offset = storage_offset_;
-  if (needs_input_grad(0)) out[0] = reduce_grad(as_strided_grad(grad, self, size, stride, storage_offset), input_meta[0]);
+  const TensorGeometry& self_geometry = self_geometry_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(as_strided_grad(grad, self_geometry, size, stride, storage_offset), input_meta[0]);
   return out;
 }
 
@@ -190,10 +188,10 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std:
   auto node = std::make_shared<AsStridedBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
-  node->self_ = SavedVariable(self, false);
   node->size_ = std::vector<int64_t>(size.begin(), size.end());
   node->stride_ = std::vector<int64_t>(stride.begin(), stride.end());
   node->storage_offset_ = storage_offset;
+  node->self_geometry_ = TensorGeometry(self);
   if (floating_output(result)) set_history(result, node, 0);
   mark_view(result);  // Note [views and in-place]
   return result;
@@ -7290,6 +7288,207 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
   return result;
 }
 
+struct AsStridedBackward1 final : Node {
+  std::string name() const override { return "AsStridedBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  std::vector<int64_t> size_;
+  std::vector<int64_t> stride_;
+  std::optional<int64_t> storage_offset_;
+  TensorGeometry self_geometry_;
+};
+
+variable_list AsStridedBackward1::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef size = size_;
+  IntArrayRef stride = stride_;
+  std::optional<int64_t> storage_offset = storage_offset_;
+  const TensorGeometry& self_geometry = self_geometry_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(as_strided_grad(grad, self_geometry, size, stride, storage_offset), input_meta[0]);
+  return out;
+}
+
+Tensor as_strided_(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::as_strided_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !is_floating_point(self.dtype())) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>>(self, size, stride, storage_offset);
+  }
+  check_inplace(self);
+  auto node = std::make_shared<AsStridedBackward1>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->size_ = std::vector<int64_t>(size.begin(), size.end());
+  node->stride_ = std::vector<int64_t>(stride.begin(), stride.end());
+  node->storage_offset_ = storage_offset;
+  node->self_geometry_ = TensorGeometry(self);
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>>(self, size, stride, storage_offset);
+  }
+  set_inplace_view_history(self, node);
+  return self;
+}
+
+struct TransposeBackward1 final : Node {
+  std::string name() const override { return "TransposeBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  int64_t dim0_;
+  int64_t dim1_;
+};
+
+variable_list TransposeBackward1::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  int64_t dim0 = dim0_;
+  int64_t dim1 = dim1_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad.transpose(dim0, dim1), input_meta[0]);
+  return out;
+}
+
+Tensor transpose__int(const Tensor& self, int64_t dim0, int64_t dim1) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::transpose_.int");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !is_floating_point(self.dtype())) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim0, dim1);
+  }
+  check_inplace(self);
+  auto node = std::make_shared<TransposeBackward1>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->dim0_ = dim0;
+  node->dim1_ = dim1;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim0, dim1);
+  }
+  set_inplace_view_history(self, node);
+  return self;
+}
+
+struct TBackward1 final : Node {
+  std::string name() const override { return "TBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list TBackward1::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad.t(), input_meta[0]);
+  return out;
+}
+
+Tensor t_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::t_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !is_floating_point(self.dtype())) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  auto node = std::make_shared<TBackward1>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    h.call<Tensor, const Tensor&>(self);
+  }
+  set_inplace_view_history(self, node);
+  return self;
+}
+
+struct SqueezeBackward2 final : Node {
+  std::string name() const override { return "SqueezeBackward2"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list SqueezeBackward2::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad.reshape(self_sizes), input_meta[0]);
+  return out;
+}
+
+Tensor squeeze_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::squeeze_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !is_floating_point(self.dtype())) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  auto node = std::make_shared<SqueezeBackward2>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    h.call<Tensor, const Tensor&>(self);
+  }
+  set_inplace_view_history(self, node);
+  return self;
+}
+
+struct SqueezeBackward3 final : Node {
+  std::string name() const override { return "SqueezeBackward3"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list SqueezeBackward3::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad.reshape(self_sizes), input_meta[0]);
+  return out;
+}
+
+Tensor squeeze__dim(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::squeeze_.dim");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !is_floating_point(self.dtype())) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, int64_t>(self, dim);
+  }
+  check_inplace(self);
+  auto node = std::make_shared<SqueezeBackward3>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    h.call<Tensor, const Tensor&, int64_t>(self, dim);
+  }
+  set_inplace_view_history(self, node);
+  return self;
+}
+
+struct UnsqueezeBackward1 final : Node {
+  std::string name() const override { return "UnsqueezeBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list UnsqueezeBackward1::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad.reshape(self_sizes), input_meta[0]);
+  return out;
+}
+
+Tensor unsqueeze_(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::unsqueeze_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !is_floating_point(self.dtype())) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, int64_t>(self, dim);
+  }
+  check_inplace(self);
+  auto node = std::make_shared<UnsqueezeBackward1>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    h.call<Tensor, const Tensor&, int64_t>(self, dim);
+  }
+  set_inplace_view_history(self, node);
+  return self;
+}
+
 }  // namespace ember::autograd::generated
 
 namespace ember::autograd {
@@ -7546,6 +7745,12 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::sort", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, bool)>(&sort));
   m.impl("aten::sort.stable", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, std::optional<bool>, int64_t, bool)>(&sort_stable));
   m.impl("aten::topk", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, int64_t, bool, bool)>(&topk));
+  m.impl("aten::as_strided_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&as_strided_));
+  m.impl("aten::transpose_.int", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&transpose__int));
+  m.impl("aten::t_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&t_));
+  m.impl("aten::squeeze_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&squeeze_));
+  m.impl("aten::squeeze_.dim", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&squeeze__dim));
+  m.impl("aten::unsqueeze_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&unsqueeze_));
 }
 
 }  // namespace ember::autograd

@@ -5,6 +5,10 @@
 
 namespace ember::composite {
 
+/// Gives self the sizes, strides and storage offset of view (a view of self): the body of every in-place
+/// view op (Note [in-place view ops], ops.yaml; views.cpp). Returns self.
+Tensor assign_view_geometry(const Tensor& self, const Tensor& view);
+
 Tensor zeros(IntArrayRef size, std::optional<DType> dtype, std::optional<Device> device);
 Tensor ones(IntArrayRef size, std::optional<DType> dtype, std::optional<Device> device);
 Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<DType> dtype, std::optional<Device> device);
@@ -30,6 +34,10 @@ Tensor reshape_as(const Tensor& self, const Tensor& other);
 Tensor permute(const Tensor& self, IntArrayRef dims);
 Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1);
 Tensor t(const Tensor& self);
+Tensor swapdims(const Tensor& self, int64_t dim0, int64_t dim1);
+Tensor swapdims_(const Tensor& self, int64_t dim0, int64_t dim1);
+Tensor swapaxes(const Tensor& self, int64_t axis0, int64_t axis1);
+Tensor swapaxes_(const Tensor& self, int64_t axis0, int64_t axis1);
 Tensor expand(const Tensor& self, IntArrayRef size, bool implicit);
 Tensor expand_as(const Tensor& self, const Tensor& other);
 Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length);

@@ -132,6 +132,11 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std:
   return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>>(self, size, stride, storage_offset);
 }
 Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) const { return ember::as_strided(*this, size, stride, storage_offset); }
+Tensor as_strided_(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  static const OperatorHandle h = op("aten::as_strided_");
+  return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>>(self, size, stride, storage_offset);
+}
+Tensor Tensor::as_strided_(IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) const { return ember::as_strided_(*this, size, stride, storage_offset); }
 Tensor view(const Tensor& self, IntArrayRef size) {
   static const OperatorHandle h = op("aten::view");
   return h.call<Tensor, const Tensor&, IntArrayRef>(self, size);
@@ -162,11 +167,41 @@ Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
   return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim0, dim1);
 }
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const { return ember::transpose(*this, dim0, dim1); }
+Tensor transpose_(const Tensor& self, int64_t dim0, int64_t dim1) {
+  static const OperatorHandle h = op("aten::transpose_.int");
+  return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim0, dim1);
+}
+Tensor Tensor::transpose_(int64_t dim0, int64_t dim1) const { return ember::transpose_(*this, dim0, dim1); }
 Tensor t(const Tensor& self) {
   static const OperatorHandle h = op("aten::t");
   return h.call<Tensor, const Tensor&>(self);
 }
 Tensor Tensor::t() const { return ember::t(*this); }
+Tensor t_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::t_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::t_() const { return ember::t_(*this); }
+Tensor swapdims(const Tensor& self, int64_t dim0, int64_t dim1) {
+  static const OperatorHandle h = op("aten::swapdims");
+  return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim0, dim1);
+}
+Tensor Tensor::swapdims(int64_t dim0, int64_t dim1) const { return ember::swapdims(*this, dim0, dim1); }
+Tensor swapdims_(const Tensor& self, int64_t dim0, int64_t dim1) {
+  static const OperatorHandle h = op("aten::swapdims_");
+  return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim0, dim1);
+}
+Tensor Tensor::swapdims_(int64_t dim0, int64_t dim1) const { return ember::swapdims_(*this, dim0, dim1); }
+Tensor swapaxes(const Tensor& self, int64_t axis0, int64_t axis1) {
+  static const OperatorHandle h = op("aten::swapaxes");
+  return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, axis0, axis1);
+}
+Tensor Tensor::swapaxes(int64_t axis0, int64_t axis1) const { return ember::swapaxes(*this, axis0, axis1); }
+Tensor swapaxes_(const Tensor& self, int64_t axis0, int64_t axis1) {
+  static const OperatorHandle h = op("aten::swapaxes_");
+  return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, axis0, axis1);
+}
+Tensor Tensor::swapaxes_(int64_t axis0, int64_t axis1) const { return ember::swapaxes_(*this, axis0, axis1); }
 Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
   static const OperatorHandle h = op("aten::expand");
   return h.call<Tensor, const Tensor&, IntArrayRef, bool>(self, size, implicit);
@@ -197,16 +232,31 @@ Tensor squeeze(const Tensor& self) {
   return h.call<Tensor, const Tensor&>(self);
 }
 Tensor Tensor::squeeze() const { return ember::squeeze(*this); }
+Tensor squeeze_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::squeeze_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::squeeze_() const { return ember::squeeze_(*this); }
 Tensor squeeze(const Tensor& self, int64_t dim) {
   static const OperatorHandle h = op("aten::squeeze.dim");
   return h.call<Tensor, const Tensor&, int64_t>(self, dim);
 }
 Tensor Tensor::squeeze(int64_t dim) const { return ember::squeeze(*this, dim); }
+Tensor squeeze_(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = op("aten::squeeze_.dim");
+  return h.call<Tensor, const Tensor&, int64_t>(self, dim);
+}
+Tensor Tensor::squeeze_(int64_t dim) const { return ember::squeeze_(*this, dim); }
 Tensor unsqueeze(const Tensor& self, int64_t dim) {
   static const OperatorHandle h = op("aten::unsqueeze");
   return h.call<Tensor, const Tensor&, int64_t>(self, dim);
 }
 Tensor Tensor::unsqueeze(int64_t dim) const { return ember::unsqueeze(*this, dim); }
+Tensor unsqueeze_(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = op("aten::unsqueeze_");
+  return h.call<Tensor, const Tensor&, int64_t>(self, dim);
+}
+Tensor Tensor::unsqueeze_(int64_t dim) const { return ember::unsqueeze_(*this, dim); }
 Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
   static const OperatorHandle h = op("aten::flatten.using_ints");
   return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, start_dim, end_dim);

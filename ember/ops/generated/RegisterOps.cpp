@@ -19,6 +19,13 @@ Tensor lt_Scalar(const Tensor& self, const Scalar& other) { return ember::lt(sel
 Tensor le_Scalar(const Tensor& self, const Scalar& other) { return ember::le(self, wrapped_scalar_tensor(other)); }
 Tensor gt_Scalar(const Tensor& self, const Scalar& other) { return ember::gt(self, wrapped_scalar_tensor(other)); }
 Tensor ge_Scalar(const Tensor& self, const Scalar& other) { return ember::ge(self, wrapped_scalar_tensor(other)); }
+// In-place view ops: the view op's geometry given to self (Note [in-place view ops], ops.yaml; views.cpp).
+Tensor as_strided_(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) { return assign_view_geometry(self, composite::as_strided(self, size, stride, storage_offset)); }
+Tensor transpose_(const Tensor& self, int64_t dim0, int64_t dim1) { return assign_view_geometry(self, composite::transpose(self, dim0, dim1)); }
+Tensor t_(const Tensor& self) { return assign_view_geometry(self, composite::t(self)); }
+Tensor squeeze_(const Tensor& self) { return assign_view_geometry(self, composite::squeeze(self)); }
+Tensor squeeze_(const Tensor& self, int64_t dim) { return assign_view_geometry(self, composite::squeeze(self, dim)); }
+Tensor unsqueeze_(const Tensor& self, int64_t dim) { return assign_view_geometry(self, composite::unsqueeze(self, dim)); }
 }  // namespace ember::composite
 
 namespace ember {
@@ -54,21 +61,31 @@ void register_aten_ops(Library& m) {
   m.def("to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", OpInfo{"self converted to other's dtype and device.", true, false, "", "", ""});
   m.def("contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)", OpInfo{"self if it is contiguous, else a contiguous copy.", true, false, "", "", ""});
   m.def("as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)", OpInfo{"A view of self's storage with the given sizes, strides and offset (in elements).", true, true, "view", "", ""});
+  m.def("as_strided_(Tensor(a!) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a!)", OpInfo{"A view of self's storage with the given sizes, strides and offset (in elements).", true, true, "", "", ""});
   m.def("view(Tensor(a) self, int[] size) -> Tensor(a)", OpInfo{"A view with a new shape (one size may be -1); the strides must allow it.", true, false, "view", "", ""});
   m.def("reshape(Tensor(a) self, int[] shape) -> Tensor(a)", OpInfo{"A view with the new shape when the strides allow, else a copy.", true, true, "", "", ""});
   m.def("view_as(Tensor(a) self, Tensor other) -> Tensor(a)", OpInfo{"self.view(other.size()).", true, false, "", "", ""});
   m.def("reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)", OpInfo{"self.reshape(other.size()).", true, false, "", "", ""});
   m.def("permute(Tensor(a) self, int[] dims) -> Tensor(a)", OpInfo{"A view with the dimensions reordered.", true, true, "view", "", ""});
   m.def("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", OpInfo{"A view with dim0 and dim1 swapped.", true, true, "view", "", ""});
+  m.def("transpose_.int(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)", OpInfo{"A view with dim0 and dim1 swapped.", true, false, "", "", ""});
   m.def("t(Tensor(a) self) -> Tensor(a)", OpInfo{"Transpose of a tensor of at most 2 dims.", true, true, "view", "", ""});
+  m.def("t_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"Transpose of a tensor of at most 2 dims.", true, false, "", "", ""});
+  m.def("swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", OpInfo{"transpose(dim0, dim1), NumPy's name.", true, true, "", "", ""});
+  m.def("swapdims_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)", OpInfo{"transpose(dim0, dim1), NumPy's name.", true, false, "", "", ""});
+  m.def("swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)", OpInfo{"transpose(axis0, axis1), NumPy's name.", true, true, "", "", ""});
+  m.def("swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)", OpInfo{"transpose(axis0, axis1), NumPy's name.", true, false, "", "", ""});
   m.def("expand(Tensor(a) self, int[] size, *, bool implicit=False) -> Tensor(a)", OpInfo{"A view broadcasting size-1 dims to size (-1 keeps a size), without copying.", true, false, "view", "", ""});
   m.def("expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", OpInfo{"self.expand(other.size()).", true, false, "", "", ""});
   m.def("narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)", OpInfo{"A view of length elements of dim starting at start.", true, true, "", "", ""});
   m.def("select.int(Tensor(a) self, int dim, int index) -> Tensor(a)", OpInfo{"A view of index along dim, with dim removed.", true, true, "view", "", ""});
   m.def("slice.Tensor(Tensor(a) self, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor(a)", OpInfo{"A view of start:end:step along dim (step >= 1; start and end clamp to the size).", true, true, "view", "", ""});
   m.def("squeeze(Tensor(a) self) -> Tensor(a)", OpInfo{"A view without the dims of size 1.", true, true, "view", "", ""});
+  m.def("squeeze_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"A view without the dims of size 1.", true, false, "", "", ""});
   m.def("squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)", OpInfo{"A view without dim if its size is 1.", true, true, "view", "", ""});
+  m.def("squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)", OpInfo{"A view without dim if its size is 1.", true, false, "", "", ""});
   m.def("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", OpInfo{"A view with a new dim of size 1 at dim.", true, true, "view", "", ""});
+  m.def("unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)", OpInfo{"A view with a new dim of size 1 at dim.", true, false, "", "", ""});
   m.def("flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)", OpInfo{"Dims start_dim..end_dim merged into one (a view when possible).", true, true, "", "", ""});
   m.def("unflatten.int(Tensor(a) self, int dim, int[] sizes) -> Tensor(a)", OpInfo{"dim split into sizes (one may be -1).", true, true, "", "", ""});
   m.def("unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)", OpInfo{"A view of all slices of length size along dimension, step apart, as a new last dim.", true, false, "view", "", ""});
@@ -590,21 +607,31 @@ void register_aten_ops(Library& m) {
   m.impl("aten::to.other", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, bool, bool, std::optional<MemoryFormat>)>(&composite::to_other));
   m.impl("aten::contiguous", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, MemoryFormat)>(&composite::contiguous));
   m.impl("aten::as_strided", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&composite::as_strided));
+  m.impl("aten::as_strided_", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&composite::as_strided_));
   m.impl("aten::view", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&composite::view));
   m.impl("aten::reshape", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&composite::reshape));
   m.impl("aten::view_as", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::view_as));
   m.impl("aten::reshape_as", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::reshape_as));
   m.impl("aten::permute", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&composite::permute));
   m.impl("aten::transpose.int", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&composite::transpose));
+  m.impl("aten::transpose_.int", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&composite::transpose_));
   m.impl("aten::t", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::t));
+  m.impl("aten::t_", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::t_));
+  m.impl("aten::swapdims", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&composite::swapdims));
+  m.impl("aten::swapdims_", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&composite::swapdims_));
+  m.impl("aten::swapaxes", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&composite::swapaxes));
+  m.impl("aten::swapaxes_", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&composite::swapaxes_));
   m.impl("aten::expand", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, bool)>(&composite::expand));
   m.impl("aten::expand_as", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::expand_as));
   m.impl("aten::narrow", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t, int64_t)>(&composite::narrow));
   m.impl("aten::select.int", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&composite::select));
   m.impl("aten::slice.Tensor", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<int64_t>, std::optional<int64_t>, int64_t)>(&composite::slice));
   m.impl("aten::squeeze", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::squeeze));
+  m.impl("aten::squeeze_", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::squeeze_));
   m.impl("aten::squeeze.dim", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&composite::squeeze));
+  m.impl("aten::squeeze_.dim", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&composite::squeeze_));
   m.impl("aten::unsqueeze", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&composite::unsqueeze));
+  m.impl("aten::unsqueeze_", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&composite::unsqueeze_));
   m.impl("aten::flatten.using_ints", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&composite::flatten));
   m.impl("aten::unflatten.int", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, IntArrayRef)>(&composite::unflatten));
   m.impl("aten::unfold", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t, int64_t)>(&composite::unfold));
