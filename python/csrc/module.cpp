@@ -13,6 +13,7 @@
 #include "generator.h"
 #include "jit.h"
 #include "op_binding.h"
+#include "python_ops.h"
 #include "python_common.h"
 #include "serialization.h"
 #include "tensor.h"
@@ -33,6 +34,11 @@ void set_python_error(const std::exception& e) {
       case ErrorKind::Runtime: break;
     }
     PyErr_SetString(type, ee->what());
+  } else if (const auto* pe = dynamic_cast<const py::error_already_set*>(&e)) {
+    // A Python exception raised inside a Python kernel (custom op) or hook: restore it as it was.
+    const_cast<py::error_already_set*>(pe)->restore();
+  } else if (const auto* be = dynamic_cast<const py::builtin_exception*>(&e)) {
+    be->set_error();  // py::type_error and friends thrown by binding code under the dispatcher
   } else if (dynamic_cast<const std::bad_alloc*>(&e)) {
     PyErr_SetString(PyExc_MemoryError, e.what());
   } else if (!PyErr_Occurred()) {
@@ -342,6 +348,7 @@ PYBIND11_MODULE(_C, m) {
   init_autograd(m);
   init_jit(m);  // ember.jit: tracer, graphs, the Python executor
   init_serialization(m);
+  init_python_ops(m);  // ember.library.custom_op
   m.def("_load_library", [](const std::string& path) {
         try {
           ember::load_library(path);

@@ -202,3 +202,135 @@ def test_paths_point_at_this_ember():
     assert os.path.isfile(os.path.join(inc, "ember", "ember.h"))
     assert os.path.isfile(os.path.join(lib, "libember.so"))
     assert sys.modules["ember"] is ember
+
+
+# ---- ops defined in Python (ember.library.custom_op; PyTorch 2.x's signature, compared with plain torch ops)
+
+import ember.library as elib  # noqa: E402
+from typing import List, Optional, Tuple  # noqa: E402
+
+
+@elib.custom_op("pyops::scaled_tanh", mutates_args=())
+def scaled_tanh(x: ember.Tensor, scale: float = 1.0) -> ember.Tensor:
+    return ember.tanh(x) * scale
+
+
+def _setup(ctx, inputs, output):
+    x, scale = inputs
+    ctx.save_for_backward(x)
+    ctx.scale = scale
+
+
+def _backward(ctx, grad):
+    (x,) = ctx.saved_tensors
+    return grad * ctx.scale * (1 - ember.tanh(x) ** 2), None
+
+
+scaled_tanh.register_autograd(_backward, setup_context=_setup)
+
+
+@elib.custom_op("pyops::add_into", mutates_args=("out",))
+def add_into(a: ember.Tensor, b: ember.Tensor, out: ember.Tensor) -> None:
+    out.copy_(a + b)
+
+
+@elib.custom_op("pyops::split_sign", mutates_args=())
+def split_sign(x: ember.Tensor, dims: List[int], bias: Optional[ember.Tensor] = None) -> Tuple[ember.Tensor, ember.Tensor]:
+    y = x if bias is None else x + bias
+    return ember.relu(y).sum(dims), ember.relu(-y).sum(dims)
+
+
+def test_python_custom_op_values_and_schema():
+    x = ember.tensor([[-1.0, 0.5], [2.0, 0.0]])
+    tx = to_torch(x)
+    torch.testing.assert_close(to_torch(scaled_tanh(x, 2.0)), torch.tanh(tx) * 2.0)
+    torch.testing.assert_close(to_torch(ember.ops.pyops.scaled_tanh(x)), torch.tanh(tx))
+    torch.testing.assert_close(to_torch(scaled_tanh(x, scale=0.5)), torch.tanh(tx) * 0.5)
+    assert ember.ops.pyops.scaled_tanh._schemas == ["pyops::scaled_tanh(Tensor x, float scale=1.) -> Tensor"] or \
+        "scaled_tanh(Tensor x, float scale=1" in ember.ops.pyops.scaled_tanh._schemas[0]
+    pos, neg = split_sign(x, [1])
+    torch.testing.assert_close(to_torch(pos), torch.relu(tx).sum(1))
+    torch.testing.assert_close(to_torch(neg), torch.relu(-tx).sum(1))
+    pos, _ = split_sign(x, [0, 1], bias=ember.tensor(1.0))
+    assert abs(pos.item() - torch.relu(tx + 1).sum().item()) < 1e-6
+    assert "Tensor(a!) out" in ember.ops.pyops.add_into._schemas[0]
+    o = ember.zeros(2)
+    assert add_into(ember.ones(2), ember.ones(2), o) is None
+    assert o.tolist() == [2.0, 2.0]
+
+
+def test_python_custom_op_autograd():
+    x = ember.tensor([-1.0, 0.3, 2.0], dtype=ember.float64, requires_grad=True)
+    y = scaled_tanh(x, 1.5)
+    assert y.grad_fn is not None
+    y.sum().backward()
+    tx = torch.tensor(x.tolist(), dtype=torch.float64, requires_grad=True)
+    (torch.tanh(tx) * 1.5).sum().backward()
+    torch.testing.assert_close(to_torch(x.grad), tx.grad)
+    assert ember.autograd.gradcheck(lambda t: scaled_tanh(t, 0.7), (x.detach().requires_grad_(),))
+    # Without a backward, differentiating through the op is refused, not silently zero.
+    with pytest.raises((NotImplementedError, RuntimeError)):
+        split_sign(x, [0])[0].backward()
+
+
+def test_python_custom_op_errors():
+    with pytest.raises(ValueError, match="qualified"):
+        elib.custom_op("noqualifier", mutates_args=())(lambda x: x)
+    with pytest.raises(ValueError, match="reserved"):
+        elib.custom_op("aten::mine", mutates_args=())
+    with pytest.raises(ValueError, match="annotation"):
+        @elib.custom_op("pyops::unannotated", mutates_args=())
+        def unannotated(x):
+            return x
+    with pytest.raises(ValueError, match="not an argument"):
+        @elib.custom_op("pyops::badmut", mutates_args=("y",))
+        def badmut(x: ember.Tensor) -> ember.Tensor:
+            return x
+    with pytest.raises(RuntimeError, match="duplicate definition of op pyops::scaled_tanh"):
+        @elib.custom_op("pyops::scaled_tanh", mutates_args=())
+        def again(x: ember.Tensor) -> ember.Tensor:
+            return x
+    with pytest.raises(TypeError, match="scale"):
+        scaled_tanh(ember.ones(1), scale="x")
+    # An exception inside the Python kernel comes back as itself.
+
+    @elib.custom_op("pyops::raises", mutates_args=())
+    def raises(x: ember.Tensor) -> ember.Tensor:
+        raise KeyError("from the kernel")
+
+    with pytest.raises(KeyError, match="from the kernel"):
+        raises(ember.ones(1))
+
+    @elib.custom_op("pyops::wrong_return", mutates_args=())
+    def wrong_return(x: ember.Tensor) -> ember.Tensor:
+        return 3
+
+    with pytest.raises(TypeError, match="returned int where the schema says Tensor"):
+        wrong_return(ember.ones(1))
+    with pytest.raises(RuntimeError, match="already has a backward"):
+        scaled_tanh.register_autograd(_backward, setup_context=_setup)
+
+
+def test_torch113_library_api_matches_torch():
+    # PyTorch 1.13's torch.library.Library: define + impl, side by side with torch.
+    results = []
+    for mod, lib_mod, T in ((ember, elib, ember.tensor), (torch, torch.library, torch.tensor)):
+        lib = lib_mod.Library("libapi_" + mod.__name__, "DEF")
+        lib.define("scale(Tensor x, float s) -> Tensor")
+        lib.define("scale.int(Tensor x, int n) -> Tensor")
+        lib.impl("scale", lambda x, s: x * s + 0.5, "CPU")
+        lib.impl("scale.int", lambda x, n: x * n, "CPU")
+        op = getattr(getattr(mod.ops, "libapi_" + mod.__name__), "scale")
+        results.append((op(T([1.0, 2.0]), 3).tolist(), op(T([1.0, 2.0]), 1.5).tolist()))
+    assert results[0] == results[1]
+
+
+def test_python_custom_op_is_traced_as_one_node():
+    def f(x):
+        return scaled_tanh(x, 2.0) + 1
+
+    traced = ember.jit.trace(f, (ember.ones(3),))
+    assert "pyops::scaled_tanh" in str(traced.graph)
+    assert "aten::tanh" not in str(traced.graph)
+    x = ember.tensor([0.1, -0.2, 0.3])
+    torch.testing.assert_close(to_torch(traced(x)), torch.tanh(to_torch(x)) * 2 + 1)
