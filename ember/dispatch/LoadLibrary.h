@@ -1,6 +1,7 @@
 #pragma once
 // Loading users' op libraries at run time (ember.ops.load_library in Python, ember::load_library in C++).
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ember/base/Error.h"
@@ -27,5 +28,19 @@ void load_library(const std::string& path);
 
 /// The paths given to load_library() that loaded, in order of loading, each once.
 std::vector<std::string> loaded_libraries();
+
+/// Where an op that is not built into Ember was defined (Note [op sources]).
+struct OpSource {
+  enum class Kind { Unknown, Library, Python };
+  Kind kind = Kind::Unknown;
+  std::string detail;  // Library: the path given to load_library(); Python: the defining function's place
+};
+
+/// The source of op `name` ("ns::op", any overload): a library loaded by load_library(), Python
+/// (ember.library.custom_op), or Unknown (built in, defined by the program itself, or not defined).
+OpSource op_source(std::string_view name);
+/// Records the source of op `name` (load_library() does it for the ops a library defines; the Python binding
+/// for ops whose kernels are Python functions).
+void set_op_source(std::string_view name, OpSource source);
 
 }  // namespace ember

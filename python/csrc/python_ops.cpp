@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include "ember/dispatch/Dispatcher.h"
+#include "ember/dispatch/LoadLibrary.h"
 #include "python_common.h"
 #include "tensor.h"
 
@@ -144,6 +145,7 @@ void init_python_ops(py::module_& m) {
                     "custom_op: expected a qualified name 'namespace::name', got '{}'", parsed.name);
         std::string ns = parsed.name.substr(0, parsed.name.find("::"));
         Dispatcher::singleton().def(schema, OpInfo{}, ns, where);
+        set_op_source(parsed.name, OpSource{OpSource::Kind::Python, where});  // Note [op sources]
       }, py::arg("schema"), py::arg("where"),
       "Declares an op from a qualified schema; `where` names the definition in errors. Errors: a malformed schema, "
       "an op defined twice (naming both places).");

@@ -38,6 +38,12 @@ TEST(LoadLibrary, OpsCallableByNameAfterLoading) {
   h.call_boxed(&s);
   ASSERT_EQ(s.size(), 1u);
   EXPECT_NEAR(values<double>(s[0].to_tensor())[2], 2.0 / (1.0 + std::exp(-2.0)), 1e-12);
+  // Which library defined which op (recorded in saved models).
+  EXPECT_EQ(op_source("myops::fused_act").kind, OpSource::Kind::Library);
+  EXPECT_EQ(op_source("myops::fused_act").detail, EMBER_TEST_MYOPS);
+  EXPECT_EQ(op_source("myops::scale").detail, EMBER_TEST_MYOPS);
+  EXPECT_EQ(op_source("aten::add").kind, OpSource::Kind::Unknown);
+  EXPECT_EQ(op_source("nothere::op").kind, OpSource::Kind::Unknown);
   // Overloads and the inferred schema of def_function.
   EXPECT_TRUE(Dispatcher::singleton().find("myops::scale.int").valid());
   EXPECT_EQ(Dispatcher::singleton().find_or_throw("myops::add_scaled").schema().str(),
