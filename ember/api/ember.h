@@ -12,6 +12,8 @@
 #include "ember/data/Idx.h"
 #include "ember/dispatch/Dispatcher.h"
 #include "ember/dispatch/Library.h"
+#include "ember/dispatch/InferSchema.h"
+#include "ember/dispatch/LoadLibrary.h"
 #include "ember/kernels/cpu/Parallel.h"
 #include "ember/kernels/cpu/Provider.h"
 #include "ember/ops/Functions.h"

@@ -7,11 +7,13 @@
 #include "ember/autograd/autograd.h"
 #include "ember/backends/openblas/OpenBLAS.h"
 #include "ember/data/Idx.h"
+#include "ember/dispatch/LoadLibrary.h"
 #include "ember/kernels/cpu/Provider.h"
 #include "ember/kernels/cpu/isa/VecLoops.h"
 #include "generator.h"
 #include "jit.h"
 #include "op_binding.h"
+#include "python_ops.h"
 #include "python_common.h"
 #include "serialization.h"
 #include "tensor.h"
@@ -32,6 +34,11 @@ void set_python_error(const std::exception& e) {
       case ErrorKind::Runtime: break;
     }
     PyErr_SetString(type, ee->what());
+  } else if (const auto* pe = dynamic_cast<const py::error_already_set*>(&e)) {
+    // A Python exception raised inside a Python kernel (custom op) or hook: restore it as it was.
+    const_cast<py::error_already_set*>(pe)->restore();
+  } else if (const auto* be = dynamic_cast<const py::builtin_exception*>(&e)) {
+    be->set_error();  // py::type_error and friends thrown by binding code under the dispatcher
   } else if (dynamic_cast<const std::bad_alloc*>(&e)) {
     PyErr_SetString(PyExc_MemoryError, e.what());
   } else if (!PyErr_Occurred()) {
@@ -341,6 +348,18 @@ PYBIND11_MODULE(_C, m) {
   init_autograd(m);
   init_jit(m);  // ember.jit: tracer, graphs, the Python executor
   init_serialization(m);
+  init_python_ops(m);  // ember.library.custom_op
+  m.def("_load_library", [](const std::string& path) {
+        try {
+          ember::load_library(path);
+        } catch (const ember::LibraryLoadError& e) {
+          PyErr_SetString(PyExc_OSError, e.what());  // as torch.ops.load_library (ctypes) raises
+          throw py::error_already_set();
+        }
+      }, py::arg("path"), "Loads a shared library of ops (ember::load_library); OSError when the OS cannot load it.");
+  m.def("_loaded_libraries", &ember::loaded_libraries, "The op libraries loaded so far, in order.");
+  m.def("_qualified_op", [](const std::string& name) { return py::reinterpret_steal<py::object>(make_qualified_op(name)); },
+        py::arg("name"), "The op object of every overload of 'ns::op', or None when no such op is defined.");
   m.def("set_num_threads", &ember::set_num_threads, py::arg("n"),
         "Sets the number of threads used by CPU kernels (and OpenBLAS). Raises RuntimeError for n < 1.");
   m.def("get_num_threads", &ember::get_num_threads, "Number of threads used by CPU kernels.");

@@ -152,6 +152,14 @@ PyGetSetDef op_getset[] = {{"__doc__", op_get_doc, nullptr, nullptr, nullptr},
                            {"_schemas", op_get_schemas, nullptr, "The schemas of the overloads.", nullptr},
                            {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
+// Ops of the database live as long as the process; ember.ops.<ns>.<op> objects may be dropped.
+void op_dealloc(PyObject* self) {
+  PyOp* op = reinterpret_cast<PyOp*>(self);
+  delete op->name;
+  delete op->overloads;
+  PyObject_Free(self);
+}
+
 PyTypeObject OpType = [] {
   PyTypeObject t = new_type_object();
   t.tp_name = "ember._C._Op";
@@ -159,6 +167,7 @@ PyTypeObject OpType = [] {
   t.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR;
   t.tp_vectorcall_offset = offsetof(PyOp, vectorcall);
   t.tp_call = op_call;
+  t.tp_dealloc = op_dealloc;
   t.tp_descr_get = op_descr_get;
   t.tp_repr = op_repr;
   t.tp_getset = op_getset;
@@ -303,6 +312,18 @@ PyObject* find_op(const char* name) {
   // In-place ops (add_) are methods only; find them on the type.
   PyObject* meth = PyDict_GetItemString(TensorBaseType.tp_dict, name);
   return meth && PyObject_TypeCheck(meth, &OpType) ? meth : nullptr;
+}
+
+PyObject* make_qualified_op(const std::string& qualified_name) {
+  PyOp* op = nullptr;
+  for (const OperatorHandle& h : Dispatcher::singleton().all_ops()) {
+    if (h.schema().name != qualified_name) continue;
+    if (!op) op = new_op(qualified_name);
+    op->overloads->push_back(make_signature(h));
+  }
+  if (!op) Py_RETURN_NONE;
+  sort_overloads(*op->overloads);  // Note [overload order]
+  return reinterpret_cast<PyObject*>(op);
 }
 
 PyObject* call_op_or_notimplemented(PyObject* op, PyObject* const* args, Py_ssize_t nargs) {

@@ -74,6 +74,8 @@ from . import random  # noqa: E402  (after the ops: ember.random is the module, 
 from .serialization import load, save  # noqa: E402  (ember.save / ember.load)
 from .random import fork_rng, get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402,F401
 from . import jit  # noqa: E402  (ember.jit.trace, as torch.jit)
+from ._ops import ops  # noqa: E402  (ember.ops.<ns>.<op>, ember.ops.load_library, as torch.ops)
+from . import library  # noqa: E402  (ember.library.custom_op, as torch.library)
 from . import cuda  # noqa: E402  (ember.cuda.is_available() is False: PyTorch programs take their CPU path)
 
 

@@ -10,6 +10,7 @@
 #include "TestModules.h"
 #include "TestSupport.h"
 #include "ember/jit/ir/IRParser.h"
+#include "ember/dispatch/LoadLibrary.h"
 #include "ember/jit/runtime/Archive.h"
 #include "ember/serialize/Archive.h"
 
@@ -148,6 +149,61 @@ TEST(Archive, UnknownOpNamesTheOpAndTheLibrary) {
   EXPECT_TRUE(contains(e.what(), "jit::load: '" + p + "'"));
   EXPECT_TRUE(contains(e.what(), "myns::fancy"));
   EXPECT_TRUE(contains(e.what(), "library"));
+  std::filesystem::remove(p);
+}
+
+// An archive whose forward calls myns::fancy, with op_sources recording where it came from.
+IValue archive_with_source(const std::string& kind, const std::string& detail) {
+  IValue a = module_archive(R"IR(graph(%self : __torch__.M, %x : Tensor):
+  %y : Tensor = myns::fancy(%x)
+  return (%y)
+)IR");
+  std::vector<std::pair<IValue, IValue>> items = a.to_dict();
+  items.emplace_back(IValue("op_sources"),
+                     IValue::dict({{IValue("myns::fancy"), IValue::tuple({IValue(kind), IValue(detail)})}}));
+  return IValue::dict(std::move(items));
+}
+
+TEST(Archive, MissingOpSaysWhatToLoad) {
+  // Note [op sources]: an op of a custom library names the library to load; a Python op says it needs Python.
+  std::string p = write_root("libop.ember", archive_with_source("library", "/opt/ext/libmyns.so"));
+  auto e = expect_error([&] { load(p); });
+  EXPECT_TRUE(contains(e.what(), "myns::fancy"));
+  EXPECT_TRUE(contains(e.what(), "ember::load_library(\"/opt/ext/libmyns.so\")"));
+  p = write_root("pyop.ember", archive_with_source("python", "python:model.py:12"));
+  e = expect_error([&] { load(p); });
+  EXPECT_TRUE(contains(e.what(), "defined in Python (python:model.py:12"));
+  EXPECT_TRUE(contains(e.what(), "without Python cannot run it"));
+  p = write_root("badsrc.ember", archive_with_source("elsewhere", ""));
+  EXPECT_TRUE(contains(expect_error([&] { load(p); }).what(), "unknown kind 'elsewhere'"));
+  std::filesystem::remove(p);
+}
+
+TEST(Archive, RecordsTheLibraryOfCustomOps) {
+  load_library(EMBER_TEST_MYOPS);
+  Module m("__torch__.UsesMyops");
+  m.define_method("forward", R"IR(graph(%self : __torch__.UsesMyops, %x : Tensor):
+  %a : float = prim::Constant[value=0.5]()
+  %y : Tensor = myops::fused_act(%x, %a)
+  %z : Tensor = aten::relu(%y)
+  return (%z)
+)IR");
+  std::string p = temp_path("custom.ember");
+  save(m, p);
+  IValue raw = serialize::load(p);
+  bool found = false;
+  for (const auto& [k, v] : raw.to_dict()) {
+    if (k.to_string() != "op_sources") continue;
+    ASSERT_EQ(v.to_dict().size(), 1u);  // aten ops are not listed
+    EXPECT_EQ(v.to_dict()[0].first.to_string(), "myops::fused_act");
+    EXPECT_EQ(v.to_dict()[0].second.to_tuple()[0].to_string(), "library");
+    EXPECT_EQ(v.to_dict()[0].second.to_tuple()[1].to_string(), EMBER_TEST_MYOPS);
+    found = true;
+  }
+  EXPECT_TRUE(found);
+  Module back = load(p);  // the library is loaded here, so the model runs
+  Tensor x = ember::testing::make_tensor<float>({-1.0f, 2.0f});
+  expect_same(back.forward({IValue(x)}).to_tensor(), m.forward({IValue(x)}).to_tensor());
   std::filesystem::remove(p);
 }
 

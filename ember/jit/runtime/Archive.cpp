@@ -1,7 +1,11 @@
 // Saving and loading runtime modules (Note [saved-model archive] in Archive.h).
 #include "ember/jit/runtime/Archive.h"
 
+#include <map>
+
 #include "ember/base/Error.h"
+#include "ember/dispatch/Dispatcher.h"
+#include "ember/dispatch/LoadLibrary.h"
 #include "ember/jit/ir/IRParser.h"
 #include "ember/jit/ir/IRPrinter.h"
 #include "ember/serialize/Archive.h"
@@ -38,6 +42,26 @@ IValue module_node(const Object& obj, std::vector<Tensor>& constants) {
                        {IValue("training"), IValue(obj.training())},
                        {IValue("slots"), IValue::list(std::move(slots))},
                        {IValue("methods"), IValue::list(std::move(methods))}});
+}
+
+// The ops of g (and its blocks) that a library or Python defined, with their sources (Note [op sources]).
+void collect_op_sources(const Block& b, std::map<std::string, OpSource>& out) {
+  for (const Node* n : b.nodes()) {
+    if (n->is_op()) {
+      std::string name(n->kind().qual_string());
+      if (!out.count(name)) {
+        OpSource src = op_source(name);
+        if (src.kind != OpSource::Kind::Unknown) out.emplace(std::move(name), std::move(src));
+      }
+    }
+    for (const Block* inner : n->blocks()) collect_op_sources(*inner, out);
+  }
+}
+
+void collect_op_sources(const Object& obj, std::map<std::string, OpSource>& out) {
+  for (const std::string& name : obj.method_order()) collect_op_sources(*obj.find_method(name)->graph->block(), out);
+  for (const Slot& s : obj.slots())
+    if (s.kind == SlotKind::Module) collect_op_sources(*s.module, out);
 }
 
 // ---- loading: every read checks the kind of what it reads
@@ -140,6 +164,31 @@ struct Reader {
     return m;
   }
 
+  // Ops the model calls that a library or Python defined, and are not defined here: say what is missing
+  // (Note [op sources]). Archives written before op_sources existed lack the entry: the method parser then
+  // names an unknown op by itself.
+  void check_op_sources(const IValue& archive) const {
+    if (archive.tag() != IValue::Tag::Dict) return;
+    for (const auto& [k, v] : archive.to_dict()) {
+      if (!k.is_string() || k.to_string() != "op_sources") continue;
+      if (v.tag() != IValue::Tag::Dict) fail(fmt::format("op_sources is a {}, expected a dict", v.tag_name()));
+      for (const auto& [op, src] : v.to_dict()) {
+        const std::string& name = str(op, "op_sources key");
+        const auto& t = tuple_of(src, 2, "op_sources[" + name + "]");
+        const std::string& kind = str(t[0], "op_sources[" + name + "] kind");
+        const std::string& detail = str(t[1], "op_sources[" + name + "] detail");
+        if (!Dispatcher::singleton().overloads(name).empty()) continue;
+        if (kind == "library")
+          fail(fmt::format("the model calls {}, an op of the library '{}', which this program has not loaded "
+                           "(call ember::load_library(\"{}\") before loading the model)", name, detail, detail));
+        if (kind == "python")
+          fail(fmt::format("the model calls {}, an op defined in Python ({}; ember.library.custom_op): a program "
+                           "without Python cannot run it (write the op in C++ to use the model here)", name, detail));
+        fail(fmt::format("op_sources[{}]: unknown kind '{}'", name, kind));
+      }
+    }
+  }
+
   // Sets this module's own flag only (the submodules keep the flags they were saved with).
   static void set_training(Module& m, bool on) {
     std::vector<std::pair<Module, bool>> children;
@@ -157,11 +206,18 @@ void save(const Module& m, const std::string& path, const ExtraFiles& extra_file
   std::vector<std::pair<IValue, IValue>> extra;
   for (const auto& [name, data] : extra_files) extra.emplace_back(IValue(name), IValue(data));
   std::vector<IValue> table(constants.begin(), constants.end());
+  std::map<std::string, OpSource> sources;
+  collect_op_sources(*m.object(), sources);
+  std::vector<std::pair<IValue, IValue>> op_sources;
+  for (const auto& [name, src] : sources)
+    op_sources.emplace_back(IValue(name), IValue::tuple({IValue(src.kind == OpSource::Kind::Library ? "library" : "python"),
+                                                         IValue(src.detail)}));
   IValue archive = IValue::dict({{IValue("format"), IValue(kModuleFormatName)},
                                  {IValue("version"), IValue(kModuleFormatVersion)},
                                  {IValue("root"), std::move(root)},
                                  {IValue("tensor_constants"), IValue::list(std::move(table))},
-                                 {IValue("extra_files"), IValue::dict(std::move(extra))}});
+                                 {IValue("extra_files"), IValue::dict(std::move(extra))},
+                                 {IValue("op_sources"), IValue::dict(std::move(op_sources))}});
   serialize::save(archive, path);
 }
 
@@ -186,6 +242,7 @@ Module load(const std::string& path, ExtraFiles* extra_files) {
     for (const auto& [k, v] : extra.to_dict())
       (*extra_files)[r.str(k, "extra file name")] = r.str(v, "extra file " + k.repr());
   }
+  r.check_op_sources(archive);
   return r.module(r.field(archive, "root", IValue::Tag::Dict, "the archive"), constants, "root");
 }
 

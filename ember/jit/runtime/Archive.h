@@ -6,7 +6,8 @@
 // The file is an Ember archive (ember/serialize, Note [archive format]: a zip with a JSON manifest and one
 // raw entry per tensor storage, written atomically) whose root object is
 //   {"format": "ember-jit-module", "version": 1,
-//    "root": <module>, "tensor_constants": [Tensor, ...], "extra_files": {name: str, ...}}
+//    "root": <module>, "tensor_constants": [Tensor, ...], "extra_files": {name: str, ...},
+//    "op_sources": {"ns::op": ("library", path) | ("python", place), ...}}   (Note [op sources])
 //   <module> = {"class": "__torch__.Net", "training": bool,
 //               "slots": [(name, kind, value, type), ...],   kind: "parameter" | "buffer" | "module" | "attribute";
 //                                                            value: a Tensor, a <module>, or the attribute's
@@ -39,7 +40,8 @@ void save(const Module& m, const std::string& path, const ExtraFiles& extra_file
 
 /// Loads a module saved by save(); its methods are compiled and ready to run. extra_files, when given,
 /// receives the stored extra files. Errors: RuntimeError "jit::load: '<path>': <problem>" for a missing,
-/// truncated, corrupt or hostile file, an unknown op (naming it), or a newer format version.
+/// truncated, corrupt or hostile file, an unknown op (naming it; for an op of a custom library, the library to
+/// load first; for an op defined in Python, that it needs Python), or a newer format version.
 Module load(const std::string& path, ExtraFiles* extra_files = nullptr);
 
 }  // namespace ember::jit

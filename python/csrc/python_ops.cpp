@@ -1,0 +1,160 @@
+#include "python_ops.h"
+
+#include <pybind11/stl.h>
+
+#include "ember/dispatch/Dispatcher.h"
+#include "ember/dispatch/LoadLibrary.h"
+#include "python_common.h"
+#include "tensor.h"
+
+namespace py = pybind11;
+
+namespace ember::python {
+
+py::object ivalue_to_python(const IValue& v) {
+  switch (v.tag()) {
+    case IValue::Tag::None: return py::none();
+    case IValue::Tag::Bool: return py::bool_(v.to_bool());
+    case IValue::Tag::Int: return py::int_(v.to_int());
+    case IValue::Tag::Double: return py::float_(v.to_double());
+    case IValue::Tag::String: return py::str(std::string(v.to_string()));
+    case IValue::Tag::Tensor: {
+      const Tensor& t = v.to_tensor();
+      if (!t.defined()) return py::none();
+      return py::reinterpret_steal<py::object>(wrap(t));
+    }
+    case IValue::Tag::IntList: {
+      py::list l;
+      for (int64_t i : v.to_int_list()) l.append(py::int_(i));
+      return l;
+    }
+    case IValue::Tag::TensorList: {
+      py::list l;
+      for (const Tensor& t : v.to_tensor_list()) l.append(ivalue_to_python(IValue(t)));
+      return l;
+    }
+    case IValue::Tag::List: {
+      py::list l;
+      for (const IValue& e : v.to_list()) l.append(ivalue_to_python(e));
+      return l;
+    }
+    case IValue::Tag::Tuple: {
+      py::list l;
+      for (const IValue& e : v.to_tuple()) l.append(ivalue_to_python(e));
+      return py::tuple(l);
+    }
+    case IValue::Tag::Dict: {
+      py::dict d;
+      for (const auto& [k, e] : v.to_dict()) d[ivalue_to_python(k)] = ivalue_to_python(e);
+      return d;
+    }
+    default:
+      throw py::type_error("cannot pass a value of kind " + std::string(v.tag_name()) + " to Python");
+  }
+}
+
+namespace {
+
+[[noreturn]] void wrong_return(py::handle o, const SchemaType& t, const std::string& op) {
+  throw py::type_error(op + ": the Python kernel returned " + std::string(Py_TYPE(o.ptr())->tp_name) +
+                       " where the schema says " + t.str());
+}
+
+}  // namespace
+
+IValue python_to_ivalue(py::handle o, const SchemaType& t, const std::string& op) {
+  using K = SchemaType::Kind;
+  switch (t.kind) {
+    case K::Optional:
+      return o.is_none() ? IValue() : python_to_ivalue(o, *t.elem, op);
+    case K::Tensor:
+      if (!is_tensor(o.ptr())) wrong_return(o, t, op);
+      return IValue(unwrap(o.ptr()));
+    case K::Int:
+      if (!PyLong_Check(o.ptr()) || PyBool_Check(o.ptr())) wrong_return(o, t, op);
+      return IValue(o.cast<int64_t>());
+    case K::Float:
+      if (!PyFloat_Check(o.ptr()) && !(PyLong_Check(o.ptr()) && !PyBool_Check(o.ptr()))) wrong_return(o, t, op);
+      return IValue(o.cast<double>());
+    case K::Bool:
+      if (!PyBool_Check(o.ptr())) wrong_return(o, t, op);
+      return IValue(o.ptr() == Py_True);
+    case K::Str:
+      if (!PyUnicode_Check(o.ptr())) wrong_return(o, t, op);
+      return IValue(o.cast<std::string>());
+    case K::List: {
+      if (!PyList_Check(o.ptr()) && !PyTuple_Check(o.ptr())) wrong_return(o, t, op);
+      if (t.elem->kind == K::Tensor) {
+        std::vector<Tensor> ts;
+        for (py::handle e : o) ts.push_back(python_to_ivalue(e, *t.elem, op).to_tensor());
+        return IValue(std::move(ts));
+      }
+      if (t.elem->kind == K::Int) {
+        std::vector<int64_t> is;
+        for (py::handle e : o) is.push_back(python_to_ivalue(e, *t.elem, op).to_int());
+        return IValue(std::move(is));
+      }
+      std::vector<IValue> l;
+      for (py::handle e : o) l.push_back(python_to_ivalue(e, *t.elem, op));
+      return IValue::list(std::move(l));
+    }
+    default:
+      throw py::type_error(op + ": a Python kernel cannot return the schema type " + t.str());
+  }
+}
+
+namespace {
+
+// The boxed kernel of a Python function: pops the op's arguments, calls fn(*args) with the GIL held, and
+// pushes the results as the schema's returns describe (one value, or a tuple unpacked into several).
+// A Python exception travels as py::error_already_set through the dispatcher and is restored, type and all,
+// where the call entered from Python (set_python_error).
+KernelFunction python_kernel(py::object fn) {
+  auto holder = std::make_shared<py::object>(std::move(fn));
+  return KernelFunction::from_boxed([holder](const OperatorHandle& op, Stack* stack) {
+    py::gil_scoped_acquire gil;
+    const FunctionSchema& s = op.schema();
+    size_t n = s.arguments.size();
+    py::tuple args(n);
+    for (size_t i = 0; i < n; ++i) args[i] = ivalue_to_python((*stack)[stack->size() - n + i]);
+    stack->resize(stack->size() - n);
+    py::object r = (*holder)(*args);
+    const std::string name = s.full_name();
+    if (s.returns.empty()) {
+      if (!r.is_none()) throw py::type_error(name + ": the Python kernel must return None (the schema returns ())");
+    } else if (s.returns.size() == 1) {
+      stack->push_back(python_to_ivalue(r, s.returns[0].type, name));
+    } else {
+      if (!py::isinstance<py::tuple>(r) || py::len(r) != s.returns.size())
+        throw py::type_error(name + ": the Python kernel must return a tuple of " + std::to_string(s.returns.size()) +
+                             " values");
+      for (size_t i = 0; i < s.returns.size(); ++i)
+        stack->push_back(python_to_ivalue(r[py::int_(i)], s.returns[i].type, name));
+    }
+    // Holding a Python function in the operator table: the functor (and so this object) lives as long as the
+    // process; at interpreter shutdown the reference is leaked rather than released without the GIL.
+  });
+}
+
+}  // namespace
+
+void init_python_ops(py::module_& m) {
+  m.def("_define_op", [](const std::string& schema, const std::string& where) {
+        FunctionSchema parsed = parse_schema(schema, "");
+        EMBER_CHECK(parsed.name.find("::") != std::string::npos && parsed.name.find("::") > 0,
+                    "custom_op: expected a qualified name 'namespace::name', got '{}'", parsed.name);
+        std::string ns = parsed.name.substr(0, parsed.name.find("::"));
+        Dispatcher::singleton().def(schema, OpInfo{}, ns, where);
+        set_op_source(parsed.name, OpSource{OpSource::Kind::Python, where});  // Note [op sources]
+      }, py::arg("schema"), py::arg("where"),
+      "Declares an op from a qualified schema; `where` names the definition in errors. Errors: a malformed schema, "
+      "an op defined twice (naming both places).");
+  m.def("_impl_python", [](const std::string& name, const std::string& key, py::function fn, const std::string& where) {
+        DispatchKey k;
+        EMBER_CHECK(parse_key(key, &k), "custom_op: unknown dispatch key '{}'", key);
+        Dispatcher::singleton().impl(name, k, python_kernel(std::move(fn)), where);
+      }, py::arg("name"), py::arg("key"), py::arg("fn"), py::arg("where"),
+      "Registers a Python function as the kernel of op `name` ('ns::op.overload') at dispatch key `key`.");
+}
+
+}  // namespace ember::python
