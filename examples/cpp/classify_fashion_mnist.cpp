@@ -165,6 +165,7 @@ int run(const Options& o) {
   const uint8_t* truth = labels.contiguous().data_ptr<uint8_t>();
 
   std::vector<int64_t> predicted(static_cast<size_t>(n));
+  ember::InferenceMode inference;  // no autograd graph: the parameters may require grad, these calls need none
   auto start = std::chrono::steady_clock::now();
   for (int64_t b = 0; b < n; b += o.batch_size) {
     const int64_t len = std::min(o.batch_size, n - b);
