@@ -213,9 +213,12 @@ bool windows_inside(const Pool2d& g) {
          (g.OW - 1) * g.dW + g.kW <= g.W && g.kH * g.W < INT32_MAX;
 }
 
-template <class T>
+// kStride: the column stride when it is 1 or 2 (a compile-time stride lets the column loop vectorize), else 0
+// (g.dW at run time).
+template <class T, int64_t kStride>
 void max_pool_inside(const Pool2d& g, const T* in, T* out, int64_t* indices) {
   using M = opmath_t<T>;
+  const int64_t dW = kStride ? kStride : g.dW;
   constexpr int64_t kBlock = 64;  // output columns per pass: the running maxima and offsets stay in L1
   const int64_t plane_out = g.OH * g.OW;
   parallel_for(g.planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, plane_out * g.kH * g.kW)),
@@ -227,7 +230,7 @@ void max_pool_inside(const Pool2d& g, const T* in, T* out, int64_t* indices) {
       for (int64_t oh = 0; oh < g.OH; ++oh) {
         for (int64_t ow0 = 0; ow0 < g.OW; ow0 += kBlock) {
           const int64_t n = std::min(kBlock, g.OW - ow0);
-          const int64_t first = oh * g.dH * g.W + ow0 * g.dW;  // block column 0's window's first element
+          const int64_t first = oh * g.dH * g.W + ow0 * dW;  // block column 0's window's first element
           for (int64_t k = 0; k < n; ++k) mx[k] = -std::numeric_limits<M>::infinity(), off[k] = 0;
           // The window's elements in the general loop's order, each against the whole block of columns.
           for (int64_t i = 0; i < g.kH; ++i)
@@ -235,7 +238,7 @@ void max_pool_inside(const Pool2d& g, const T* in, T* out, int64_t* indices) {
               const int32_t e = static_cast<int32_t>(i * g.W + j);
               const T* col = src + first + e;
               for (int64_t k = 0; k < n; ++k) {
-                const M v = static_cast<M>(col[k * g.dW]);
+                const M v = static_cast<M>(col[k * dW]);
                 const bool take = v > mx[k] || v != v;
                 mx[k] = take ? v : mx[k];
                 off[k] = take ? e : off[k];
@@ -243,7 +246,7 @@ void max_pool_inside(const Pool2d& g, const T* in, T* out, int64_t* indices) {
             }
           T* o = out + p * plane_out + oh * g.OW + ow0;
           int64_t* ix = indices + p * plane_out + oh * g.OW + ow0;
-          for (int64_t k = 0; k < n; ++k) o[k] = static_cast<T>(mx[k]), ix[k] = first + k * g.dW + off[k];
+          for (int64_t k = 0; k < n; ++k) o[k] = static_cast<T>(mx[k]), ix[k] = first + k * dW + off[k];
         }
       }
     }
@@ -265,7 +268,9 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, IntArrayR
     T* o = out.data_ptr<T>();
     int64_t* ix = idx.data_ptr<int64_t>();
     if (windows_inside(g)) {
-      max_pool_inside<T>(g, in, o, ix);
+      if (g.dW == 2) max_pool_inside<T, 2>(g, in, o, ix);
+      else if (g.dW == 1) max_pool_inside<T, 1>(g, in, o, ix);
+      else max_pool_inside<T, 0>(g, in, o, ix);
       return;
     }
     for_each_window(g, in, [&](const T* src, int64_t o_at, int64_t h0, int64_t w0) {
