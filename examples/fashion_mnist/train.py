@@ -125,14 +125,14 @@ def evaluate(torch, model, images, labels, batch_size=1000):
     return (predict(torch, model, images, batch_size) == labels).sum().item() / images.shape[0]
 
 
-def export(torch, model, test_x, path, predictions_path):
+def export(torch, model, test_x, predictions, path, predictions_path):
     """Traces the model in eval mode on one test image, freezes it where the framework can (PyTorch's
     torch.jit.freeze; Ember's once its ember.jit.freeze exists) and saves it with jit.save; writes the Python
-    model's predicted class of each test image to predictions_path, one per line (the format of the C++
-    classifier's --predictions, so the two files compare with `cmp`). Then loads the saved model back and
-    counts the test images on which it predicts the same class as the Python model. Returns that count."""
+    model's predicted class of each test image (`predictions`, from predict()) to predictions_path, one per line
+    (the format of the C++ classifier's --predictions, so the two files compare with `cmp`). Then loads the saved
+    model back and counts the test images on which it predicts the same class as the Python model. Returns that
+    count."""
     model.eval()
-    predictions = predict(torch, model, test_x)
     with torch.no_grad():
         traced = torch.jit.trace(model, test_x[:1])
         if hasattr(torch.jit, "freeze"):
@@ -239,7 +239,8 @@ def main(argv=None):
             bar.set_postfix(loss=f"{losses[-1]:.4f}", images_per_s=f"{seen / (time.perf_counter() - start):.0f}")
         train_time = time.perf_counter() - start
         eval_start = time.perf_counter()
-        accuracies.append(evaluate(torch, model, test_x, test_y))
+        predictions = predict(torch, model, test_x)  # kept for the export step
+        accuracies.append((predictions == test_y).sum().item() / test_x.shape[0])
         eval_time = time.perf_counter() - eval_start
         epoch_loss = float(np.mean(losses[-len(loader):]))
         print(f"epoch {epoch}: train loss {epoch_loss:.4f}, {train_time:.1f} s ({seen / train_time:.0f} images/s), "
@@ -255,10 +256,10 @@ def main(argv=None):
     print(f"saved the state dict to {weights} and the plot to {figure}")
     if not args.no_export:
         path = args.export or os.path.join(args.out, f"model_{args.framework}_jit.pt")
-        predictions = os.path.join(args.out, f"predictions_{args.framework}.txt")
-        agree = export(torch, model, test_x, path, predictions)
+        predictions_file = os.path.join(args.out, f"predictions_{args.framework}.txt")
+        agree = export(torch, model, test_x, predictions, path, predictions_file)
         print(f"exported the traced model to {path} (its predictions equal the Python model's on {agree} of "
-              f"{test_x.shape[0]} test images) and the Python model's predictions to {predictions}")
+              f"{test_x.shape[0]} test images) and the Python model's predictions to {predictions_file}")
     return accuracies
 
 
