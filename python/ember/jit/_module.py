@@ -18,6 +18,8 @@ structure (container kinds, lengths, dict keys) is the example's. Outputs keep t
 inputs in the extra file ``.ember/input_spec/<method>`` (Note [python archive] in _serialization.py), so a
 loaded module takes the same arguments as the traced one.
 """
+import copy
+
 from .. import _C
 from ..nn.modules.module import Module
 from ..nn.parameter import Parameter
@@ -186,8 +188,51 @@ class ScriptModule(Module):
     def extra_repr(self):
         return "original_name=" + self.original_name
 
+    def __deepcopy__(self, memo):
+        """An independent copy (Note [copying script modules]): a RecursiveScriptModule over a copy of the
+        runtime module, its tensors deep-copied (a tensor shared by two attributes stays shared)."""
+        if id(self) in memo:
+            return memo[id(self)]
+        c = _copy_runtime(self._c, self, memo, {})
+        new = _loaded(c, copy.deepcopy(self._specs, memo))
+        memo[id(self)] = new
+        return new
+
+    def __copy__(self):
+        raise RuntimeError("ember.jit: a shallow copy of a script module is not supported; use copy.deepcopy")
+
     def __reduce_ex__(self, protocol):
         raise RuntimeError("ember.jit.ScriptModule cannot be pickled; use ember.jit.save / ember.jit.load")
+
+
+# Note [copying script modules]
+# copy.deepcopy of a traced or loaded module builds a new runtime module tree: the same class names, a deep copy
+# of each parameter and buffer (through the Python objects, so deepcopy's memo keeps shared tensors shared and
+# a Parameter's requires_grad), the same plain attributes, training flags, and the same method graphs compiled
+# for the new objects (graphs are immutable once defined, so sharing them is safe). The copy is a
+# RecursiveScriptModule, as a loaded module is; its original_name is the original's.
+def _copy_runtime(c, py_module, memo, copies):
+    for old, new in copies.items():
+        if old.same(c):
+            return new
+    new = _C._JitModule(c.class_name)
+    copies[c] = new
+    py_children = dict(py_module._modules) if py_module is not None else {}
+    for name, kind, value in c.slots():
+        if kind == "parameter" or kind == "buffer":
+            live = None
+            if py_module is not None:
+                live = (py_module._parameters if kind == "parameter" else py_module._buffers).get(name)
+            t = copy.deepcopy(live if live is not None else value, memo)
+            (new.register_parameter if kind == "parameter" else new.register_buffer)(name, t)
+        elif kind == "module":
+            new.register_module(name, _copy_runtime(value, py_children.get(name), memo, copies))
+        else:
+            new.register_attribute(name, copy.deepcopy(value, memo))
+    new.train(c.is_training())
+    for name in c.method_names():
+        new.define_method(name, c.method_graph(name))
+    return new
 
 
 class _ContainerMixin:
