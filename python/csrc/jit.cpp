@@ -141,6 +141,14 @@ void warn_if_tracing(const char* message) {  // a literal: nothing is built when
   if (tr::is_tracing()) py_warn(message);
 }
 
+bool tracing_now() { return tr::is_tracing(); }
+
+Tensor traced_size(const Tensor& x, int64_t dim) { return tr::current_state()->size_of(x, dim); }
+
+void note_traced_int(const FunctionSchema& op, size_t arg, int64_t elem, const Tensor& t) {
+  if (tr::TracingState* s = tr::current_state()) s->note_int_argument(op, arg, elem, t);
+}
+
 void warn_tracer_conversion(const char* what) {
   if (!tr::is_tracing()) return;
   py_warn(std::string("Converting a tensor to a Python ") + what +

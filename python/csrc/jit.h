@@ -30,4 +30,13 @@ extern const char* const kTensorConstantWarning;
 /// When the current thread is tracing, warns with ember.jit.TracerWarning and `message` (same errors).
 void warn_if_tracing(const char* message);
 
+/// Whether the current thread is tracing (a thread-local read).
+bool tracing_now();
+/// While tracing: x.size(dim) as a traced 0-dim int64 tensor (Note [traced sizes] in
+/// ember/jit/frontend/Tracer.h). Errors: dim out of range (IndexError).
+Tensor traced_size(const Tensor& x, int64_t dim);
+/// While tracing: argument `arg` (element `elem` of an int[], or -1) of the next call of op came from the
+/// tensor t (the argument parser calls this for tensors given as ints; Note [traced sizes]).
+void note_traced_int(const FunctionSchema& op, size_t arg, int64_t elem, const Tensor& t);
+
 }  // namespace ember::python

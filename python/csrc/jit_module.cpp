@@ -132,6 +132,9 @@ void init_jit_module(py::module_& m) {
         mod.register_buffer(n, unwrap_tensor_arg(t, "register_buffer"));
       })
       .def("register_module", &jit::Module::register_module)
+      .def("register_attribute", [](jit::Module& mod, const std::string& n, py::handle v) {
+        mod.register_attribute(n, python_to_ivalue(v));
+      }, "A plain attribute of the value's type (int, float, bool, str, Tensor, lists and tuples of those).")
       .def("set_attr", [](jit::Module& mod, const std::string& n, py::handle v) { mod.set_attr(n, python_to_ivalue(v)); })
       .def("attr", [](const jit::Module& mod, const std::string& n) { return ivalue_to_python(mod.attr(n)); })
       .def("has_attr", &jit::Module::has_attr)

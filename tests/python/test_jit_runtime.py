@@ -272,6 +272,67 @@ def test_threads_share_one_loaded_module(tmp_path):
         assert bool((r == ref).all())
 
 
+def first_line(e):
+    return str(e).splitlines()[0].split(" Declaration:")[0]
+
+
+def test_misuse_errors_match_torch(tmp_path):
+    """Keyword arguments bind by name; missing, extra and mistyped arguments raise RuntimeError worded as
+    TorchScript's (the declaration aside), for traced functions, traced modules and loaded modules."""
+    _, e, t, shape = models()[0]
+    xe, xt = both(randn(*shape))
+    em, tm = ember.jit.trace(e, xe), torch.jit.trace(t, xt)
+    em.save(str(tmp_path / "m.pt"))
+    el = ember.jit.load(str(tmp_path / "m.pt"))
+
+    def add(a, b):
+        return a + b
+
+    ef, tf = ember.jit.trace(add, (xe, xe)), torch.jit.trace(add, (xt, xt))
+    calls = {
+        "by name": lambda m, f, x: m(input=x),
+        "function by name": lambda m, f, x: f(b=x, a=x),
+        "unknown keyword": lambda m, f, x: m(x=x),
+        "missing": lambda m, f, x: m(),
+        "function missing": lambda m, f, x: f(x),
+        "int": lambda m, f, x: m(3),
+        "list": lambda m, f, x: m([x]),
+        "function int": lambda m, f, x: f(x, 3),
+        "too many": lambda m, f, x: m(x, x),
+    }
+    for what, call in calls.items():
+        results = []
+        for m, f, x in ((em, ef, xe), (el, ef, xe), (tm, tf, xt)):
+            try:
+                results.append(("ok", tuple(call(m, f, x).shape)))
+            except Exception as exc:  # compared below
+                results.append((type(exc).__name__, first_line(exc)))
+        if what == "too many":  # TorchScript counts self among the arguments
+            assert [r[0] for r in results] == ["RuntimeError"] * 3, results
+        else:
+            assert results[0] == results[1] == results[2], (what, results)
+
+
+def test_deepcopy_of_traced_and_loaded_modules(tmp_path):
+    name, e, t, shape = models()[1]
+    x, tx = both(randn(*shape))
+    em, tm = ember.jit.trace(e, x), torch.jit.trace(t, tx)
+    em.save(str(tmp_path / "m.pt"))
+    for mod in (em, ember.jit.load(str(tmp_path / "m.pt"))):
+        c = copy.deepcopy(mod)
+        tc = copy.deepcopy(tm)
+        assert c.original_name == tc.original_name and c.training == tc.training
+        assert list(c.state_dict()) == list(tc.state_dict())
+        with ember.no_grad(), torch.no_grad():
+            assert_same(c(x), tc(tx), rtol=1e-4, atol=1e-5)
+            for p in c.parameters():
+                p.zero_()  # the copy is independent of the original
+            assert_same(mod(x), tm(tx), rtol=1e-4, atol=1e-5)
+            assert not any(bool((p != 0).any()) for p in c.parameters())
+        assert all(p.requires_grad for p in c.parameters())
+        assert str(c.graph) == str(mod.graph)
+
+
 def test_traced_function_and_misuse_errors():
     x, tx = both(randn(2, 3))
     ef = ember.jit.trace(lambda a, b: a * b + 1, (x, x))

@@ -18,6 +18,8 @@ structure (container kinds, lengths, dict keys) is the example's. Outputs keep t
 inputs in the extra file ``.ember/input_spec/<method>`` (Note [python archive] in _serialization.py), so a
 loaded module takes the same arguments as the traced one.
 """
+import copy
+
 from .. import _C
 from ..nn.modules.module import Module
 from ..nn.parameter import Parameter
@@ -61,26 +63,42 @@ def _spec_str(spec):
     return ("Tuple[" + inner + "]") if spec[0] == "tuple" else ("List[" + inner + "]")
 
 
-def _flatten_call(name, spec, args, kwargs):
-    """The flat tensor inputs of a call of a method traced with input structure spec, checked."""
+def _bind(name, names, args, kwargs, declaration):
+    """The positional arguments of a call, keyword arguments placed by name, as TorchScript binds them."""
+    n = len(names)
+    if len(args) > n:
+        raise RuntimeError("{}() expected at most {} argument(s) but received {} argument(s). Declaration: {}"
+                           .format(name, n, len(args), declaration))
+    bound = list(args)
+    kwargs = dict(kwargs)
+    for i in range(len(args), n):
+        if names[i] not in kwargs:
+            raise RuntimeError("{}() is missing value for argument '{}'. Declaration: {}".format(
+                name, names[i], declaration))
+        bound.append(kwargs.pop(names[i]))
     if kwargs:
-        raise RuntimeError("{}() got keyword arguments {}: a traced method takes its inputs positionally, as "
-                           "traced".format(name, sorted(kwargs)))
-    expected = len(spec[1])
-    if len(args) != expected:
-        raise RuntimeError("{}() expected {} argument{} ({}) but got {}".format(
-            name, expected, "" if expected == 1 else "s", ", ".join(_spec_str(s) for s in spec[1]), len(args)))
-    try:
-        tensors, _, got = flatten(tuple(args), "input")
-    except RuntimeError:
-        bad = next(type(a).__name__ for a in args if not _is_tensor_tree(a))
-        raise RuntimeError("{}() expected arguments ({}) but got a value of type '{}'".format(
-            name, ", ".join(_spec_str(s) for s in spec[1]), bad)) from None
+        k = next(iter(kwargs))
+        raise RuntimeError("{}() got an unexpected keyword argument '{}'{}. Declaration: {}".format(
+            name, k, " (it is given by position)" if k in names else "", declaration))
+    return bound
+
+
+def _flatten_call(name, signature, args, kwargs):
+    """The flat tensor inputs of a call of a method traced with signature (spec, argument names), checked
+    (Note [flattened inputs]); errors are RuntimeErrors worded as TorchScript's."""
+    spec, names = signature
+    declaration = "{}({})".format(name, ", ".join("{} {}".format(_spec_str(s), n) for s, n in zip(spec[1], names)))
+    bound = _bind(name, names, args, kwargs, declaration)
+    for a, s, n in zip(bound, spec[1], names):
+        if not _is_tensor_tree(a) or (s == "T") != isinstance(a, Tensor):
+            raise RuntimeError("{}() Expected a value of type '{}' for argument '{}' but instead found type '{}'."
+                               "\nDeclaration: {}".format(name, _spec_str(s), n, type(a).__name__, declaration))
+    tensors, _, got = flatten(tuple(bound), "input")
     if got != spec:
         raise RuntimeError("{}(): the arguments' structure ({}) differs from the traced example's ({}) (a trace "
-                           "is specialized on the structure of its inputs)".format(
+                           "is specialized on the structure of its inputs). Declaration: {}".format(
                                name, ", ".join(_spec_str(s) for s in got[1]),
-                               ", ".join(_spec_str(s) for s in spec[1])))
+                               ", ".join(_spec_str(s) for s in spec[1]), declaration))
     return tensors
 
 
@@ -109,7 +127,8 @@ class ScriptModule(Module):
         super().__init__()
         object.__setattr__(self, "_c", c)
         object.__setattr__(self, "original_name", original_name)
-        object.__setattr__(self, "_specs", specs)  # method name -> input structure (Note [flattened inputs])
+        # method name -> (input structure, argument names) (Note [flattened inputs])
+        object.__setattr__(self, "_specs", specs)
 
     # ---- running
     def forward(self, *args, **kwargs):
@@ -186,8 +205,51 @@ class ScriptModule(Module):
     def extra_repr(self):
         return "original_name=" + self.original_name
 
+    def __deepcopy__(self, memo):
+        """An independent copy (Note [copying script modules]): a RecursiveScriptModule over a copy of the
+        runtime module, its tensors deep-copied (a tensor shared by two attributes stays shared)."""
+        if id(self) in memo:
+            return memo[id(self)]
+        c = _copy_runtime(self._c, self, memo, {})
+        new = _loaded(c, copy.deepcopy(self._specs, memo))
+        memo[id(self)] = new
+        return new
+
+    def __copy__(self):
+        raise RuntimeError("ember.jit: a shallow copy of a script module is not supported; use copy.deepcopy")
+
     def __reduce_ex__(self, protocol):
         raise RuntimeError("ember.jit.ScriptModule cannot be pickled; use ember.jit.save / ember.jit.load")
+
+
+# Note [copying script modules]
+# copy.deepcopy of a traced or loaded module builds a new runtime module tree: the same class names, a deep copy
+# of each parameter and buffer (through the Python objects, so deepcopy's memo keeps shared tensors shared and
+# a Parameter's requires_grad), the same plain attributes, training flags, and the same method graphs compiled
+# for the new objects (graphs are immutable once defined, so sharing them is safe). The copy is a
+# RecursiveScriptModule, as a loaded module is; its original_name is the original's.
+def _copy_runtime(c, py_module, memo, copies):
+    for old, new in copies.items():
+        if old.same(c):
+            return new
+    new = _C._JitModule(c.class_name)
+    copies[c] = new
+    py_children = dict(py_module._modules) if py_module is not None else {}
+    for name, kind, value in c.slots():
+        if kind == "parameter" or kind == "buffer":
+            live = None
+            if py_module is not None:
+                live = (py_module._parameters if kind == "parameter" else py_module._buffers).get(name)
+            t = copy.deepcopy(live if live is not None else value, memo)
+            (new.register_parameter if kind == "parameter" else new.register_buffer)(name, t)
+        elif kind == "module":
+            new.register_module(name, _copy_runtime(value, py_children.get(name), memo, copies))
+        else:
+            new.register_attribute(name, copy.deepcopy(value, memo))
+    new.train(c.is_training())
+    for name in c.method_names():
+        new.define_method(name, c.method_graph(name))
+    return new
 
 
 class _ContainerMixin:
@@ -292,11 +354,13 @@ class _LoadedContainer(_ContainerMixin, RecursiveScriptModule):
 class TracedFunction:
     """A traced function: calling it runs the graph in the C++ runtime; ``graph`` and ``code`` show it."""
 
-    def __init__(self, fn, graph, spec):
+    def __init__(self, fn, graph, signature):
         self.__name__ = getattr(fn, "__name__", "forward")
+        if self.__name__ == "<lambda>":
+            self.__name__ = "_lambda"
         self.__doc__ = getattr(fn, "__doc__", None)
         self._graph = graph
-        self._spec = spec
+        self._spec = signature
         self._fn = _C._JitFunction(self.__name__, graph)
 
     def __call__(self, *args, **kwargs):

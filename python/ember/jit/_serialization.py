@@ -3,8 +3,8 @@
 
 Note [python archive]
 The file is the C++ runtime's saved-model archive, so ``ember::jit::load`` reads what Python saves and the
-reverse. Python adds one thing: the structure of the root's method inputs (Note [flattened inputs] in
-_module.py), as the extra file ``.ember/input_spec/<method>`` holding its Python literal, so that a loaded
+reverse. Python adds one thing: the structure and names of the root's method inputs (Note [flattened inputs]
+in _module.py), as the extra file ``.ember/input_spec/<method>`` holding the Python literal of the pair, so that a loaded
 module accepts tuples, lists and dicts as the traced one did (C++ callers pass the flat tensors). Extra files
 whose names start with ``.ember/`` are reserved; user extra files may be any other name, with str or bytes
 contents, read back as bytes (as PyTorch's); unlike PyTorch's, the contents must be UTF-8 text (the C++
@@ -113,7 +113,9 @@ def load(f, map_location=None, _extra_files=None):
                 spec = ast.literal_eval(data.decode("utf-8"))
             except (ValueError, SyntaxError, UnicodeDecodeError, MemoryError, RecursionError):
                 spec = None
-            if _valid_spec(spec) and spec[0] == "tuple":
+            if (isinstance(spec, tuple) and len(spec) == 2 and _valid_spec(spec[0]) and spec[0][0] == "tuple"
+                    and isinstance(spec[1], tuple) and len(spec[1]) == len(spec[0][1])
+                    and all(isinstance(n, str) for n in spec[1])):
                 specs[name[len(_SPEC_PREFIX):]] = spec
             else:
                 raise RuntimeError("ember.jit.load: the input structure of method '{}' in the archive is malformed"

@@ -78,8 +78,8 @@ def _check_outputs(out, strict):
 
 
 def _trace_graph(fn, args, module, strict):
-    """Traces fn(*args) (fn is module's bound forward path when module is given); returns (graph, spec,
-    class_names): class_names maps each module path ("" for the root, "features.0") to the class name the
+    """Traces fn(*args) (fn is module's bound forward path when module is given); returns (graph, signature,
+    class_names): signature is (input structure, argument names): class_names maps each module path ("" for the root, "features.0") to the class name the
     graph gives it."""
     if not isinstance(args, tuple):
         args = (args,)
@@ -118,7 +118,7 @@ def _trace_graph(fn, args, module, strict):
     state.register_output(out)
     state.finish()
     graph = state.graph
-    return graph, ("tuple", tuple(spec)), class_names
+    return graph, (("tuple", tuple(spec)), tuple(names)), class_names
 
 
 def _map_tensors(obj, fn):
