@@ -356,3 +356,17 @@ Tensor as_strided_backward(const Tensor& grad_output, IntArrayRef size, IntArray
 }
 
 }  // namespace ember::composite
+
+// ---- sizes and ints as ops, for traces (Note [traced sizes] in ember/jit/frontend/Tracer.h)
+
+namespace ember::composite {
+
+int64_t size_int(const Tensor& self, int64_t dim) { return self.size(wrap_dim(dim, self.dim())); }
+
+int64_t Int_Tensor(const Tensor& a) {
+  EMBER_CHECK(a.numel() == 1, "Int: a tensor with {} elements cannot be converted to an int (one element needed)",
+              a.numel());
+  return a.item().to_long();
+}
+
+}  // namespace ember::composite

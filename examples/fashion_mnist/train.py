@@ -4,6 +4,7 @@
     make demo                       (3 epochs; `make demo EPOCHS=5` for more)
     PYTHONPATH=python /usr/bin/python3 examples/fashion_mnist/train.py [--epochs 3] [--framework ember|torch]
         [--threads 2] [--out out/fashion_mnist] [--limit N] [--test-limit N] [--seed 0] [--no-progress]
+        [--export PATH | --no-export]
 
 The same code runs on Ember and on PyTorch 1.13: with --framework ember (the default) the script does
 `import ember as torch`, with --framework torch it imports PyTorch itself, and everything after that is written
@@ -19,8 +20,13 @@ Data: the gzipped IDX files of Debian's `dataset-fashion-mnist` (/usr/share/data
 small NumPy reader below so both frameworks get the same arrays; batches come from
 `torch.utils.data.DataLoader` over a `TensorDataset`, shuffled by a seeded generator.
 
-Output (in --out): the trained model's state dict (`model_<framework>.pt`, written with `torch.save`) and a PNG plot
-of the training loss and the test accuracy per epoch (`training_<framework>.png`).
+Output (in --out): the trained model's state dict (`model_<framework>.pt`, written with `torch.save`), a PNG plot
+of the training loss and the test accuracy per epoch (`training_<framework>.png`), and the export step's files:
+the model traced in eval mode with `torch.jit.trace` and saved with `torch.jit.save` (`model_<framework>_jit.pt`,
+or --export PATH; frozen first with `torch.jit.freeze` where the framework has it), and the Python model's
+predicted class of each test image, one per line (`predictions_<framework>.txt`). Ember's exported model runs
+without Python in examples/cpp/classify_fashion_mnist.cpp, whose predictions equal these (`make demo` runs both
+and compares them).
 """
 import argparse
 import gzip
@@ -102,16 +108,43 @@ def train_step(torch, model, optimizer, scheduler, images, labels):
     return loss.item()
 
 
+def predict(torch, model, images, batch_size=1000):
+    """The predicted class of each image (int64 tensor), by the model in eval mode without autograd, in batches
+    of batch_size (the C++ classifier's default, so both run the same ops on the same batches)."""
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        predictions = torch.cat([model(images[start:start + batch_size]).argmax(dim=1)
+                                 for start in range(0, images.shape[0], batch_size)])
+    model.train(was_training)
+    return predictions
+
+
 def evaluate(torch, model, images, labels, batch_size=1000):
     """Accuracy of the model (in eval mode, without autograd) on the given tensors."""
+    return (predict(torch, model, images, batch_size) == labels).sum().item() / images.shape[0]
+
+
+def export(torch, model, test_x, predictions, path, predictions_path):
+    """Traces the model in eval mode on one test image, freezes it where the framework can (PyTorch's
+    torch.jit.freeze; Ember's once its ember.jit.freeze exists) and saves it with jit.save; writes the Python
+    model's predicted class of each test image (`predictions`, from predict()) to predictions_path, one per line
+    (the format of the C++ classifier's --predictions, so the two files compare with `cmp`). Then loads the saved
+    model back and counts the test images on which it predicts the same class as the Python model. Returns that
+    count."""
     model.eval()
-    correct = 0
     with torch.no_grad():
-        for start in range(0, images.shape[0], batch_size):
-            logits = model(images[start:start + batch_size])
-            correct += (logits.argmax(dim=1) == labels[start:start + batch_size]).sum().item()
+        traced = torch.jit.trace(model, test_x[:1])
+        if hasattr(torch.jit, "freeze"):
+            traced = torch.jit.freeze(traced)
+        torch.jit.save(traced, path)
+    with open(predictions_path, "w") as f:
+        f.write("".join(f"{p}\n" for p in predictions.tolist()))
+    loaded = torch.jit.load(path)
+    loaded.eval()
+    agree = (predict(torch, loaded, test_x) == predictions).sum().item()
     model.train()
-    return correct / images.shape[0]
+    return agree
 
 
 def plot(path, losses, steps_per_epoch, accuracies, title):
@@ -151,6 +184,9 @@ def parse_args(argv=None):
     parser.add_argument("--batch-size", type=int, default=128, help="training batch size (default 128)")
     parser.add_argument("--data-dir", default=DATA_DIR, help=f"where the IDX files are (default {DATA_DIR})")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar (for logs)")
+    parser.add_argument("--export", metavar="PATH", default=None,
+                        help="where to save the traced model (default <out>/model_<framework>_jit.pt)")
+    parser.add_argument("--no-export", action="store_true", help="do not trace and save the trained model")
     args = parser.parse_args(argv)
     for name in ("epochs", "threads", "limit", "test_limit", "batch_size"):
         value = getattr(args, name)
@@ -203,7 +239,8 @@ def main(argv=None):
             bar.set_postfix(loss=f"{losses[-1]:.4f}", images_per_s=f"{seen / (time.perf_counter() - start):.0f}")
         train_time = time.perf_counter() - start
         eval_start = time.perf_counter()
-        accuracies.append(evaluate(torch, model, test_x, test_y))
+        predictions = predict(torch, model, test_x)  # kept for the export step
+        accuracies.append((predictions == test_y).sum().item() / test_x.shape[0])
         eval_time = time.perf_counter() - eval_start
         epoch_loss = float(np.mean(losses[-len(loader):]))
         print(f"epoch {epoch}: train loss {epoch_loss:.4f}, {train_time:.1f} s ({seen / train_time:.0f} images/s), "
@@ -217,6 +254,12 @@ def main(argv=None):
     plot(figure, losses, len(loader), accuracies,
          f"Fashion-MNIST CNN on {args.framework}: test accuracy {accuracies[-1]:.4f} after {epochs}")
     print(f"saved the state dict to {weights} and the plot to {figure}")
+    if not args.no_export:
+        path = args.export or os.path.join(args.out, f"model_{args.framework}_jit.pt")
+        predictions_file = os.path.join(args.out, f"predictions_{args.framework}.txt")
+        agree = export(torch, model, test_x, predictions, path, predictions_file)
+        print(f"exported the traced model to {path} (its predictions equal the Python model's on {agree} of "
+              f"{test_x.shape[0]} test images) and the Python model's predictions to {predictions_file}")
     return accuracies
 
 

@@ -4,6 +4,7 @@
 
 #include "dtype.h"
 #include "generator.h"
+#include "jit.h"
 #include "tensor.h"
 
 namespace ember::python {
@@ -407,6 +408,25 @@ Signature make_signature(const OperatorHandle& op) {
   return sig;
 }
 
+// While tracing: the tensors given for int and int[] arguments (traced sizes and arithmetic on them) are
+// declared to the tracer, so that the op's node reads them instead of constants (Note [traced sizes] in
+// ember/jit/frontend/Tracer.h).
+void note_traced_ints(const Signature& sig, PyObject* const* given, size_t n) {
+  const FunctionSchema& fs = sig.op.schema();
+  for (size_t i = 0; i < n; ++i) {
+    PyObject* o = given[i];
+    if (!o) continue;
+    if (sig.args[i].kind == ArgKind::Int && is_tensor(o)) {
+      note_traced_int(fs, i, -1, unwrap(o));
+    } else if (sig.args[i].kind == ArgKind::IntList && (PyTuple_Check(o) || PyList_Check(o))) {
+      Py_ssize_t len = PySequence_Fast_GET_SIZE(o);
+      PyObject** items = PySequence_Fast_ITEMS(o);
+      for (Py_ssize_t k = 0; k < len; ++k)
+        if (is_tensor(items[k])) note_traced_int(fs, i, k, unwrap(items[k]));
+    }
+  }
+}
+
 bool parse_call(const Signature& sig, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Stack& stack,
                 std::string* why, bool from_operator, PyObject** requires_grad) {
   const size_t base = stack.size();
@@ -488,6 +508,7 @@ bool parse_call(const Signature& sig, PyObject* const* args, Py_ssize_t nargs, P
       });
     }
   }
+  if (tracing_now()) note_traced_ints(sig, given, n);
   return true;
 }
 

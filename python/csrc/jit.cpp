@@ -1,13 +1,5 @@
-// ember.jit's native part (jit.h): the tracer's state for Python, graphs, their readable code, and the
-// Python executor.
-//
-// Note [python graph executor]
-// Until the JIT runtime (ember/jit/runtime, a lowered instruction list) is in, a traced module runs its graph
-// with this walker: an environment of IValues, one step per node in order: prim::Constant reads its value,
-// prim::GetAttr reads the attribute of the Python module object (so parameters are read live, and replacing
-// or updating them is seen), the list/tuple/dict primitives build or unpack containers, and an op node calls
-// its operator with the dispatcher's boxed call (the schema matched once per node, Note [schema matching]).
-// It is a correct reference, not a fast one; the runtime's interpreter replaces it.
+// ember.jit's native part (jit.h): the tracer's state for Python, graphs and their readable code. Traced and
+// loaded modules run on the runtime (jit_module.cpp, Note [python script modules]).
 #include "jit.h"
 
 #include <pybind11/stl.h>
@@ -49,11 +41,6 @@ const Tensor& as_tensor(py::handle h, const char* what) {
   if (!is_tensor(h.ptr()))
     throw py::type_error(std::string(what) + ": expected a Tensor, got " + Py_TYPE(h.ptr())->tp_name);
   return unwrap(h.ptr());
-}
-
-py::object wrap_tensor(const Tensor& t) {
-  if (!t.defined()) return py::none();
-  return py::reinterpret_steal<py::object>(wrap(t));
 }
 
 // ---- tracing
@@ -101,124 +88,6 @@ struct PyTracingState {
 struct PyTracingScope {
   std::unique_ptr<tr::TracingGuard> guard;
 };
-
-// ---- the executor (Note [python graph executor])
-
-// A value of the environment: an IValue, or a Python module object (values of class type).
-struct Slot {
-  IValue iv;
-  py::object obj;
-};
-
-IValue tensor_list_or_list(const Value* out, std::vector<IValue> elems) {
-  const auto* lt = out->type()->cast<jit::ListType>();
-  if (lt && lt->elem()->kind() == TypeKind::Tensor) {
-    std::vector<Tensor> ts;
-    for (IValue& e : elems) ts.push_back(e.to_tensor());
-    return IValue(std::move(ts));
-  }
-  return IValue::list(std::move(elems));
-}
-
-// Adapts a constant to the argument it feeds: dtypes are int constants in graphs (as TorchScript's).
-IValue fit_argument(IValue v, const SchemaType& t) {
-  const SchemaType* base = t.kind == SchemaType::Kind::Optional && t.elem ? t.elem.get() : &t;
-  if (base->kind == SchemaType::Kind::ScalarType && v.is_int()) return IValue(static_cast<DType>(v.to_int()));
-  return v;
-}
-
-std::vector<IValue> elements(const IValue& v) {
-  if (v.is_tensor_list()) {
-    std::vector<IValue> r;
-    for (const Tensor& t : v.to_tensor_list()) r.emplace_back(t);
-    return r;
-  }
-  return v.to_list();
-}
-
-py::object to_python(const IValue& v) {
-  switch (v.tag()) {
-    case IValue::Tag::None: return py::none();
-    case IValue::Tag::Bool: return py::bool_(v.to_bool());
-    case IValue::Tag::Int: return py::int_(v.to_int());
-    case IValue::Tag::Double: return py::float_(v.to_double());
-    case IValue::Tag::String: return py::str(v.to_string());
-    case IValue::Tag::Tensor: return wrap_tensor(v.to_tensor());
-    case IValue::Tag::IntList: return py::cast(std::vector<int64_t>(v.to_int_list().begin(), v.to_int_list().end()));
-    case IValue::Tag::TensorList:
-    case IValue::Tag::List: {
-      py::list l;
-      for (const IValue& e : elements(v)) l.append(to_python(e));
-      return l;
-    }
-    case IValue::Tag::Tuple: {
-      py::list l;
-      for (const IValue& e : v.to_tuple()) l.append(to_python(e));
-      return py::tuple(l);
-    }
-    case IValue::Tag::Dict: {
-      py::dict d;
-      for (const auto& [k, e] : v.to_dict()) d[to_python(k)] = to_python(e);
-      return d;
-    }
-    default: throw py::type_error("jit: cannot return a " + std::string(v.tag_name()) + " to Python");
-  }
-}
-
-py::object run_graph(const Graph& g, py::handle self, const std::vector<py::handle>& args) {
-  std::unordered_map<const Value*, Slot> env;
-  auto in = g.block()->inputs();
-  size_t first = 0;
-  if (!in.empty() && in[0]->type()->kind() == TypeKind::Class) {
-    env[in[0]].obj = py::reinterpret_borrow<py::object>(self);
-    first = 1;
-  }
-  if (args.size() != in.size() - first)
-    throw py::type_error("forward() expected " + std::to_string(in.size() - first) + " tensor inputs, got " +
-                         std::to_string(args.size()));
-  for (size_t i = first; i < in.size(); ++i) env[in[i]].iv = IValue(as_tensor(args[i - first], "forward"));
-  Stack stack;
-  for (const Node* n : g.nodes()) {
-    const jit::Symbol k = n->kind();
-    auto get = [&](size_t i) -> const IValue& { return env.at(n->input(i)).iv; };
-    if (k == jit::prim::Constant) {
-      env[n->output()].iv = *jit::constant_value(n->output());
-    } else if (k == jit::prim::GetAttr) {
-      py::object attr = env.at(n->input(0)).obj.attr(n->s("name").c_str());
-      Slot& s = env[n->output()];
-      if (is_tensor(attr.ptr())) s.iv = IValue(unwrap(attr.ptr()));
-      else s.obj = attr;
-    } else if (k == jit::prim::ListConstruct || k == jit::prim::TupleConstruct) {
-      std::vector<IValue> elems;
-      for (size_t i = 0; i < n->num_inputs(); ++i) elems.push_back(get(i));
-      env[n->output()].iv = k == jit::prim::TupleConstruct ? IValue::tuple(std::move(elems))
-                                                           : tensor_list_or_list(n->output(), std::move(elems));
-    } else if (k == jit::prim::ListUnpack || k == jit::prim::TupleUnpack) {
-      std::vector<IValue> elems = k == jit::prim::TupleUnpack ? get(0).to_tuple() : elements(get(0));
-      if (elems.size() != n->num_outputs())
-        throw py::value_error("jit: expected a list of " + std::to_string(n->num_outputs()) + " elements, got " +
-                              std::to_string(elems.size()) + " (the trace specialized on its length)");
-      for (size_t i = 0; i < elems.size(); ++i) env[n->output(i)].iv = elems[i];
-    } else if (k == jit::prim::DictConstruct) {
-      std::vector<std::pair<IValue, IValue>> items;
-      for (size_t i = 0; i + 1 < n->num_inputs(); i += 2) items.emplace_back(get(i), get(i + 1));
-      env[n->output()].iv = IValue::dict(std::move(items));
-    } else if (n->is_op()) {
-      const FunctionSchema& schema = n->schema();
-      stack.clear();
-      for (size_t i = 0; i < n->num_inputs(); ++i) stack.push_back(fit_argument(get(i), schema.arguments[i].type));
-      n->op().call_boxed(&stack);
-      for (size_t i = 0; i < n->num_outputs(); ++i) env[n->output(i)].iv = std::move(stack[i]);
-    } else {
-      throw py::value_error("jit: the Python executor cannot run " + std::string(k.qual_string()));
-    }
-  }
-  auto outs = g.block()->outputs();
-  if (outs.size() == 1) return to_python(env.at(outs[0]).iv);
-  py::list l;
-  for (const Value* v : outs) l.append(to_python(env.at(v).iv));
-  return py::tuple(l);
-}
 
 // A copy of g whose tensor values are typed plain Tensor (check_trace compares graphs without shapes).
 std::string erased_text(const Graph& g) {
@@ -272,6 +141,14 @@ void warn_if_tracing(const char* message) {  // a literal: nothing is built when
   if (tr::is_tracing()) py_warn(message);
 }
 
+bool tracing_now() { return tr::is_tracing(); }
+
+Tensor traced_size(const Tensor& x, int64_t dim) { return tr::current_state()->size_of(x, dim); }
+
+void note_traced_int(const FunctionSchema& op, size_t arg, int64_t elem, const Tensor& t) {
+  if (tr::TracingState* s = tr::current_state()) s->note_int_argument(op, arg, elem, t);
+}
+
 void warn_tracer_conversion(const char* what) {
   if (!tr::is_tracing()) return;
   py_warn(std::string("Converting a tensor to a Python ") + what +
@@ -302,9 +179,7 @@ void init_jit(py::module_& m) {
         for (const Node* n : g.nodes())
           if (nondeterministic(n)) r.push_back(n->str());
         return r;
-      }, "The lines of the nodes that give other results on each run (random ops, dropout in training).")
-      .def("_run", [](const Graph& g, py::handle self, std::vector<py::handle> args) { return run_graph(g, self, args); },
-           "Runs the graph with the Python executor (Note [python graph executor]).");
+      }, "The lines of the nodes that give other results on each run (random ops, dropout in training).");
 
   py::class_<PyTracingState>(m, "_TracingState", "The state of one trace (Note [tracing]).")
       .def(py::init([] {
@@ -333,6 +208,7 @@ void init_jit(py::module_& m) {
       .def(py::init([](PyTracingState& s) { return PyTracingScope{std::make_unique<tr::TracingGuard>(s.state)}; }))
       .def("close", [](PyTracingScope& s) { s.guard.reset(); });
   m.def("_jit_is_tracing", &tr::is_tracing, "Whether this thread is tracing.");
+  init_jit_module(m);
 }
 
 }  // namespace ember::python

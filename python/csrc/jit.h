@@ -1,6 +1,6 @@
 #pragma once
-// ember.jit's native part: the tracer's state and guard, graphs as Python objects, and the Python
-// executor that runs a traced graph (Note [python graph executor] in jit.cpp).
+// ember.jit's native part: the tracer's state and guard, graphs as Python objects (jit.cpp), and runtime
+// modules and functions (jit_module.cpp, Note [python script modules]).
 #include <pybind11/pybind11.h>
 
 #include <functional>
@@ -12,6 +12,8 @@ namespace ember::python {
 
 /// Registers the _C._jit_* functions and classes on m.
 void init_jit(pybind11::module_& m);
+/// Registers _C._JitModule, _C._JitFunction and _C._jit_load (jit_module.cpp); init_jit calls it.
+void init_jit_module(pybind11::module_& m);
 
 /// When the current thread is tracing, warns with ember.jit.TracerWarning that converting a tensor to a
 /// Python `what` ("number", "boolean", "index", "list") makes the trace treat the value as a constant (the
@@ -27,5 +29,14 @@ Tensor traced_constant(const std::function<Tensor()>& make, const char* warning)
 extern const char* const kTensorConstantWarning;
 /// When the current thread is tracing, warns with ember.jit.TracerWarning and `message` (same errors).
 void warn_if_tracing(const char* message);
+
+/// Whether the current thread is tracing (a thread-local read).
+bool tracing_now();
+/// While tracing: x.size(dim) as a traced 0-dim int64 tensor (Note [traced sizes] in
+/// ember/jit/frontend/Tracer.h). Errors: dim out of range (IndexError).
+Tensor traced_size(const Tensor& x, int64_t dim);
+/// While tracing: argument `arg` (element `elem` of an int[], or -1) of the next call of op came from the
+/// tensor t (the argument parser calls this for tensors given as ints; Note [traced sizes]).
+void note_traced_int(const FunctionSchema& op, size_t arg, int64_t elem, const Tensor& t);
 
 }  // namespace ember::python

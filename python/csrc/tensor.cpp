@@ -38,9 +38,22 @@ PyObject* make_size(IntArrayRef sizes) {
   return r;
 }
 
+// While tracing, an ember.Size of traced 0-dim int64 tensors (Note [traced sizes] in
+// ember/jit/frontend/Tracer.h), as PyTorch's tracer gives.
+PyObject* make_traced_size(const Tensor& t) {
+  PyObject* tup = PyTuple_New(t.dim());
+  if (!tup) return nullptr;
+  for (int64_t i = 0; i < t.dim(); ++i) PyTuple_SET_ITEM(tup, i, wrap(traced_size(t, i)));
+  if (!g_size_class) return tup;
+  PyObject* r = PyObject_CallOneArg(g_size_class, tup);
+  Py_DECREF(tup);
+  return r;
+}
+
 // ---- properties
 PyObject* get_shape(PyObject* self, void*) {
   EMBER_PY_TRY
+  if (tracing_now()) return make_traced_size(unwrap(self));
   return make_size(unwrap(self).sizes());
   EMBER_PY_CATCH(nullptr)
 }
@@ -84,6 +97,10 @@ PyObject* m_size(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObje
   const Tensor& t = unwrap(self);
   PyObject* dim = nullptr;
   parse_optional_dim("size", args, nargs, kwnames, &dim);
+  if (tracing_now()) {
+    if (!dim) return make_traced_size(t);
+    return wrap(traced_size(t, to_int64(dim, "size", "dim")));
+  }
   if (!dim) return make_size(t.sizes());
   return PyLong_FromLongLong(t.size(to_int64(dim, "size", "dim")));
   EMBER_PY_CATCH(nullptr)

@@ -34,7 +34,7 @@ class Tensor(_C._TensorBase):
             warnings.warn("Iterating over a tensor might cause the trace to be incorrect. Passing a tensor of "
                           "different shape won't change the number of iterations executed (and might lead to "
                           "errors or silently give incorrect results).", TracerWarning, stacklevel=2)
-        return (self[i] for i in range(self.shape[0]))
+        return iter(self.unbind(0))  # as PyTorch's (and no traced size turned into a Python int)
 
     def __contains__(self, element):
         return bool((self == element).any()) if hasattr(self, "any") else any(

@@ -5,6 +5,7 @@
 
 #include "ember/base/Error.h"
 #include "ember/dispatch/Library.h"
+#include "ember/ops/Functions.h"
 
 namespace ember::jit::tracer {
 
@@ -111,6 +112,35 @@ Value* TracingState::value_of(const Tensor& t) {
   return v;
 }
 
+Tensor TracingState::size_of(const Tensor& x, int64_t dim) {
+  const int64_t n = x.size(wrap_dim(dim, x.dim()));
+  Value* xv = value_of(x);
+  Node* size = graph_->insert_op("aten::size.int", {xv, graph_->insert_constant(IValue(dim))});
+  Node* num = graph_->insert_op("aten::scalar_tensor",
+                                {size->output(), graph_->insert_constant(IValue(kLong)), graph_->insert_constant(IValue())});
+  Tensor t;
+  {
+    ExcludeDispatchKeyGuard no_trace(DispatchKey::Tracer);
+    t = ember::scalar_tensor(Scalar(n), kLong);
+  }
+  num->output()->set_type(TensorType::from_tensor(t));
+  set_value(t, num->output());
+  return t;
+}
+
+void TracingState::note_int_argument(const FunctionSchema& op, size_t arg, int64_t elem, const Tensor& t) {
+  Value* v = find_value(t);
+  if (!v) return;
+  Node* n = graph_->insert_op("aten::Int.Tensor", {v});
+  int_args_.push_back(IntArgument{&op, arg, elem, n->output()});
+}
+
+Value* TracingState::int_argument(const FunctionSchema& op, size_t arg, int64_t elem) const {
+  for (const IntArgument& a : int_args_)
+    if (a.op == &op && a.arg == arg && a.elem == elem) return a.value;
+  return nullptr;
+}
+
 void TracingState::finish() {
   for (Node *n = graph_->return_node()->prev(), *prev = nullptr; n != graph_->param_node(); n = prev) {
     prev = n->prev();  // read before n may be destroyed
@@ -174,10 +204,26 @@ std::shared_ptr<Graph> trace(const std::function<std::vector<Tensor>(const std::
 
 namespace {
 
-// The Value of one argument of schema type `type` (Note [tracing], step 1).
-Value* argument_value(TracingState& s, const IValue& v, const SchemaType& type, const std::string& op) {
+// The Value of argument i of op (Note [tracing], step 1); ints from traced sizes: Note [traced sizes].
+Value* argument_value(TracingState& s, const IValue& v, const FunctionSchema& schema, size_t i) {
   Graph& g = s.graph();
+  const SchemaType& type = schema.arguments[i].type;
+  const std::string op = schema.full_name();
   if (v.is_tensor()) return s.value_of(v.to_tensor());
+  if (v.is_int()) {
+    if (Value* traced = s.int_argument(schema, i, -1)) return traced;
+  }
+  if (v.is_int_list()) {
+    IntArrayRef l = v.to_int_list();
+    std::vector<Value*> elems(l.size(), nullptr);
+    bool any = false;
+    for (size_t k = 0; k < l.size(); ++k) any |= (elems[k] = s.int_argument(schema, i, static_cast<int64_t>(k))) != nullptr;
+    if (any) {
+      for (size_t k = 0; k < l.size(); ++k)
+        if (!elems[k]) elems[k] = g.insert_constant(IValue(l[k]));
+      return g.insert_list(Type::int_type(), elems);
+    }
+  }
   if (v.is_tensor_list()) {
     std::vector<Value*> elems;
     for (const Tensor& t : v.to_tensor_list()) elems.push_back(s.value_of(t));
@@ -215,8 +261,13 @@ void tracer_fallback(const OperatorHandle& op, Stack* stack) {
   Graph& g = s->graph();
   const size_t base = stack->size() - n;
   std::vector<Value*> inputs;
-  for (size_t i = 0; i < n; ++i)
-    inputs.push_back(argument_value(*s, (*stack)[base + i], schema.arguments[i].type, schema.full_name()));
+  try {
+    for (size_t i = 0; i < n; ++i) inputs.push_back(argument_value(*s, (*stack)[base + i], schema, i));
+  } catch (...) {
+    s->clear_int_arguments();
+    throw;
+  }
+  s->clear_int_arguments();  // read by this call only (Note [traced sizes])
   Node* node = g.insert_op(op, inputs);
   {
     ExcludeDispatchKeyGuard guard(DispatchKey::Tracer);

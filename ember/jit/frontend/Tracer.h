@@ -26,10 +26,23 @@
 // Views need nothing special: a view op is recorded like any other, and running the graph in order
 // reproduces the aliasing.
 //
-// Limitation: sizes read in Python (x.size(0), x.shape) are plain ints, not traced values, so an op given
-// them (x.view(x.size(0), -1)) records them as constants and the trace is specialized to that size
-// (PyTorch traces aten::size into the graph for this). Shape-free forms (flatten, view(-1, n)) generalize.
+// Sizes read while tracing are traced values: Note [traced sizes].
 // After the trace, TracingState::finish removes dead nodes as PyTorch's tracer does.
+//
+// Note [traced sizes]
+// As PyTorch 1.13's tracer, a size read while tracing (Python: x.size(d), x.size(), x.shape) is a 0-dim int64
+// tensor, not an int: size_of() records `%n : int = aten::size.int(%x, %d)` and `%t = aten::scalar_tensor(%n,
+// dtype=int64)` (PyTorch writes prim::NumToTensor; the interpreter has no such primitive and scalar_tensor is
+// the same computation) and maps the tensor to %t. Arithmetic on it (x.size(0) * 2) is then ordinary traced
+// tensor ops. When such a tensor is passed where an op wants an int or an int[] element (x.view(n, -1),
+// x.reshape(x.shape[0], -1), zeros(x.shape)), the Python argument parser tells the state which argument (and
+// element) it was (note_int_argument: `%k : int = aten::Int.Tensor(%t)`), and the op's node reads %k (inside a
+// prim::ListConstruct for lists) instead of a constant. So the graph follows the input's sizes, as PyTorch's
+// does, for the common forms: sizes used by views, reshapes, factories and shape arguments, through tensor
+// arithmetic. Not followed (frozen at the example's value, with the TracerWarning of a tensor converted to a
+// Python number, as in PyTorch): sizes turned into Python ints (int(n), range(n), Python comparisons,
+// indexing and slicing bounds). The pending int arguments name the op they are for, and every recorded call
+// takes them, so an override never reaches another call.
 //
 // Tracing state is per thread (other threads run untraced) and scoped: TracingGuard installs it and turns
 // the Tracer key on for the thread, and restores the previous state on exit, exceptions included; an error
@@ -87,6 +100,17 @@ class TracingState {
   /// Maps t to v (a later call for the same tensor replaces the mapping).
   void set_value(const Tensor& t, Value* v);
 
+  /// x.size(dim) as a traced value (Note [traced sizes]): a 0-dim int64 tensor holding the size, mapped to
+  /// aten::scalar_tensor(aten::size.int(%x, dim)). Errors: dim out of range (IndexError).
+  Tensor size_of(const Tensor& x, int64_t dim);
+  /// Declares that argument `arg` (element `elem` of an int[] argument, or -1 for an int argument) of the
+  /// next recorded call of `op` is the int value of t (Note [traced sizes]); nothing when t has no Value.
+  void note_int_argument(const FunctionSchema& op, size_t arg, int64_t elem, const Tensor& t);
+  /// The Value of argument `arg` of a call of op declared by note_int_argument (elem as there), or null.
+  Value* int_argument(const FunctionSchema& op, size_t arg, int64_t elem) const;
+  /// Forgets the declared int arguments (each recorded call does, after reading them).
+  void clear_int_arguments() { int_args_.clear(); }
+
   /// Ends the trace as PyTorch's tracer does: removes the nodes whose results are unused (a Python `if` on a
   /// tensor leaves its comparison behind; unused parameters leave no GetAttr) unless they write an argument,
   /// then verifies the graph. Call after registering the outputs.
@@ -116,6 +140,13 @@ class TracingState {
   std::unordered_map<const TensorImpl*, std::pair<Tensor, std::string>> attributes_;  // registered tensors
   WarningHandler warn_;
   std::vector<std::string> warnings_;
+  struct IntArgument {
+    const FunctionSchema* op;
+    size_t arg;
+    int64_t elem;
+    Value* value;
+  };
+  std::vector<IntArgument> int_args_;  // Note [traced sizes]
 };
 
 /// The current thread's tracing state, or null when the thread is not tracing.

@@ -18,6 +18,15 @@ bool is_identifier(std::string_view s) {
   return true;
 }
 
+// Attribute names are identifiers or, as TorchScript allows for the numbered children of Sequential and
+// ModuleList, digits ("0"): letters, digits and '_', never a '.' (paths are dotted).
+bool is_attribute_name(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
 const char* kind_name(SlotKind k) {
   switch (k) {
     case SlotKind::Parameter: return "parameter";
@@ -86,7 +95,7 @@ Module::Module(std::string class_name) : obj_(std::make_shared<Object>(ClassType
 
 size_t Module::add_slot(const std::string& name, SlotKind kind, IValue v, std::shared_ptr<Object> m,
                         TypePtr type) {
-  EMBER_CHECK(is_identifier(name), "{}: '{}' is not a valid attribute name", type_name(), name);
+  EMBER_CHECK(is_attribute_name(name), "{}: '{}' is not a valid attribute name", type_name(), name);
   EMBER_CHECK(name != "training", "{}: 'training' is the module's flag (train()/eval()), not an attribute",
               type_name());
   int64_t old = obj_->find_slot(name);

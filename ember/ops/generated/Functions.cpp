@@ -1406,6 +1406,14 @@ Scalar _local_scalar_dense(const Tensor& self) {
   static const OperatorHandle h = op("aten::_local_scalar_dense");
   return h.call<Scalar, const Tensor&>(self);
 }
+int64_t size(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = op("aten::size.int");
+  return h.call<int64_t, const Tensor&, int64_t>(self, dim);
+}
+int64_t Int(const Tensor& a) {
+  static const OperatorHandle h = op("aten::Int.Tensor");
+  return h.call<int64_t, const Tensor&>(a);
+}
 bool equal(const Tensor& self, const Tensor& other) {
   static const OperatorHandle h = op("aten::equal");
   return h.call<bool, const Tensor&, const Tensor&>(self, other);

@@ -333,6 +333,8 @@ void register_aten_ops(Library& m) {
   m.def("addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, Scalar value=1) -> Tensor(a!)", OpInfo{"self + value * tensor1 / tensor2 (not for integer tensors).", true, false, "binary", "", ""});
   m.def("addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)", OpInfo{"self + value * tensor1 / tensor2 (not for integer tensors).", false, true, "binary", "", ""});
   m.def("_local_scalar_dense(Tensor self) -> Scalar", OpInfo{"The value of a one-element tensor.", false, false, "", "", ""});
+  m.def("size.int(Tensor self, int dim) -> int", OpInfo{"The size of self's dimension dim (negative dims count from the end); traces record x.size(d) with it (Note [traced sizes]).", false, false, "", "", ""});
+  m.def("Int.Tensor(Tensor a) -> int", OpInfo{"The value of a one-element tensor as an int (truncating floats); traces turn traced sizes back into int arguments with it.", false, false, "", "", ""});
   m.def("equal(Tensor self, Tensor other) -> bool", OpInfo{"True when self and other have the same size and elements.", true, true, "", "", ""});
   m.def("conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1) -> Tensor", OpInfo{"1-D convolution (cross-correlation): input (N, C_in, L) or (C_in, L), weight (C_out, C_in / groups, k), bias (C_out) or none; returns (N, C_out, L_out), L_out = floor((L + 2*padding - dilation*(k-1) - 1) / stride) + 1. Errors as convolution's; a 1-D or 4-D input.", false, true, "", "", ""});
   m.def("conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding=\"valid\", int[1] dilation=1, int groups=1) -> Tensor", OpInfo{"conv1d with padding \"valid\" (none) or \"same\" (the output has the input's length; stride must be 1; an odd total padding puts the extra zero on the right). Errors: another string; \"same\" with a stride other than 1.", false, true, "", "", ""});
@@ -665,6 +667,8 @@ void register_aten_ops(Library& m) {
   m.impl("aten::clamp_max", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&composite::clamp_max));
   m.impl("aten::clamp_max_", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&composite::clamp_max_));
   m.impl("aten::clamp_max.out", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Tensor&)>(&composite::clamp_max_out));
+  m.impl("aten::size.int", K::CompositeImplicitAutograd, static_cast<int64_t (*)(const Tensor&, int64_t)>(&composite::size_int));
+  m.impl("aten::Int.Tensor", K::CompositeImplicitAutograd, static_cast<int64_t (*)(const Tensor&)>(&composite::Int_Tensor));
   m.impl("aten::conv1d", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef, IntArrayRef, int64_t)>(&composite::conv1d));
   m.impl("aten::conv1d.padding", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, std::string_view, IntArrayRef, int64_t)>(&composite::conv1d_padding));
   m.impl("aten::conv2d", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef, IntArrayRef, int64_t)>(&composite::conv2d));

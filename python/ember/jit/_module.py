@@ -1,22 +1,28 @@
-"""The objects ember.jit.trace returns: TracedModule (a Module running a graph) and TracedFunction.
+"""The objects ember.jit returns: ScriptModule (traced: TracedModule; loaded: RecursiveScriptModule) and
+ScriptFunction (traced functions: TracedFunction).
 
 Note [traced module layout]
 A traced module mirrors the traced module tree: one TracedModule per submodule, holding the same Parameter
 and buffer objects as the original (as PyTorch's traced modules share their tensors), the same training flag
-and the original class name (``original_name``). The root holds the graph of ``forward``, flat: the calls
-of submodules are inlined by the tracer and their parameters read through ``prim::GetAttr`` chains from
+and the original class name (``original_name``). Each is a Python Module over a runtime module (``_c``, a
+``_C._JitModule``, Note [python script modules] in python/csrc/jit_module.cpp) whose attribute table holds the
+same tensors. The root holds the graph of ``forward`` as a method of the runtime module, flat: the calls of
+submodules are inlined by the tracer and their parameters read through ``prim::GetAttr`` chains from
 ``%self`` (``self.fc.weight``). Submodules therefore have no graph of their own: calling one raises.
 
 Note [flattened inputs]
 The graph's inputs are the tensors of the example inputs, flattened in order (tuples and lists element by
 element, dicts by their keys' order); a call flattens its arguments the same way and checks that their
 structure (container kinds, lengths, dict keys) is the example's. Outputs keep their structure in the graph
-(prim::TupleConstruct, ListConstruct, DictConstruct).
-
-Until the JIT runtime lands, forward runs the graph with the Python executor (``_C._Graph._run``, Note [python
-graph executor] in python/csrc/jit.cpp).
+(prim::TupleConstruct, ListConstruct, DictConstruct). A saved module keeps the structure of each method's
+inputs in the extra file ``.ember/input_spec/<method>`` (Note [python archive] in _serialization.py), so a
+loaded module takes the same arguments as the traced one.
 """
+import copy
+
+from .. import _C
 from ..nn.modules.module import Module
+from ..nn.parameter import Parameter
 from .._tensor import Tensor
 
 
@@ -47,51 +53,109 @@ def _ident(k):
     return s or "_"
 
 
-class _GraphMethod:
-    """A traced graph with the input structure it was traced with."""
-
-    def __init__(self, graph, spec, name):
-        self.graph = graph
-        self.spec = spec
-        self.name = name
-
-    def run(self, owner, args):
-        tensors, _, spec = flatten(tuple(args), "input")
-        if spec != self.spec:
-            raise RuntimeError("{}(): the arguments' structure {} differs from the traced example's {} (a trace is "
-                            "specialized on the structure of its inputs)".format(self.name, spec, self.spec))
-        return self.graph._run(owner, tensors)
+def _spec_str(spec):
+    """A spec as the argument list a user reads: (Tensor, (Tensor, Tensor), Dict[...])."""
+    if spec == "T":
+        return "Tensor"
+    if spec[0] == "dict":
+        return "Dict[" + ", ".join("{!r}: {}".format(k, _spec_str(s)) for k, s in zip(spec[1], spec[2])) + "]"
+    inner = ", ".join(_spec_str(s) for s in spec[1])
+    return ("Tuple[" + inner + "]") if spec[0] == "tuple" else ("List[" + inner + "]")
 
 
-class TracedModule(Module):
-    """A traced module (Note [traced module layout]): ``forward`` runs the graph; ``graph`` and ``code`` show
-    it; parameters, buffers, ``state_dict``, ``train``/``eval`` and submodules work as on any Module."""
+def _bind(name, names, args, kwargs, declaration):
+    """The positional arguments of a call, keyword arguments placed by name, as TorchScript binds them."""
+    n = len(names)
+    if len(args) > n:
+        raise RuntimeError("{}() expected at most {} argument(s) but received {} argument(s). Declaration: {}"
+                           .format(name, n, len(args), declaration))
+    bound = list(args)
+    kwargs = dict(kwargs)
+    for i in range(len(args), n):
+        if names[i] not in kwargs:
+            raise RuntimeError("{}() is missing value for argument '{}'. Declaration: {}".format(
+                name, names[i], declaration))
+        bound.append(kwargs.pop(names[i]))
+    if kwargs:
+        k = next(iter(kwargs))
+        raise RuntimeError("{}() got an unexpected keyword argument '{}'{}. Declaration: {}".format(
+            name, k, " (it is given by position)" if k in names else "", declaration))
+    return bound
 
-    def __init__(self, original, method=None):
+
+def _flatten_call(name, signature, args, kwargs):
+    """The flat tensor inputs of a call of a method traced with signature (spec, argument names), checked
+    (Note [flattened inputs]); errors are RuntimeErrors worded as TorchScript's."""
+    spec, names = signature
+    declaration = "{}({})".format(name, ", ".join("{} {}".format(_spec_str(s), n) for s, n in zip(spec[1], names)))
+    bound = _bind(name, names, args, kwargs, declaration)
+    for a, s, n in zip(bound, spec[1], names):
+        if not _is_tensor_tree(a) or (s == "T") != isinstance(a, Tensor):
+            raise RuntimeError("{}() Expected a value of type '{}' for argument '{}' but instead found type '{}'."
+                               "\nDeclaration: {}".format(name, _spec_str(s), n, type(a).__name__, declaration))
+    tensors, _, got = flatten(tuple(bound), "input")
+    if got != spec:
+        raise RuntimeError("{}(): the arguments' structure ({}) differs from the traced example's ({}) (a trace "
+                           "is specialized on the structure of its inputs). Declaration: {}".format(
+                               name, ", ".join(_spec_str(s) for s in got[1]),
+                               ", ".join(_spec_str(s) for s in spec[1]), declaration))
+    return tensors
+
+
+def _is_tensor_tree(o):
+    if isinstance(o, Tensor):
+        return True
+    if isinstance(o, (tuple, list)):
+        return all(_is_tensor_tree(e) for e in o)
+    if isinstance(o, dict):
+        return all(_is_tensor_tree(e) for e in o.values())
+    return False
+
+
+def _short_name(class_name):
+    """Net from __torch__.__main__.Net or __torch__.x.Net.___torch_mangle_3."""
+    parts = [p for p in class_name.split(".") if not p.startswith("___torch_mangle")]
+    return parts[-1] if parts else class_name
+
+
+class ScriptModule(Module):
+    """A module whose methods are graphs run by the C++ runtime (Note [traced module layout]): ``forward``
+    runs the graph; ``graph`` and ``code`` show it; parameters, buffers, ``state_dict``, ``train``/``eval``
+    and submodules work as on any Module; ``save(path)`` writes it as one file (``ember.jit.save``)."""
+
+    def __init__(self, c, original_name, specs):
         super().__init__()
-        object.__setattr__(self, "original_name", type(original).__name__)
-        object.__setattr__(self, "_method", method)
-        self.training = original.training
-        for k, p in original._parameters.items():
-            self._parameters[k] = p
-        for k, b in original._buffers.items():
-            self._buffers[k] = b
-        self._non_persistent_buffers_set.update(original._non_persistent_buffers_set)
-        for k, m in original._modules.items():
-            self._modules[k] = None if m is None else _traced_child(m)
+        object.__setattr__(self, "_c", c)
+        object.__setattr__(self, "original_name", original_name)
+        # method name -> (input structure, argument names) (Note [flattened inputs])
+        object.__setattr__(self, "_specs", specs)
 
-    def forward(self, *args):
-        if self._method is None:
+    # ---- running
+    def forward(self, *args, **kwargs):
+        return self._run("forward", args, kwargs)
+
+    def _run(self, name, args, kwargs):
+        if not self._c.has_method(name):
             raise RuntimeError("this submodule ({}) was traced as part of its parent and has no graph of its own; "
                                "trace it separately to call it".format(self.original_name))
-        return self._method.run(self, args)
+        spec = self._specs.get(name)
+        if spec is None:  # a module saved without input structure (by C++): its graph inputs, flat
+            if kwargs:
+                raise RuntimeError("{}() got keyword arguments {}".format(name, sorted(kwargs)))
+            return self._c.run_method(name, args)
+        return self._c.run_method(name, _flatten_call(name, spec, args, kwargs))
 
+    def run_method(self, name, *args, **kwargs):
+        """Runs the method `name` of the runtime module with args (as forward takes them)."""
+        return self._run(name, args, kwargs)
+
+    # ---- what it runs
     @property
     def graph(self):
         """The graph of forward (``str(m.graph)`` prints its IR text)."""
-        if self._method is None:
+        if not self._c.has_method("forward"):
             raise RuntimeError("this submodule ({}) has no graph of its own".format(self.original_name))
-        return self._method.graph
+        return self._c.method_graph("forward")
 
     @property
     def inlined_graph(self):
@@ -103,15 +167,93 @@ class TracedModule(Module):
         """forward as readable Python-like source."""
         return self.graph.code("forward")
 
+    def save(self, f, _extra_files=None):
+        """Writes the module to f (a path or a binary file object) as one archive: ember.jit.save(self, f)."""
+        from ._serialization import save
+        save(self, f, _extra_files)
+
+    # ---- keeping the runtime module's slots in step with the Python attributes
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        d = self.__dict__
+        if name in d.get("_parameters", ()) or name in d.get("_buffers", ()):
+            self._sync_slot(name)
+
+    def _sync_slot(self, name):
+        value = self._parameters.get(name, self._buffers.get(name))
+        if value is None:
+            raise RuntimeError("{}: cannot set attribute '{}' of a script module to None (the graph reads it)"
+                               .format(self.original_name, name))
+        if self._c.has_attr(name):
+            self._c.set_attr(name, value)
+
+    def _apply(self, fn):
+        super()._apply(fn)
+        for name in list(self._buffers):
+            if self._buffers[name] is not None:
+                self._sync_slot(name)
+        return self
+
+    def train(self, mode=True):
+        super().train(mode)
+        self._c.train(mode)
+        return self
+
     def _get_name(self):
         return self.original_name
 
     def extra_repr(self):
         return "original_name=" + self.original_name
 
+    def __deepcopy__(self, memo):
+        """An independent copy (Note [copying script modules]): a RecursiveScriptModule over a copy of the
+        runtime module, its tensors deep-copied (a tensor shared by two attributes stays shared)."""
+        if id(self) in memo:
+            return memo[id(self)]
+        c = _copy_runtime(self._c, self, memo, {})
+        new = _loaded(c, copy.deepcopy(self._specs, memo))
+        memo[id(self)] = new
+        return new
 
-class _TracedContainer(TracedModule):
-    """A traced Sequential or ModuleList: its children are also reachable by index, len() and iteration."""
+    def __copy__(self):
+        raise RuntimeError("ember.jit: a shallow copy of a script module is not supported; use copy.deepcopy")
+
+    def __reduce_ex__(self, protocol):
+        raise RuntimeError("ember.jit.ScriptModule cannot be pickled; use ember.jit.save / ember.jit.load")
+
+
+# Note [copying script modules]
+# copy.deepcopy of a traced or loaded module builds a new runtime module tree: the same class names, a deep copy
+# of each parameter and buffer (through the Python objects, so deepcopy's memo keeps shared tensors shared and
+# a Parameter's requires_grad), the same plain attributes, training flags, and the same method graphs compiled
+# for the new objects (graphs are immutable once defined, so sharing them is safe). The copy is a
+# RecursiveScriptModule, as a loaded module is; its original_name is the original's.
+def _copy_runtime(c, py_module, memo, copies):
+    for old, new in copies.items():
+        if old.same(c):
+            return new
+    new = _C._JitModule(c.class_name)
+    copies[c] = new
+    py_children = dict(py_module._modules) if py_module is not None else {}
+    for name, kind, value in c.slots():
+        if kind == "parameter" or kind == "buffer":
+            live = None
+            if py_module is not None:
+                live = (py_module._parameters if kind == "parameter" else py_module._buffers).get(name)
+            t = copy.deepcopy(live if live is not None else value, memo)
+            (new.register_parameter if kind == "parameter" else new.register_buffer)(name, t)
+        elif kind == "module":
+            new.register_module(name, _copy_runtime(value, py_children.get(name), memo, copies))
+        else:
+            new.register_attribute(name, copy.deepcopy(value, memo))
+    new.train(c.is_training())
+    for name in c.method_names():
+        new.define_method(name, c.method_graph(name))
+    return new
+
+
+class _ContainerMixin:
+    """A Sequential or ModuleList: its children are also reachable by index, len() and iteration."""
 
     def __getitem__(self, idx):
         mods = list(self._modules.values())
@@ -128,36 +270,113 @@ class _TracedContainer(TracedModule):
         return iter(self._modules.values())
 
 
-def _traced_child(m):
+_CONTAINERS = ("Sequential", "ModuleList")
+
+
+class TracedModule(ScriptModule):
+    """A traced module (Note [traced module layout]). Built by ember.jit.trace from the original module, its
+    runtime module's class names (as the graph names them) and the graph of forward."""
+
+    def __init__(self, original, c, specs):
+        super().__init__(c, type(original).__name__, specs)
+        self.training = original.training
+        for k, p in original._parameters.items():
+            self._parameters[k] = p
+        for k, b in original._buffers.items():
+            self._buffers[k] = b
+        self._non_persistent_buffers_set.update(original._non_persistent_buffers_set)
+        children = {name: value for name, kind, value in c.slots() if kind == "module"}
+        for k, m in original._modules.items():
+            self._modules[k] = None if m is None else _traced(m, children[k], {})
+
+    @staticmethod
+    def _build(original, class_names, path="", memo=None):
+        """The runtime module of original (class_names: module path -> class name as the graph names it), with
+        its parameters, buffers (the same tensors) and submodules; a module shared under two names is one
+        object, as in the Python tree."""
+        memo = {} if memo is None else memo
+        if id(original) in memo:
+            return memo[id(original)]
+        c = _C._JitModule(class_names[path])
+        memo[id(original)] = c
+        for k, p in original._parameters.items():
+            if p is not None:
+                c.register_parameter(k, p)
+        for k, b in original._buffers.items():
+            if b is not None:
+                c.register_buffer(k, b)
+        for k, m in original._modules.items():
+            if m is not None:
+                c.register_module(k, TracedModule._build(m, class_names, path + ("." if path else "") + k, memo))
+        c.train(original.training)
+        return c
+
+
+def _traced(original, c, specs):
     from ..nn import ModuleList, Sequential
-    return (_TracedContainer if isinstance(m, (Sequential, ModuleList)) else TracedModule)(m)
+    cls = _TracedContainer if isinstance(original, (Sequential, ModuleList)) else TracedModule
+    return cls(original, c, specs)
 
 
-ScriptModule = TracedModule
+class _TracedContainer(_ContainerMixin, TracedModule):
+    pass
+
+
+class RecursiveScriptModule(ScriptModule):
+    """A module loaded by ember.jit.load: its Python attributes are made from the runtime module's attribute
+    table (parameters become Parameters sharing the loaded tensors), no Python class of the original needed."""
+
+    def __init__(self, c, specs):
+        super().__init__(c, _short_name(c.class_name), specs)
+        self.training = c.is_training()
+        for name, kind, value in c.slots():
+            if kind == "parameter":
+                p = Parameter(value, requires_grad=value.dtype.is_floating_point or value.dtype.is_complex)
+                self._parameters[name] = p
+                c.set_attr(name, p)  # the slot holds the Parameter itself (autograd reaches it)
+            elif kind == "buffer":
+                self._buffers[name] = value
+            elif kind == "module":
+                self._modules[name] = _loaded(value, {})
+            else:
+                object.__setattr__(self, name, value)
+
+
+def _loaded(c, specs):
+    cls = _LoadedContainer if _short_name(c.class_name) in _CONTAINERS else RecursiveScriptModule
+    return cls(c, specs)
+
+
+class _LoadedContainer(_ContainerMixin, RecursiveScriptModule):
+    pass
 
 
 class TracedFunction:
-    """A traced function: calling it runs the graph; ``graph`` and ``code`` show it."""
+    """A traced function: calling it runs the graph in the C++ runtime; ``graph`` and ``code`` show it."""
 
-    def __init__(self, fn, method):
-        self._method = method
+    def __init__(self, fn, graph, signature):
         self.__name__ = getattr(fn, "__name__", "forward")
+        if self.__name__ == "<lambda>":
+            self.__name__ = "_lambda"
         self.__doc__ = getattr(fn, "__doc__", None)
+        self._graph = graph
+        self._spec = signature
+        self._fn = _C._JitFunction(self.__name__, graph)
 
-    def __call__(self, *args):
-        return self._method.run(None, args)
+    def __call__(self, *args, **kwargs):
+        return self._fn.run(_flatten_call(self.__name__, self._spec, args, kwargs))
 
     @property
     def graph(self):
-        return self._method.graph
+        return self._graph
 
     @property
     def inlined_graph(self):
-        return self._method.graph
+        return self._graph
 
     @property
     def code(self):
-        return self._method.graph.code(self.__name__)
+        return self._graph.code(self.__name__)
 
     def __repr__(self):
         return "<ember.jit.TracedFunction {}>".format(self.__name__)

@@ -17,7 +17,7 @@ from .. import _C
 from .._tensor import Tensor
 from ..autograd import no_grad
 from ..nn.modules.module import Module
-from ._module import TracedFunction, TracedModule, _GraphMethod, flatten
+from ._module import TracedFunction, TracedModule, _traced, flatten
 
 
 class TracerWarning(Warning):
@@ -78,7 +78,9 @@ def _check_outputs(out, strict):
 
 
 def _trace_graph(fn, args, module, strict):
-    """Traces fn(*args) (fn is module's bound forward path when module is given); returns (graph, spec)."""
+    """Traces fn(*args) (fn is module's bound forward path when module is given); returns (graph, signature,
+    class_names): signature is (input structure, argument names): class_names maps each module path ("" for the root, "features.0") to the class name the
+    graph gives it."""
     if not isinstance(args, tuple):
         args = (args,)
     names = _input_names(module.forward if module is not None else fn, len(args))
@@ -93,12 +95,15 @@ def _trace_graph(fn, args, module, strict):
         spec.append(s)
     for t, n in zip(tensors, flat_names):
         state.add_input(t, n)
+    class_names = {}
     if module is not None:
         used = {}
-        state.add_self(_class_name(module, used))
+        class_names[""] = _class_name(module, used)
+        state.add_self(class_names[""])
         for path, sub in module.named_modules():
             if path:
-                state.register_submodule(path, _class_name(sub, used))
+                class_names[path] = _class_name(sub, used)
+                state.register_submodule(path, class_names[path])
         for path, p in module.named_parameters(remove_duplicate=False):
             state.register_attribute(p, path)
         for path, b in module.named_buffers(remove_duplicate=False):
@@ -113,7 +118,7 @@ def _trace_graph(fn, args, module, strict):
     state.register_output(out)
     state.finish()
     graph = state.graph
-    return graph, ("tuple", tuple(spec))
+    return graph, (("tuple", tuple(spec)), tuple(names)), class_names
 
 
 def _map_tensors(obj, fn):
@@ -178,7 +183,7 @@ def _check_trace(fn, module, traced, check_inputs, tolerance, strict):
     for inputs in check_inputs:
         if not isinstance(inputs, tuple):
             inputs = (inputs,)
-        again, _ = _trace_graph(fn, _clone(inputs), module, strict)
+        again = _trace_graph(fn, _clone(inputs), module, strict)[0]
         a, b = graph._erased_str(), again._erased_str()
         if a != b:
             diff = "\n".join("\t\t" + line.rstrip("\n") for line in difflib.ndiff(a.splitlines(), b.splitlines()))
@@ -214,8 +219,8 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
                             check_tolerance, strict)
     if not isinstance(example_inputs, tuple):
         example_inputs = (example_inputs,)
-    graph, spec = _trace_graph(func, example_inputs, None, strict)
-    traced = TracedFunction(func, _GraphMethod(graph, spec, getattr(func, "__name__", "forward")))
+    graph, spec, _ = _trace_graph(func, example_inputs, None, strict)
+    traced = TracedFunction(func, graph, spec)
     if check_trace:
         _check_trace(func, None, traced, check_inputs or [example_inputs], check_tolerance, strict)
     return traced
@@ -235,8 +240,10 @@ def trace_module(mod, inputs, optimize=None, check_trace=True, check_inputs=None
     example = inputs["forward"]
     if not isinstance(example, tuple):
         example = (example,)
-    graph, spec = _trace_graph(mod, example, mod, strict)
-    traced = TracedModule(mod, _GraphMethod(graph, spec, "forward"))
+    graph, spec, class_names = _trace_graph(mod, example, mod, strict)
+    c = TracedModule._build(mod, class_names)
+    c.define_method("forward", graph)
+    traced = _traced(mod, c, {"forward": spec})
     if check_trace:
         checks = [c["forward"] for c in check_inputs] if check_inputs else [example]
         _check_trace(mod, mod, traced, checks, check_tolerance, strict)

@@ -1,0 +1,40 @@
+// Ember's side of the latency benchmark (latency.h): a model saved by ember.jit.save, run by the JIT runtime.
+#include <cstring>
+
+#include "benchmarks/latency.h"
+#include "ember/api/ember.h"
+#include "ember/jit/runtime/Archive.h"
+
+namespace latency {
+namespace {
+
+class EmberRunner final : public Runner {
+ public:
+  EmberRunner(const std::string& path, int64_t batch) : model_(ember::jit::load(path)) {
+    model_.eval();
+    std::vector<float> v = input_values(batch);
+    input_ = ember::empty({batch, 1, 28, 28}, ember::kFloat32);
+    std::memcpy(input_.data_ptr(), v.data(), v.size() * sizeof(float));
+  }
+  void set_threads(int n) override { ember::set_num_threads(n); }
+  std::vector<float> forward(bool want) override {
+    ember::InferenceMode guard;
+    ember::IValue out = model_.forward({input_});
+    if (!want) return {};
+    ember::Tensor t = out.to_tensor().contiguous();
+    const float* p = t.data_ptr<float>();
+    return std::vector<float>(p, p + t.numel());
+  }
+
+ private:
+  ember::jit::Module model_;
+  ember::Tensor input_;
+};
+
+}  // namespace
+
+std::unique_ptr<Runner> make_ember(const std::string& path, int64_t batch) {
+  return std::make_unique<EmberRunner>(path, batch);
+}
+
+}  // namespace latency

@@ -1,0 +1,215 @@
+// Classifies the 10,000 Fashion-MNIST test images with a model exported by examples/fashion_mnist/train.py
+// (`--export`, an ember.jit archive), in C++ with no Python: ember::jit::load reads the model, the IDX reader
+// (ember::data::read_idx) reads the images and labels, the JIT runtime runs the model batch by batch. Prints the
+// accuracy and the images per second, and optionally writes one predicted class per line.
+//
+//   make && PYTHONPATH=python /usr/bin/python3 examples/fashion_mnist/train.py      (trains and exports)
+//   build/examples/cpp/classify_fashion_mnist [--model out/fashion_mnist/model_ember_jit.pt]
+//       [--data-dir /usr/share/datasets/fashion-mnist] [--batch-size 1000] [--threads 2] [--limit N]
+//       [--predictions FILE]
+//
+// `make demo` runs training, export and this program in that order.
+#include <ember/ember.h>
+#include <ember/jit/runtime/Archive.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+constexpr const char* kDefaultModel = "out/fashion_mnist/model_ember_jit.pt";
+constexpr const char* kDefaultDataDir = "/usr/share/datasets/fashion-mnist";
+constexpr const char* kTestImages = "t10k-images-idx3-ubyte.gz";
+constexpr const char* kTestLabels = "t10k-labels-idx1-ubyte.gz";
+constexpr int64_t kImageSide = 28;
+constexpr int64_t kClasses = 10;
+
+// Note [pixel normalisation]
+// The model was trained on pixels normalised by train.py's NumPy code, (p / 255 - 0.2860) / 0.3530 with every
+// step in float32 (NumPy casts the Python floats to the array's float32). Predictions equal the Python
+// model's only if the inputs are bit-identical, so the same three float32 operations are done here, in the
+// same order, once per possible byte value (a 256-entry table), rather than with tensor ops whose scalar
+// handling (a reciprocal multiply, say) could round differently.
+constexpr float kPixelMean = 0.2860f, kPixelStd = 0.3530f;
+
+std::array<float, 256> normalisation_table() {
+  std::array<float, 256> table{};
+  for (int p = 0; p < 256; ++p) {
+    float x = static_cast<float>(p) / 255.0f;
+    x = x - kPixelMean;
+    table[static_cast<size_t>(p)] = x / kPixelStd;
+  }
+  return table;
+}
+
+struct Options {
+  std::string model = kDefaultModel;
+  std::string data_dir = kDefaultDataDir;
+  int64_t batch_size = 1000;
+  int threads = 2;
+  std::optional<int64_t> limit;
+  std::string predictions;  // empty: not written
+};
+
+void usage(std::ostream& os) {
+  os << "usage: classify_fashion_mnist [--model PATH] [--data-dir DIR] [--batch-size N] [--threads N] [--limit N]\n"
+        "                              [--predictions FILE]\n"
+        "  --model PATH        model exported by examples/fashion_mnist/train.py --export (default "
+     << kDefaultModel << ")\n"
+        "  --data-dir DIR      directory of "
+     << kTestImages << " and " << kTestLabels << " (default " << kDefaultDataDir
+     << ")\n"
+        "  --batch-size N      images per forward call (default 1000)\n"
+        "  --threads N         intra-op threads (default 2)\n"
+        "  --limit N           classify the first N test images only\n"
+        "  --predictions FILE  write the predicted class of each image, one per line\n";
+}
+
+// A command-line error: message and usage on stderr, exit status 2.
+[[noreturn]] void bad_usage(const std::string& message) {
+  std::cerr << "classify_fashion_mnist: " << message << "\n";
+  usage(std::cerr);
+  std::exit(2);
+}
+
+int64_t parse_positive(std::string_view flag, std::string_view text) {
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size())
+    bad_usage(std::string(flag) + " expects an integer, got '" + std::string(text) + "'");
+  if (v < 1) bad_usage(std::string(flag) + " must be at least 1, got " + std::string(text));
+  return v;
+}
+
+Options parse_args(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view flag = argv[i];
+    if (flag == "-h" || flag == "--help") {
+      usage(std::cout);
+      std::exit(0);
+    }
+    // Both "--flag value" and "--flag=value".
+    std::string_view value;
+    bool has_value = false;
+    if (size_t eq = flag.find('='); flag.starts_with("--") && eq != std::string_view::npos) {
+      value = flag.substr(eq + 1), flag = flag.substr(0, eq), has_value = true;
+    }
+    auto next = [&]() -> std::string_view {
+      if (has_value) return value;
+      if (i + 1 >= argc) bad_usage(std::string(flag) + " needs a value");
+      return argv[++i];
+    };
+    if (flag == "--model") o.model = next();
+    else if (flag == "--data-dir") o.data_dir = next();
+    else if (flag == "--batch-size") o.batch_size = parse_positive(flag, next());
+    else if (flag == "--threads") o.threads = static_cast<int>(std::min<int64_t>(parse_positive(flag, next()), 1024));
+    else if (flag == "--limit") o.limit = parse_positive(flag, next());
+    else if (flag == "--predictions") o.predictions = next();
+    else bad_usage("unknown argument '" + std::string(flag) + "'");
+  }
+  return o;
+}
+
+// A file that must exist, with what to do when it does not.
+void require_file(const std::string& path, const std::string& hint) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw std::runtime_error("'" + path + "' does not exist or is not a file; " + hint);
+}
+
+// The images as normalised float32 (N, 1, 28, 28) (Note [pixel normalisation]).
+ember::Tensor normalise(const ember::Tensor& images) {
+  static const std::array<float, 256> table = normalisation_table();
+  const int64_t n = images.size(0);
+  ember::Tensor out = ember::empty({n, 1, kImageSide, kImageSide}, ember::kFloat32);
+  const uint8_t* src = images.contiguous().data_ptr<uint8_t>();
+  float* dst = out.data_ptr<float>();
+  for (int64_t i = 0, total = out.numel(); i < total; ++i) dst[i] = table[src[i]];
+  return out;
+}
+
+int run(const Options& o) {
+  ember::set_num_threads(o.threads);
+  require_file(o.model, "export a model first: PYTHONPATH=python /usr/bin/python3 examples/fashion_mnist/train.py "
+                        "(writes " + std::string(kDefaultModel) + "), or pass --model");
+  const std::string image_path = o.data_dir + "/" + kTestImages, label_path = o.data_dir + "/" + kTestLabels;
+  const std::string data_hint = "install Debian's dataset-fashion-mnist (scripts/setup.sh does) or pass --data-dir";
+  require_file(image_path, data_hint);
+  require_file(label_path, data_hint);
+
+  ember::jit::Module model = ember::jit::load(o.model);
+  model.eval();
+  ember::Tensor images = ember::data::read_idx(image_path);
+  ember::Tensor labels = ember::data::read_idx(label_path);
+  if (images.dim() != 3 || images.size(1) != kImageSide || images.size(2) != kImageSide ||
+      images.dtype() != ember::kUInt8)
+    throw std::runtime_error("'" + image_path + "' does not hold uint8 images of 28x28 pixels");
+  if (labels.dim() != 1 || labels.dtype() != ember::kUInt8 || labels.size(0) != images.size(0))
+    throw std::runtime_error("'" + label_path + "' does not hold one uint8 label per image of '" + image_path + "'");
+
+  int64_t n = images.size(0);
+  if (o.limit) n = std::min(n, *o.limit);
+  ember::Tensor inputs = normalise(images.narrow(0, 0, n));
+  const uint8_t* truth = labels.contiguous().data_ptr<uint8_t>();
+
+  std::vector<int64_t> predicted(static_cast<size_t>(n));
+  ember::InferenceMode inference;  // no autograd graph: the parameters may require grad, these calls need none
+  auto start = std::chrono::steady_clock::now();
+  for (int64_t b = 0; b < n; b += o.batch_size) {
+    const int64_t len = std::min(o.batch_size, n - b);
+    ember::IValue out = model.forward({inputs.narrow(0, b, len)});
+    if (!out.is_tensor())
+      throw std::runtime_error("the model returned " + out.repr() + ", not a tensor of logits");
+    const ember::Tensor& logits = out.to_tensor();
+    if (logits.dim() != 2 || logits.size(0) != len || logits.size(1) != kClasses) {
+      std::string shape;
+      for (int64_t d = 0; d < logits.dim(); ++d) shape += (d ? ", " : "") + std::to_string(logits.size(d));
+      throw std::runtime_error("the model returned logits of shape (" + shape + ") for a batch of " +
+                               std::to_string(len) + " images, expected (" + std::to_string(len) + ", 10)");
+    }
+    ember::Tensor classes = ember::argmax(logits, 1).contiguous();
+    std::copy_n(classes.data_ptr<int64_t>(), len, predicted.begin() + b);
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  int64_t correct = 0;
+  for (int64_t i = 0; i < n; ++i) correct += predicted[static_cast<size_t>(i)] == truth[i];
+  std::printf("%s: %lld test images, accuracy %.4f (%lld correct), %.2f s in batches of %lld on %d thread%s "
+              "(%.0f images/s)\n",
+              o.model.c_str(), static_cast<long long>(n), static_cast<double>(correct) / static_cast<double>(n),
+              static_cast<long long>(correct), seconds, static_cast<long long>(o.batch_size), o.threads,
+              o.threads == 1 ? "" : "s", static_cast<double>(n) / seconds);
+
+  if (!o.predictions.empty()) {
+    std::ofstream f(o.predictions);
+    for (int64_t p : predicted) f << p << '\n';
+    f.close();
+    if (!f) throw std::runtime_error("cannot write the predictions to '" + o.predictions + "'");
+    std::printf("wrote the predictions to %s\n", o.predictions.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o = parse_args(argc, argv);
+  try {
+    return run(o);
+  } catch (const std::exception& e) {
+    std::cerr << "classify_fashion_mnist: " << e.what() << "\n";
+    return 1;
+  }
+}
