@@ -12,6 +12,6 @@ from ._freeze import freeze, optimize_for_inference
 from ._serialization import load, save
 from ._trace import TracerWarning, TracingCheckError, is_tracing, trace, trace_module
 
-__all__ = ["trace", "trace_module", "save", "load", "freeze", "optimize_for_inference", "TracedModule", "TracedFunction", "ScriptModule",
-           "RecursiveScriptModule", "ScriptFunction",
+__all__ = ["trace", "trace_module", "save", "load", "freeze", "optimize_for_inference", "TracedModule",
+           "TracedFunction", "ScriptModule", "RecursiveScriptModule", "ScriptFunction",
            "TracerWarning", "TracingCheckError", "is_tracing"]
