@@ -408,7 +408,8 @@ Signature make_signature(const OperatorHandle& op) {
   return sig;
 }
 
-// While tracing: the tensors given for int and int[] arguments (traced sizes and arithmetic on them) are
+// While tracing: the tensors given for int, int[] and (integer tensors) Scalar arguments (traced sizes and
+// arithmetic on them) are
 // declared to the tracer, so that the op's node reads them instead of constants (Note [traced sizes] in
 // ember/jit/frontend/Tracer.h).
 void note_traced_ints(const Signature& sig, PyObject* const* given, size_t n) {
@@ -418,6 +419,8 @@ void note_traced_ints(const Signature& sig, PyObject* const* given, size_t n) {
     if (!o) continue;
     if (sig.args[i].kind == ArgKind::Int && is_tensor(o)) {
       note_traced_int(fs, i, -1, unwrap(o));
+    } else if (sig.args[i].kind == ArgKind::Scalar && is_tensor(o) && is_integral(unwrap(o).dtype(), false)) {
+      note_traced_int(fs, i, -1, unwrap(o));  // arange(x.size(0)); a float tensor's value stays a constant
     } else if (sig.args[i].kind == ArgKind::IntList && (PyTuple_Check(o) || PyList_Check(o))) {
       Py_ssize_t len = PySequence_Fast_GET_SIZE(o);
       PyObject** items = PySequence_Fast_ITEMS(o);

@@ -11,6 +11,7 @@
 // (`m.weight = Parameter(...)`) the Python side mirrors it into the slot with set_attr.
 #include <pybind11/stl.h>
 
+#include "ember/jit/passes/Passes.h"
 #include "ember/jit/runtime/Archive.h"
 #include "ember/jit/runtime/Interpreter.h"
 #include "ember/jit/runtime/Module.h"
@@ -186,6 +187,16 @@ void init_jit_module(py::module_& m) {
     for (const auto& [k, v] : extra) files[py::str(k)] = py::bytes(v);
     return py::make_tuple(py::cast(*mod), files);
   }, "Loads a saved module: (module, {extra file name: bytes}).");
+
+  m.def("_jit_freeze", [](const jit::Module& mod, std::vector<std::string> preserved, bool optimize) {
+    jit::FreezeOptions options;
+    options.preserved_methods = std::move(preserved);
+    options.optimize = optimize;
+    return jit::freeze(mod, options);
+  }, py::arg("module"), py::arg("preserved_methods"), py::arg("optimize"),
+     "A frozen copy of module (ember/jit/passes/Passes.h freeze()).");
+  m.def("_jit_optimize_for_inference", [](const jit::Module& mod) { return jit::optimize_for_inference(mod); },
+        "freeze + optimize_frozen_graph (Passes.h).");
 
   py::class_<jit::Function>(m, "_JitFunction", "A graph without module, compiled once (Interpreter.h).")
       .def(py::init<std::string, std::shared_ptr<Graph>>())

@@ -28,7 +28,8 @@ def kinds(graph):
     else:
         ks = graph.nodes()
     same = {"prim::NumToTensor": "aten::scalar_tensor", "aten::new_zeros": "aten::zeros",
-            "aten::_convolution": "aten::conv2d"}  # Ember's new_zeros records aten::zeros
+            "aten::_convolution": "aten::conv2d",  # Ember's new_zeros records aten::zeros
+            "aten::ScalarImplicit": "aten::Int"}  # a traced int for a Scalar argument: Ember reuses aten::Int
     ks = [same.get(k, k) for k in ks]
     return [k for k in ks if k.startswith("aten::")]
 
@@ -58,8 +59,13 @@ def scaled_by_size(x):
     return x * x.size(1)
 
 
+def arange_of_batch(x):
+    lib = ember if isinstance(x, ember.Tensor) else torch
+    return x + lib.arange(x.size(0)).view(-1, 1, 1)
+
+
 @pytest.mark.parametrize("fn", [view_batch, reshape_arith, size_tuple, factory_from_shape, flatten_from,
-                                scaled_by_size])
+                                scaled_by_size, arange_of_batch])
 def test_sizes_follow_the_input_like_torch(fn):
     x, tx = both(randn(2, 3, 4))
     with warnings.catch_warnings():

@@ -30,19 +30,19 @@
 // After the trace, TracingState::finish removes dead nodes as PyTorch's tracer does.
 //
 // Note [traced sizes]
-// As PyTorch 1.13's tracer, a size read while tracing (Python: x.size(d), x.size(), x.shape) is a 0-dim int64
-// tensor, not an int: size_of() records `%n : int = aten::size.int(%x, %d)` and `%t = aten::scalar_tensor(%n,
-// dtype=int64)` (PyTorch writes prim::NumToTensor; the interpreter has no such primitive and scalar_tensor is
-// the same computation) and maps the tensor to %t. Arithmetic on it (x.size(0) * 2) is then ordinary traced
-// tensor ops. When such a tensor is passed where an op wants an int or an int[] element (x.view(n, -1),
-// x.reshape(x.shape[0], -1), zeros(x.shape)), the Python argument parser tells the state which argument (and
-// element) it was (note_int_argument: `%k : int = aten::Int.Tensor(%t)`), and the op's node reads %k (inside a
-// prim::ListConstruct for lists) instead of a constant. So the graph follows the input's sizes, as PyTorch's
-// does, for the common forms: sizes used by views, reshapes, factories and shape arguments, through tensor
-// arithmetic. Not followed (frozen at the example's value, with the TracerWarning of a tensor converted to a
-// Python number, as in PyTorch): sizes turned into Python ints (int(n), range(n), Python comparisons,
-// indexing and slicing bounds). The pending int arguments name the op they are for, and every recorded call
-// takes them, so an override never reaches another call.
+// As PyTorch 1.13's tracer, a size read while tracing (Python: x.size(d), x.size(), x.shape) is a 0-dim int64 tensor,
+// not an int: size_of() records `%n : int = aten::size.int(%x, %d)` and `%t = aten::scalar_tensor(%n, dtype=int64)`
+// (PyTorch writes prim::NumToTensor; the interpreter has no such primitive and scalar_tensor is the same computation)
+// and maps the tensor to %t. Arithmetic on it (x.size(0) * 2) is then ordinary traced tensor ops. When such a tensor is
+// passed where an op wants an int, an int[] element or a Scalar (x.view(n, -1), x.reshape(x.shape[0], -1),
+// zeros(x.shape), arange(n)), the Python argument parser tells the state which argument (and element) it was
+// (note_int_argument: `%k : int = aten::Int.Tensor(%t)`), and the op's node reads %k (inside a prim::ListConstruct for
+// lists) instead of a constant. So the graph follows the input's sizes, as PyTorch's does, for the common forms: sizes
+// used by views, reshapes, factories and shape arguments, through tensor arithmetic. Not followed (frozen at the
+// example's value, with the TracerWarning of a tensor converted to a Python number, as in PyTorch): sizes turned into
+// Python ints (int(n), range(n), Python comparisons, indexing and slicing bounds). The pending int arguments name the
+// op they are for, and every recorded call takes them, so an override never reaches another call. Integer tensors given
+// for other Scalar arguments count too; float ones stay constants.
 //
 // Tracing state is per thread (other threads run untraced) and scoped: TracingGuard installs it and turns
 // the Tracer key on for the thread, and restores the previous state on exit, exceptions included; an error

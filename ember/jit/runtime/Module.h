@@ -86,7 +86,8 @@ class Module {
 
   // ---- the attribute table (each also adds the attribute to the class type)
   /// Adds a parameter / buffer / submodule / plain attribute. Errors: the name is taken, is "training", or
-  /// is not an identifier; an undefined tensor; a submodule that is this module or contains it.
+  /// has characters other than letters, digits and '_' (digits alone are allowed, as TorchScript names the
+  /// children of Sequential "0", "1", ...); an undefined tensor; a submodule that is this module or contains it.
   void register_parameter(const std::string& name, const Tensor& t);
   void register_buffer(const std::string& name, const Tensor& t);
   void register_module(const std::string& name, const Module& m);

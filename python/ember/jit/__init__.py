@@ -8,9 +8,10 @@ Traced modules run on the C++ runtime (ember/jit/runtime); ``ember.jit.save(m, p
 ``ember.jit.load`` (or C++ ``ember::jit::load``) reads back as a RecursiveScriptModule.
 """
 from ._module import RecursiveScriptModule, ScriptFunction, ScriptModule, TracedFunction, TracedModule
+from ._freeze import freeze, optimize_for_inference
 from ._serialization import load, save
 from ._trace import TracerWarning, TracingCheckError, is_tracing, trace, trace_module
 
-__all__ = ["trace", "trace_module", "save", "load", "TracedModule", "TracedFunction", "ScriptModule",
-           "RecursiveScriptModule", "ScriptFunction",
+__all__ = ["trace", "trace_module", "save", "load", "freeze", "optimize_for_inference", "TracedModule",
+           "TracedFunction", "ScriptModule", "RecursiveScriptModule", "ScriptFunction",
            "TracerWarning", "TracingCheckError", "is_tracing"]

@@ -4,13 +4,13 @@
 Note [python archive]
 The file is the C++ runtime's saved-model archive, so ``ember::jit::load`` reads what Python saves and the
 reverse. Python adds one thing: the structure and names of the root's method inputs (Note [flattened inputs]
-in _module.py), as the extra file ``.ember/input_spec/<method>`` holding the Python literal of the pair, so that a loaded
-module accepts tuples, lists and dicts as the traced one did (C++ callers pass the flat tensors). Extra files
-whose names start with ``.ember/`` are reserved; user extra files may be any other name, with str or bytes
-contents, read back as bytes (as PyTorch's); unlike PyTorch's, the contents must be UTF-8 text (the C++
-archive keeps extra files as strings, which C++ readers get as std::string). Writing is atomic (the C++ archive writes a temporary file and
-renames it). A file object is written through a temporary file (and read likewise), which the C++ archive
-needs to seek in.
+in _module.py), as the extra file ``.ember/input_spec/<method>`` holding the Python literal of the pair, so
+that a loaded module accepts tuples, lists, dicts and keyword arguments as the traced one did (C++ callers
+pass the flat tensors). Extra files whose names start with ``.ember/`` are reserved; user extra files may be
+any other name, with str or bytes contents, read back as bytes (as PyTorch's); unlike PyTorch's, the contents
+must be UTF-8 text (the C++ archive keeps extra files as strings, which C++ readers get as std::string).
+Writing is atomic (the C++ archive writes a temporary file and renames it). A file object is written through
+a temporary file (and read likewise), which the C++ archive needs to seek in.
 """
 import ast
 import os

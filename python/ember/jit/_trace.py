@@ -79,8 +79,8 @@ def _check_outputs(out, strict):
 
 def _trace_graph(fn, args, module, strict):
     """Traces fn(*args) (fn is module's bound forward path when module is given); returns (graph, signature,
-    class_names): signature is (input structure, argument names): class_names maps each module path ("" for the root, "features.0") to the class name the
-    graph gives it."""
+    class_names): signature is (input structure, argument names); class_names maps each module path ("" for
+    the root, "features.0") to the class name the graph gives it."""
     if not isinstance(args, tuple):
         args = (args,)
     names = _input_names(module.forward if module is not None else fn, len(args))

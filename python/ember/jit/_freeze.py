@@ -1,0 +1,41 @@
+"""ember.jit.freeze and ember.jit.optimize_for_inference, as torch.jit's, over the C++ passes
+(ember/jit/passes/Passes.h: freeze(), optimize_for_inference())."""
+from .. import _C
+from ._module import ScriptModule, _loaded
+
+
+def _check(mod, what):
+    if not isinstance(mod, ScriptModule):
+        raise RuntimeError("{} expects a ScriptModule as input. Please use ember.jit.trace (or ember.jit.load) to "
+                           "make a script module of your 'nn.Module'.".format(what))
+    if mod.training:
+        raise RuntimeError("Freezing is currently only implemented for modules in eval mode. Please call .eval() "
+                           "on your module before freezing.")
+
+
+def freeze(mod, preserved_attrs=None, optimize_numerics=True):
+    """A frozen copy of the script module mod, in eval mode: its parameters, buffers and attributes become
+    constants of the graph (copies: later changes to mod do not reach it), submodule calls are inlined, and
+    (optimize_numerics) the frozen-graph optimisations run (Conv/Linear + BatchNorm folding, constant
+    propagation, peephole, common subexpressions, dead code). The result has no parameters; forward takes the
+    same arguments. preserved_attrs: names of methods to keep besides forward (attributes are not kept apart).
+    Raises RuntimeError for a module that is not a script module or is in training mode (as PyTorch's)."""
+    _check(mod, "Freezing")
+    methods = ["forward"] + [m for m in (preserved_attrs or []) if m != "forward"]
+    for m in methods[1:]:
+        if not mod._c.has_method(m):
+            raise RuntimeError("ember.jit.freeze: preserved_attrs names '{}', which is not a method of the module "
+                               "(preserving attributes is not supported)".format(m))
+    c = _C._jit_freeze(mod._c, methods, bool(optimize_numerics))
+    return _loaded(c, {k: v for k, v in mod._specs.items() if k in methods})
+
+
+def optimize_for_inference(mod, other_methods=None):
+    """freeze(mod) (unless already frozen) followed by the frozen-graph optimisations, as
+    torch.jit.optimize_for_inference (which also converts to MKL-DNN layouts: Ember has no such layouts, so
+    the graph keeps plain ops). Raises as freeze."""
+    if other_methods:
+        raise RuntimeError("ember.jit.optimize_for_inference: other_methods is not supported")
+    _check(mod, "optimize_for_inference")
+    c = _C._jit_optimize_for_inference(mod._c)
+    return _loaded(c, dict(mod._specs))
