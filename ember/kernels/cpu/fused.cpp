@@ -76,6 +76,7 @@ struct Step {
   FusedOpcode op;
   VecLoopFn fn = nullptr;  // compute steps
   int64_t a = 0, b = 0;    // input/constant index, or operand registers
+  bool binary = false;     // two operands (else one, for compute steps)
   int slot = -1;           // buffer holding the register's row values (-1: none needed)
   bool dead = false;       // its value is never read (and it is not the result): skipped
 };
@@ -179,7 +180,7 @@ void run_program(const std::vector<Step>& steps, int num_slots, const std::vecto
         } else {
           const bool last_step = i + 1 == steps.size();
           const Reg& x = regs[s.a];
-          const bool binary = fused_opcode_arity(static_cast<int64_t>(s.op)) == 2;
+          const bool binary = s.binary;
           const Reg& y = binary ? regs[s.b] : x;
           // One value for the block when every operand is one value; the output is always a row.
           const bool one = x.stride == 0 && y.stride == 0 && !last_step;
@@ -270,7 +271,9 @@ Tensor _fused_elementwise(TensorList inputs, IntArrayRef program, IntArrayRef co
     Step s{ins.op};
     s.a = ins.a;
     s.b = ins.b;
-    if (fused_opcode_arity(static_cast<int64_t>(ins.op)) > 0) s.fn = vec_loop(vec_op_of(ins.op), dtype);
+    const int arity = fused_opcode_arity(static_cast<int64_t>(ins.op));
+    if (arity > 0) s.fn = vec_loop(vec_op_of(ins.op), dtype);
+    s.binary = arity == 2;
     steps.push_back(s);
   }
   const int num_slots = assign_slots(steps, geoms);
