@@ -14,11 +14,13 @@ using namespace ember;
 using namespace ember::jit;
 using ember::testing::contains;
 
-// The graph of `text` after FuseElementwise, verified.
+// The graph of `text` after FuseElementwise, verified; the pass reports a change exactly when the text changed.
 std::shared_ptr<Graph> fused(std::string_view text) {
   std::shared_ptr<Graph> g = parse_ir(text);
-  FuseElementwise(g);
+  const std::string before = g->str();
+  const bool changed = FuseElementwise(g);
   verify(*g);
+  EXPECT_EQ(changed, g->str() != before) << g->str();
   return g;
 }
 

@@ -191,9 +191,11 @@ void emit(Graph& graph, Group& g) {
   if (!name.empty()) fused->output()->set_debug_name(name);
 }
 
-void fuse_block(Graph& graph, Block* block) {
+// Returns whether it fused anything.
+bool fuse_block(Graph& graph, Block* block) {
+  bool changed = false;
   for (Node* n : block->nodes())
-    for (Block* b : n->blocks()) fuse_block(graph, b);
+    for (Block* b : n->blocks()) changed |= fuse_block(graph, b);
   std::vector<Group> groups;
   std::unordered_set<Node*> taken;
   std::vector<Node*> order;
@@ -208,13 +210,14 @@ void fuse_block(Graph& graph, Block* block) {
     if (g.nodes.size() >= 2) groups.push_back(std::move(g));
   }
   for (Group& g : groups) emit(graph, g);
+  return changed || !groups.empty();
 }
 
 }  // namespace
 
-void FuseElementwise(std::shared_ptr<Graph>& graph) {
+bool FuseElementwise(std::shared_ptr<Graph>& graph) {
   EMBER_CHECK(graph, "FuseElementwise: the graph is null");
-  fuse_block(*graph, graph->block());
+  return fuse_block(*graph, graph->block());
 }
 
 }  // namespace ember::jit

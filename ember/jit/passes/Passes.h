@@ -10,7 +10,7 @@ namespace ember::jit {
 /// unary ops of Note [fused elementwise programs]) whose intermediate results are used only inside the group
 /// and whose tensors are all known to be float32, or all float64, into one aten::_fused_elementwise node that
 /// makes one pass over memory. Nodes of unknown dtype are left as they are. For inference graphs: the fused op
-/// has no derivative. See Note [elementwise fusion] in FuseElementwise.cpp.
-void FuseElementwise(std::shared_ptr<Graph>& graph);
+/// has no derivative. Returns whether anything changed. See Note [elementwise fusion] in FuseElementwise.cpp.
+bool FuseElementwise(std::shared_ptr<Graph>& graph);
 
 }  // namespace ember::jit
