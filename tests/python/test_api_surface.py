@@ -18,7 +18,8 @@ def _module_ops(mod):
 # Ops of the database that PyTorch exposes only through torch.ops.aten (helpers Ember's own Python code calls).
 INTERNAL = {"_to_copy", "slice", "alias", "index", "nonzero_numpy", "nll_loss_forward", "nll_loss2d_forward",
             "convolution_backward", "max_pool2d_with_indices_backward", "avg_pool2d_backward",
-            "_adaptive_avg_pool2d_backward", "embedding_dense_backward", "threshold_backward"}
+            "_adaptive_avg_pool2d_backward", "embedding_dense_backward", "threshold_backward",
+            "_fused_elementwise"}  # Ember's own: what the JIT's fusion pass emits (Note [elementwise fusion])
 
 
 @pytest.mark.parametrize("name", sorted(ember._C._functions))

@@ -3489,6 +3489,14 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
   return result;
 }
 
+Tensor _fused_elementwise(TensorList inputs, IntArrayRef program, IntArrayRef constants) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::_fused_elementwise");
+  if (GradMode::is_enabled() && any_requires_grad(inputs))
+    EMBER_FAIL("The function '_fused_elementwise' is not differentiable with respect to argument 'inputs'. This input cannot have requires_grad True.");
+  ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+  return h.call<Tensor, TensorList, IntArrayRef, IntArrayRef>(inputs, program, constants);
+}
+
 struct IndexSelectBackward0 final : Node {
   std::string name() const override { return "IndexSelectBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -7631,6 +7639,7 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::addcdiv_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&)>(&addcdiv__));
   m.impl("aten::convolution", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef, IntArrayRef, bool, IntArrayRef, int64_t)>(&convolution));
   m.impl("aten::convolution_backward", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&, const Tensor&, const Tensor&, OptionalIntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool, IntArrayRef, int64_t, std::array<bool, 3>)>(&convolution_backward));
+  m.impl("aten::_fused_elementwise", DispatchKey::Autograd, static_cast<Tensor (*)(TensorList, IntArrayRef, IntArrayRef)>(&_fused_elementwise));
   m.impl("aten::index_select", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&)>(&index_select));
   m.impl("aten::gather", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, bool)>(&gather));
   m.impl("aten::scatter.src", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, const Tensor&)>(&scatter_src));

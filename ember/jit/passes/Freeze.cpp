@@ -143,6 +143,7 @@ Module optimize_for_inference(const Module& module, const PipelineOptions& optio
   for (const std::string& name : frozen.method_names()) {
     std::shared_ptr<Graph> g = frozen.method(name).graph->copy();
     optimize_frozen_graph(g, options);
+    run_pass(g, fuse_elementwise, "fuse_elementwise", options.verify);
     frozen.define_method(name, g);
   }
   return frozen;

@@ -83,7 +83,15 @@ struct PipelineOptions {
 /// eliminate_common_subexpression, eliminate_dead_code, verifying after each (options.verify).
 void optimize_frozen_graph(std::shared_ptr<Graph>& graph, const PipelineOptions& options = {});
 
-/// torch.jit.optimize_for_inference: freeze (the module must be in eval mode) and optimize_frozen_graph.
+/// Fuses groups of two or more elementwise nodes (add/sub with alpha 1, mul, div, maximum, minimum and the
+/// unary ops of Note [fused elementwise programs]) whose intermediate results are used only inside the group
+/// and whose tensors are all known to be float32, or all float64, into one aten::_fused_elementwise node that
+/// makes one pass over memory. Nodes of unknown dtype are left as they are. For inference graphs: the fused op
+/// has no derivative. Returns whether anything changed. See Note [elementwise fusion] in FuseElementwise.cpp.
+bool fuse_elementwise(std::shared_ptr<Graph>& graph);
+
+/// torch.jit.optimize_for_inference: freeze (the module must be in eval mode), optimize_frozen_graph, then
+/// fuse_elementwise (the fused op has no derivative, so only this inference pipeline fuses, not freeze()).
 Module optimize_for_inference(const Module& module, const PipelineOptions& options = {});
 
 }  // namespace ember::jit

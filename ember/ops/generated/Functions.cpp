@@ -1443,6 +1443,10 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
   static const OperatorHandle h = op("aten::convolution_backward");
   return h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, const Tensor&, const Tensor&, OptionalIntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool, IntArrayRef, int64_t, std::array<bool, 3>>(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask);
 }
+Tensor _fused_elementwise(TensorList inputs, IntArrayRef program, IntArrayRef constants) {
+  static const OperatorHandle h = op("aten::_fused_elementwise");
+  return h.call<Tensor, TensorList, IntArrayRef, IntArrayRef>(inputs, program, constants);
+}
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   static const OperatorHandle h = op("aten::index_select");
   return h.call<Tensor, const Tensor&, int64_t, const Tensor&>(self, dim, index);

@@ -232,6 +232,7 @@ Scalar local_scalar_dense(const Tensor& self);
 bool equal(const Tensor& self, const Tensor& other);
 Tensor convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups);
 std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_output, const Tensor& input, const Tensor& weight, OptionalIntArrayRef bias_sizes, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups, std::array<bool, 3> output_mask);
+Tensor _fused_elementwise(TensorList inputs, IntArrayRef program, IntArrayRef constants);
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
 Tensor index_select_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out);
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad);

@@ -233,6 +233,7 @@ void register_cpu_kernels(Library& m) {
   m.impl("aten::equal", DispatchKey::CPU, static_cast<bool (*)(const Tensor&, const Tensor&)>(&cpu::equal));
   m.impl("aten::convolution", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef, IntArrayRef, bool, IntArrayRef, int64_t)>(&cpu::convolution));
   m.impl("aten::convolution_backward", DispatchKey::CPU, static_cast<std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&, const Tensor&, const Tensor&, OptionalIntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool, IntArrayRef, int64_t, std::array<bool, 3>)>(&cpu::convolution_backward));
+  m.impl("aten::_fused_elementwise", DispatchKey::CPU, static_cast<Tensor (*)(TensorList, IntArrayRef, IntArrayRef)>(&cpu::_fused_elementwise));
   m.impl("aten::index_select", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&)>(&cpu::index_select));
   m.impl("aten::index_select.out", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, const Tensor&)>(&cpu::index_select_out));
   m.impl("aten::gather", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, bool)>(&cpu::gather));
