@@ -16,6 +16,7 @@
 #include "ember/jit/runtime/Interpreter.h"
 #include "ember/jit/runtime/Module.h"
 #include "jit.h"
+#include "python_ops.h"
 #include "tensor.h"
 
 namespace py = pybind11;
@@ -37,50 +38,7 @@ py::object wrap_tensor_or_none(const Tensor& t) {
   return py::reinterpret_steal<py::object>(wrap(t));
 }
 
-std::vector<IValue> elements(const IValue& v) {
-  if (v.is_tensor_list()) {
-    std::vector<IValue> r;
-    for (const Tensor& t : v.to_tensor_list()) r.emplace_back(t);
-    return r;
-  }
-  if (v.is_int_list()) {
-    std::vector<IValue> r;
-    for (int64_t i : v.to_int_list()) r.emplace_back(i);
-    return r;
-  }
-  return v.to_list();
-}
-
 }  // namespace
-
-py::object ivalue_to_python(const IValue& v) {
-  switch (v.tag()) {
-    case IValue::Tag::None: return py::none();
-    case IValue::Tag::Bool: return py::bool_(v.to_bool());
-    case IValue::Tag::Int: return py::int_(v.to_int());
-    case IValue::Tag::Double: return py::float_(v.to_double());
-    case IValue::Tag::String: return py::str(v.to_string());
-    case IValue::Tag::Tensor: return wrap_tensor_or_none(v.to_tensor());
-    case IValue::Tag::IntList:
-    case IValue::Tag::TensorList:
-    case IValue::Tag::List: {
-      py::list l;
-      for (const IValue& e : elements(v)) l.append(ivalue_to_python(e));
-      return l;
-    }
-    case IValue::Tag::Tuple: {
-      py::list l;
-      for (const IValue& e : v.to_tuple()) l.append(ivalue_to_python(e));
-      return py::tuple(l);
-    }
-    case IValue::Tag::Dict: {
-      py::dict d;
-      for (const auto& [k, e] : v.to_dict()) d[ivalue_to_python(k)] = ivalue_to_python(e);
-      return d;
-    }
-    default: throw py::type_error("ember.jit: cannot return a " + std::string(v.tag_name()) + " to Python");
-  }
-}
 
 IValue python_to_ivalue(py::handle o) {
   PyObject* p = o.ptr();

@@ -73,9 +73,9 @@ TEST(JitVerifier, RejectsBrokenGraphs) {
        "%1 : Tensor = aten::definitely_not_an_op(%x)"},
       {"unknown custom op",
        "graph(%x : Tensor):\n"
-       "  %1 : Tensor = myops::fused_act(%x)\n"
+       "  %1 : Tensor = nolib::fused_act(%x)\n"
        "  return (%1)\n",
-       "unknown operator myops::fused_act", "%1 : Tensor = myops::fused_act(%x)"},
+       "unknown operator nolib::fused_act", "%1 : Tensor = nolib::fused_act(%x)"},
       {"too few arguments (defaults are passed explicitly in graphs)",
        "graph(%x : Tensor):\n"
        "  %1 : Tensor = aten::add(%x, %x)\n"

@@ -334,3 +334,75 @@ def test_python_custom_op_is_traced_as_one_node():
     assert "aten::tanh" not in str(traced.graph)
     x = ember.tensor([0.1, -0.2, 0.3])
     torch.testing.assert_close(to_torch(traced(x)), torch.tanh(to_torch(x)) * 2 + 1)
+
+
+# ---- custom ops in saved graphs (Note [op sources])
+
+import subprocess  # noqa: E402
+import textwrap  # noqa: E402
+
+REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+
+
+def _run_fresh(code):
+    """Runs code in a fresh Python (no libraries loaded, no Python ops defined); returns (rc, stderr)."""
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"))
+    p = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, timeout=300)
+    return p.returncode, p.stdout + p.stderr
+
+
+class _UsesMyops(ember.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = ember.nn.Linear(3, 4)
+
+    def forward(self, x):
+        return ember.ops.myops.fused_act(self.fc(x), 0.5).sum(1)
+
+
+def test_traced_custom_op_saves_and_loads(myops, tmp_path):
+    ember.manual_seed(0)
+    m = _UsesMyops().eval()
+    x = ember.randn(5, 3)
+    traced = ember.jit.trace(m, (x,))
+    assert "myops::fused_act" in str(traced.graph)
+    path = str(tmp_path / "uses_myops.pt")
+    ember.jit.save(traced, path)
+    loaded = ember.jit.load(path)
+    assert loaded(x).tolist() == m(x).tolist()
+    x2 = ember.randn(7, 3)  # another batch size
+    assert loaded(x2).tolist() == m(x2).tolist()
+    # A fresh process: without the library the load names it; after load_library the model runs.
+    rc, out = _run_fresh("""
+        import ember
+        try:
+            ember.jit.load({path!r})
+        except RuntimeError as e:
+            print("ERROR", e)
+        ember.ops.load_library({lib!r})
+        m = ember.jit.load({path!r})
+        print("OUT", m(ember.ones(2, 3)).shape)
+    """.format(path=path, lib=myops.__file__))
+    assert rc == 0, out
+    assert "ERROR" in out and "myops::fused_act" in out and myops.__file__ in out and "load_library" in out
+    assert "OUT ember.Size([2])" in out
+
+
+def test_saved_python_op_says_it_needs_python(tmp_path):
+    def f(x):
+        return scaled_tanh(x, 2.0) * 3
+
+    traced = ember.jit.trace(f, (ember.ones(3),))
+    path = str(tmp_path / "pyop.pt")
+    ember.jit.save(traced, path)
+    torch.testing.assert_close(to_torch(ember.jit.load(path)(ember.ones(2))), torch.tanh(torch.ones(2)) * 6)
+    rc, out = _run_fresh("""
+        import ember
+        try:
+            ember.jit.load({path!r})
+        except RuntimeError as e:
+            print("ERROR", e)
+    """.format(path=path))
+    assert rc == 0, out
+    assert "pyops::scaled_tanh" in out and "defined in Python" in out and "without Python" in out
