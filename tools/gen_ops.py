@@ -593,27 +593,19 @@ def gen_autograd(ops):
         ap.append("  return out;\n}\n\n")
         body.append("".join(ap))
         ret = cpp_ret_type(s.rets)
-        if o.inplace_view:  # t_, squeeze_, ...: Note [in-place view ops] (ember/ops/ops.yaml)
-            if saved_r or "self" in [a.name for a in saved_t] or multi:
-                raise SystemExit(f"gen_ops: {s.full()}: a formula of an in-place view op cannot save self or "
-                                 f"result (use self_sizes or self_geometry)")
-            k = [f"Tensor {kname}({params}) {{\n{handle}"
-                 f"  if (!GradMode::is_enabled() || !({any_rg}) || !is_floating_point(self.dtype())) {{\n"
-                 f"    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n    return {call};\n  }}\n"
-                 f"  check_inplace(self);\n"
-                 f"  auto node = std::make_shared<{node}>();\n  node->sequence_nr = next_sequence_nr();\n"]
-            k += record_inputs(s, diff, saved_t, saved_o, saved_g)
-            k.append(f"  {{\n    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n    {call};\n  }}\n"
-                     f"  set_inplace_view_history(self, node);\n  return self;\n}}\n\n")
-            body.append("".join(k))
-            reg.append(f"  m.impl({cstr(s.full())}, DispatchKey::Autograd, static_cast<{o.fn_ptr_type()}>(&{kname}));\n")
-            continue
         writes_self = bool(s.args) and s.args[0].mutable
-        if writes_self:  # copy_, fill_, zero_: recorded before self is overwritten (Note [views and in-place])
-            if saved_r or "self" in [a.name for a in saved_t]:
-                raise SystemExit(f"gen_ops: {s.full()}: a formula of an op writing self cannot use self or result")
-            if saved_o:
-                raise SystemExit(f"gen_ops: {s.full()}: an op writing self saves no non-Tensor arguments yet")
+        if o.inplace_view or writes_self:
+            if o.inplace_view:  # t_, squeeze_, ...: Note [in-place view ops] (ember/ops/ops.yaml)
+                if saved_r or "self" in [a.name for a in saved_t] or multi:
+                    raise SystemExit(f"gen_ops: {s.full()}: a formula of an in-place view op cannot save self or "
+                                     f"result (use self_sizes or self_geometry)")
+                history = "set_inplace_view_history(self, node);"
+            else:  # copy_, fill_, zero_: recorded before self is overwritten (Note [views and in-place])
+                if saved_r or "self" in [a.name for a in saved_t]:
+                    raise SystemExit(f"gen_ops: {s.full()}: a formula of an op writing self cannot use self or result")
+                if saved_o:
+                    raise SystemExit(f"gen_ops: {s.full()}: an op writing self saves no non-Tensor arguments yet")
+                history = f"rebase_history(self, node, {0 if diff and diff[0].name == 'self' else -1});"
             k = [f"Tensor {kname}({params}) {{\n{handle}"
                  f"  if (!GradMode::is_enabled() || !({any_rg}) || !is_floating_point(self.dtype())) {{\n"
                  f"    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n    return {call};\n  }}\n"
@@ -621,8 +613,7 @@ def gen_autograd(ops):
                  f"  auto node = std::make_shared<{node}>();\n  node->sequence_nr = next_sequence_nr();\n"]
             k += record_inputs(s, diff, saved_t, saved_o, saved_g)
             k.append(f"  {{\n    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n    {call};\n  }}\n"
-                     f"  rebase_history(self, node, {0 if diff and diff[0].name == 'self' else -1});\n"
-                     f"  return self;\n}}\n\n")
+                     f"  {history}\n  return self;\n}}\n\n")
             body.append("".join(k))
             reg.append(f"  m.impl({cstr(s.full())}, DispatchKey::Autograd, static_cast<{o.fn_ptr_type()}>(&{kname}));\n")
             continue
