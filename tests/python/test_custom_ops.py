@@ -389,11 +389,13 @@ def test_traced_custom_op_saves_and_loads(myops, tmp_path):
     assert "OUT ember.Size([2])" in out
 
 
-def test_saved_python_op_says_it_needs_python(tmp_path):
-    def f(x):
+class _UsesPyop(ember.nn.Module):
+    def forward(self, x):
         return scaled_tanh(x, 2.0) * 3
 
-    traced = ember.jit.trace(f, (ember.ones(3),))
+
+def test_saved_python_op_says_it_needs_python(tmp_path):
+    traced = ember.jit.trace(_UsesPyop(), (ember.ones(3),))
     path = str(tmp_path / "pyop.pt")
     ember.jit.save(traced, path)
     torch.testing.assert_close(to_torch(ember.jit.load(path)(ember.ones(2))), torch.tanh(torch.ones(2)) * 6)
