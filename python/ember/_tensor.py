@@ -80,6 +80,18 @@ class Tensor(_C._TensorBase):
             raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
         return self.transpose(-2, -1)
 
+    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        """ember.isclose(self, other, ...)."""
+        from . import isclose
+
+        return isclose(self, other, rtol, atol, equal_nan)
+
+    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        """ember.allclose(self, other, ...)."""
+        from . import allclose
+
+        return allclose(self, other, rtol, atol, equal_nan)
+
     def nonzero(self, *, as_tuple=False):
         """Indices of the nonzero elements (see ember.nonzero); as_tuple gives one 1-D tensor per dim."""
         if as_tuple:
