@@ -52,6 +52,8 @@ std::vector<IValue> elements(const IValue& v) {
 
 }  // namespace
 
+namespace {  // (python_ops.cpp defines an ember::python::ivalue_to_python too)
+
 py::object ivalue_to_python(const IValue& v) {
   switch (v.tag()) {
     case IValue::Tag::None: return py::none();
@@ -80,6 +82,8 @@ py::object ivalue_to_python(const IValue& v) {
     default: throw py::type_error("ember.jit: cannot return a " + std::string(v.tag_name()) + " to Python");
   }
 }
+
+}  // namespace
 
 IValue python_to_ivalue(py::handle o) {
   PyObject* p = o.ptr();
