@@ -71,6 +71,9 @@ CLASSES = ("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shi
 # Windows do not overlap (stride 2), so every input element receives at most one gradient; an odd last row or
 # column is outside every window (floor, as MaxPool2d(2)) and gets 0.
 FUSED_OP_NAME = "fmnist"
+# As Ember's own kernels: -O3, and no errno or traps from floating point, so the selects of the loops vectorize;
+# -march=native since the library is compiled on the machine that runs it (the cache is per machine).
+FUSED_OP_CFLAGS = ["-O3", "-fno-math-errno", "-fno-trapping-math", "-march=native"]
 FUSED_OP_SOURCE = r"""
 #include <algorithm>
 #include <cmath>
@@ -97,6 +100,7 @@ void check_input(const ember::Tensor& x) {
               kOp, shape_of(x));
   EMBER_CHECK(x.size(-2) >= 2 && x.size(-1) >= 2, "{}: input of size {} is smaller than the 2x2 window", kOp,
               shape_of(x));
+  EMBER_CHECK(x.size(-1) < (int64_t{1} << 31), "{}: input width {} is too large", kOp, x.size(-1));
 }
 
 // Planes per parallel task: about kGrainSize input elements.
@@ -106,26 +110,40 @@ int64_t plane_grain(int64_t plane_size) {
 
 // out = relu(max of each 2x2 window) over `planes` contiguous (H, W) planes; when `index` is not null it gets
 // the input index (within the plane) that receives the output's gradient, or -1 (Note [fused relu + max pooling]).
+// Each output row is done in blocks of columns: every window element in the scan's order is compared with the
+// whole block at once, with selects rather than branches (the comparisons are unpredictable on activations),
+// so the loops vectorize (with FUSED_OP_CFLAGS).
 template <class T>
 void forward_planes(const T* in, T* out, int64_t* index, int64_t planes, int64_t H, int64_t W) {
   const int64_t OH = H / 2, OW = W / 2;
-  ember::cpu::parallel_for(planes, plane_grain(H * W), [&](int64_t p0, int64_t p1) {
+  const int32_t W32 = static_cast<int32_t>(W);  // check_input: W < 2^31
+  constexpr int64_t kBlock = 64;
+  ember::cpu::parallel_for(planes, plane_grain(H * W), [=](int64_t p0, int64_t p1) {
+    T m[kBlock];
+    int32_t best[kBlock];  // the winner's offset in its window: 0, 1, W or W + 1 (int32: vectorizes with floats)
     for (int64_t p = p0; p < p1; ++p) {
       const T* src = in + p * H * W;
       for (int64_t oh = 0; oh < OH; ++oh) {
-        for (int64_t ow = 0; ow < OW; ++ow) {
-          const int64_t first = 2 * oh * W + 2 * ow;
-          const int64_t at[4] = {first, first + 1, first + W, first + W + 1};
-          int64_t best = first;
-          T m = src[first];
-          for (int k = 1; k < 4; ++k) {
-            const T v = src[at[k]];
-            if (v > m || std::isnan(v)) m = v, best = at[k];
+        for (int64_t ow0 = 0; ow0 < OW; ow0 += kBlock) {
+          const int64_t n = std::min(kBlock, OW - ow0);
+          const int64_t first = 2 * oh * W + 2 * ow0;  // the block's first window's first element
+          for (int64_t k = 0; k < n; ++k) m[k] = src[first + 2 * k], best[k] = 0;
+          for (const int32_t e : {int32_t{1}, W32, W32 + 1}) {  // the other elements of each window, in order
+            const T* col = src + first + e;
+            for (int64_t k = 0; k < n; ++k) {
+              const T v = col[2 * k];
+              const bool take = v > m[k] || v != v;  // a larger value or a NaN
+              m[k] = take ? v : m[k];
+              best[k] = take ? e : best[k];
+            }
           }
-          const bool keep = !(m <= T(0));  // > 0 or NaN: relu keeps it and passes its gradient
-          const int64_t o = (p * OH + oh) * OW + ow;
-          out[o] = keep ? m : T(0);
-          if (index) index[o] = keep ? best : -1;
+          const int64_t o = (p * OH + oh) * OW + ow0;
+          for (int64_t k = 0; k < n; ++k) {
+            const bool keep = !(m[k] <= T(0));  // > 0 or NaN: relu keeps it and passes its gradient
+            out[o + k] = keep ? m[k] : T(0);
+          }
+          if (index)
+            for (int64_t k = 0; k < n; ++k) index[o + k] = !(m[k] <= T(0)) ? first + 2 * k + best[k] : -1;
         }
       }
     }
@@ -240,7 +258,7 @@ def load_fused_op(verbose=False):
     build cache] in ember/utils/cpp_extension.py) and loads it; returns the extension module, whose __file__ is
     the library's path (the C++ classifier loads it with --library)."""
     from ember.utils import cpp_extension
-    return cpp_extension.load_inline(FUSED_OP_NAME, FUSED_OP_SOURCE, verbose=verbose)
+    return cpp_extension.load_inline(FUSED_OP_NAME, FUSED_OP_SOURCE, extra_cflags=FUSED_OP_CFLAGS, verbose=verbose)
 
 
 def relu_max_pool2d_plain(torch):
