@@ -253,12 +253,20 @@ def load_split(split, data_dir=DATA_DIR, limit=None):
     return images[:, None, :, :], labels.astype(np.int64)
 
 
+_fused_op_module = None
+
+
 def load_fused_op(verbose=False):
     """Compiles the fused op's library with Ember's load_inline (or finds it in the compile cache, Note [extension
-    build cache] in ember/utils/cpp_extension.py) and loads it; returns the extension module, whose __file__ is
+    build cache] in ember/utils/cpp_extension.py) and loads it, once per process (another build of it, from
+    another cache folder, would define the op a second time); returns the extension module, whose __file__ is
     the library's path (the C++ classifier loads it with --library)."""
-    from ember.utils import cpp_extension
-    return cpp_extension.load_inline(FUSED_OP_NAME, FUSED_OP_SOURCE, extra_cflags=FUSED_OP_CFLAGS, verbose=verbose)
+    global _fused_op_module
+    if _fused_op_module is None:
+        from ember.utils import cpp_extension
+        _fused_op_module = cpp_extension.load_inline(FUSED_OP_NAME, FUSED_OP_SOURCE, extra_cflags=FUSED_OP_CFLAGS,
+                                                     verbose=verbose)
+    return _fused_op_module
 
 
 def relu_max_pool2d_plain(torch):
