@@ -2,7 +2,8 @@
 #   make demo    install missing Debian packages, build, run the short demos (C++ and Python), then the main job:
 #                train a CNN on Fashion-MNIST (examples/fashion_mnist/train.py), EPOCHS epochs (default 3), export
 #                it (ember.jit), classify the test images with the exported model from C++
-#                (examples/cpp/classify_fashion_mnist.cpp) and check its predictions equal Python's
+#                (examples/cpp/classify_fashion_mnist.cpp, which loads the library of the model's custom op
+#                from the path the export listed in custom_ops.txt) and check its predictions equal Python's
 #   make test    install missing Debian packages, build, run every check and test
 # and plain `make`, which configures (CMake + Ninja, ccache when present) and builds everything into build/.
 # Both are incremental: with nothing changed they only re-check and re-run.
@@ -44,7 +45,8 @@ demo: setup
 	$(BUILD)/examples/cpp/demo
 	PYTHONPATH=python $(PYTHON) examples/demo.py
 	PYTHONPATH=python $(PYTHON) examples/fashion_mnist/train.py --epochs $(EPOCHS)
-	$(BUILD)/examples/cpp/classify_fashion_mnist --model out/fashion_mnist/model_ember_jit.pt \
+	sed 's/^/--library=/' out/fashion_mnist/custom_ops.txt | xargs -d '\n' \
+	  $(BUILD)/examples/cpp/classify_fashion_mnist --model out/fashion_mnist/model_ember_jit.pt \
 	  --predictions out/fashion_mnist/predictions_cpp.txt
 	cmp out/fashion_mnist/predictions_ember.txt out/fashion_mnist/predictions_cpp.txt && \
 	  echo "the C++ program's predictions equal the Python model's on every test image"

@@ -3,10 +3,15 @@
 // (ember::data::read_idx) reads the images and labels, the JIT runtime runs the model batch by batch. Prints the
 // accuracy and the images per second, and optionally writes one predicted class per line.
 //
+// The model calls a custom op, fmnist::relu_max_pool2d, which train.py compiles at run time into a shared
+// library and lists (its path) in custom_ops.txt next to the saved model; --library loads such a library
+// (ember::load_library) before the model is loaded. Without it, loading the model fails with an error that
+// names the library to load.
+//
 //   make && PYTHONPATH=python /usr/bin/python3 examples/fashion_mnist/train.py      (trains and exports)
 //   build/examples/cpp/classify_fashion_mnist [--model out/fashion_mnist/model_ember_jit.pt]
 //       [--data-dir /usr/share/datasets/fashion-mnist] [--batch-size 1000] [--threads 2] [--limit N]
-//       [--predictions FILE]
+//       [--predictions FILE] [--library PATH]...
 //
 // `make demo` runs training, export and this program in that order.
 #include <ember/ember.h>
@@ -60,11 +65,12 @@ struct Options {
   int threads = 2;
   std::optional<int64_t> limit;
   std::string predictions;  // empty: not written
+  std::vector<std::string> libraries;  // op libraries to load before the model
 };
 
 void usage(std::ostream& os) {
   os << "usage: classify_fashion_mnist [--model PATH] [--data-dir DIR] [--batch-size N] [--threads N] [--limit N]\n"
-        "                              [--predictions FILE]\n"
+        "                              [--predictions FILE] [--library PATH]...\n"
         "  --model PATH        model exported by examples/fashion_mnist/train.py --export (default "
      << kDefaultModel << ")\n"
         "  --data-dir DIR      directory of "
@@ -73,7 +79,9 @@ void usage(std::ostream& os) {
         "  --batch-size N      images per forward call (default 1000)\n"
         "  --threads N         intra-op threads (default 2)\n"
         "  --limit N           classify the first N test images only\n"
-        "  --predictions FILE  write the predicted class of each image, one per line\n";
+        "  --predictions FILE  write the predicted class of each image, one per line\n"
+        "  --library PATH      load this op library first (the model's custom ops; train.py lists them in\n"
+        "                      custom_ops.txt next to the model); repeatable\n";
 }
 
 // A command-line error: message and usage on stderr, exit status 2.
@@ -117,6 +125,7 @@ Options parse_args(int argc, char** argv) {
     else if (flag == "--threads") o.threads = static_cast<int>(std::min<int64_t>(parse_positive(flag, next()), 1024));
     else if (flag == "--limit") o.limit = parse_positive(flag, next());
     else if (flag == "--predictions") o.predictions = next();
+    else if (flag == "--library") o.libraries.emplace_back(next());
     else bad_usage("unknown argument '" + std::string(flag) + "'");
   }
   return o;
@@ -140,6 +149,23 @@ ember::Tensor normalise(const ember::Tensor& images) {
   return out;
 }
 
+// The model (ember::jit::load). When loading fails and no --library was given but train.py listed libraries
+// next to the model, the error says how to pass them (the error itself names a missing op's library).
+ember::jit::Module load_model(const Options& o) {
+  try {
+    return ember::jit::load(o.model);
+  } catch (const std::exception& e) {
+    const std::string listed = (std::filesystem::path(o.model).parent_path() / "custom_ops.txt").string();
+    std::ifstream f(listed);
+    std::string line;
+    bool any = false;
+    while (std::getline(f, line)) any = any || !line.empty();
+    if (!o.libraries.empty() || !any) throw;
+    throw std::runtime_error(std::string(e.what()) + "\n  (" + listed +
+                             " lists the libraries of the model's custom ops: pass each with --library PATH)");
+  }
+}
+
 int run(const Options& o) {
   ember::set_num_threads(o.threads);
   require_file(o.model, "export a model first: PYTHONPATH=python /usr/bin/python3 examples/fashion_mnist/train.py "
@@ -149,7 +175,8 @@ int run(const Options& o) {
   require_file(image_path, data_hint);
   require_file(label_path, data_hint);
 
-  ember::jit::Module model = ember::jit::load(o.model);
+  for (const std::string& library : o.libraries) ember::load_library(library);
+  ember::jit::Module model = load_model(o);
   model.eval();
   ember::Tensor images = ember::data::read_idx(image_path);
   ember::Tensor labels = ember::data::read_idx(label_path);

@@ -53,6 +53,20 @@ def test_train_subset_learns(tmp_path):
         assert f.read(8) == b"\x89PNG\r\n\x1a\n"
 
 
+@needs_dataset
+def test_fused_op_trains_as_plain_ops(tmp_path):
+    """The fused custom op (fmnist::relu_max_pool2d) gives the same training, loss for loss, as ReLU + max_pool2d
+    written with plain ops (--plain-ops): its values and gradients are the plain ops', bit for bit."""
+    args = ("--limit", "768", "--test-limit", "500", "--epochs", "1", "--batch-size", "128", "--no-export")
+    fused = run_train(tmp_path / "fused", *args)
+    plain = run_train(tmp_path / "plain", *args, "--plain-ops")
+    assert "fused custom op fmnist::relu_max_pool2d" in fused and "ReLU + max pooling: plain ops" in plain
+    result = re.compile(r"train loss (\S+),.*test accuracy (\S+)")
+    assert result.findall(fused) == result.findall(plain) != [], (fused, plain)
+    fused_state, plain_state = (ember.load(str(tmp_path / d / "model_ember.pt")) for d in ("fused", "plain"))
+    assert all(ember.equal(fused_state[k], plain_state[k]) for k in fused_state)
+
+
 def write_gz(path, data):
     with gzip.open(path, "wb") as f:
         f.write(data)

@@ -1,6 +1,7 @@
-"""The main job's export step and C++ classifier (issue 6): train.py traces and saves the trained model
-(ember.jit.save) and writes the Python model's predictions; examples/cpp/classify_fashion_mnist loads the saved
-model with no Python and must predict the same class for every test image.
+"""The main job's export step and C++ classifier (issues 6 and 7): train.py traces and saves the trained model
+(ember.jit.save), writes the Python model's predictions and lists the library of the model's custom op
+(fmnist::relu_max_pool2d) in custom_ops.txt; examples/cpp/classify_fashion_mnist loads that library
+(--library) and the saved model with no Python and must predict the same class for every test image.
 
 train.py runs as a user runs it, on a small subset of the real data (4 training steps on 512 images, 1,000
 test images: a few seconds) — the weights need not be good, only the same on both sides. Skipped when Debian's
@@ -54,6 +55,12 @@ def read_predictions(path):
         return [int(line) for line in f]
 
 
+def library_args(out):
+    """The classifier's --library arguments for the libraries the export listed in custom_ops.txt."""
+    with open(out / "custom_ops.txt") as f:
+        return [arg for line in f if line.strip() for arg in ("--library", line.rstrip("\n"))]
+
+
 @needs_dataset
 def test_export_writes_model_and_predictions(exported):
     out, stdout = exported
@@ -74,13 +81,27 @@ def test_export_writes_model_and_predictions(exported):
 
 
 @needs_dataset
+def test_export_lists_the_custom_op_library(exported):
+    """The model calls the fused custom op; the export lists its library next to the model (and prints it)."""
+    out, stdout = exported
+    args = library_args(out)
+    assert len(args) == 2, args
+    library = args[1]
+    assert os.path.isabs(library) and os.path.isfile(library) and library.endswith("libfmnist.so"), library
+    assert f"the model calls ops of 1 library {library}, listed in {out / 'custom_ops.txt'}" in stdout, stdout
+    assert f"fused custom op fmnist::relu_max_pool2d ({library})" in stdout
+    graph = str(ember.jit.load(str(out / "model_ember_jit.pt")).graph)
+    assert graph.count("fmnist::relu_max_pool2d") == 2, graph
+
+
+@needs_dataset
 @needs_program
 @pytest.mark.parametrize("batch_size, threads", [(1000, 2), (1000, 1)])
 def test_cpp_predictions_equal_python(exported, tmp_path, batch_size, threads):
     out, _ = exported
     cpp = tmp_path / "cpp.txt"
     proc = run([CLASSIFY, "--model", str(out / "model_ember_jit.pt"), "--limit", str(TEST_LIMIT), "--batch-size",
-                str(batch_size), "--threads", str(threads), "--predictions", str(cpp)])
+                str(batch_size), "--threads", str(threads), "--predictions", str(cpp), *library_args(out)])
     assert proc.returncode == 0, proc.stdout + proc.stderr
     python = read_predictions(out / "predictions_ember.txt")
     assert read_predictions(cpp) == python
@@ -98,9 +119,24 @@ def test_cpp_small_batches_agree(exported, tmp_path):
     """Other batch sizes (with a last, partial batch) give the same classes on these images."""
     out, _ = exported
     proc = run([CLASSIFY, "--model", str(out / "model_ember_jit.pt"), "--limit", "100", "--batch-size", "33",
-                "--predictions", str(tmp_path / "cpp.txt")])
+                "--predictions", str(tmp_path / "cpp.txt"), *library_args(out)])
     assert proc.returncode == 0, proc.stderr
     assert read_predictions(tmp_path / "cpp.txt") == read_predictions(out / "predictions_ember.txt")[:100]
+
+
+@needs_dataset
+@needs_program
+def test_cpp_without_library_names_it(exported, tmp_path):
+    """Without --library, loading the model fails naming the op and its library, and says how to pass it."""
+    out, _ = exported
+    library = library_args(out)[1]
+    proc = run([CLASSIFY, "--model", str(out / "model_ember_jit.pt"), "--limit", "10"])
+    assert proc.returncode == 1, proc.stdout
+    assert "fmnist::relu_max_pool2d" in proc.stderr and f"'{library}'" in proc.stderr, proc.stderr
+    assert "custom_ops.txt" in proc.stderr and "--library PATH" in proc.stderr, proc.stderr
+    # A library that does not exist is named too.
+    proc = run([CLASSIFY, "--model", str(out / "model_ember_jit.pt"), "--library", str(tmp_path / "nope.so")])
+    assert proc.returncode == 1 and str(tmp_path / "nope.so") in proc.stderr, proc.stderr
 
 
 @needs_program
@@ -110,6 +146,7 @@ def test_cpp_small_batches_agree(exported, tmp_path):
     (["--threads", "two"], "--threads expects an integer"),
     (["--frobnicate"], "unknown argument '--frobnicate'"),
     (["--model"], "--model needs a value"),
+    (["--library"], "--library needs a value"),
 ])
 def test_cpp_bad_arguments(args, message):
     proc = run([CLASSIFY, *args])
@@ -141,3 +178,4 @@ def test_torch_export(tmp_path):
     loaded = torch.jit.load(str(tmp_path / "model_torch_jit.pt"))
     assert loaded(torch.zeros(2, 1, 28, 28)).shape == (2, 10)
     assert len(read_predictions(tmp_path / "predictions_torch.txt")) == 200
+    assert (tmp_path / "custom_ops.txt").read_text() == ""  # plain ops: no library
