@@ -303,10 +303,33 @@ Tensor.detach_ = _detach_
 Tensor.backward = _backward
 
 
+# Note [slot holders]
+# A traced or loaded script module's runtime module (C++) holds its parameters and buffers as tensors, not as
+# these Python objects; assigning .data swaps the tensor inside the Python object, so a holder registered here
+# (weakly, by ember.jit) is given the new tensor right away. Without it a script module would keep computing
+# with the old data while its state_dict showed the new (PyTorch's set_data changes the tensor in place).
+import weakref as _weakref  # noqa: E402
+
+_slot_holders = {}  # id(tensor object) -> (weak reference to it, {holder key: callback(tensor)}); by identity
+
+
+def _register_slot_holder(t, holder, callback):
+    """Calls callback(t) whenever t.data is assigned (Note [slot holders]); one callback per holder key."""
+    key = id(t)
+    entry = _slot_holders.get(key)
+    if entry is None or entry[0]() is not t:
+        entry = _slot_holders[key] = (_weakref.ref(t, lambda _, key=key: _slot_holders.pop(key, None)), {})
+    entry[1][holder] = callback
+
+
 def _tensor_data_set(self, value):
     if not isinstance(value, _C._TensorBase):
         raise TypeError("data must be a Tensor, got {}".format(type(value).__name__))
     _C._set_data(self, value)
+    entry = _slot_holders.get(id(self))
+    if entry is not None and entry[0]() is self:
+        for callback in list(entry[1].values()):
+            callback(self)
 
 
 # Note [Tensor.data]

@@ -133,13 +133,28 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=False, **pick
             raise FileNotFoundError(errno.ENOENT, "No such file or directory", path)
         if os.path.isdir(path):
             raise IsADirectoryError(errno.EISDIR, "Is a directory", path)
-        return _C._load(path, path, _classes())
+        return _jit_or_value(_C._load(path, path, _classes()), path)
     if hasattr(f, "read"):
         data = f.read()
         if not isinstance(data, bytes):
             raise TypeError("ember.load: the file-like object must be opened in binary mode")
-        return _C._load(data, getattr(f, "name", "<file-like object>"), _classes())
+        return _jit_or_value(_C._load(data, getattr(f, "name", "<file-like object>"), _classes()), data)
     raise TypeError(f"ember.load: f must be a path or a readable file-like object, got {type(f).__name__}")
+
+
+def _jit_or_value(value, source):
+    """A file written by ember.jit.save is loaded as ember.jit.load would, with a warning, as torch.load does for
+    TorchScript archives (its manifest is an ordinary archive, so ember.load would return the raw manifest)."""
+    if isinstance(value, dict) and value.get("format") == "ember-jit-module":
+        import io
+        import warnings
+
+        from . import jit
+
+        warnings.warn("'ember.load' received a saved ember.jit module; dispatching to 'ember.jit.load' (call "
+                      "'ember.jit.load' directly to silence this warning)", UserWarning, stacklevel=3)
+        return jit.load(source if isinstance(source, str) else io.BytesIO(source))
+    return value
 
 
 def _check_map_location(map_location):

@@ -348,3 +348,40 @@ def test_traced_function_and_misuse_errors():
             mod()  # too few
         with pytest.raises(RuntimeError):
             mod(3)  # not a tensor
+
+
+def test_traced_module_follows_data_assignment_and_dtype_conversion():
+    # Note [slot holders]: as torch's, a traced module computes with what its parameters hold now: after
+    # .data assignment on the original's parameter, after .double()/.float() of the traced or loaded module.
+    import io
+
+    results = []
+    for lib in (ember, torch):
+        lib.manual_seed(0)
+        m = lib.nn.Sequential(lib.nn.Linear(2, 2, bias=False)).eval()
+        tr = lib.jit.trace(m, lib.ones(1, 2))
+        m[0].weight.data = lib.full((2, 2), 5.0)
+        r = [tr(lib.ones(1, 2)).tolist()]
+        tr.double()
+        r.append(tr(lib.ones(1, 2, dtype=lib.float64)).tolist())
+        buf = io.BytesIO()
+        lib.jit.save(tr, buf)
+        buf.seek(0)
+        ld = lib.jit.load(buf)
+        getattr(ld, "0").weight.data = lib.full((2, 2), 2.0, dtype=lib.float64)  # torch: no ld[0]
+        r.append(ld(lib.ones(1, 2, dtype=lib.float64)).tolist())
+        ld.float()
+        r.append((ld(lib.ones(1, 2)).tolist(), str(ld(lib.ones(1, 2)).dtype).split(".")[1]))
+        results.append(r)
+    assert results[0] == results[1]
+
+
+def test_ember_load_of_a_jit_file_dispatches_to_jit_load(tmp_path):
+    # As torch.load on a TorchScript archive: a warning, then the module.
+    m = ember.jit.trace(ember.nn.Linear(2, 3).eval(), ember.ones(1, 2))
+    path = str(tmp_path / "m.pt")
+    ember.jit.save(m, path)
+    for f in (path, open(path, "rb")):
+        with pytest.warns(UserWarning, match="ember.jit.load"):
+            loaded = ember.load(f)
+        assert loaded(ember.ones(1, 2)).tolist() == m(ember.ones(1, 2)).tolist()

@@ -180,7 +180,8 @@ struct Reader {
         if (!Dispatcher::singleton().overloads(name).empty()) continue;
         if (kind == "library")
           fail(fmt::format("the model calls {}, an op of the library '{}', which this program has not loaded "
-                           "(call ember::load_library(\"{}\") before loading the model)", name, detail, detail));
+                           "(call ember::load_library(\"{}\") in C++, ember.ops.load_library(...) in Python, before "
+                           "loading the model)", name, detail, detail));
         if (kind == "python")
           fail(fmt::format("the model calls {}, an op defined in Python ({}; ember.library.custom_op): a program "
                            "without Python cannot run it (write the op in C++ to use the model here)", name, detail));

@@ -186,12 +186,26 @@ class ScriptModule(Module):
                                .format(self.original_name, name))
         if self._c.has_attr(name):
             self._c.set_attr(name, value)
+            self._watch(name, value)
+
+    def _watch(self, name, value):
+        """Keeps slot `name` in step when value.data is assigned (Note [slot holders] in ember/_tensor.py)."""
+        from .._tensor import _register_slot_holder
+        c = self._c
+        _register_slot_holder(value, (id(c), name), lambda t: c.set_attr(name, t) if c.has_attr(name) else None)
+
+    def _watch_all(self):
+        for table in (self._parameters, self._buffers):
+            for name, value in table.items():
+                if value is not None and self._c.has_attr(name):
+                    self._watch(name, value)
 
     def _apply(self, fn):
         super()._apply(fn)
-        for name in list(self._buffers):
-            if self._buffers[name] is not None:
-                self._sync_slot(name)
+        for table in (self._parameters, self._buffers):
+            for name in list(table):
+                if table[name] is not None:
+                    self._sync_slot(name)
         return self
 
     def train(self, mode=True):
@@ -288,6 +302,7 @@ class TracedModule(ScriptModule):
         children = {name: value for name, kind, value in c.slots() if kind == "module"}
         for k, m in original._modules.items():
             self._modules[k] = None if m is None else _traced(m, children[k], {})
+        self._watch_all()
 
     @staticmethod
     def _build(original, class_names, path="", memo=None):
@@ -340,6 +355,7 @@ class RecursiveScriptModule(ScriptModule):
                 self._modules[name] = _loaded(value, {})
             else:
                 object.__setattr__(self, name, value)
+        self._watch_all()
 
 
 def _loaded(c, specs):

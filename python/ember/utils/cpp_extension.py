@@ -163,16 +163,22 @@ def load(name, sources, extra_cflags=None, extra_ldflags=None, extra_include_pat
     return _module(name, path)
 
 
-def load_inline(name, cpp_sources, functions=None, extra_cflags=None, extra_ldflags=None, extra_include_paths=None,
-                build_directory=None, verbose=False):
-    """As load(), from source strings. ``functions`` names plain C++ functions of the sources (taking and
-    returning Tensors, numbers, bools, strings, int lists: Note [inferred schemas]) to bind: each becomes the op
-    ``<name>::<function>`` and an attribute of the returned module, callable with positional arguments, with
-    autograd through the Ember ops it calls.
+def load_inline(name, cpp_sources, cuda_sources=None, functions=None, extra_cflags=None, extra_ldflags=None,
+                extra_include_paths=None, build_directory=None, verbose=False):
+    """As load(), from source strings; the arguments are in torch.utils.cpp_extension.load_inline's order.
+    ``functions`` names plain C++ functions of the sources to bind: each becomes the op ``<name>::<function>``
+    and an attribute of the returned module, callable with positional arguments, with autograd through the
+    Ember ops it calls. Their parameter types must be those of Note [inferred schemas]
+    (ember/dispatch/InferSchema.h): ``ember::Tensor`` (by value or const&), ``int64_t``, ``double``, ``bool``,
+    ``std::string_view``, ``ember::IntArrayRef``, ``ember::TensorList``, ``ember::Scalar`` and their
+    ``std::optional``; results ``ember::Tensor``, ``std::tuple`` of Tensors, ``std::vector<ember::Tensor>``,
+    ``int64_t``, ``double``, ``bool`` or ``void``. Other types (``int``, ``float``, ``std::string``,
+    ``std::vector<int64_t>``) fail to compile naming ``ember::boxing::Arg``.
 
     Args:
         name (str): the extension's name and the namespace of the bound functions.
         cpp_sources (str or list of str): C++ source text; ``#include <ember/ember.h>`` is added in front.
+        cuda_sources: accepted for torch's argument order; must be empty (Ember runs on the CPU).
         functions (str, list of str or dict of name to docstring): the functions to bind.
         other arguments: as load().
 
@@ -180,6 +186,8 @@ def load_inline(name, cpp_sources, functions=None, extra_cflags=None, extra_ldfl
     """
     if isinstance(cpp_sources, str):
         cpp_sources = [cpp_sources]
+    if cuda_sources:
+        raise ValueError("load_inline: Ember has no CUDA; cuda_sources must be empty")
     if functions is None:
         functions = []
     elif isinstance(functions, str):
