@@ -82,6 +82,11 @@ void OperatorEntry::undefined_argument() const {
              schema_.full_name());
 }
 
+void OperatorEntry::too_few_arguments(size_t on_stack) const {
+  EMBER_FAIL("{}: a boxed call needs all {} arguments of the schema on the stack (defaults included), but the "
+             "stack holds {}; schema: {}", schema_.full_name(), schema_.arguments.size(), on_stack, schema_.str());
+}
+
 void OperatorEntry::no_kernel(DispatchKeySet) const {
   EMBER_FAIL_KIND(ErrorKind::NotImplemented,
                   "Could not run '{}' with the given arguments: the op has no kernel for the CPU backend "

@@ -119,6 +119,8 @@ class OperatorEntry {
  public:
   /// Throws: a typed call passed an undefined (default-constructed) Tensor for a Tensor argument.
   [[noreturn]] void undefined_argument() const;
+  /// Throws: a boxed call with fewer values on the stack than the schema has arguments.
+  [[noreturn]] void too_few_arguments(size_t on_stack) const;
 
  private:
   // Refreshes one slot from the direct and alias registrations and, failing those, the key's fallback.
@@ -220,8 +222,11 @@ class OperatorHandle {
   OperatorEntry* entry() const { return e_; }
 
   /// Boxed call: the arguments (all of them, defaults filled) on top of the stack are replaced by the results.
+  /// Errors: fewer values on the stack than the schema has arguments (RuntimeError naming the op and schema).
   void call_boxed(Stack* stack) const {
-    redispatch_boxed(compute_keys_boxed(*stack, e_->schema().arguments.size()), stack);
+    const size_t n = e_->schema().arguments.size();
+    if (stack->size() < n) [[unlikely]] e_->too_few_arguments(stack->size());
+    redispatch_boxed(compute_keys_boxed(*stack, n), stack);
   }
   /// Boxed call with the key set ks (how a boxed fallback forwards a call below its own key).
   void redispatch_boxed(DispatchKeySet ks, Stack* stack) const {

@@ -38,6 +38,11 @@ TEST(LoadLibrary, OpsCallableByNameAfterLoading) {
   h.call_boxed(&s);
   ASSERT_EQ(s.size(), 1u);
   EXPECT_NEAR(values<double>(s[0].to_tensor())[2], 2.0 / (1.0 + std::exp(-2.0)), 1e-12);
+  // A boxed call with too few values on the stack is an error, not a read past the stack.
+  Stack empty;
+  EMBER_EXPECT_ERROR(h.call_boxed(&empty), Runtime, "needs all 2 arguments of the schema on the stack");
+  Stack one{IValue(x)};
+  EMBER_EXPECT_ERROR(h.call_boxed(&one), Runtime, "the stack holds 1");
   // Which library defined which op (recorded in saved models).
   EXPECT_EQ(op_source("myops::fused_act").kind, OpSource::Kind::Library);
   EXPECT_EQ(op_source("myops::fused_act").detail, EMBER_TEST_MYOPS);
