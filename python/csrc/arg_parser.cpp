@@ -313,6 +313,10 @@ bool convert(PyObject* o, const ArgSpec& s, IValue* out, bool numbers_ok) {
 
 }  // namespace
 
+bool convert_schema_value(PyObject* o, const SchemaArgument& a, IValue* out) {
+  return convert(o, spec_of(a), out, false);
+}
+
 bool is_numpy_array(PyObject* o) {
   // No ndarray exists before NumPy is imported; the type is looked up in sys.modules (never importing NumPy)
   // and kept once found.

@@ -55,6 +55,10 @@ Signature make_signature(const OperatorHandle& op);
 bool parse_call(const Signature& sig, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Stack& stack,
                 std::string* why, bool from_operator = false, PyObject** requires_grad = nullptr);
 
+/// Converts one Python value to an IValue of schema argument a's type with the parser's rules (Python numbers
+/// are not taken for a Tensor); returns false on a type mismatch. Raises as parse_call (an int that overflows).
+bool convert_schema_value(PyObject* o, const SchemaArgument& a, IValue* out);
+
 /// Converts a call's result (on the stack) into a Python object.
 PyObject* result_to_python(const Signature& sig, Stack& stack, PyObject* const* args, Py_ssize_t nargs,
                            PyObject* kwnames);

@@ -2,6 +2,7 @@
 
 #include <pybind11/stl.h>
 
+#include "arg_parser.h"
 #include "ember/dispatch/Dispatcher.h"
 #include "ember/dispatch/LoadLibrary.h"
 #include "python_common.h"
@@ -55,55 +56,15 @@ py::object ivalue_to_python(const IValue& v) {
 
 namespace {
 
-[[noreturn]] void wrong_return(py::handle o, const SchemaType& t, const std::string& op) {
-  throw py::type_error(op + ": the Python kernel returned " + std::string(Py_TYPE(o.ptr())->tp_name) +
-                       " where the schema says " + t.str());
+// The IValue for a value a Python kernel of op `op` returned as `ret`, converted as arguments are
+// (convert_schema_value). Errors: TypeError naming the op and the schema's type.
+IValue return_value(py::handle o, const SchemaArgument& ret, const std::string& op) {
+  IValue v;
+  if (!convert_schema_value(o.ptr(), ret, &v))
+    throw py::type_error(op + ": the Python kernel returned " + std::string(Py_TYPE(o.ptr())->tp_name) +
+                         " where the schema says " + ret.type.str());
+  return v;
 }
-
-}  // namespace
-
-IValue python_to_ivalue(py::handle o, const SchemaType& t, const std::string& op) {
-  using K = SchemaType::Kind;
-  switch (t.kind) {
-    case K::Optional:
-      return o.is_none() ? IValue() : python_to_ivalue(o, *t.elem, op);
-    case K::Tensor:
-      if (!is_tensor(o.ptr())) wrong_return(o, t, op);
-      return IValue(unwrap(o.ptr()));
-    case K::Int:
-      if (!PyLong_Check(o.ptr()) || PyBool_Check(o.ptr())) wrong_return(o, t, op);
-      return IValue(o.cast<int64_t>());
-    case K::Float:
-      if (!PyFloat_Check(o.ptr()) && !(PyLong_Check(o.ptr()) && !PyBool_Check(o.ptr()))) wrong_return(o, t, op);
-      return IValue(o.cast<double>());
-    case K::Bool:
-      if (!PyBool_Check(o.ptr())) wrong_return(o, t, op);
-      return IValue(o.ptr() == Py_True);
-    case K::Str:
-      if (!PyUnicode_Check(o.ptr())) wrong_return(o, t, op);
-      return IValue(o.cast<std::string>());
-    case K::List: {
-      if (!PyList_Check(o.ptr()) && !PyTuple_Check(o.ptr())) wrong_return(o, t, op);
-      if (t.elem->kind == K::Tensor) {
-        std::vector<Tensor> ts;
-        for (py::handle e : o) ts.push_back(python_to_ivalue(e, *t.elem, op).to_tensor());
-        return IValue(std::move(ts));
-      }
-      if (t.elem->kind == K::Int) {
-        std::vector<int64_t> is;
-        for (py::handle e : o) is.push_back(python_to_ivalue(e, *t.elem, op).to_int());
-        return IValue(std::move(is));
-      }
-      std::vector<IValue> l;
-      for (py::handle e : o) l.push_back(python_to_ivalue(e, *t.elem, op));
-      return IValue::list(std::move(l));
-    }
-    default:
-      throw py::type_error(op + ": a Python kernel cannot return the schema type " + t.str());
-  }
-}
-
-namespace {
 
 // The boxed kernel of a Python function: pops the op's arguments, calls fn(*args) with the GIL held, and
 // pushes the results as the schema's returns describe (one value, or a tuple unpacked into several).
@@ -123,13 +84,13 @@ KernelFunction python_kernel(py::object fn) {
     if (s.returns.empty()) {
       if (!r.is_none()) throw py::type_error(name + ": the Python kernel must return None (the schema returns ())");
     } else if (s.returns.size() == 1) {
-      stack->push_back(python_to_ivalue(r, s.returns[0].type, name));
+      stack->push_back(return_value(r, s.returns[0], name));
     } else {
       if (!py::isinstance<py::tuple>(r) || py::len(r) != s.returns.size())
         throw py::type_error(name + ": the Python kernel must return a tuple of " + std::to_string(s.returns.size()) +
                              " values");
       for (size_t i = 0; i < s.returns.size(); ++i)
-        stack->push_back(python_to_ivalue(r[py::int_(i)], s.returns[i].type, name));
+        stack->push_back(return_value(r[py::int_(i)], s.returns[i], name));
     }
     // Holding a Python function in the operator table: the functor (and so this object) lives as long as the
     // process; at interpreter shutdown the reference is leaked rather than released without the GIL.
