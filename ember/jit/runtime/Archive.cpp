@@ -83,14 +83,20 @@ struct Reader {
   [[noreturn]] void fail(const std::string& what) const {
     EMBER_FAIL("jit::load: '{}': {}", path, what);
   }
-  const IValue& field(const IValue& dict, std::string_view key, IValue::Tag tag, std::string_view where) const {
+  // The entry `key` of dict, checked to be of kind tag, or nullptr when dict has no such entry.
+  const IValue* optional_field(const IValue& dict, std::string_view key, IValue::Tag tag,
+                               std::string_view where) const {
     if (dict.tag() != IValue::Tag::Dict) fail(fmt::format("{} is a {}, not a dict", where, dict.tag_name()));
     for (const auto& [k, v] : dict.to_dict()) {
       if (k.is_string() && k.to_string() == key) {
         if (v.tag() != tag) fail(fmt::format("{}[\"{}\"] is a {}, expected a {}", where, key, v.tag_name(), label(tag)));
-        return v;
+        return &v;
       }
     }
+    return nullptr;
+  }
+  const IValue& field(const IValue& dict, std::string_view key, IValue::Tag tag, std::string_view where) const {
+    if (const IValue* v = optional_field(dict, key, tag, where)) return *v;
     fail(fmt::format("{} has no \"{}\" entry", where, key));
   }
   const std::vector<IValue>& tuple_of(const IValue& v, size_t n, std::string_view where) const {
@@ -168,25 +174,22 @@ struct Reader {
   // (Note [op sources]). Archives written before op_sources existed lack the entry: the method parser then
   // names an unknown op by itself.
   void check_op_sources(const IValue& archive) const {
-    if (archive.tag() != IValue::Tag::Dict) return;
-    for (const auto& [k, v] : archive.to_dict()) {
-      if (!k.is_string() || k.to_string() != "op_sources") continue;
-      if (v.tag() != IValue::Tag::Dict) fail(fmt::format("op_sources is a {}, expected a dict", v.tag_name()));
-      for (const auto& [op, src] : v.to_dict()) {
-        const std::string& name = str(op, "op_sources key");
-        const auto& t = tuple_of(src, 2, "op_sources[" + name + "]");
-        const std::string& kind = str(t[0], "op_sources[" + name + "] kind");
-        const std::string& detail = str(t[1], "op_sources[" + name + "] detail");
-        if (!Dispatcher::singleton().overloads(name).empty()) continue;
-        if (kind == "library")
-          fail(fmt::format("the model calls {}, an op of the library '{}', which this program has not loaded "
-                           "(call ember::load_library(\"{}\") in C++, ember.ops.load_library(...) in Python, before "
-                           "loading the model)", name, detail, detail));
-        if (kind == "python")
-          fail(fmt::format("the model calls {}, an op defined in Python ({}; ember.library.custom_op): a program "
-                           "without Python cannot run it (write the op in C++ to use the model here)", name, detail));
-        fail(fmt::format("op_sources[{}]: unknown kind '{}'", name, kind));
-      }
+    const IValue* sources = optional_field(archive, "op_sources", IValue::Tag::Dict, "the archive");
+    if (!sources) return;
+    for (const auto& [op, src] : sources->to_dict()) {
+      const std::string& name = str(op, "op_sources key");
+      const auto& t = tuple_of(src, 2, "op_sources[" + name + "]");
+      const std::string& kind = str(t[0], "op_sources[" + name + "] kind");
+      const std::string& detail = str(t[1], "op_sources[" + name + "] detail");
+      if (!Dispatcher::singleton().overloads(name).empty()) continue;
+      if (kind == "library")
+        fail(fmt::format("the model calls {}, an op of the library '{}', which this program has not loaded "
+                         "(call ember::load_library(\"{}\") in C++, ember.ops.load_library(...) in Python, before "
+                         "loading the model)", name, detail, detail));
+      if (kind == "python")
+        fail(fmt::format("the model calls {}, an op defined in Python ({}; ember.library.custom_op): a program "
+                         "without Python cannot run it (write the op in C++ to use the model here)", name, detail));
+      fail(fmt::format("op_sources[{}]: unknown kind '{}'", name, kind));
     }
   }
 
