@@ -16,6 +16,8 @@
 #include "ember/dispatch/LoadLibrary.h"
 #include "ember/kernels/cpu/Parallel.h"
 #include "ember/kernels/cpu/Provider.h"
+#include "ember/nn/nn.h"
+#include "ember/optim/optim.h"
 #include "ember/ops/Functions.h"
 #include "ember/ops/meta.h"
 #include "ember/ops/Operators.h"
