@@ -278,3 +278,49 @@ TEST(Optimizer, LoadConvertsStateToTheParametersDtype) {
 
 }  // namespace
 }  // namespace ember::optim
+
+namespace ember::optim {
+namespace {
+
+TEST(Optimizer, TrainingLoopLibTorchStyle) {
+  // Fits y = 2x + 1 with a closure-free loop: zero_grad, backward, step; braces make the parameter list.
+  Tensor w = zeros({1}), b = zeros({1});
+  autograd::set_requires_grad(w, true);
+  autograd::set_requires_grad(b, true);
+  Tensor x = ember::testing::make_tensor<float>({0, 1, 2, 3});
+  Tensor y = ember::testing::make_tensor<float>({1, 3, 5, 7});
+  Adam opt({w, b}, AdamOptions(0.1));
+  float first = 0, last = 0;
+  for (int i = 0; i < 200; ++i) {
+    opt.zero_grad();
+    Tensor loss = (x * w + b - y).pow(2).mean();
+    autograd::backward({loss});
+    opt.step();
+    (i == 0 ? first : last) = loss.item<float>();
+  }
+  EXPECT_LT(last, first * 1e-2f);
+  EXPECT_NEAR(w.item<float>(), 2.0f, 0.1f);
+}
+
+TEST(Optimizer, OptionsByNameCheckKeysAndKinds) {
+  AdamOptions o(0.1);
+  EXPECT_TRUE(o.has("betas"));
+  EXPECT_FALSE(o.has("momentum"));
+  o.set("betas", IValue::tuple({0.5, 0.6}));
+  EXPECT_EQ(std::get<0>(o.betas()), 0.5);
+  o.set("weight_decay", 1);  // an int (PyTorch's default 0 in a Python state dict) is a number
+  EXPECT_EQ(o.weight_decay(), 1.0);
+  o.set("foreach", IValue());
+  EXPECT_FALSE(o.foreach().has_value());
+  EMBER_EXPECT_ERROR(o.get("momentum"), Runtime, "optimizer options have no option 'momentum'");
+  EMBER_EXPECT_ERROR(o.set("betas", "x"), Runtime, "optimizer option 'betas' must be a pair of numbers");
+  EMBER_EXPECT_ERROR(o.set("amsgrad", 1.0), Runtime, "optimizer option 'amsgrad' must be a bool");
+  const auto items = o.items();
+  ASSERT_EQ(items.size(), 10u);  // Python's keys, in Python's order
+  EXPECT_EQ(items[0].first, "lr");
+  EXPECT_EQ(items[1].first, "betas");
+  EXPECT_EQ(items.back().first, "fused");
+}
+
+}  // namespace
+}  // namespace ember::optim
