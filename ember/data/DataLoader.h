@@ -171,7 +171,7 @@ namespace detail {
 
 /// The discarded per-epoch draw of Note [data loader seed].
 void draw_epoch_seed(const std::optional<Generator>& generator);
-/// Throws the error of a batch that did not arrive within the timeout.
+/// Throws the error of batch number `batch` of an epoch, which did not arrive within the timeout.
 [[noreturn]] void throw_timeout(std::chrono::milliseconds timeout, size_t batch);
 
 /// The worker threads of Note [data loader workers]: each runs its own `Produce` (which owns the worker's
@@ -217,19 +217,17 @@ class WorkerPool {
   }
 
   /// Waits for the result of job `number`, or with nullopt for the lowest-numbered result there is, and takes
-  /// it. Errors: nothing arrived within timeout.
-  Result take(std::optional<size_t> number, std::optional<std::chrono::milliseconds> timeout) {
+  /// it; nullopt when nothing arrived within timeout.
+  std::optional<Result> take(std::optional<size_t> number, std::optional<std::chrono::milliseconds> timeout) {
     std::unique_lock<std::mutex> lock(mu_);
     auto ready = [&] { return number ? results_.count(*number) > 0 : !results_.empty(); };
     if (!timeout) {
       result_ready_.wait(lock, ready);
     } else if (!result_ready_.wait_for(lock, *timeout, ready)) {
-      throw_timeout(*timeout, number.value_or(0));
+      return std::nullopt;
     }
-    auto it = number ? results_.find(*number) : results_.begin();
-    Result result = std::move(it->second);
-    results_.erase(it);
-    return result;
+    auto node = results_.extract(number ? results_.find(*number) : results_.begin());
+    return std::move(node.mapped());
   }
 
   /// Drops the queued jobs, lets every worker finish the job in hand, and joins the threads. Idempotent.
@@ -293,7 +291,8 @@ class WorkerPool {
 /// starts an epoch (sampler.reset(), Note [data loader seed]) and iterates over the batches
 /// dataset.get_batch(request) for the sampler's requests of batch_size indices (the last one shorter, or
 /// dropped with drop_last). See Note [data loader workers] for workers, ordering, exceptions and shutdown.
-/// Not copyable or movable (the workers point at it); make_data_loader returns it in a unique_ptr.
+/// Not copyable or movable (the workers point at it); make_data_loader returns it in a unique_ptr. Its
+/// iterators point at it too and must not outlive it.
 /// Errors: begin() after join(); using an iterator of an earlier epoch; a worker's exception (rethrown).
 template <typename Dataset, typename Sampler>
 class StatelessDataLoader {
@@ -354,10 +353,11 @@ class StatelessDataLoader {
     if (delivered_ == requested_) return std::nullopt;
     auto result = pool_->take(options_.enforce_ordering ? std::optional<size_t>(delivered_) : std::nullopt,
                               options_.timeout);
+    if (!result) detail::throw_timeout(*options_.timeout, delivered_);
     ++delivered_;
     prefetch(1);
-    if (result.error) std::rethrow_exception(result.error);
-    return std::move(result.batch);
+    if (result->error) std::rethrow_exception(result->error);
+    return std::move(result->batch);
   }
 
   /// The sampler's next request, nullopt once the epoch has no more batches (a short last batch with
