@@ -404,8 +404,8 @@ std::unique_ptr<StatelessDataLoader<Dataset, Sampler>> make_data_loader(Dataset 
 /// data set whose size() is nullopt.
 template <typename Sampler = samplers::RandomSampler, typename Dataset>
   requires std::is_constructible_v<Sampler, size_t>
-std::unique_ptr<StatelessDataLoader<Dataset, Sampler>> make_data_loader(Dataset dataset,
-                                                                        DataLoaderOptions options = DataLoaderOptions()) {
+std::unique_ptr<StatelessDataLoader<Dataset, Sampler>> make_data_loader(
+    Dataset dataset, DataLoaderOptions options = DataLoaderOptions()) {
   const std::optional<size_t> size = dataset.size();
   EMBER_CHECK(size.has_value(),
               "make_data_loader: the data set's size() is unknown (nullopt), so no sampler can be made for it; pass "

@@ -104,7 +104,8 @@ TEST(MapDataset, ChainsNormalizeThenStackIntoOneBatchedExample) {
   auto ds = Pairs(6).map(transforms::Normalize<>(0.5, 2.0)).map(transforms::Stack<>());
   static_assert(std::is_same_v<decltype(ds)::BatchType, Example<>>);
   Example<> batch = ds.get_batch(std::vector<size_t>{4, 1, 5});
-  EXPECT_EQ(vec(batch.data.sizes()), (Shape{3, 1, 1, 2}));  // (1, 1, 1) constants make (2) into (1, 1, 2), as in LibTorch
+  // The (1, 1, 1) constants make each (2) into (1, 1, 2), as in LibTorch.
+  EXPECT_EQ(vec(batch.data.sizes()), (Shape{3, 1, 1, 2}));
   EXPECT_EQ(batch.data.dtype(), kFloat32);
   EXPECT_EQ(values<float>(batch.data), (std::vector<float>{1.75f, 2.0f, 0.25f, 0.5f, 2.25f, 2.5f}));
   EXPECT_EQ(vec(batch.target.sizes()), (Shape{3}));

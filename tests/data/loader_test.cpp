@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -139,16 +140,23 @@ TEST(DataLoader, UnstackedBatchesAreVectorsOfExamples) {
 TEST(DataLoader, ShuffledBatchesEqualPythonsDataLoaderForTheSameSeed) {
   // DataLoader(TensorDataset(arange(n)), batch_size, shuffle=True[, drop_last]) after manual_seed(3): two
   // epochs, and then the default generator's next numbers (Note [data loader seed]).
-  struct Case { int64_t n; size_t batch_size; bool drop_last; const char* key; };
-  for (Case c : {Case{10, 4, false, "loader_shuffle/seed3_n10_bs4"}, Case{10, 4, true, "loader_shuffle/seed3_n10_bs4_drop"},
-                 Case{12, 4, false, "loader_shuffle/seed3_n12_bs4"}, Case{12, 4, true, "loader_shuffle/seed3_n12_bs4_drop"}}) {
+  struct Case {
+    int64_t n;
+    size_t batch_size;
+    bool drop_last;
+    const char* key;
+  };
+  for (Case c : {Case{10, 4, false, "loader_shuffle/seed3_n10_bs4"},
+                 Case{10, 4, true, "loader_shuffle/seed3_n10_bs4_drop"},
+                 Case{12, 4, false, "loader_shuffle/seed3_n12_bs4"},
+                 Case{12, 4, true, "loader_shuffle/seed3_n12_bs4_drop"}}) {
     const std::vector<int64_t> expected = values<int64_t>(data_fixture(c.key));
     const std::vector<float> after = values<float>(data_fixture(std::string(c.key) + "/after"));
     for (size_t workers : {0, 1, 3}) {
       SCOPED_TRACE(::testing::Message() << c.key << ", " << workers << " workers");
       manual_seed(3);
-      auto loader = make_data_loader(Numbers(static_cast<size_t>(c.n)).map(transforms::Stack<>()),
-                                     DataLoaderOptions().batch_size(c.batch_size).workers(workers).drop_last(c.drop_last));
+      auto options = DataLoaderOptions().batch_size(c.batch_size).workers(workers).drop_last(c.drop_last);
+      auto loader = make_data_loader(Numbers(static_cast<size_t>(c.n)).map(transforms::Stack<>()), options);
       Batches both = epoch(*loader);
       for (auto& b : epoch(*loader)) both.push_back(b);
       EXPECT_EQ(flatten(both), expected);
@@ -246,6 +254,24 @@ TEST(DataLoader, WorkerExceptionIsRethrownWithItsMessageAtItsBatch) {
     EXPECT_THROW(
         for (auto& b : *loader) again.push_back(values<int64_t>(b.target)), Error);
     EXPECT_EQ(again, (Batches{{0, 1}, {2, 3}}));
+  }
+}
+
+TEST(DataLoader, WorkerExceptionKeepsItsType) {
+  // Not only ember::Error: whatever a transform throws comes out as itself.
+  for (size_t workers : {0, 2}) {
+    auto ds = Numbers(4).map(transforms::Lambda<Example<>>([](Example<> e) -> Example<> {
+      if (e.target.item<int64_t>() == 2) throw std::out_of_range("lambda saw 2");
+      return e;
+    }));
+    auto loader = make_data_loader<SequentialSampler>(std::move(ds), DataLoaderOptions(1).workers(workers));
+    std::string message;
+    try {
+      for (auto& batch : *loader) (void)batch;
+    } catch (const std::out_of_range& e) {
+      message = e.what();
+    }
+    EXPECT_EQ(message, "lambda saw 2") << workers << " workers";
   }
 }
 

@@ -156,7 +156,8 @@ TEST(FashionMnist, RealTestSplit) {
   ASSERT_EQ(ds.size(), std::optional<size_t>(10000));
   EXPECT_EQ(vec(ds.images().sizes()), (Shape{10000, 1, 28, 28}));
   // The first labels and the first image equal what NumPy reads from the file, / 255 in float32.
-  EXPECT_EQ(values<int64_t>(ds.targets().narrow(0, 0, 20)), values<int64_t>(data_fixture("fashion_mnist/test_targets_head")));
+  EXPECT_EQ(values<int64_t>(ds.targets().narrow(0, 0, 20)),
+            values<int64_t>(data_fixture("fashion_mnist/test_targets_head")));
   EXPECT_EQ(values<float>(ds.get(0).data), values<float>(data_fixture("fashion_mnist/test_image0")));
   const double mean = ds.images().to(kFloat64).mean().item<double>();
   EXPECT_NEAR(mean, data_fixture("fashion_mnist/test_mean").item<double>(), 1e-7);
