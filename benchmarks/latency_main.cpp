@@ -1,7 +1,8 @@
 // Latency of saved Fashion-MNIST models (the main job's CNN and an MLP) run from C++: Ember's JIT runtime (an
-// ember.jit.save archive) against PyTorch 1.13's TorchScript through LibTorch (torch.jit.trace, and its frozen
-// form), at the same thread counts and batch sizes, in one process. The models come from benchmarks/export_latency_models.py (same weights on
-// both sides; this program checks that the logits agree).
+// ember.jit.save archive) against PyTorch 1.13's TorchScript through LibTorch (torch.jit.trace, its frozen form
+// and optimize_for_inference's when that loads), at the same thread counts and batch sizes, in one process. The
+// models come from benchmarks/export_latency_models.py (same weights on both sides; this program checks that the
+// logits agree).
 //
 //   /usr/bin/python3 benchmarks/export_latency_models.py --out build/latency [--models cnn,mlp]
 //   build/benchmarks/ember_latency_bench [--dir build/latency] [--model cnn,mlp] [--threads 1,2] [--batch 1,64]
