@@ -13,6 +13,7 @@ namespace {
 // checked only for its kind: any tensor fits a tensor input (a trace follows other batch sizes; the ops check
 // dtypes). So the errors print the type as checked, tensor refinements dropped ("Tensor", "(Tensor, int)"),
 // and the kind of the value given, never the example's shape, which would suggest it was required.
+
 /// The type as the runtime checks it: its text with every tensor type printed as plain "Tensor".
 std::string checked_str(const Type& t) {
   switch (t.kind()) {
@@ -32,7 +33,7 @@ std::string checked_str(const Type& t) {
   }
 }
 
-/// What a value is, for errors: "int 3", "str \"a\"", "Tensor(Float[2, 3])", "tuple (1, 2)".
+/// What a value is, for errors: "int 3", "str \"a\"", "tuple (1, 2)"; tensors and None as IValue::repr() says.
 std::string describe(const IValue& v) {
   const char* kind = "";
   switch (v.tag()) {
