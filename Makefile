@@ -9,13 +9,17 @@
 # Both are incremental: with nothing changed they only re-check and re-run.
 #
 # Variables: BUILD (build directory, default build), CMAKE_ARGS (extra arguments for the first configure),
-# EPOCHS (epochs of the demo's training, default 3).
+# EPOCHS (epochs of the demo's training, default 3), JOBS (parallel compile jobs; default: make's own -jN when
+# given, e.g. `make -j2`, else the number of cores — ninja's own default, cores + 2, overloads small machines).
 
 BUILD      ?= build
 PYTHON     := /usr/bin/python3
 CMAKE_ARGS ?=
 EPOCHS     ?= 3
 NPROC      := $(shell nproc)
+JOBS       ?=
+# Expanded in the recipe, where MAKEFLAGS holds make's -jN (a bare -j, "unlimited", is not passed on).
+ninja_jobs  = -j$(or $(JOBS),$(patsubst -j%,%,$(filter-out -j,$(filter -j%,$(MAKEFLAGS)))),$(NPROC))
 # ccache keys on paths relative to the checkout, so clones elsewhere (CI, worktrees) share the cache.
 export CCACHE_BASEDIR := $(CURDIR)
 
@@ -34,7 +38,7 @@ $(BUILD)/build.ninja:
 configure: $(BUILD)/build.ninja
 
 build: $(BUILD)/build.ninja
-	ninja -C $(BUILD)
+	ninja -C $(BUILD) $(ninja_jobs)
 
 setup:
 	scripts/setup.sh

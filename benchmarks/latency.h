@@ -9,7 +9,8 @@
 
 namespace latency {
 
-/// A loaded model with a fixed input of shape (batch, 1, 28, 28), ready to run.
+/// A loaded model with a fixed input (a batch of Fashion-MNIST-shaped images: (batch, 1, 28, 28) for the CNN,
+/// flattened (batch, 784) for the MLP), ready to run.
 class Runner {
  public:
   virtual ~Runner() = default;
@@ -19,13 +20,15 @@ class Runner {
   virtual std::vector<float> forward(bool want = false) = 0;
 };
 
-/// The deterministic input both sides get: `batch` images of 28x28 values in [-0.8, 2.0], as normalised
-/// Fashion-MNIST pixels span.
-std::vector<float> input_values(int64_t batch);
+/// The deterministic input both sides get: `numel` values in [-0.8, 2.0], as normalised Fashion-MNIST pixels
+/// span (row-major, whatever the shape).
+std::vector<float> input_values(int64_t numel);
 
-/// Loads an ember.jit archive (ember::jit::load). Errors: std::exception from the loader.
-std::unique_ptr<Runner> make_ember(const std::string& path, int64_t batch);
-/// Loads a TorchScript file (torch::jit::load); nullptr when built without LibTorch.
-std::unique_ptr<Runner> make_libtorch(const std::string& path, int64_t batch);
+/// Loads an ember.jit archive (ember::jit::load) and makes its input of `shape`. Errors: std::exception from
+/// the loader.
+std::unique_ptr<Runner> make_ember(const std::string& path, const std::vector<int64_t>& shape);
+/// Loads a TorchScript file (torch::jit::load) and makes its input of `shape`; nullptr when built without
+/// LibTorch.
+std::unique_ptr<Runner> make_libtorch(const std::string& path, const std::vector<int64_t>& shape);
 
 }  // namespace latency

@@ -10,10 +10,12 @@ namespace {
 
 class EmberRunner final : public Runner {
  public:
-  EmberRunner(const std::string& path, int64_t batch) : model_(ember::jit::load(path)) {
+  EmberRunner(const std::string& path, const std::vector<int64_t>& shape) : model_(ember::jit::load(path)) {
     model_.eval();
-    std::vector<float> v = input_values(batch);
-    input_ = ember::empty({batch, 1, 28, 28}, ember::kFloat32);
+    int64_t numel = 1;
+    for (int64_t d : shape) numel *= d;
+    std::vector<float> v = input_values(numel);
+    input_ = ember::empty(shape, ember::kFloat32);
     std::memcpy(input_.data_ptr(), v.data(), v.size() * sizeof(float));
   }
   void set_threads(int n) override { ember::set_num_threads(n); }
@@ -33,8 +35,8 @@ class EmberRunner final : public Runner {
 
 }  // namespace
 
-std::unique_ptr<Runner> make_ember(const std::string& path, int64_t batch) {
-  return std::make_unique<EmberRunner>(path, batch);
+std::unique_ptr<Runner> make_ember(const std::string& path, const std::vector<int64_t>& shape) {
+  return std::make_unique<EmberRunner>(path, shape);
 }
 
 }  // namespace latency

@@ -14,10 +14,12 @@ namespace {
 
 class TorchRunner final : public Runner {
  public:
-  TorchRunner(const std::string& path, int64_t batch) : model_(torch::jit::load(path)) {
+  TorchRunner(const std::string& path, const std::vector<int64_t>& shape) : model_(torch::jit::load(path)) {
     model_.eval();
-    std::vector<float> v = input_values(batch);
-    input_ = at::empty({batch, 1, 28, 28}, at::kFloat);
+    int64_t numel = 1;
+    for (int64_t d : shape) numel *= d;
+    std::vector<float> v = input_values(numel);
+    input_ = at::empty(shape, at::kFloat);
     std::memcpy(input_.data_ptr(), v.data(), v.size() * sizeof(float));
   }
   void set_threads(int n) override { at::set_num_threads(n); }
@@ -37,13 +39,13 @@ class TorchRunner final : public Runner {
 
 }  // namespace
 
-std::unique_ptr<Runner> make_libtorch(const std::string& path, int64_t batch) {
-  return std::make_unique<TorchRunner>(path, batch);
+std::unique_ptr<Runner> make_libtorch(const std::string& path, const std::vector<int64_t>& shape) {
+  return std::make_unique<TorchRunner>(path, shape);
 }
 
 }  // namespace latency
 #else
 namespace latency {
-std::unique_ptr<Runner> make_libtorch(const std::string&, int64_t) { return nullptr; }
+std::unique_ptr<Runner> make_libtorch(const std::string&, const std::vector<int64_t>&) { return nullptr; }
 }  // namespace latency
 #endif

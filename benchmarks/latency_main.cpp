@@ -1,11 +1,14 @@
-// Latency of a saved Fashion-MNIST CNN run from C++: Ember's JIT runtime (an ember.jit.save archive) against
-// PyTorch 1.13's TorchScript through LibTorch (torch.jit.trace, and its frozen form), at the same thread counts
-// and batch sizes, in one process. The models come from benchmarks/export_latency_models.py (same weights on
-// both sides; this program checks that the logits agree).
+// Latency of saved Fashion-MNIST models (the main job's CNN and an MLP) run from C++: Ember's JIT runtime (an
+// ember.jit.save archive) against PyTorch 1.13's TorchScript through LibTorch (torch.jit.trace, its frozen form
+// and optimize_for_inference's when that loads), at the same thread counts and batch sizes, in one process. The
+// models come from benchmarks/export_latency_models.py (same weights on both sides; this program checks that the
+// logits agree).
 //
-//   /usr/bin/python3 benchmarks/export_latency_models.py --out build/latency
-//   build/benchmarks/ember_latency_bench [--dir build/latency] [--threads 1,2] [--batch 1,64] [--rounds 40]
-//                                        [--calls 25]
+//   /usr/bin/python3 benchmarks/export_latency_models.py --out build/latency [--models cnn,mlp]
+//   build/benchmarks/ember_latency_bench [--dir build/latency] [--model cnn,mlp] [--threads 1,2] [--batch 1,64]
+//                                        [--rounds 40] [--calls 25]
+// --model names the models to time, in turn (default cnn): `cnn` reads ember_cnn.pt and torch_cnn_*.pt with
+// inputs (batch, 1, 28, 28); `mlp` reads ember_mlp.pt and torch_mlp_*.pt with flattened inputs (batch, 784).
 //
 // Note [latency measurement]
 // Each forward call is timed on its own (steady_clock) and the figure is the median over all calls, which a
@@ -25,8 +28,8 @@
 
 namespace latency {
 
-std::vector<float> input_values(int64_t batch) {
-  std::vector<float> v(static_cast<size_t>(batch * 28 * 28));
+std::vector<float> input_values(int64_t numel) {
+  std::vector<float> v(static_cast<size_t>(numel));
   for (size_t i = 0; i < v.size(); ++i) v[i] = 0.6f + 1.4f * std::sin(0.37f * static_cast<float>(i));
   return v;
 }
@@ -35,11 +38,17 @@ std::vector<float> input_values(int64_t batch) {
 
 namespace {
 
-std::vector<int> split_ints(const std::string& s) {
-  std::vector<int> r;
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> r;
   std::stringstream ss(s);
   for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) r.push_back(std::stoi(item));
+    if (!item.empty()) r.push_back(item);
+  return r;
+}
+
+std::vector<int> split_ints(const std::string& s) {
+  std::vector<int> r;
+  for (const std::string& item : split(s)) r.push_back(std::stoi(item));
   return r;
 }
 
@@ -48,6 +57,15 @@ struct Entry {
   std::unique_ptr<latency::Runner> runner;
   std::vector<double> samples;  // microseconds per call
 };
+
+/// A model of the benchmark: the files' stem (ember_<name>.pt, torch_<name>_*.pt) and its input's shape after
+/// the batch dimension.
+struct Model {
+  std::string name;
+  std::vector<int64_t> sample_shape;
+};
+
+const Model kModels[] = {{"cnn", {1, 28, 28}}, {"mlp", {28 * 28}}};
 
 double quantile(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());
@@ -59,6 +77,7 @@ double quantile(std::vector<double> v, double q) {
 int main(int argc, char** argv) {
   std::string dir = "build/latency";
   std::vector<int> threads{1, 2}, batches{1};
+  std::vector<std::string> model_names{"cnn"};
   int rounds = 40, calls = 25, warmup = 30;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -70,78 +89,93 @@ int main(int argc, char** argv) {
     };
     std::string v;
     if (!(v = value("--dir")).empty()) dir = v;
+    else if (!(v = value("--model")).empty()) model_names = split(v);
     else if (!(v = value("--threads")).empty()) threads = split_ints(v);
     else if (!(v = value("--batch")).empty()) batches = split_ints(v);
     else if (!(v = value("--rounds")).empty()) rounds = std::stoi(v);
     else if (!(v = value("--calls")).empty()) calls = std::stoi(v);
     else {
-      std::fprintf(stderr, "usage: ember_latency_bench [--dir DIR] [--threads 1,2] [--batch 1,64] [--rounds N] "
-                           "[--calls N]\n");
+      std::fprintf(stderr, "usage: ember_latency_bench [--dir DIR] [--model cnn,mlp] [--threads 1,2] [--batch 1,64] "
+                           "[--rounds N] [--calls N]\n");
       return 2;
     }
   }
-  const std::string ember_path = dir + "/ember_cnn.pt";
-  if (!std::filesystem::exists(ember_path)) {
-    std::fprintf(stderr, "ember_latency_bench: %s not found; run /usr/bin/python3 "
-                         "benchmarks/export_latency_models.py --out %s first\n", ember_path.c_str(), dir.c_str());
-    return 1;
+  std::vector<Model> models;
+  for (const std::string& n : model_names) {
+    auto it = std::find_if(std::begin(kModels), std::end(kModels), [&](const Model& m) { return m.name == n; });
+    if (it == std::end(kModels)) {
+      std::fprintf(stderr, "ember_latency_bench: unknown --model '%s' (models: cnn, mlp)\n", n.c_str());
+      return 2;
+    }
+    models.push_back(*it);
+    const std::string ember_path = dir + "/ember_" + n + ".pt";
+    if (!std::filesystem::exists(ember_path)) {
+      std::fprintf(stderr, "ember_latency_bench: %s not found; run /usr/bin/python3 "
+                           "benchmarks/export_latency_models.py --out %s first\n", ember_path.c_str(), dir.c_str());
+      return 1;
+    }
   }
-  // TorchScript's modes, as benchmarks/export_latency_models.py writes them. (Its optimize_for_inference file
-  // does not load back in PyTorch 1.13, "required keyword attribute 'value' is undefined"; the script times that
-  // mode from Python.)
-  const std::pair<const char*, const char*> torch_files[] = {{"torchscript traced", "torch_cnn_traced.pt"},
-                                                            {"torchscript frozen", "torch_cnn_frozen.pt"}};
+  // TorchScript's modes, as benchmarks/export_latency_models.py writes them. (The CNN's optimize_for_inference
+  // file does not load back in PyTorch 1.13, "required keyword attribute 'value' is undefined": it is skipped with
+  // a message, and the script times that mode from Python.)
+  const std::pair<const char*, const char*> torch_modes[] = {{"torchscript traced", "traced"},
+                                                            {"torchscript frozen", "frozen"},
+                                                            {"torchscript optimize_for_inference", "optimized"}};
 
   try {
-    std::printf("%-36s %7s %5s %10s %10s %10s %8s\n", "model", "threads", "batch", "median_us", "p10_us",
-                "p90_us", "vs_ember");
-    for (int b : batches) {
-      std::vector<Entry> entries;
-      entries.push_back({"ember jit runtime", latency::make_ember(ember_path, b), {}});
-      for (auto [name, file] : torch_files) {
-        std::string path = dir + "/" + file;
-        if (!std::filesystem::exists(path)) continue;
-        try {
-          auto r = latency::make_libtorch(path, b);
-          if (r) entries.push_back({name, std::move(r), {}});
-        } catch (const std::exception& e) {
-          std::fprintf(stderr, "ember_latency_bench: skipping %s (%s): %s\n", name, path.c_str(), e.what());
-        }
-      }
-      // The logits must agree (same weights, same input), or the comparison is of different models.
-      std::vector<float> ref = entries[0].runner->forward(true);
-      for (size_t k = 1; k < entries.size(); ++k) {
-        std::vector<float> got = entries[k].runner->forward(true);
-        double diff = got.size() == ref.size() ? 0 : INFINITY;
-        for (size_t j = 0; j < got.size() && j < ref.size(); ++j)
-          diff = std::max(diff, static_cast<double>(std::fabs(got[j] - ref[j])));
-        if (!(diff < 1e-3)) {
-          std::fprintf(stderr, "ember_latency_bench: %s's logits differ from Ember's by %g\n",
-                       entries[k].name.c_str(), diff);
-          return 1;
-        }
-      }
-      for (int t : threads) {
-        for (Entry& e : entries) {
-          e.samples.clear();
-          e.runner->set_threads(t);
-          for (int w = 0; w < warmup; ++w) e.runner->forward();
-        }
-        for (int r = 0; r < rounds; ++r)
-          for (Entry& e : entries) {
-            e.runner->set_threads(t);  // both frameworks share OpenMP's thread count: set it for each turn
-            for (int c = 0; c < calls; ++c) {
-              auto start = std::chrono::steady_clock::now();
-              e.runner->forward();
-              e.samples.push_back(
-                  std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
-            }
+    std::printf("%-5s %-34s %7s %5s %10s %10s %10s %8s\n", "model", "runtime", "threads", "batch", "median_us",
+                "p10_us", "p90_us", "vs_ember");
+    for (const Model& model : models) {
+      for (int b : batches) {
+        std::vector<int64_t> shape{b};
+        shape.insert(shape.end(), model.sample_shape.begin(), model.sample_shape.end());
+        std::vector<Entry> entries;
+        entries.push_back({"ember jit runtime", latency::make_ember(dir + "/ember_" + model.name + ".pt", shape), {}});
+        for (auto [name, mode] : torch_modes) {
+          std::string path = dir + "/torch_" + model.name + "_" + mode + ".pt";
+          if (!std::filesystem::exists(path)) continue;
+          try {
+            auto r = latency::make_libtorch(path, shape);
+            if (r) entries.push_back({name, std::move(r), {}});
+          } catch (const std::exception& e) {
+            std::fprintf(stderr, "ember_latency_bench: skipping %s (%s): %s\n", name, path.c_str(), e.what());
           }
-        const double ember_median = quantile(entries[0].samples, 0.5);
-        for (const Entry& e : entries) {
-          double m = quantile(e.samples, 0.5);
-          std::printf("%-36s %7d %5d %10.1f %10.1f %10.1f %8.2f\n", e.name.c_str(), t, b, m,
-                      quantile(e.samples, 0.1), quantile(e.samples, 0.9), ember_median / m);
+        }
+        // The logits must agree (same weights, same input), or the comparison is of different models.
+        std::vector<float> ref = entries[0].runner->forward(true);
+        for (size_t k = 1; k < entries.size(); ++k) {
+          std::vector<float> got = entries[k].runner->forward(true);
+          double diff = got.size() == ref.size() ? 0 : INFINITY;
+          for (size_t j = 0; j < got.size() && j < ref.size(); ++j)
+            diff = std::max(diff, static_cast<double>(std::fabs(got[j] - ref[j])));
+          if (!(diff < 1e-3)) {
+            std::fprintf(stderr, "ember_latency_bench: %s's logits differ from Ember's by %g\n",
+                         entries[k].name.c_str(), diff);
+            return 1;
+          }
+        }
+        for (int t : threads) {
+          for (Entry& e : entries) {
+            e.samples.clear();
+            e.runner->set_threads(t);
+            for (int w = 0; w < warmup; ++w) e.runner->forward();
+          }
+          for (int r = 0; r < rounds; ++r)
+            for (Entry& e : entries) {
+              e.runner->set_threads(t);  // both frameworks share OpenMP's thread count: set it for each turn
+              for (int c = 0; c < calls; ++c) {
+                auto start = std::chrono::steady_clock::now();
+                e.runner->forward();
+                e.samples.push_back(
+                    std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+              }
+            }
+          const double ember_median = quantile(entries[0].samples, 0.5);
+          for (const Entry& e : entries) {
+            double m = quantile(e.samples, 0.5);
+            std::printf("%-5s %-34s %7d %5d %10.1f %10.1f %10.1f %8.2f\n", model.name.c_str(), e.name.c_str(), t,
+                        b, m, quantile(e.samples, 0.1), quantile(e.samples, 0.9), ember_median / m);
+          }
         }
       }
     }

@@ -138,6 +138,19 @@ void require_file(const std::string& path, const std::string& hint) {
     throw std::runtime_error("'" + path + "' does not exist or is not a file; " + hint);
 }
 
+// --predictions' folder must exist, checked before the model is loaded and the images classified, so a
+// mistyped path fails at once rather than after the whole run.
+void require_output_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    throw std::runtime_error("--predictions '" + path + "' is a directory; give a file to write");
+  const fs::path folder = fs::path(path).parent_path();
+  if (!folder.empty() && !fs::is_directory(folder, ec))
+    throw std::runtime_error("--predictions '" + path + "': the folder '" + folder.string() +
+                             "' does not exist; create it first");
+}
+
 // The images as normalised float32 (N, 1, 28, 28) (Note [pixel normalisation]).
 ember::Tensor normalise(const ember::Tensor& images) {
   static const std::array<float, 256> table = normalisation_table();
@@ -168,6 +181,7 @@ ember::jit::Module load_model(const Options& o) {
 
 int run(const Options& o) {
   ember::set_num_threads(o.threads);
+  if (!o.predictions.empty()) require_output_path(o.predictions);
   require_file(o.model, "export a model first: PYTHONPATH=python /usr/bin/python3 examples/fashion_mnist/train.py "
                         "(writes " + std::string(kDefaultModel) + "), or pass --model");
   const std::string image_path = o.data_dir + "/" + kTestImages, label_path = o.data_dir + "/" + kTestLabels;

@@ -146,12 +146,16 @@ void init_jit_module(py::module_& m) {
     return py::make_tuple(py::cast(*mod), files);
   }, "Loads a saved module: (module, {extra file name: bytes}).");
 
-  m.def("_jit_freeze", [](const jit::Module& mod, std::vector<std::string> preserved, bool optimize) {
+  m.def("_jit_function_module", [](const Graph& g) { return jit::function_module(g); }, py::arg("graph"),
+        "A traced function's graph as a saveable module with forward (Module.h function_module()).");
+  m.def("_jit_freeze", [](const jit::Module& mod, std::vector<std::string> methods, std::vector<std::string> attrs,
+                          bool optimize) {
     jit::FreezeOptions options;
-    options.preserved_methods = std::move(preserved);
+    options.preserved_methods = std::move(methods);
+    options.preserved_attrs = std::move(attrs);
     options.optimize = optimize;
     return jit::freeze(mod, options);
-  }, py::arg("module"), py::arg("preserved_methods"), py::arg("optimize"),
+  }, py::arg("module"), py::arg("preserved_methods"), py::arg("preserved_attrs"), py::arg("optimize"),
      "A frozen copy of module (ember/jit/passes/Passes.h freeze()).");
   m.def("_jit_optimize_for_inference", [](const jit::Module& mod) { return jit::optimize_for_inference(mod); },
         "freeze + optimize_frozen_graph (Passes.h).");

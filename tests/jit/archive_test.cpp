@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include "TestModules.h"
@@ -12,6 +13,7 @@
 #include "ember/jit/ir/IRParser.h"
 #include "ember/dispatch/LoadLibrary.h"
 #include "ember/jit/runtime/Archive.h"
+#include "ember/jit/runtime/Interpreter.h"
 #include "ember/serialize/Archive.h"
 
 namespace {
@@ -61,6 +63,57 @@ TEST(Archive, RoundTripRunsTheSame) {
   m.eval();
   expect_same(m.forward({x}).to_tensor(), n.reference(x, false));
   std::filesystem::remove(p);
+}
+
+// Note [saved functions]: a function's graph as a module with forward, saved and loaded.
+TEST(Archive, SavedFunctionIsAModuleWithForward) {
+  Function f("f", R"IR(graph(%x : Float(2, 3), %y : Float(2, 3)):
+  %one : int = prim::Constant[value=1]()
+  %s : Tensor = aten::add(%x, %y, %one)
+  %m : Tensor = aten::mul(%s, %x)
+  return (%m)
+)IR");
+  Module m = function_module(f.graph());
+  EXPECT_EQ(m.type()->name(), kFunctionModuleClass);
+  EXPECT_EQ(m.method_names(), std::vector<std::string>{"forward"});
+  EXPECT_EQ(f.graph().inputs().size(), 2u);  // the function's own graph has no %self added
+  Tensor x = randn({5, 3}), y = randn({5, 3});  // not the traced shape: only the kind of value is checked
+  expect_same(m.forward({x, y}).to_tensor(), f({x, y}).to_tensor());
+  std::string p = temp_path("function.ember");
+  save(m, p);
+  Module loaded = load(p);
+  std::filesystem::remove(p);
+  EXPECT_EQ(loaded.type()->name(), kFunctionModuleClass);
+  expect_same(loaded.forward({x, y}).to_tensor(), mul(add(x, y), x));
+
+  // Note [input type errors]: what was expected and what was given, never the traced shape.
+  std::string e = expect_error([&] { loaded.forward({x, IValue(int64_t{3})}); }).what();
+  EXPECT_TRUE(contains(e, "input 1 (y : Tensor) expected a value of type Tensor but got int 3")) << e;
+  EXPECT_FALSE(contains(e, "Float(2, 3)")) << e;
+  e = expect_error([&] { loaded.forward({x}); }).what();
+  EXPECT_TRUE(contains(e, "expected 2 inputs (x : Tensor, y : Tensor) but got 1")) << e;
+  e = expect_error([&] { loaded.forward({x, IValue::tuple({IValue(x), IValue(1.5)})}); }).what();
+  EXPECT_TRUE(contains(e, "expected a value of type Tensor but got tuple (")) << e;
+}
+
+// A traced function saved by Python (tests/jit/fixtures/make_fixtures.py) runs in C++ and returns what PyTorch
+// 1.13's saved trace of the same function returns, on inputs of another batch size than the trace's.
+TEST(Archive, TracedFunctionSavedByPythonMatchesTorch) {
+  const std::string dir = EMBER_TEST_FIXTURES;
+  Module m = load(dir + "/traced_function.pt");
+  EXPECT_EQ(m.type()->name(), kFunctionModuleClass);
+  std::map<std::string, Tensor> io;
+  const IValue recorded = serialize::load(dir + "/traced_function_io.ember");
+  for (const auto& [k, v] : recorded.to_dict())
+    io[k.to_string()] = v.to_tensor();
+  std::vector<IValue> out = m.forward({io.at("x"), io.at("y")}).to_tuple();
+  ASSERT_EQ(out.size(), 2u);
+  for (int i = 0; i < 2; ++i) {
+    Tensor got = out[static_cast<size_t>(i)].to_tensor(), want = io.at("out" + std::to_string(i));
+    ASSERT_EQ(got.sizes().vec(), want.sizes().vec());
+    std::vector<float> g = ember::testing::values<float>(got), w = ember::testing::values<float>(want);
+    for (size_t k = 0; k < g.size(); ++k) EXPECT_NEAR(g[k], w[k], 1e-6) << "output " << i << " element " << k;
+  }
 }
 
 TEST(Archive, TensorConstantsAndAttributeTypes) {

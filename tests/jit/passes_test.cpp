@@ -661,6 +661,33 @@ TEST(Freeze, ParametersBecomeConstants) {
   });
 }
 
+// Note [preserved attributes]: named attributes stay GetAttr reads of the original's tensors.
+TEST(Freeze, PreservedAttributesStayAttributes) {
+  BnNet m;
+  m.net.eval();
+  FreezeOptions o;
+  o.preserved_attrs = {"bn.running_mean", "conv.weight"};
+  Module frozen = freeze(m.net, o);
+  const Graph& g = *frozen.method("forward").graph;
+  std::string text = g.str();
+  EXPECT_TRUE(contains(text, "prim::GetAttr[name=\"running_mean\"]")) << text;
+  EXPECT_TRUE(contains(text, "prim::GetAttr[name=\"weight\"]")) << text;
+  EXPECT_FALSE(contains(text, "prim::GetAttr[name=\"running_var\"]")) << text;  // not preserved: a constant
+  EXPECT_EQ(count_kind(g, "aten::batch_norm"), 1);  // no folding into a convolution whose weight may change
+  Tensor x = randn({2, 2, 5, 5});
+  expect_same_value(frozen.forward({x}), m.net.forward({x}), 1e-5);
+  // Changing a preserved tensor in place changes both modules alike.
+  zero_(m.conv.attr("weight").to_tensor());
+  expect_same_value(frozen.forward({x}), m.net.forward({x}), 1e-5);
+
+  for (const char* bad : {"nope", "conv.nope", "nope.weight", "conv"}) {
+    FreezeOptions b;
+    b.preserved_attrs = {bad};
+    Error e = expect_error([&] { freeze(m.net, b); });
+    EXPECT_TRUE(contains(e.what(), bad)) << e.what();
+  }
+}
+
 TEST(Freeze, TrainingFlagFoldsTheIf) {
   jittest::Net m;
   m.net.eval();

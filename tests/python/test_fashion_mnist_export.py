@@ -166,6 +166,19 @@ def test_cpp_missing_data_and_bad_model(tmp_path):
         assert proc.returncode == 1 and str(bad) in proc.stderr and "classify_fashion_mnist:" in proc.stderr
 
 
+@needs_program
+def test_cpp_predictions_folder_is_checked_first(tmp_path):
+    """A --predictions path in a missing folder (or a folder itself) fails before the model is even loaded: the
+    model here does not exist and the error is about the predictions' folder, not the model."""
+    missing = tmp_path / "no_such_folder" / "p.txt"
+    proc = run([CLASSIFY, "--model", str(tmp_path / "absent.pt"), "--predictions", str(missing)])
+    assert proc.returncode == 1
+    assert f"the folder '{tmp_path / 'no_such_folder'}' does not exist" in proc.stderr, proc.stderr
+    assert "absent.pt" not in proc.stderr
+    proc = run([CLASSIFY, "--model", str(tmp_path / "absent.pt"), "--predictions", str(tmp_path)])
+    assert proc.returncode == 1 and "is a directory" in proc.stderr, proc.stderr
+
+
 def test_torch_export(tmp_path):
     """Under --framework torch the export is TorchScript (torch.jit.trace + freeze), with the same check."""
     if DATASET_MISSING:

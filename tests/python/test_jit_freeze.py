@@ -83,3 +83,51 @@ def test_freeze_needs_eval_and_a_script_module_like_torch():
             lib.jit.freeze(mod)
         with pytest.raises(RuntimeError, match="expects a ScriptModule as input"):
             lib.jit.freeze(lib.nn.Linear(2, 2).eval())
+
+
+def test_preserved_attributes_stay_attributes_like_torch():
+    """preserved_attrs names attributes too (torch.jit.freeze accepts both): "weight" of the root and "6.weight"
+    of a submodule stay prim::GetAttr reads of the original's tensors, so changing them in place changes the frozen
+    module's results, in both frameworks (Note [preserved attributes] in ember/jit/passes/Freeze.cpp)."""
+    em, tm = traced_pair()
+    names = ["6.weight", "1.running_mean"]
+    ef, tf = ember.jit.freeze(em, preserved_attrs=names), torch.jit.freeze(tm, preserved_attrs=names)
+    for lib, f in ((ember, ef), (torch, tf)):
+        text = str(f.graph)
+        assert 'prim::GetAttr[name="weight"]' in text and 'prim::GetAttr[name="running_mean"]' in text
+        assert 'prim::GetAttr[name="running_var"]' not in text  # the others are constants
+    x, tx = both(randn(3, 1, 8, 8, seed=9))
+    with ember.no_grad(), torch.no_grad():
+        assert_same(ef(x), tf(tx), rtol=1e-4, atol=1e-5)
+        for lib, m in ((ember, em), (torch, tm)):  # in place, through the original module
+            getattr(m, "6").weight.mul_(-2)
+            getattr(m, "1").running_mean.add_(1)
+        assert_same(ef(x), tf(tx), rtol=1e-4, atol=1e-5)
+        assert_same(ef(x), tm(tx), rtol=1e-4, atol=1e-5)  # = the changed original
+
+    # An attribute of the root; a method name and an attribute name together.
+    torch.manual_seed(1)
+    tl = torch.nn.Linear(3, 2).eval()
+    el = ember.nn.Linear(3, 2).eval()
+    el.load_state_dict({k: to_ember(v.detach()) for k, v in tl.state_dict().items()})
+    x, tx = both(randn(4, 3, seed=10))
+    ef = ember.jit.freeze(ember.jit.trace(el, x), preserved_attrs=["weight", "forward"])
+    tf = torch.jit.freeze(torch.jit.trace(tl, tx), preserved_attrs=["weight", "forward"])
+    assert [n for n, _ in ef.named_parameters()] == [n for n, _ in tf.named_parameters()] == ["weight"]
+    assert not hasattr(ef, "bias") and not hasattr(tf, "bias")
+    with ember.no_grad(), torch.no_grad():
+        ef.weight.zero_()
+        tf.weight.zero_()
+        assert_same(ef(x), tf(tx))  # the bias alone, in both
+        assert_same(el.weight, tl.weight)  # the frozen module shares the preserved tensor with the original
+
+
+def test_preserved_attrs_naming_nothing_raise_like_torch():
+    em, tm = traced_pair()
+    for lib, mod in ((ember, em), (torch, tm)):
+        with pytest.raises(RuntimeError):
+            lib.jit.freeze(mod, preserved_attrs=["no_such_thing"])
+    with pytest.raises(RuntimeError, match="names neither a method nor an attribute"):
+        ember.jit.freeze(em, preserved_attrs=["no_such_thing"])
+    with pytest.raises(RuntimeError, match="has no submodule 'nine'"):
+        ember.jit.freeze(em, preserved_attrs=["nine.weight"])

@@ -385,3 +385,79 @@ def test_ember_load_of_a_jit_file_dispatches_to_jit_load(tmp_path):
         with pytest.warns(UserWarning, match="ember.jit.load"):
             loaded = ember.load(f)
         assert loaded(ember.ones(1, 2)).tolist() == m(ember.ones(1, 2)).tolist()
+
+
+# ---- saving traced functions (torch.jit.trace(fn, x).save(path) / torch.jit.save(traced_fn, path))
+def fn_pair(lib):
+    def pair(x, y):
+        scale = lib.tensor([2.0, -1.0, 0.5])  # a tensor made inside: a constant of the graph
+        return x * scale + y, (x - y).relu().sum(1)
+    return pair
+
+
+@pytest.mark.filterwarnings("ignore:.*results are registered as constants")
+def test_saved_traced_function_loads_as_a_module_as_torchs(tmp_path):
+    a, b = randn(4, 3, seed=1), randn(4, 3, seed=2)
+    ef = ember.jit.trace(fn_pair(ember), both(a)[0:1] + both(b)[0:1])
+    tf = torch.jit.trace(fn_pair(torch), both(a)[1:2] + both(b)[1:2])
+    x, tx = both(randn(5, 3, seed=3))  # another batch size: the sum over dim 1 follows it
+    y, ty = both(randn(5, 3, seed=4))
+    ef.save(tmp_path / "m.pt")  # the method, as torch's ScriptFunction.save
+    ember.jit.save(ef, str(tmp_path / "m2.pt"), _extra_files={"note": "fn"})  # the function, as torch.jit.save
+    buf = io.BytesIO()
+    ember.jit.save(ef, buf)
+    buf.seek(0)
+    extra = {"note": ""}
+    loaded = [ember.jit.load(tmp_path / "m.pt"), ember.jit.load(str(tmp_path / "m2.pt"), _extra_files=extra),
+              ember.jit.load(buf)]
+    tf.save(str(tmp_path / "t.pt"))
+    tl = torch.jit.load(str(tmp_path / "t.pt"))
+    assert extra == {"note": b"fn"}
+    for m in loaded:
+        assert isinstance(m, ember.jit.RecursiveScriptModule)
+        assert m.original_name == tl.original_name == "PlaceholderModule"
+        assert m.training == tl.training
+        assert list(m.parameters()) == list(tl.parameters()) == []
+        assert_same(m(x, y), tl(tx, ty))
+        assert_same(m(y=y, x=x), tl(y=ty, x=tx))  # the function's argument names are the method's
+        assert_same(m.forward(x, y), tl.forward(tx, ty))
+        with pytest.raises(RuntimeError):
+            m(x)  # too few inputs, as torch's loaded module
+        with pytest.raises(RuntimeError):
+            tl(tx)
+    again = tmp_path / "again.pt"
+    loaded[0].save(again)  # a loaded function module saves again as any module
+    assert_same(ember.jit.load(again)(x, y), tl(tx, ty))
+
+
+def test_saved_traced_function_with_structured_inputs(tmp_path):
+    def f(pair, d):
+        return pair[0] + pair[1] * d["w"]
+    a, b, w = (randn(2, 3, seed=s) for s in (5, 6, 7))
+    (ea, ta), (eb, tb), (ew, tw) = both(a), both(b), both(w)
+    ef = ember.jit.trace(f, ((ea, eb), {"w": ew}))
+    tf = torch.jit.trace(f, ((ta, tb), {"w": tw}))
+    ef.save(tmp_path / "f.pt")
+    tf.save(str(tmp_path / "t.pt"))
+    assert_same(ember.jit.load(tmp_path / "f.pt")((eb, ea), {"w": ea}),
+                torch.jit.load(str(tmp_path / "t.pt"))((tb, ta), {"w": ta}))
+
+
+@pytest.mark.filterwarnings("ignore:.*results are registered as constants")
+def test_saved_traced_function_runs_in_a_fresh_process(tmp_path):
+    import subprocess
+    import sys
+    a = randn(3, 3, seed=8)
+    ef = ember.jit.trace(fn_pair(ember), (both(a)[0], both(a)[0]))
+    tf = torch.jit.trace(fn_pair(torch), (both(a)[1], both(a)[1]))
+    ef.save(tmp_path / "f.pt")
+    x, tx = both(randn(2, 3, seed=9))
+    ember.save(x, str(tmp_path / "x.ember"))
+    code = ("import ember, sys; d = sys.argv[1]; m = ember.jit.load(d + '/f.pt'); x = ember.load(d + '/x.ember');"
+            "ember.save(list(m(x, x + 1)), d + '/out.ember')")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(ember.__file__)))
+    p = subprocess.run([sys.executable, "-c", code, str(tmp_path)], env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr
+    out = ember.load(str(tmp_path / "out.ember"))
+    assert_same(tuple(out), tf(tx, tx + 1))

@@ -34,8 +34,40 @@ std::optional<std::string> training_path(const Object& obj, const std::string& p
 // keeps (Note [freezing mutated attributes]) are copies too; submodule objects that kept reads go through are
 // the one thing shared.
 
-// Replaces attribute reads by constants (Note [freezing mutated attributes] for the exception).
-void fold_attribute_reads(Graph& g, const Object* self) {
+// Note [preserved attributes]
+// torch.jit.freeze's preserved_attrs names methods and attributes alike; an attribute named there (a dotted
+// path reaches into submodules: "fc.weight") is kept as an attribute: its reads stay prim::GetAttr, and the
+// frozen module holds the original's tensor itself, not a copy (torch's frozen module shares it too: changing
+// it in place changes both modules' results). A submodule on the path is shared with the original, as for
+// mutated attributes.
+
+// (object, attribute name) of each preserved attribute path. Errors: a path naming no attribute.
+std::set<std::pair<const Object*, std::string>> preserved_attributes(const Module& module,
+                                                                     const std::vector<std::string>& paths) {
+  std::set<std::pair<const Object*, std::string>> out;
+  for (const std::string& path : paths) {
+    const Object* obj = module.object().get();
+    std::string rest = path;
+    for (size_t dot; (dot = rest.find('.')) != std::string::npos; rest = rest.substr(dot + 1)) {
+      int64_t slot = obj->find_slot(rest.substr(0, dot));
+      EMBER_CHECK(slot >= 0 && obj->slots()[static_cast<size_t>(slot)].kind == SlotKind::Module,
+                  "jit freeze: preserved attribute '{}': {} has no submodule '{}'", path, obj->type()->name(),
+                  rest.substr(0, dot));
+      obj = obj->slots()[static_cast<size_t>(slot)].module.get();
+    }
+    int64_t slot = obj->find_slot(rest);
+    EMBER_CHECK(slot >= 0 && obj->slots()[static_cast<size_t>(slot)].kind != SlotKind::Module,
+                "jit freeze: '{}' names neither a method nor an attribute of {} (preserved_attrs keeps methods, "
+                "parameters, buffers and plain attributes)", path, module.type()->name());
+    out.emplace(obj, rest);
+  }
+  return out;
+}
+
+// Replaces attribute reads by constants, except the preserved ones (Note [preserved attributes]) and those
+// the graph writes (Note [freezing mutated attributes]).
+void fold_attribute_reads(Graph& g, const Object* self,
+                          const std::set<std::pair<const Object*, std::string>>& preserved) {
   passes::AliasDb db(g);
   auto objects = passes::module_objects(g, self);
   std::vector<Node*> reads;
@@ -47,6 +79,7 @@ void fold_attribute_reads(Graph& g, const Object* self) {
     if (it == objects.end() || db.may_be_written(n->output())) continue;
     const Object* obj = it->second;
     const std::string& name = n->s("name");
+    if (preserved.count({obj, name})) continue;
     int64_t slot = obj->find_slot(name);
     IValue value;
     if (slot >= 0) value = obj->slot_value(static_cast<uint32_t>(slot));
@@ -99,8 +132,10 @@ Module freeze(const Module& module, const FreezeOptions& options) {
     EMBER_CHECK(module.has_method(name), "jit freeze: {} has no method '{}' to preserve", module.type()->name(),
                 name);
   const Object* self = module.object().get();
+  const auto preserved = preserved_attributes(module, options.preserved_attrs);
   std::vector<std::pair<std::string, std::shared_ptr<Graph>>> graphs;
-  std::set<std::string> still_read;
+  std::set<std::string> still_read;  // %self's attributes the frozen module keeps
+  for (const std::string& path : options.preserved_attrs) still_read.insert(path.substr(0, path.find('.')));
   for (const std::string& name : module.method_names()) {
     if (std::find(options.preserved_methods.begin(), options.preserved_methods.end(), name) ==
         options.preserved_methods.end())
@@ -108,7 +143,7 @@ Module freeze(const Module& module, const FreezeOptions& options) {
     std::shared_ptr<Graph> g = module.method(name).graph->copy();
     inline_method_calls(g, module);
     passes::verify_after(*g, "inline_method_calls");
-    fold_attribute_reads(*g, self);
+    fold_attribute_reads(*g, self, preserved);
     passes::verify_after(*g, "freeze");
     run_pass(g, propagate_constants, "propagate_constants", true);
     run_pass(g, peephole_optimize, "peephole_optimize", true);
@@ -121,9 +156,13 @@ Module freeze(const Module& module, const FreezeOptions& options) {
   Module frozen(module.type()->name());
   for (const Slot& s : self->slots()) {
     if (!still_read.count(s.name)) continue;
+    // Kept attributes are copies (Note [frozen constants are copies]), preserved ones the original's tensors.
+    auto copy = [&](const IValue& v) {
+      return preserved.count({self, s.name}) ? v.to_tensor() : clone(v.to_tensor());
+    };
     switch (s.kind) {
-      case SlotKind::Parameter: frozen.register_parameter(s.name, clone(s.value.to_tensor())); break;
-      case SlotKind::Buffer: frozen.register_buffer(s.name, clone(s.value.to_tensor())); break;
+      case SlotKind::Parameter: frozen.register_parameter(s.name, copy(s.value)); break;
+      case SlotKind::Buffer: frozen.register_buffer(s.name, copy(s.value)); break;
       case SlotKind::Module: frozen.register_module(s.name, Module(s.module)); break;
       case SlotKind::Attribute: frozen.register_attribute(s.name, s.value, module.type()->find_attribute(s.name)); break;
     }

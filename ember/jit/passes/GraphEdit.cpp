@@ -20,7 +20,7 @@ void verify_after(const Graph& g, const char* pass) {
   try {
     verify(g);
   } catch (const Error& e) {
-    EMBER_FAIL_KIND(e.kind(), "jit pass {}: the graph no longer verifies: {}", pass, e.what());
+    EMBER_FAIL_KIND(e.kind(), "jit pass {} made an invalid graph: {}", pass, e.what());  // "verify: ..."
   }
 }
 

@@ -53,6 +53,10 @@ bool inline_method_calls(std::shared_ptr<Graph>& graph, const Module& self);
 struct FreezeOptions {
   /// Methods to keep (each frozen); the frozen module has only these.
   std::vector<std::string> preserved_methods{"forward"};
+  /// Attributes to keep as attributes (torch.jit.freeze's preserved_attrs that are not methods): "weight", or a
+  /// submodule's by its dotted path, "fc.weight". Reads of them stay prim::GetAttr, and the frozen module holds
+  /// the original's tensors, not copies (as torch's), so changing them changes what the frozen module computes.
+  std::vector<std::string> preserved_attrs;
   /// Run the optimisations of optimize_frozen_graph() after freezing (torch.jit.freeze's default).
   bool optimize = true;
 };
@@ -65,7 +69,7 @@ struct FreezeOptions {
 /// holding the frozen methods and only the attributes they still read (an attribute the graph writes in
 /// place stays an attribute, Note [freezing mutated attributes] in Freeze.cpp). The input module is not
 /// changed. Errors: the module (or a submodule) is in training mode ("call eval() first"); a preserved
-/// method that does not exist.
+/// method or attribute that does not exist.
 Module freeze(const Module& module, const FreezeOptions& options = {});
 
 /// Folds aten::batch_norm in eval form (training=False, constant running stats, weight and bias constant or

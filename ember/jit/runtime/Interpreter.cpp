@@ -8,11 +8,54 @@
 namespace ember::jit {
 namespace {
 
+// Note [input type errors]
+// A traced graph's input types carry the example's dtype and sizes (x : Float(1, 1, 28, 28)), but a value is
+// checked only for its kind: any tensor fits a tensor input (a trace follows other batch sizes; the ops check
+// dtypes). So the errors print the type as checked, tensor refinements dropped ("Tensor", "(Tensor, int)"),
+// and the kind of the value given, never the example's shape, which would suggest it was required.
+
+/// The type as the runtime checks it: its text with every tensor type printed as plain "Tensor".
+std::string checked_str(const Type& t) {
+  switch (t.kind()) {
+    case TypeKind::Tensor: return "Tensor";
+    case TypeKind::List: return checked_str(*t.cast<ListType>()->elem()) + "[]";
+    case TypeKind::Optional: return checked_str(*t.cast<OptionalType>()->elem()) + "?";
+    case TypeKind::Tuple: {
+      std::string r;
+      for (const TypePtr& e : t.cast<TupleType>()->elements()) r += (r.empty() ? "" : ", ") + checked_str(*e);
+      return "(" + r + ")";
+    }
+    case TypeKind::Dict: {
+      const auto* d = t.cast<DictType>();
+      return "Dict(" + checked_str(*d->key()) + ", " + checked_str(*d->value()) + ")";
+    }
+    default: return t.str();
+  }
+}
+
+/// What a value is, for errors: "int 3", "str \"a\"", "tuple (1, 2)"; tensors and None as IValue::repr() says.
+std::string describe(const IValue& v) {
+  const char* kind = "";
+  switch (v.tag()) {
+    case IValue::Tag::Bool: kind = "bool "; break;
+    case IValue::Tag::Int: kind = "int "; break;
+    case IValue::Tag::Double: kind = "float "; break;
+    case IValue::Tag::String: kind = "str "; break;
+    case IValue::Tag::IntList:
+    case IValue::Tag::TensorList:
+    case IValue::Tag::List: kind = "list "; break;
+    case IValue::Tag::Tuple: kind = "tuple "; break;
+    case IValue::Tag::Dict: kind = "dict "; break;
+    default: break;  // None, tensors, dtypes, devices and generators say what they are
+  }
+  return kind + v.repr();
+}
+
 }  // namespace
 
 bool fits(IValue& v, const Type& t, std::string& what) {
   auto fail = [&] {
-    what = fmt::format("expected a value of type {} but got {}", t.str(), v.repr());
+    what = fmt::format("expected a value of type {} but got {}", checked_str(t), describe(v));
     return false;
   };
   switch (t.kind()) {
@@ -246,7 +289,7 @@ IValue run(const Code& code, std::vector<IValue> inputs) {
   auto signature = [&] {
     std::string s;
     for (size_t i = 0; i < n; ++i) s += fmt::format("{}{} : {}", i ? ", " : "", code.input_names[i],
-                                                    code.input_types[i]->str());
+                                                    checked_str(*code.input_types[i]));
     return s;
   };
   EMBER_CHECK(inputs.size() == n, "{}: expected {} input{} ({}) but got {}", code.name, n, n == 1 ? "" : "s",
@@ -255,7 +298,7 @@ IValue run(const Code& code, std::vector<IValue> inputs) {
   for (size_t i = 0; i < n; ++i) {
     std::string what;
     EMBER_CHECK(fits(inputs[i], *code.input_types[i], what), "{}: input {} ({} : {}) {}", code.name, i,
-                code.input_names[i], code.input_types[i]->str(), what);
+                code.input_names[i], checked_str(*code.input_types[i]), what);  // Note [input type errors]
     if (code.input_registers[i] != UINT32_MAX) f.regs[code.input_registers[i]] = std::move(inputs[i]);
   }
   f.stack.reserve(8);

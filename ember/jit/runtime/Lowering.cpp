@@ -368,7 +368,7 @@ std::shared_ptr<const Code> compile(const Graph& g, std::string name, const Obje
   try {
     verify(g);
   } catch (const Error& e) {
-    EMBER_FAIL_KIND(e.kind(), "{}: the graph does not verify: {}", name, e.what());
+    EMBER_FAIL_KIND(e.kind(), "{}: {}", name, e.what());  // the verifier's message starts "verify: "
   }
   auto code = std::make_shared<Code>();
   code->name = std::move(name);

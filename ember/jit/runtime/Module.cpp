@@ -234,4 +234,18 @@ IValue Module::run_method(const std::string& name, std::vector<IValue> inputs) c
   return run(*method(name).code, std::move(inputs));
 }
 
+// Note [saved functions]
+// The archive holds modules only; a traced function is saved as TorchScript saves one (ScriptFunction.save):
+// a module with no attributes and one method, `forward`, running the function's graph. Loading gives a module,
+// not a function (ember.jit.load and torch.jit.load alike), so `jit::load(path).forward({x})` in C++ and
+// `ember.jit.load(path)(x)` in Python call the function. The graph is copied, so adding %self leaves the
+// function's own graph (which its compiled code was made from) unchanged.
+Module function_module(const Graph& graph) {
+  Module m(kFunctionModuleClass);
+  std::shared_ptr<Graph> g = graph.copy();
+  g->insert_input(0, "self", m.type());
+  m.define_method("forward", std::move(g));
+  return m;
+}
+
 }  // namespace ember::jit

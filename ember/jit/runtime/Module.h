@@ -144,4 +144,13 @@ class Module {
   std::shared_ptr<Object> obj_;
 };
 
+/// The class name of the module a function is saved as (TorchScript's name for it, so a loaded traced function
+/// reports original_name "PlaceholderModule" in both frameworks).
+inline constexpr const char* kFunctionModuleClass = "__torch__.PlaceholderModule";
+
+/// A function's graph (no %self input, as ember.jit.trace of a function makes) as a module that can be saved:
+/// a module of class kFunctionModuleClass, without attributes, whose method `forward` runs a copy of `graph`
+/// with %self prepended to its inputs (Note [saved functions] in Module.cpp). Errors: as define_method.
+Module function_module(const Graph& graph);
+
 }  // namespace ember::jit

@@ -17,16 +17,21 @@ def freeze(mod, preserved_attrs=None, optimize_numerics=True):
     """A frozen copy of the script module mod, in eval mode: its parameters, buffers and attributes become
     constants of the graph (copies: later changes to mod do not reach it), submodule calls are inlined, and
     (optimize_numerics) the frozen-graph optimisations run (Conv/Linear + BatchNorm folding, constant
-    propagation, peephole, common subexpressions, dead code). The result has no parameters; forward takes the
-    same arguments. preserved_attrs: names of methods to keep besides forward (attributes are not kept apart).
-    Raises RuntimeError for a module that is not a script module or is in training mode (as PyTorch's)."""
+    propagation, peephole, common subexpressions, dead code). The result has no parameters but the preserved
+    ones; forward takes the same arguments. preserved_attrs: names of methods to keep besides forward, and of attributes to keep as
+    attributes ("weight", or a submodule's: "fc.weight"; the frozen module shares those tensors with mod, as
+    torch's does, Note [preserved attributes] in ember/jit/passes/Freeze.cpp). Raises RuntimeError for a module
+    that is not a script module or is in training mode, or a preserved name that is neither a method nor an
+    attribute (as PyTorch's)."""
     _check(mod, "Freezing")
-    methods = ["forward"] + [m for m in (preserved_attrs or []) if m != "forward"]
-    for m in methods[1:]:
-        if not mod._c.has_method(m):
-            raise RuntimeError("ember.jit.freeze: preserved_attrs names '{}', which is not a method of the module "
-                               "(preserving attributes is not supported)".format(m))
-    c = _C._jit_freeze(mod._c, methods, bool(optimize_numerics))
+    methods, attrs = ["forward"], []
+    for name in preserved_attrs or []:
+        if mod._c.has_method(name):
+            if name not in methods:
+                methods.append(name)
+        elif name not in attrs:
+            attrs.append(name)
+    c = _C._jit_freeze(mod._c, methods, attrs, bool(optimize_numerics))
     return _loaded(c, {k: v for k, v in mod._specs.items() if k in methods})
 
 

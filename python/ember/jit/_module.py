@@ -368,7 +368,8 @@ class _LoadedContainer(_ContainerMixin, RecursiveScriptModule):
 
 
 class TracedFunction:
-    """A traced function: calling it runs the graph in the C++ runtime; ``graph`` and ``code`` show it."""
+    """A traced function: calling it runs the graph in the C++ runtime; ``graph`` and ``code`` show it; ``save``
+    writes it as a module with forward."""
 
     def __init__(self, fn, graph, signature):
         self.__name__ = getattr(fn, "__name__", "forward")
@@ -393,6 +394,19 @@ class TracedFunction:
     @property
     def code(self):
         return self._graph.code(self.__name__)
+
+    def save(self, f, _extra_files=None):
+        """Writes the function to f (a path or a binary file object) as ember.jit.save(self, f) does: as a module
+        whose forward runs the function (as PyTorch's ScriptFunction.save), so ember.jit.load (or C++
+        ``ember::jit::load``) gives a RecursiveScriptModule (original_name "PlaceholderModule") whose forward
+        takes the function's arguments."""
+        from ._serialization import save
+        save(self, f, _extra_files)
+
+    def _as_module(self):
+        """The function as a runtime module with forward (Note [saved functions] in ember/jit/runtime/Module.cpp),
+        taking the same arguments (its input structure is the function's)."""
+        return _loaded(_C._jit_function_module(self._graph), {"forward": self._spec})
 
     def __repr__(self):
         return "<ember.jit.TracedFunction {}>".format(self.__name__)

@@ -17,7 +17,7 @@ import os
 import tempfile
 
 from .. import _C
-from ._module import ScriptModule, _loaded
+from ._module import ScriptModule, TracedFunction, _loaded
 
 _SPEC_PREFIX = ".ember/input_spec/"
 
@@ -58,10 +58,14 @@ def _valid_spec(s):
 
 
 def save(m, f, _extra_files=None):
-    """Saves the script module m (traced or loaded) to f, a path or a writable binary file object, as one
-    archive (Note [python archive]): its module hierarchy, parameters, buffers, method graphs, and
-    _extra_files ({name: str or bytes}). Raises AttributeError for an object that is not a script module (as
-    PyTorch's, which has no save method), RuntimeError naming the file for I/O failures."""
+    """Saves the script module m (traced or loaded), or the traced function m, to f, a path or a writable binary
+    file object, as one archive (Note [python archive]): its module hierarchy, parameters, buffers, method graphs,
+    and _extra_files ({name: str or bytes}). A traced function is saved as a module whose forward runs it (as
+    PyTorch's): loading gives a RecursiveScriptModule, not a function. Raises AttributeError for an object that
+    is not a script module (as PyTorch's, which has no save method), RuntimeError naming the file for I/O
+    failures."""
+    if isinstance(m, TracedFunction):
+        m = m._as_module()  # saved as PyTorch saves a traced function: a module whose forward runs it
     if not isinstance(m, ScriptModule):
         raise AttributeError("'{}' object has no attribute 'save' (ember.jit.save takes a module made by "
                              "ember.jit.trace or ember.jit.load)".format(type(m).__name__))
