@@ -14,7 +14,8 @@ EmbeddingImpl::EmbeddingImpl(EmbeddingOptions options_) : options(std::move(opti
   const int64_t n = options.num_embeddings(), dim = options.embedding_dim();
   if (options.padding_idx()) {
     const int64_t idx = *options.padding_idx();
-    EMBER_CHECK_VALUE(idx >= -n && idx < n, "Embedding: padding_idx must be within num_embeddings ({}), got {}", n, idx);
+    EMBER_CHECK_VALUE(idx >= -n && idx < n, "Embedding: padding_idx must be within num_embeddings ({}), got {}", n,
+                      idx);
     if (idx < 0) options.padding_idx(idx + n);
   }
   if (options._weight().defined()) {

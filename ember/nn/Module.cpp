@@ -211,8 +211,10 @@ void Module::load_state_dict(const OrderedDict<std::string, Tensor>& state, bool
     for (const std::string& k : keys) s += (s.empty() ? "\"" : ", \"") + k + "\"";
     return s;
   };
-  if (!unexpected.empty()) errors.insert(errors.begin(), fmt::format("Unexpected key(s) in state_dict: {}. ", quoted(unexpected)));
-  if (!missing.empty()) errors.insert(errors.begin(), fmt::format("Missing key(s) in state_dict: {}. ", quoted(missing)));
+  if (!unexpected.empty())
+    errors.insert(errors.begin(), fmt::format("Unexpected key(s) in state_dict: {}. ", quoted(unexpected)));
+  if (!missing.empty())
+    errors.insert(errors.begin(), fmt::format("Missing key(s) in state_dict: {}. ", quoted(missing)));
   EMBER_CHECK(errors.empty(), "Error(s) in loading state_dict for {}:\n\t{}", name(), fmt::join(errors, "\n\t"));
   autograd::NoGradGuard no_grad;
   for (auto& [dst, src] : copies) dst.copy_(src);
@@ -258,8 +260,8 @@ std::ostream& operator<<(std::ostream& stream, const Module& module) {
 
 void Module::check_new_name(const std::string& name, const char* kind, const void* own_registry) const {
   EMBER_CHECK(!name.empty(), "{}: {} name can't be empty string \"\"", this->name(), kind);
-  EMBER_CHECK(name.find('.') == std::string::npos, "{}: {} name can't contain \".\", got \"{}\"", this->name(),
-                   kind, name);
+  EMBER_CHECK(name.find('.') == std::string::npos, "{}: {} name can't contain \".\", got \"{}\"", this->name(), kind,
+              name);
   const bool taken = (own_registry != &parameters_ && parameters_.contains(name)) ||
                      (own_registry != &buffers_ && buffers_.contains(name)) ||
                      (own_registry != &children_ && children_.contains(name));

@@ -241,6 +241,23 @@ TEST(Module, LoadStateDictListsEveryProblem) {
   EXPECT_EQ(values<float>(net->named_buffers()["inner.b.running"]), (std::vector<float>{9, 9, 9}));
 }
 
+TEST(Module, ApplyVisitsEveryModuleOnceAndReplaceModuleSwapsAChild) {
+  Net net;
+  std::vector<std::string> names;
+  net->apply([&](nn::Module& m) { names.push_back(m.name()); });
+  EXPECT_EQ(names, (Strings{"Net", "Leaf", "Inner", "Leaf"}));
+  const nn::Module& const_net = *net;
+  size_t count = 0;
+  const_net.apply([&](const nn::Module&) { ++count; });
+  EXPECT_EQ(count, 4u);
+  auto replacement = net->replace_module("a", Leaf(4));
+  EXPECT_EQ(replacement->weight.size(0), 4);
+  EXPECT_EQ(net->named_parameters().keys(), (Strings{"scale", "a.weight", "inner.b.weight"}));
+  EXPECT_EQ(net->named_parameters()["a.weight"].size(0), 4);
+  net->unregister_module("a");
+  EXPECT_EQ(net->named_children().keys(), (Strings{"inner"}));
+}
+
 TEST(OrderedDict, KeepsInsertionOrderAndReportsMissingKeys) {
   OrderedDict<std::string, int> d("Thing");
   d.insert("b", 1);

@@ -41,7 +41,8 @@ TEST(ModuleArchive, RoundTripsThroughAFile) {
   ASSERT_FALSE(ember::equal(a->body[0]->as<nn::LinearImpl>()->weight, b->body[0]->as<nn::LinearImpl>()->weight));
   ember::save(a, path);
   ember::load(b, path);
-  for (const auto& item : a->state_dict()) EXPECT_TRUE(ember::equal(item.value(), b->state_dict()[item.key()])) << item.key();
+  for (const auto& item : a->state_dict())
+    EXPECT_TRUE(ember::equal(item.value(), b->state_dict()[item.key()])) << item.key();
   std::filesystem::remove(path);
 }
 
@@ -77,8 +78,9 @@ TEST(ModuleArchive, LoadingAnotherArchitectureNamesKeysAndShapes) {
   Net narrow(3);
   std::string msg = ember::testing::expect_error([&] { ember::load(narrow, path); }).what();
   EXPECT_TRUE(ember::testing::contains(msg, "load: '" + path + "': Error(s) in loading state_dict for Net:"));
-  EXPECT_TRUE(ember::testing::contains(msg, "size mismatch for body.0.weight: copying a param with shape [5, 2] from "
-                                            "checkpoint, the shape in current model is [3, 2]."));
+  EXPECT_TRUE(ember::testing::contains(msg,
+                                       "size mismatch for body.0.weight: copying a param with shape [5, 2] from "
+                                       "checkpoint, the shape in current model is [3, 2]."));
   EXPECT_TRUE(ember::testing::contains(msg, "size mismatch for body.1.weight: copying a param with shape [1, 5]"));
   nn::Sequential other(nn::Linear(2, 5));
   msg = ember::testing::expect_error([&] { ember::load(other, path); }).what();
