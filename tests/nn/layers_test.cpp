@@ -99,6 +99,25 @@ TEST(Linear, Backward) {
   EXPECT_EQ(values<float>(autograd::grad(fc->bias)), (std::vector<float>{2}));
 }
 
+TEST(Linear, ToFloat64ConvertsTheTensorsItUses) {
+  manual_seed(0);
+  nn::Linear fc(4, 3);
+  fc->to(kFloat64);
+  EXPECT_EQ(fc->weight.dtype(), kFloat64);
+  EXPECT_EQ(fc->bias.dtype(), kFloat64);
+  const Tensor x = fixture("linear_4_3.input").to(kFloat64);
+  expect_close(fc(x).to(kFloat32), fixture("linear_4_3.output"), "float64 forward");
+}
+
+TEST(Linear, PrintsInsideASequentialAsPython) {
+  nn::Sequential seq{nn::Linear(4, 3), nn::Dropout(0.25)};
+  EXPECT_EQ(printed(*seq),
+            "Sequential(\n"
+            "  (0): Linear(in_features=4, out_features=3, bias=True)\n"
+            "  (1): Dropout(p=0.25, inplace=False)\n"
+            ")");
+}
+
 // ------------------------------------------------------------------------------------------------- init
 TEST(Init, EachFunctionDrawsPyTorchsValues) {
   auto check = [](uint64_t seed, const std::string& name, auto fn) {
