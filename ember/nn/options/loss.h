@@ -2,6 +2,7 @@
 // Options of the loss modules and functions (LibTorch's names; the FuncOptions are the same structs, except
 // CrossEntropyFuncOptions and the BinaryCrossEntropy ones which are aliases with LibTorch's functional names).
 #include <cstdint>
+#include <type_traits>
 
 #include "ember/core/Tensor.h"
 #include "ember/nn/Options.h"
@@ -16,6 +17,10 @@ template <typename Tag>
 struct ReductionOptions {
   ReductionOptions() = default;
   /*implicit*/ ReductionOptions(reduction_t reduction) : reduction_(reduction) {}
+  /// From a token directly: F::mse_loss(x, y, ember::kSum).
+  template <typename Token>
+    requires std::is_constructible_v<reduction_t, Token>
+  /*implicit*/ ReductionOptions(Token token) : reduction_(token) {}
   EMBER_ARG(reduction_t, reduction) = ember::kMean;
 };
 }  // namespace detail
