@@ -14,6 +14,30 @@ namespace F = ember::nn::functional;
 namespace ember::testing {
 namespace {
 
+TEST(FunctionalOptions, DefaultsAndChaining) {
+  // LibTorch's defaults
+  const auto conv = ember::nn::Conv2dOptions(3, 8, {3, 5});
+  EXPECT_EQ(*conv.kernel_size(), (std::array<int64_t, 2>{3, 5}));
+  EXPECT_EQ(*conv.stride(), (std::array<int64_t, 2>{1, 1}));
+  EXPECT_EQ(conv.groups(), 1);
+  EXPECT_TRUE(conv.bias());
+  EXPECT_TRUE(std::holds_alternative<ember::enumtype::kZeros>(conv.padding_mode()));
+  EXPECT_EQ(ember::enum_name(conv.padding_mode()), "zeros");
+  EXPECT_TRUE(std::holds_alternative<ember::enumtype::kMean>(F::CrossEntropyFuncOptions().reduction()));
+  EXPECT_EQ(F::CrossEntropyFuncOptions().ignore_index(), -100);
+  EXPECT_EQ(*F::MaxPool2dFuncOptions(3).stride(), (std::array<int64_t, 2>{3, 3}));  // stride = kernel
+  EXPECT_DOUBLE_EQ(F::LeakyReLUFuncOptions().negative_slope(), 0.01);
+  EXPECT_EQ(F::GELUFuncOptions().approximate(), "none");
+  // setters chain and return the struct
+  const auto opts = F::Conv2dFuncOptions().stride(2).padding({1, 0}).dilation(3).groups(2);
+  EXPECT_EQ(*std::get<ember::ExpandingArray<2>>(opts.padding()), (std::array<int64_t, 2>{1, 0}));
+  EXPECT_EQ(opts.dilation()[1], 3);
+  EXPECT_TRUE(std::holds_alternative<ember::enumtype::kSame>(F::Conv1dFuncOptions().padding(ember::kSame).padding()));
+  EXPECT_EQ(ember::enum_name(F::MSELossFuncOptions(ember::kSum).reduction()), "sum");
+  // an ExpandingArray takes one value or exactly D
+  EMBER_EXPECT_ERROR(ember::ExpandingArray<2>({1, 2, 3}), Value, "Expected 2 values, but instead got 3");
+}
+
 TEST(FunctionalActivation, MatchesTorch) {
   const Tensor x = fixture("act.x");
   EXPECT_TRUE(close(F::relu(x), fixture("act.relu")));
@@ -106,7 +130,6 @@ TEST(FunctionalConv, ErrorsNameShapes) {
   // 4 input channels against a weight for 3
   EMBER_EXPECT_ERROR(F::conv2d(x, ember::zeros({6, 3, 3, 3})), Runtime,
                      "weight of size [6, 3, 3, 3], expected input[2, 4, 7, 6] to have 3 channels");
-  EXPECT_THROW(ExpandingArray<2>({1, 2, 3}), Error);
 }
 
 TEST(FunctionalPooling, MatchesTorch) {
