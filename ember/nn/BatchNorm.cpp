@@ -3,6 +3,7 @@
 
 #include "ember/autograd/GradMode.h"
 #include "ember/nn/functional/normalization.h"
+#include "ember/nn/Repr.h"
 #include "ember/nn/init.h"
 #include "ember/ops/Functions.h"
 
@@ -71,6 +72,14 @@ Tensor BatchNormImpl<D>::forward(const Tensor& input) {
                                     .training(use_batch_stats)
                                     .momentum(factor)
                                     .eps(options.eps()));
+}
+
+template <size_t D>
+std::string BatchNormImpl<D>::extra_repr() const {
+  const auto& o = options;
+  return fmt::format("{}, eps={}, momentum={}, affine={}, track_running_stats={}", o.num_features(), repr::py(o.eps()),
+                     o.momentum() ? repr::py(*o.momentum()) : "None", repr::py(o.affine()),
+                     repr::py(o.track_running_stats()));
 }
 
 template class BatchNormImpl<1>;

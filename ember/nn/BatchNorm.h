@@ -29,6 +29,9 @@ class BatchNormImpl : public Module {
   /// channel count (naming the layer and the shape); one value per channel when training (ValueError).
   Tensor forward(const Tensor& input);
 
+  /// Python's: "3, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True".
+  std::string extra_repr() const override;
+
   BatchNormOptions options;
   Tensor weight, bias;                                     // undefined unless affine
   Tensor running_mean, running_var, num_batches_tracked;  // undefined unless track_running_stats

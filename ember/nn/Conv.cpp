@@ -5,6 +5,7 @@
 
 #include "ember/nn/functional/conv.h"
 #include "ember/nn/functional/linear.h"
+#include "ember/nn/Repr.h"
 #include "ember/nn/init.h"
 #include "ember/ops/Functions.h"
 
@@ -83,6 +84,23 @@ Tensor ConvNdImpl<D>::forward(const Tensor& input) {
   const Tensor padded = functional::pad(input, functional::PadFuncOptions(pads).mode(mode));
   f.padding(0);
   return conv<D>(padded, weight, f);
+}
+
+template <size_t D>
+std::string ConvNdImpl<D>::extra_repr() const {
+  const auto& o = options;
+  std::string s = fmt::format("{}, {}, kernel_size={}, stride={}", o.in_channels(), o.out_channels(),
+                              repr::py_tuple(o.kernel_size()), repr::py_tuple(o.stride()));
+  if (const auto* amounts = std::get_if<ExpandingArray<D>>(&o.padding())) {
+    if (*amounts != ExpandingArray<D>(0)) s += ", padding=" + repr::py_tuple(*amounts);
+  } else {
+    s += std::holds_alternative<enumtype::kSame>(o.padding()) ? ", padding=same" : ", padding=valid";
+  }
+  if (o.dilation() != ExpandingArray<D>(1)) s += ", dilation=" + repr::py_tuple(o.dilation());
+  if (o.groups() != 1) s += fmt::format(", groups={}", o.groups());
+  if (!o.bias()) s += ", bias=False";
+  if (!std::holds_alternative<enumtype::kZeros>(o.padding_mode())) s += ", padding_mode=" + enum_name(o.padding_mode());
+  return s;
 }
 
 template class ConvNdImpl<1>;

@@ -28,6 +28,10 @@ class ConvNdImpl : public Module {
   /// channel count (naming the layer and both shapes); the op's errors.
   Tensor forward(const Tensor& input);
 
+  /// Python's: "4, 6, kernel_size=(3, 2), stride=(2, 2), padding=(1, 1)" (padding, dilation, groups, bias
+  /// and padding_mode only when not the default).
+  std::string extra_repr() const override;
+
   ConvOptions<D> options;
   Tensor weight;
   Tensor bias;  // undefined with bias(false)

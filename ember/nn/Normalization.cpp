@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "ember/nn/functional/normalization.h"
+#include "ember/nn/Repr.h"
 #include "ember/nn/init.h"
 #include "ember/ops/Functions.h"
 
@@ -34,6 +35,11 @@ Tensor LayerNormImpl::forward(const Tensor& input) {
       input, functional::LayerNormFuncOptions(shape).weight(weight).bias(bias).eps(options.eps()));
 }
 
+std::string LayerNormImpl::extra_repr() const {
+  return fmt::format("{}, eps={}, elementwise_affine={}", repr::py_tuple(options.normalized_shape()),
+                     repr::py(options.eps()), repr::py(options.elementwise_affine()));
+}
+
 GroupNormImpl::GroupNormImpl(GroupNormOptions options_) : options(std::move(options_)) {
   EMBER_CHECK_VALUE(options.num_groups() > 0 && options.num_channels() % options.num_groups() == 0,
                     "GroupNorm: num_channels ({}) must be divisible by num_groups ({})", options.num_channels(),
@@ -58,6 +64,11 @@ Tensor GroupNormImpl::forward(const Tensor& input) {
               options.num_channels(), options.num_channels(), fmt::join(input.sizes(), ", "));
   return functional::group_norm(
       input, functional::GroupNormFuncOptions(options.num_groups()).weight(weight).bias(bias).eps(options.eps()));
+}
+
+std::string GroupNormImpl::extra_repr() const {
+  return fmt::format("{}, {}, eps={}, affine={}", options.num_groups(), options.num_channels(), repr::py(options.eps()),
+                     repr::py(options.affine()));
 }
 
 }  // namespace ember::nn

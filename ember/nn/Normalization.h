@@ -17,6 +17,8 @@ class LayerNormImpl : public Module {
   /// (*, normalized_shape) -> same shape. Errors: trailing dims other than normalized_shape (naming the
   /// layer and both shapes).
   Tensor forward(const Tensor& input);
+  /// Python's: "(5, 2), eps=1e-05, elementwise_affine=True".
+  std::string extra_repr() const override;
 
   LayerNormOptions options;
   Tensor weight, bias;  // undefined unless elementwise_affine
@@ -33,6 +35,8 @@ class GroupNormImpl : public Module {
   void reset_parameters();
   /// (N, C, *) -> same shape. Errors: C other than num_channels (naming the layer and the shape).
   Tensor forward(const Tensor& input);
+  /// Python's: "3, 6, eps=1e-05, affine=True".
+  std::string extra_repr() const override;
 
   GroupNormOptions options;
   Tensor weight, bias;  // undefined unless affine

@@ -81,6 +81,15 @@ TEST(ConvModule, Errors) {
   EMBER_EXPECT_ERROR(conv1->forward(ember::zeros({2, 4, 5, 5})), Runtime, "Conv1d: expected input of shape (N, 4, L)");
 }
 
+TEST(ConvModule, PrintsAsPython) {
+  EXPECT_EQ(Conv2d(Conv2dOptions(4, 6, {3, 2}).stride(2).padding(1))->extra_repr(),
+            "4, 6, kernel_size=(3, 2), stride=(2, 2), padding=(1, 1)");
+  EXPECT_EQ(Conv1d(Conv1dOptions(4, 5, 3).padding(ember::kSame).bias(false))->extra_repr(),
+            "4, 5, kernel_size=(3,), stride=(1,), padding=same, bias=False");
+  EXPECT_EQ(Conv2d(Conv2dOptions(4, 6, 3).padding(1).padding_mode(ember::kReflect).groups(2).dilation(2))->extra_repr(),
+            "4, 6, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1), dilation=(2, 2), groups=2, padding_mode=reflect");
+}
+
 TEST(ConvModule, UnbatchedAndNonContiguousInput) {
   Conv2d conv(4, 6, 3);
   const Tensor x = fixture("conv.x");

@@ -101,6 +101,28 @@ TEST(GroupNormModule, MatchesTorchAndChecksShape) {
                      "GroupNorm: expected input of shape (N, 6, *) for num_channels=6, but got input of shape [2, 4, 3]");
 }
 
+TEST(NormModules, StateDictKeysAsPythonInASequential) {
+  // the CNN block of the training example: Python's keys, in Python's order
+  Sequential net(Conv2d(Conv2dOptions(1, 4, 3).padding(1)), BatchNorm2d(4), ReLU(), MaxPool2d(2), Flatten(),
+                 Linear(4 * 2 * 2, 3), LogSoftmax(1));
+  EXPECT_EQ(net->state_dict().keys(),
+            (std::vector<std::string>{"0.weight", "0.bias", "1.weight", "1.bias", "1.running_mean", "1.running_var",
+                                      "1.num_batches_tracked", "5.weight", "5.bias"}));
+  const Tensor out = net->forward(ember::randn({2, 1, 4, 4}));
+  EXPECT_EQ(vec(out.sizes()), (Shape{2, 3}));
+  net->eval();
+  EXPECT_FALSE(net[1]->is_training());
+}
+
+TEST(NormModules, PrintAsPython) {
+  EXPECT_EQ(BatchNorm2d(BatchNorm2dOptions(3).momentum(std::nullopt))->extra_repr(),
+            "3, eps=1e-05, momentum=None, affine=True, track_running_stats=True");
+  EXPECT_EQ(BatchNorm1d(BatchNorm1dOptions(3).eps(1e-3))->extra_repr(),
+            "3, eps=0.001, momentum=0.1, affine=True, track_running_stats=True");
+  EXPECT_EQ(LayerNorm(LayerNormOptions({5, 2}))->extra_repr(), "(5, 2), eps=1e-05, elementwise_affine=True");
+  EXPECT_EQ(GroupNorm(GroupNormOptions(3, 6).affine(false))->extra_repr(), "3, 6, eps=1e-05, affine=False");
+}
+
 TEST(NormModules, Float64) {
   BatchNorm2d bn(3);
   bn->to(kFloat64);
