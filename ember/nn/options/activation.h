@@ -1,6 +1,6 @@
 #pragma once
 // Options of the activation modules and of their ember::nn::functional counterparts (LibTorch's names: the
-// module's ReLUOptions is also F::ReLUFuncOptions). See Note [options structs] in ember/nn/Options.h.
+// module's ReLUOptions is also F::ReLUFuncOptions). Fields are EMBER_ARG setters/getters (ember/nn/Options.h).
 #include <cstdint>
 #include <optional>
 #include <string>
