@@ -1,9 +1,16 @@
 #pragma once
 // Sequential (LibTorch's torch::nn::Sequential; Python's ember.nn.Sequential): modules called in order.
 //
-//   ember::nn::Sequential net(ember::nn::Linear(4, 8), ember::nn::Dropout(0.1), ember::nn::Linear(8, 2));
+//   ember::nn::Sequential net{ember::nn::Linear(4, 8), ember::nn::Dropout(0.1), ember::nn::Linear(8, 2)};
 //   net->forward(x);  net[0];  net->size();  net->named_parameters();   // "0.weight", "0.bias", "2.weight", ...
 //   ember::nn::Sequential named({{"fc", ember::nn::Linear(4, 2)}});      // "fc.weight", ...
+//
+// Note [layer order]
+// C++ leaves the evaluation order of function arguments unspecified (GCC goes right to left), so in
+// `Sequential(Linear(4, 8), Linear(8, 2))` the second Linear may be constructed, and draw its initial values,
+// first: the same seed then gives other weights than Python's nn.Sequential. Braces (`Sequential{...}`) are
+// evaluated left to right by the language's rule, as are push_back calls in sequence; use either when the
+// initial values must match Python's.
 #include <cstddef>
 #include <initializer_list>
 #include <memory>
@@ -40,7 +47,8 @@ struct NamedAnyModule {
 class SequentialImpl : public Module {
  public:
   SequentialImpl() = default;
-  /// The given modules (holders or shared_ptrs), named "0", "1", ...
+  /// The given modules (holders or shared_ptrs), named "0", "1", ... Write `Sequential{a, b}` (braces) for
+  /// left-to-right construction of the arguments (Note [layer order]).
   template <typename... Modules>
     requires(sizeof...(Modules) > 0)
   explicit SequentialImpl(Modules&&... modules) {

@@ -39,8 +39,9 @@ struct TimesImpl : nn::Module {
 EMBER_MODULE(Times);
 
 TEST(Sequential, InitialisesItsLayersInOrderAsPyTorch) {
+  // Braces: the layers are constructed left to right, so they draw in Python's order (Note [layer order]).
   manual_seed(11);
-  nn::Sequential seq(nn::Linear(3, 4), nn::Dropout(0.5), nn::Linear(4, 2));
+  nn::Sequential seq{nn::Linear(3, 4), nn::Dropout(0.5), nn::Linear(4, 2)};
   const auto f = nn::state_dict_from_ivalue(serialize::load(std::string(EMBER_TEST_FIXTURES) + "/nn.ember"), "");
   EXPECT_EQ(seq->state_dict().keys(), (Strings{"0.weight", "0.bias", "2.weight", "2.bias"}));
   for (const auto& item : seq->state_dict())

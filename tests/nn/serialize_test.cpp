@@ -18,7 +18,7 @@ using Strings = std::vector<std::string>;
 
 struct NetImpl : nn::Module {
   explicit NetImpl(int64_t hidden = 3) {
-    body = register_module("body", nn::Sequential(nn::Linear(2, hidden), nn::Linear(hidden, 1)));
+    body = register_module("body", nn::Sequential{nn::Linear(2, hidden), nn::Linear(hidden, 1)});
     emb = register_module("emb", nn::Embedding(4, 2));
     register_buffer("steps", ember::zeros({}, kInt64));
   }

@@ -24,7 +24,7 @@ using namespace ember;
 struct NetImpl : nn::Module {
   NetImpl() {
     emb = register_module("emb", nn::Embedding(nn::EmbeddingOptions(6, 4).padding_idx(0)));
-    body = register_module("body", nn::Sequential(nn::Flatten(), nn::Linear(8, 5), nn::Dropout(0.2), nn::Linear(5, 3)));
+    body = register_module("body", nn::Sequential{nn::Flatten(), nn::Linear(8, 5), nn::Dropout(0.2), nn::Linear(5, 3)});
     register_buffer("calls", ember::zeros({}, kInt64));
   }
   /// indices: (N, 2) int64 -> (N, 3)
