@@ -103,8 +103,8 @@ TEST(GroupNormModule, MatchesTorchAndChecksShape) {
 
 TEST(NormModules, StateDictKeysAsPythonInASequential) {
   // the CNN block of the training example: Python's keys, in Python's order
-  Sequential net(Conv2d(Conv2dOptions(1, 4, 3).padding(1)), BatchNorm2d(4), ReLU(), MaxPool2d(2), Flatten(),
-                 Linear(4 * 2 * 2, 3), LogSoftmax(1));
+  Sequential net{Conv2d(Conv2dOptions(1, 4, 3).padding(1)), BatchNorm2d(4), ReLU(), MaxPool2d(2), Flatten(),
+                 Linear(4 * 2 * 2, 3), LogSoftmax(1)};
   EXPECT_EQ(net->state_dict().keys(),
             (std::vector<std::string>{"0.weight", "0.bias", "1.weight", "1.bias", "1.running_mean", "1.running_var",
                                       "1.num_batches_tracked", "5.weight", "5.bias"}));
