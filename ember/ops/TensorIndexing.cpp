@@ -67,6 +67,7 @@ int64_t count_specified_dims(ArrayRef<TensorIndex> indices) {
   int64_t count = 0;
   for (const TensorIndex& i : indices) {
     if (i.is_tensor()) {
+      EMBER_CHECK(i.tensor().defined(), "index: an index tensor is undefined");
       count += is_mask(i.tensor().dtype()) && !i.is_from_sequence() ? i.tensor().dim() : 1;
     } else if (i.is_integer() || i.is_slice()) {
       ++count;
@@ -107,8 +108,7 @@ Tensor apply_slicing(const Tensor& self, ArrayRef<TensorIndex> indices, Indices&
         record(bool_index(i.boolean()));
         break;
       case TensorIndex::Type::Tensor: {
-        const Tensor& t = i.tensor();
-        EMBER_CHECK(t.defined(), "index: an index tensor is undefined");
+        const Tensor& t = i.tensor();  // defined: checked by count_specified_dims
         if (t.dim() == 0 && is_integral(t.dtype(), true)) {
           if (!is_mask(t.dtype())) {
             result = apply_select(result, dim, t.item().to_long(), real_dim);
