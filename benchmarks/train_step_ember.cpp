@@ -5,6 +5,7 @@
 
 #include <ember/ember.h>
 
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
@@ -36,6 +37,172 @@ Data load_data(const std::string& dir, int64_t batch, int64_t batches) {
 
 std::string ember_blas() { return ember::backends::blas::config(); }
 
-std::unique_ptr<Trainer> make_ember(Model, const Data&) { return nullptr; }
+namespace {
+
+// Note [ember side without the frontend]
+// The modules and optimizers of Ember's C++ frontend (ember::nn, ember::optim) are being written in other
+// branches; until they are merged, this side writes the models as the frontend's modules compute them — the same
+// ops (conv2d, batch_norm, relu, max_pool2d, dropout, linear, cross_entropy_loss) on parameter tensors that
+// require grad, backward through ember::autograd — and the optimizers' updates as PyTorch's single-tensor
+// (non-foreach) AdamW and SGD write them, which is also what LibTorch's torch::optim does.
+
+struct Param {
+  std::string name;
+  ember::Tensor value;
+};
+
+ember::Tensor uniform_param(std::vector<int64_t> sizes, int64_t fan_in) {
+  const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
+  ember::Tensor t = ember::empty(sizes, ember::kFloat32);
+  ember::uniform_(t, -bound, bound);
+  ember::autograd::set_requires_grad(t, true);
+  return t;
+}
+
+ember::Tensor grad_param(ember::Tensor t) {
+  ember::autograd::set_requires_grad(t, true);
+  return t;
+}
+
+class EmberTrainer final : public Trainer {
+ public:
+  EmberTrainer(Model m, const Data& data) : model_(m) {
+    images_ = ember::empty({data.batches * data.batch, 1, 28, 28}, ember::kFloat32);
+    std::memcpy(images_.data_ptr(), data.images.data(), data.images.size() * sizeof(float));
+    labels_ = ember::empty({data.batches * data.batch}, ember::kInt64);
+    std::memcpy(labels_.data_ptr(), data.labels.data(), data.labels.size() * sizeof(int64_t));
+    batch_ = data.batch;
+    batches_ = data.batches;
+    if (m == Model::kCnn) {
+      params_ = {{"0.weight", uniform_param({32, 1, 3, 3}, 9)},
+                 {"1.weight", grad_param(ember::ones({32}, ember::kFloat32))},
+                 {"1.bias", grad_param(ember::zeros({32}, ember::kFloat32))},
+                 {"4.weight", uniform_param({64, 32, 3, 3}, 288)},
+                 {"5.weight", grad_param(ember::ones({64}, ember::kFloat32))},
+                 {"5.bias", grad_param(ember::zeros({64}, ember::kFloat32))},
+                 {"10.weight", uniform_param({10, 3136}, 3136)},
+                 {"10.bias", uniform_param({10}, 3136)}};
+      for (int64_t c : {32, 64}) {
+        const std::string prefix = c == 32 ? "1." : "5.";
+        buffers_.push_back({prefix + "running_mean", ember::zeros({c}, ember::kFloat32)});
+        buffers_.push_back({prefix + "running_var", ember::ones({c}, ember::kFloat32)});
+        buffers_.push_back({prefix + "num_batches_tracked", ember::zeros({}, ember::kInt64)});
+      }
+    } else {
+      params_ = {{"1.weight", uniform_param({512, 784}, 784)}, {"1.bias", uniform_param({512}, 784)},
+                 {"3.weight", uniform_param({256, 512}, 512)}, {"3.bias", uniform_param({256}, 512)},
+                 {"5.weight", uniform_param({10, 256}, 256)},  {"5.bias", uniform_param({10}, 256)}};
+    }
+    for (const Param& p : params_) {
+      state1_.push_back(ember::zeros_like(p.value));
+      state2_.push_back(ember::zeros_like(p.value));
+    }
+  }
+  void set_threads(int n) override { ember::set_num_threads(n); }
+  double step(int64_t i) override {
+    const int64_t start = (i % batches_) * batch_;
+    for (const Param& p : params_) ember::autograd::set_grad(p.value, ember::Tensor());  // zero_grad(set_to_none)
+    ember::Tensor loss = ember::cross_entropy_loss(forward(images_.narrow(0, start, batch_), true),
+                                                   labels_.narrow(0, start, batch_));
+    ember::autograd::backward({loss});
+    update();
+    return loss.item<double>();
+  }
+  double eval_loss(int64_t i) override {
+    const int64_t start = (i % batches_) * batch_;
+    ember::autograd::NoGradGuard no_grad;
+    return ember::cross_entropy_loss(forward(images_.narrow(0, start, batch_), false),
+                                     labels_.narrow(0, start, batch_))
+        .item<double>();
+  }
+  std::vector<Named> state() override {
+    std::vector<Named> r;
+    for (const std::vector<Param>* list : {&params_, &buffers_})
+      for (const Param& p : *list) {
+        ember::Tensor c = p.value.to(ember::kFloat64).contiguous();
+        const double* v = c.data_ptr<double>();
+        r.push_back({p.name, std::vector<int64_t>(p.value.sizes().begin(), p.value.sizes().end()),
+                     std::vector<double>(v, v + p.value.numel())});
+      }
+    return r;
+  }
+  void load_state(const std::vector<Named>& values) override {
+    std::vector<ember::Tensor> ts;
+    for (const std::vector<Param>* list : {&params_, &buffers_})
+      for (const Param& p : *list) ts.push_back(p.value);
+    if (ts.size() != values.size())
+      throw std::runtime_error("ember load_state: " + std::to_string(values.size()) + " values for " +
+                               std::to_string(ts.size()) + " tensors");
+    ember::autograd::NoGradGuard no_grad;
+    for (size_t k = 0; k < ts.size(); ++k) {
+      if (std::vector<int64_t>(ts[k].sizes().begin(), ts[k].sizes().end()) != values[k].sizes)
+        throw std::runtime_error("ember load_state: sizes of tensor " + std::to_string(k) + " (" + values[k].name +
+                                 ") differ");
+      ember::Tensor src = ember::empty(values[k].sizes, ember::kFloat64);
+      std::memcpy(src.data_ptr(), values[k].values.data(), values[k].values.size() * sizeof(double));
+      ts[k].copy_(src);
+    }
+  }
+
+ private:
+  ember::Tensor forward(ember::Tensor x, bool training) {
+    auto p = [this](size_t k) { return params_[k].value; };
+    if (model_ == Model::kMlp) {
+      x = ember::flatten(x, 1);
+      x = ember::relu(ember::linear(x, p(0), p(1)));
+      x = ember::relu(ember::linear(x, p(2), p(3)));
+      return ember::linear(x, p(4), p(5));
+    }
+    for (size_t b = 0; b < 2; ++b) {
+      x = ember::conv2d(x, p(3 * b), std::nullopt, {1, 1}, {1, 1});
+      x = ember::batch_norm(x, p(3 * b + 1), p(3 * b + 2), buffers_[3 * b].value, buffers_[3 * b + 1].value,
+                            training, 0.1, 1e-5, false);
+      if (training) buffers_[3 * b + 2].value.add_(ember::ones({}, ember::kInt64));
+      x = ember::max_pool2d(ember::relu(x), {2, 2});
+    }
+    x = ember::dropout(ember::flatten(x, 1), 0.25, training);
+    return ember::linear(x, p(6), p(7));
+  }
+
+  // CNN: AdamW(lr 1e-3, betas (0.9, 0.999), eps 1e-8, weight decay 5e-4); MLP: SGD(lr 0.01, momentum 0.9).
+  void update() {
+    ember::autograd::NoGradGuard no_grad;
+    ++steps_;
+    for (size_t k = 0; k < params_.size(); ++k) {
+      const ember::Tensor& p = params_[k].value;
+      const ember::Tensor g = ember::autograd::grad(p);
+      if (model_ == Model::kMlp) {
+        ember::Tensor& buf = state1_[k];
+        if (steps_ == 1) buf.copy_(g);
+        else buf.mul_(momentum_).add_(g);
+        p.add_(buf, -0.01);
+        continue;
+      }
+      const double lr = 1e-3, b1 = 0.9, b2 = 0.999, eps = 1e-8, wd = 5e-4;
+      p.mul_(ember::scalar_tensor(1 - lr * wd, ember::kFloat32));
+      state1_[k].mul_(beta1_).add_(g, 1 - b1);
+      state2_[k].mul_(beta2_).addcmul_(g, g, 1 - b2);
+      const double bc1 = 1 - std::pow(b1, static_cast<double>(steps_));
+      const double bc2 = 1 - std::pow(b2, static_cast<double>(steps_));
+      ember::Tensor denom = state2_[k].sqrt().div(ember::scalar_tensor(std::sqrt(bc2), ember::kFloat32))
+                                .add(ember::scalar_tensor(eps, ember::kFloat32));
+      p.addcdiv_(state1_[k], denom, -lr / bc1);
+    }
+  }
+
+  Model model_;
+  std::vector<Param> params_, buffers_;
+  std::vector<ember::Tensor> state1_, state2_;  // AdamW's exp_avg and exp_avg_sq; SGD's momentum buffer
+  ember::Tensor momentum_ = ember::scalar_tensor(0.9, ember::kFloat32);
+  ember::Tensor beta1_ = ember::scalar_tensor(0.9, ember::kFloat32);
+  ember::Tensor beta2_ = ember::scalar_tensor(0.999, ember::kFloat32);
+  int64_t steps_ = 0;
+  ember::Tensor images_, labels_;
+  int64_t batch_ = 0, batches_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Trainer> make_ember(Model m, const Data& data) { return std::make_unique<EmberTrainer>(m, data); }
 
 }  // namespace train_step

@@ -6,7 +6,7 @@
 //
 //   make && build/examples/cpp/train_fashion_mnist [--epochs 3] [--threads 2] [--data-dir DIR]
 //       [--out out/fashion_mnist] [--batch-size 128] [--seed 0] [--limit N] [--test-limit N] [--workers 2]
-//       [--no-progress]
+//       [--no-progress] [--init-only]
 //   PYTHONPATH=python /usr/bin/python3 examples/fashion_mnist/train.py --eval-state-dict out/fashion_mnist/model_cpp.pt
 //
 // The same recipe as train.py (see its docstring): the same modules under the same names, so the state dict's
@@ -102,7 +102,7 @@ class FashionMNIST : public ember::data::datasets::Dataset<FashionMNIST> {
 
   ember::data::Example<> get(size_t index) override {
     const auto i = static_cast<int64_t>(index);
-    return {images_[i], labels_[i]};
+    return {images_.select(0, i), labels_.select(0, i)};
   }
   std::optional<size_t> size() const override { return static_cast<size_t>(images_.size(0)); }
 
@@ -159,11 +159,13 @@ struct Options {
   std::optional<int64_t> limit, test_limit;
   int64_t workers = 2;
   bool progress = true;
+  bool init_only = false;
 };
 
 void usage(std::ostream& os) {
   os << "usage: train_fashion_mnist [--epochs N] [--threads N] [--data-dir DIR] [--out DIR] [--batch-size N]\n"
         "                           [--seed N] [--limit N] [--test-limit N] [--workers N] [--no-progress]\n"
+        "                           [--init-only]\n"
         "  --epochs N        epochs (default 3)\n"
         "  --threads N       intra-op threads (default 2)\n"
         "  --data-dir DIR    where the gzipped IDX files are (default "
@@ -176,7 +178,9 @@ void usage(std::ostream& os) {
         "  --limit N         train on the first N training images only\n"
         "  --test-limit N    test on the first N test images only\n"
         "  --workers N       data loader worker threads (default 2; 0 loads batches in the training thread)\n"
-        "  --no-progress     no progress line, only each epoch's summary (as when the output is not a terminal)\n";
+        "  --no-progress     no progress line, only each epoch's summary (as when the output is not a terminal)\n"
+        "  --init-only       save the freshly initialised model's state dict and stop (no data needed; train.py's\n"
+        "                    model starts from the same values under the same --seed)\n";
 }
 
 [[noreturn]] void bad_usage(const std::string& message) {
@@ -204,6 +208,10 @@ Options parse_args(int argc, char** argv) {
     }
     if (flag == "--no-progress") {
       o.progress = false;
+      continue;
+    }
+    if (flag == "--init-only") {
+      o.init_only = true;
       continue;
     }
     // Both "--flag value" and "--flag=value".
@@ -258,9 +266,24 @@ class Progress {
   std::chrono::steady_clock::time_point last_{};
 };
 
+/// Writes the model's state dict to <out>/model_cpp.pt (ember::save: an archive of Python's ember.save format,
+/// its keys in the Python model's order); returns the path.
+std::string save_state_dict(nn::Sequential& model, const std::string& out) {
+  std::filesystem::create_directories(out);
+  const std::string path = (std::filesystem::path(out) / kStateDictFile).string();
+  ember::save(model, path);
+  return path;
+}
+
 int run(const Options& o) {
   ember::set_num_threads(o.threads);
   ember::manual_seed(o.seed);
+  if (o.init_only) {
+    nn::Sequential model = build_model();
+    std::printf("saved the initial state dict (seed %llu) to %s\n", static_cast<unsigned long long>(o.seed),
+                save_state_dict(model, o.out).c_str());
+    return 0;
+  }
   FashionMNIST test(o.data_dir, FashionMNIST::Split::kTest, o.test_limit);
   auto train_set = FashionMNIST(o.data_dir, FashionMNIST::Split::kTrain, o.limit);
   const int64_t train_size = static_cast<int64_t>(*train_set.size());
@@ -311,9 +334,7 @@ int run(const Options& o) {
     std::fflush(stdout);
   }
 
-  std::filesystem::create_directories(o.out);
-  const std::string path = (std::filesystem::path(o.out) / kStateDictFile).string();
-  ember::save(model, path);
+  const std::string path = save_state_dict(model, o.out);
   std::printf("saved the state dict to %s (evaluate it with: PYTHONPATH=python /usr/bin/python3 "
               "examples/fashion_mnist/train.py --eval-state-dict %s)\n",
               path.c_str(), path.c_str());
