@@ -40,11 +40,10 @@ std::string ember_blas() { return ember::backends::blas::config(); }
 namespace {
 
 // Note [ember side without the frontend]
-// The modules and optimizers of Ember's C++ frontend (ember::nn, ember::optim) are being written in other
-// branches; until they are merged, this side writes the models as the frontend's modules compute them — the same
-// ops (conv2d, batch_norm, relu, max_pool2d, dropout, linear, cross_entropy_loss) on parameter tensors that
-// require grad, backward through ember::autograd — and the optimizers' updates as PyTorch's single-tensor
-// (non-foreach) AdamW and SGD write them, which is also what LibTorch's torch::optim does.
+// The modules of Ember's C++ frontend (ember::nn) are being written in other branches; until they are merged,
+// this side writes the models as those modules compute them — the same ops (conv2d, batch_norm, relu,
+// max_pool2d, dropout, linear, cross_entropy_loss) on parameter tensors that require grad, backward through
+// ember::autograd — and trains them with ember::optim's AdamW and SGD.
 
 struct Param {
   std::string name;
@@ -93,19 +92,22 @@ class EmberTrainer final : public Trainer {
                  {"3.weight", uniform_param({256, 512}, 512)}, {"3.bias", uniform_param({256}, 512)},
                  {"5.weight", uniform_param({10, 256}, 256)},  {"5.bias", uniform_param({10}, 256)}};
     }
-    for (const Param& p : params_) {
-      state1_.push_back(ember::zeros_like(p.value));
-      state2_.push_back(ember::zeros_like(p.value));
-    }
+    std::vector<ember::Tensor> parameters;
+    for (const Param& p : params_) parameters.push_back(p.value);
+    if (m == Model::kCnn)
+      optimizer_ = std::make_unique<ember::optim::AdamW>(parameters,
+                                                         ember::optim::AdamWOptions(1e-3).weight_decay(5e-4));
+    else
+      optimizer_ = std::make_unique<ember::optim::SGD>(parameters, ember::optim::SGDOptions(0.01).momentum(0.9));
   }
   void set_threads(int n) override { ember::set_num_threads(n); }
   double step(int64_t i) override {
     const int64_t start = (i % batches_) * batch_;
-    for (const Param& p : params_) ember::autograd::set_grad(p.value, ember::Tensor());  // zero_grad(set_to_none)
+    optimizer_->zero_grad();
     ember::Tensor loss = ember::cross_entropy_loss(forward(images_.narrow(0, start, batch_), true),
                                                    labels_.narrow(0, start, batch_));
     ember::autograd::backward({loss});
-    update();
+    optimizer_->step();
     return loss.item<double>();
   }
   double eval_loss(int64_t i) override {
@@ -164,39 +166,9 @@ class EmberTrainer final : public Trainer {
     return ember::linear(x, p(6), p(7));
   }
 
-  // CNN: AdamW(lr 1e-3, betas (0.9, 0.999), eps 1e-8, weight decay 5e-4); MLP: SGD(lr 0.01, momentum 0.9).
-  void update() {
-    ember::autograd::NoGradGuard no_grad;
-    ++steps_;
-    for (size_t k = 0; k < params_.size(); ++k) {
-      const ember::Tensor& p = params_[k].value;
-      const ember::Tensor g = ember::autograd::grad(p);
-      if (model_ == Model::kMlp) {
-        ember::Tensor& buf = state1_[k];
-        if (steps_ == 1) buf.copy_(g);
-        else buf.mul_(momentum_).add_(g);
-        p.add_(buf, -0.01);
-        continue;
-      }
-      const double lr = 1e-3, b1 = 0.9, b2 = 0.999, eps = 1e-8, wd = 5e-4;
-      p.mul_(ember::scalar_tensor(1 - lr * wd, ember::kFloat32));
-      state1_[k].mul_(beta1_).add_(g, 1 - b1);
-      state2_[k].mul_(beta2_).addcmul_(g, g, 1 - b2);
-      const double bc1 = 1 - std::pow(b1, static_cast<double>(steps_));
-      const double bc2 = 1 - std::pow(b2, static_cast<double>(steps_));
-      ember::Tensor denom = state2_[k].sqrt().div(ember::scalar_tensor(std::sqrt(bc2), ember::kFloat32))
-                                .add(ember::scalar_tensor(eps, ember::kFloat32));
-      p.addcdiv_(state1_[k], denom, -lr / bc1);
-    }
-  }
-
   Model model_;
   std::vector<Param> params_, buffers_;
-  std::vector<ember::Tensor> state1_, state2_;  // AdamW's exp_avg and exp_avg_sq; SGD's momentum buffer
-  ember::Tensor momentum_ = ember::scalar_tensor(0.9, ember::kFloat32);
-  ember::Tensor beta1_ = ember::scalar_tensor(0.9, ember::kFloat32);
-  ember::Tensor beta2_ = ember::scalar_tensor(0.999, ember::kFloat32);
-  int64_t steps_ = 0;
+  std::unique_ptr<ember::optim::Optimizer> optimizer_;
   ember::Tensor images_, labels_;
   int64_t batch_ = 0, batches_ = 0;
 };
