@@ -9,7 +9,7 @@
 #include "ember/backends/openblas/OpenBLAS.h"
 #include "ember/core/Tensor.h"
 #include "ember/core/TypePromotion.h"
-#include "ember/data/Idx.h"
+#include "ember/data/data.h"
 #include "ember/dispatch/Dispatcher.h"
 #include "ember/dispatch/Library.h"
 #include "ember/dispatch/InferSchema.h"

@@ -19,6 +19,7 @@
 #include <tuple>
 #include <vector>
 
+#include "IdxFiles.h"
 #include "TestSupport.h"
 #include "ember/api/ember.h"
 
@@ -28,65 +29,13 @@ using namespace ember;
 using ember::testing::Shape;
 using ember::testing::vec;
 namespace fs = std::filesystem;
-using Bytes = std::vector<unsigned char>;
+using ember::testing::Bytes;
+using ember::testing::gzip;
+using ember::testing::idx_file;
+using ember::testing::idx_header;
 
-/// A temporary folder per test, removed afterwards.
-class Idx : public ::testing::Test {
- public:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::path(::testing::TempDir()) / (std::string("ember_idx_") + info->name() + "_" +
-                                             std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  /// Writes bytes as is and returns the path.
-  std::string plain(const std::string& name, const Bytes& b) {
-    std::string p = (dir_ / name).string();
-    std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
-    return p;
-  }
-  /// Writes bytes gzip-compressed and returns the path.
-  std::string gz(const std::string& name, const Bytes& b) { return plain(name, gzip(b)); }
-
-  /// b compressed into one gzip member (zlib's deflate with the gzip wrapper, windowBits 16 + 15).
-  static Bytes gzip(const Bytes& b) {
-    z_stream z{};
-    EXPECT_EQ(deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + 15, 8, Z_DEFAULT_STRATEGY), Z_OK);
-    Bytes out(deflateBound(&z, uLong(b.size())) + 32);
-    z.next_in = const_cast<unsigned char*>(b.data());
-    z.avail_in = unsigned(b.size());
-    z.next_out = out.data();
-    z.avail_out = unsigned(out.size());
-    EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
-    out.resize(z.total_out);
-    deflateEnd(&z);
-    return out;
-  }
-
-  fs::path dir_;
-};
-
-/// An IDX header: magic (two zeros, type code, number of dimensions) and big-endian dimensions.
-Bytes header(unsigned char code, const std::vector<uint32_t>& dims) {
-  Bytes b{0, 0, code, static_cast<unsigned char>(dims.size())};
-  for (uint32_t d : dims)
-    for (int s = 24; s >= 0; s -= 8) b.push_back(static_cast<unsigned char>(d >> s));
-  return b;
-}
-
-/// header + values written big-endian.
-template <class T>
-Bytes idx_file(unsigned char code, const std::vector<uint32_t>& dims, const std::vector<T>& values) {
-  Bytes b = header(code, dims);
-  for (T v : values) {
-    unsigned char raw[sizeof(T)];
-    std::memcpy(raw, &v, sizeof(T));
-    for (size_t i = sizeof(T); i-- > 0;) b.push_back(raw[i]);  // the host is little-endian
-  }
-  return b;
-}
+/// A temporary folder per test (see IdxFiles.h).
+class Idx : public ember::testing::TempDirTest {};
 
 /// The tensor's values, compared bit for bit with `want` (so NaN and -0.0 count).
 template <class T>
@@ -133,7 +82,7 @@ TEST_F(Idx, Shapes) {
     EXPECT_EQ(t.dim(), 0);
     expect_values<int32_t>(t, {-5});
     // A zero-size dimension: no data at all.
-    t = data::read_idx((this->*write)("empty.idx", header(0x0D, {0, 28, 28})));
+    t = data::read_idx((this->*write)("empty.idx", idx_header(0x0D, {0, 28, 28})));
     EXPECT_EQ(vec(t.sizes()), (Shape{0, 28, 28}));
     EXPECT_EQ(t.dtype(), kFloat32);
   }
@@ -153,7 +102,7 @@ TEST_F(Idx, TruncatedHeader) {
                        "'" + p + "': truncated header: expected 4 bytes of magic number, got 2");
     p = (this->*write)("h.idx", {});
     EMBER_EXPECT_ERROR(data::read_idx(p), Runtime, "expected 4 bytes of magic number, got 0");
-    Bytes cut = header(0x08, {60000, 28, 28});
+    Bytes cut = idx_header(0x08, {60000, 28, 28});
     cut.resize(cut.size() - 3);
     p = (this->*write)("h.idx", cut);
     EMBER_EXPECT_ERROR(data::read_idx(p), Runtime, "truncated header: 3 dimensions need 12 bytes, got 9");
@@ -331,7 +280,7 @@ TEST_F(Idx, CorruptGzip) {
 
 TEST_F(Idx, AbsurdDimensions) {
   // The product overflows int64.
-  std::string p = plain("o.idx", header(0x0E, {0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF}));
+  std::string p = plain("o.idx", idx_header(0x0E, {0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF}));
   EMBER_EXPECT_ERROR(data::read_idx(p), Runtime,
                      "'" + p + "': dimensions [4294967295, 4294967295, 4294967295] of float64 overflow");
   // Fits int64 but not the file: refused before allocating 2.8e14 bytes.
