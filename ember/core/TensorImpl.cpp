@@ -98,6 +98,13 @@ void TensorImpl::resize(IntArrayRef sizes) {
   set_geometry(sizes, contiguous_strides(sizes), storage_offset_);
 }
 
+void TensorImpl::set_data(const TensorImpl& src) {
+  // See Note [set_data]. src is a valid tensor, so its geometry fits its storage and set_geometry cannot fail.
+  storage_ = src.storage_;
+  dtype_ = src.dtype_;
+  set_geometry(src.sizes_, src.strides_, src.storage_offset_);
+}
+
 void TensorImpl::refresh() {
   // Contiguous means row-major order; dims of size 1 may have any stride (as PyTorch's is_contiguous).
   is_contiguous_ = true;

@@ -69,6 +69,13 @@ class TensorImpl : public intrusive_target {
   /// constructor, raised before anything changes.
   void set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
 
+  /// Note [set_data]
+  /// Makes this tensor use src's storage, dtype and geometry while keeping its own identity (autograd
+  /// metadata, version counter, every handle to it): PyTorch's Variable::set_data, with which
+  /// ember::nn::Module::to(dtype) converts parameters that layers and optimizers hold by handle. The caller
+  /// keeps the autograd metadata consistent (drops a .grad of the old dtype first).
+  void set_data(const TensorImpl& src);
+
   /// Gives the tensor `sizes` with contiguous strides, keeping the storage (and offset) when it is large
   /// enough and allocating a new one otherwise (how out= tensors of the wrong shape are resized).
   void resize(IntArrayRef sizes);

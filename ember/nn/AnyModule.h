@@ -1,0 +1,63 @@
+#pragma once
+// AnyModule: a module of any type with a Tensor -> Tensor forward, behind one type (LibTorch's
+// torch::nn::AnyModule, limited to that signature), so Sequential can hold and call different layers.
+#include <functional>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+#include "ember/core/Tensor.h"
+#include "ember/nn/Module.h"
+#include "ember/nn/ModuleHolder.h"
+
+namespace ember::nn {
+
+/// Whether M (a Module subclass) has a forward callable with one Tensor and returning a Tensor.
+template <typename M>
+concept TensorForwardModule = std::is_base_of_v<Module, M> && requires(M& m, const Tensor& x) {
+  { m.forward(x) } -> std::convertible_to<Tensor>;
+};
+
+/// A shared module of any type whose forward maps one Tensor to a Tensor (calls go straight to that forward
+/// through one stored function). Empty when default-constructed.
+class AnyModule {
+ public:
+  AnyModule() = default;
+  /// Holds module (shared). Compile error for a module without `Tensor forward(const Tensor&)`.
+  template <typename M>
+  explicit AnyModule(std::shared_ptr<M> module) : module_(module) {
+    static_assert(TensorForwardModule<M>,
+                  "Sequential and AnyModule hold modules with a `Tensor forward(const Tensor&)`; wrap others in a "
+                  "module of your own");
+    M* raw = module.get();
+    forward_ = [raw](const Tensor& x) -> Tensor { return raw->forward(x); };
+  }
+  /// Holds the holder's module (shared).
+  template <typename M>
+  explicit AnyModule(const ModuleHolder<M>& holder) : AnyModule(holder.ptr()) {}
+
+  /// Calls the module's forward. Errors: an empty AnyModule.
+  Tensor forward(const Tensor& input) const;
+  /// The module as a Module. Errors: an empty AnyModule.
+  const std::shared_ptr<Module>& ptr() const;
+  /// The module as T (its Impl type), or an error naming both types when it is another type.
+  template <typename T>
+  std::shared_ptr<T> ptr() const {
+    auto typed = std::dynamic_pointer_cast<T>(ptr());
+    if (!typed) throw_wrong_type(typeid(T));
+    return typed;
+  }
+  template <typename T>
+  T& get() const {
+    return *ptr<T>();
+  }
+  bool is_empty() const noexcept { return module_ == nullptr; }
+
+ private:
+  [[noreturn]] void throw_wrong_type(const std::type_info& wanted) const;
+
+  std::shared_ptr<Module> module_;
+  std::function<Tensor(const Tensor&)> forward_;
+};
+
+}  // namespace ember::nn
