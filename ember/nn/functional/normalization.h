@@ -1,0 +1,25 @@
+#pragma once
+// ember::nn::functional's normalizations: batch_norm, layer_norm, group_norm, normalize.
+#include "ember/core/Tensor.h"
+#include "ember/nn/options/normalization.h"
+
+namespace ember::nn::functional {
+
+/// Batch normalization over dim 1 of (N, C, *) input. With training(true) it normalizes with the batch
+/// statistics and updates running_mean and running_var (when defined) in place, running_var with the
+/// unbiased variance; otherwise it normalizes with the running statistics. A nullopt momentum counts as 0.
+/// Errors: training with a single value per channel (ValueError, naming the input size).
+Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
+                  const BatchNormFuncOptions& options = {});
+
+/// Normalization over the trailing dims normalized_shape, with optional weight and bias of that shape.
+Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options);
+
+/// Normalization of (N, C, *) input over num_groups groups of C / num_groups channels, with per-channel
+/// weight and bias. Errors: a single value per group (ValueError); C not divisible by num_groups (the op).
+Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& options);
+
+/// input / max(||input||_p over dim, eps).
+Tensor normalize(const Tensor& input, const NormalizeFuncOptions& options = {});
+
+}  // namespace ember::nn::functional

@@ -1,0 +1,83 @@
+#pragma once
+// Options of BatchNorm1d/2d, LayerNorm, GroupNorm and of F::batch_norm, F::layer_norm, F::group_norm,
+// F::normalize (LibTorch's names).
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "ember/core/Tensor.h"
+#include "ember/nn/Options.h"
+
+namespace ember::nn {
+
+/// Options of BatchNorm1d/2d: BatchNorm2dOptions(num_features).eps(1e-5).momentum(0.1).affine(true)
+/// .track_running_stats(true). momentum nullopt: the running statistics are the cumulative average.
+struct BatchNormOptions {
+  /*implicit*/ BatchNormOptions(int64_t num_features) : num_features_(num_features) {}
+  EMBER_ARG(int64_t, num_features);
+  EMBER_ARG(double, eps) = 1e-5;
+  EMBER_ARG(std::optional<double>, momentum) = 0.1;
+  EMBER_ARG(bool, affine) = true;
+  EMBER_ARG(bool, track_running_stats) = true;
+};
+using BatchNorm1dOptions = BatchNormOptions;
+using BatchNorm2dOptions = BatchNormOptions;
+
+/// Options of LayerNorm: the trailing shape normalized over, eps, and whether it has weight and bias.
+struct LayerNormOptions {
+  /*implicit*/ LayerNormOptions(std::vector<int64_t> normalized_shape)
+      : normalized_shape_(std::move(normalized_shape)) {}
+  EMBER_ARG(std::vector<int64_t>, normalized_shape);
+  EMBER_ARG(double, eps) = 1e-5;
+  EMBER_ARG(bool, elementwise_affine) = true;
+};
+
+/// Options of GroupNorm: GroupNormOptions(num_groups, num_channels).eps(1e-5).affine(true).
+struct GroupNormOptions {
+  GroupNormOptions(int64_t num_groups, int64_t num_channels)
+      : num_groups_(num_groups), num_channels_(num_channels) {}
+  EMBER_ARG(int64_t, num_groups);
+  EMBER_ARG(int64_t, num_channels);
+  EMBER_ARG(double, eps) = 1e-5;
+  EMBER_ARG(bool, affine) = true;
+};
+
+namespace functional {
+/// Options of F::batch_norm(input, running_mean, running_var, options): weight and bias (undefined: none),
+/// training (normalize with the batch statistics and update the running ones), momentum, eps.
+struct BatchNormFuncOptions {
+  EMBER_ARG(Tensor, weight) = Tensor();
+  EMBER_ARG(Tensor, bias) = Tensor();
+  EMBER_ARG(bool, training) = false;
+  EMBER_ARG(std::optional<double>, momentum) = 0.1;
+  EMBER_ARG(double, eps) = 1e-5;
+};
+
+/// Options of F::layer_norm: the trailing shape, weight and bias (undefined: none), eps.
+struct LayerNormFuncOptions {
+  /*implicit*/ LayerNormFuncOptions(std::vector<int64_t> normalized_shape)
+      : normalized_shape_(std::move(normalized_shape)) {}
+  EMBER_ARG(std::vector<int64_t>, normalized_shape);
+  EMBER_ARG(Tensor, weight) = Tensor();
+  EMBER_ARG(Tensor, bias) = Tensor();
+  EMBER_ARG(double, eps) = 1e-5;
+};
+
+/// Options of F::group_norm: the number of groups, weight and bias (undefined: none), eps.
+struct GroupNormFuncOptions {
+  /*implicit*/ GroupNormFuncOptions(int64_t num_groups) : num_groups_(num_groups) {}
+  EMBER_ARG(int64_t, num_groups);
+  EMBER_ARG(Tensor, weight) = Tensor();
+  EMBER_ARG(Tensor, bias) = Tensor();
+  EMBER_ARG(double, eps) = 1e-5;
+};
+
+/// Options of F::normalize: input / max(||input||_p over dim, eps).
+struct NormalizeFuncOptions {
+  EMBER_ARG(double, p) = 2.0;
+  EMBER_ARG(int64_t, dim) = 1;
+  EMBER_ARG(double, eps) = 1e-12;
+};
+}  // namespace functional
+
+}  // namespace ember::nn
