@@ -31,45 +31,45 @@ namespace boxing {
 template <class T>
 struct Arg;  // static holder get(const IValue&); static const char* name;
 
-#define EMBER_BOXING_ARG(CT, NAME, HOLDER, GET) \
+#define EMBER_ARG(CT, NAME, HOLDER, GET) \
   template <>                            \
   struct Arg<CT> {                       \
     static constexpr const char* name = NAME; \
     static HOLDER get(const IValue& v) { return GET; } \
   };
-EMBER_BOXING_ARG(const Tensor&, "Tensor", const Tensor&, v.to_tensor())
-EMBER_BOXING_ARG(const std::optional<Tensor>&, "Tensor?", std::optional<Tensor>,
+EMBER_ARG(const Tensor&, "Tensor", const Tensor&, v.to_tensor())
+EMBER_ARG(const std::optional<Tensor>&, "Tensor?", std::optional<Tensor>,
           v.is_none() ? std::nullopt : std::optional<Tensor>(v.to_tensor()))
-EMBER_BOXING_ARG(TensorList, "Tensor[]", TensorList, v.to_tensor_list())
-EMBER_BOXING_ARG(int64_t, "int", int64_t, v.to_int())
-EMBER_BOXING_ARG(std::optional<int64_t>, "int?", std::optional<int64_t>,
+EMBER_ARG(TensorList, "Tensor[]", TensorList, v.to_tensor_list())
+EMBER_ARG(int64_t, "int", int64_t, v.to_int())
+EMBER_ARG(std::optional<int64_t>, "int?", std::optional<int64_t>,
           v.is_none() ? std::nullopt : std::optional<int64_t>(v.to_int()))
-EMBER_BOXING_ARG(IntArrayRef, "int[]", IntArrayRef, v.to_int_list())
-EMBER_BOXING_ARG(OptionalIntArrayRef, "int[]?", OptionalIntArrayRef,
+EMBER_ARG(IntArrayRef, "int[]", IntArrayRef, v.to_int_list())
+EMBER_ARG(OptionalIntArrayRef, "int[]?", OptionalIntArrayRef,
           v.is_none() ? std::nullopt : OptionalIntArrayRef(v.to_int_list()))
-EMBER_BOXING_ARG(double, "float", double, v.to_double())
-EMBER_BOXING_ARG(std::optional<double>, "float?", std::optional<double>,
+EMBER_ARG(double, "float", double, v.to_double())
+EMBER_ARG(std::optional<double>, "float?", std::optional<double>,
           v.is_none() ? std::nullopt : std::optional<double>(v.to_double()))
-EMBER_BOXING_ARG(bool, "bool", bool, v.to_bool())
-EMBER_BOXING_ARG(std::optional<bool>, "bool?", std::optional<bool>,
+EMBER_ARG(bool, "bool", bool, v.to_bool())
+EMBER_ARG(std::optional<bool>, "bool?", std::optional<bool>,
           v.is_none() ? std::nullopt : std::optional<bool>(v.to_bool()))
-EMBER_BOXING_ARG(const Scalar&, "Scalar", Scalar, v.to_scalar())
-EMBER_BOXING_ARG(const std::optional<Scalar>&, "Scalar?", std::optional<Scalar>,
+EMBER_ARG(const Scalar&, "Scalar", Scalar, v.to_scalar())
+EMBER_ARG(const std::optional<Scalar>&, "Scalar?", std::optional<Scalar>,
           v.is_none() ? std::nullopt : std::optional<Scalar>(v.to_scalar()))
-EMBER_BOXING_ARG(DType, "ScalarType", DType, v.to_dtype())
-EMBER_BOXING_ARG(std::optional<DType>, "ScalarType?", std::optional<DType>,
+EMBER_ARG(DType, "ScalarType", DType, v.to_dtype())
+EMBER_ARG(std::optional<DType>, "ScalarType?", std::optional<DType>,
           v.is_none() ? std::nullopt : std::optional<DType>(v.to_dtype()))
-EMBER_BOXING_ARG(std::optional<Device>, "Device?", std::optional<Device>,
+EMBER_ARG(std::optional<Device>, "Device?", std::optional<Device>,
           v.is_none() ? std::nullopt : std::optional<Device>(v.to_device()))
-EMBER_BOXING_ARG(MemoryFormat, "MemoryFormat", MemoryFormat, static_cast<MemoryFormat>(v.to_int()))
-EMBER_BOXING_ARG(std::optional<MemoryFormat>, "MemoryFormat?", std::optional<MemoryFormat>,
+EMBER_ARG(MemoryFormat, "MemoryFormat", MemoryFormat, static_cast<MemoryFormat>(v.to_int()))
+EMBER_ARG(std::optional<MemoryFormat>, "MemoryFormat?", std::optional<MemoryFormat>,
           v.is_none() ? std::nullopt : std::optional<MemoryFormat>(static_cast<MemoryFormat>(v.to_int())))
-EMBER_BOXING_ARG(std::string_view, "str", std::string_view, v.to_string())
-EMBER_BOXING_ARG(std::optional<std::string_view>, "str?", std::optional<std::string_view>,
+EMBER_ARG(std::string_view, "str", std::string_view, v.to_string())
+EMBER_ARG(std::optional<std::string_view>, "str?", std::optional<std::string_view>,
           v.is_none() ? std::nullopt : std::optional<std::string_view>(v.to_string()))
-EMBER_BOXING_ARG(const std::optional<Generator>&, "Generator?", std::optional<Generator>,
+EMBER_ARG(const std::optional<Generator>&, "Generator?", std::optional<Generator>,
           v.is_none() ? std::nullopt : std::optional<Generator>(v.to_generator()))
-#undef EMBER_BOXING_ARG
+#undef EMBER_ARG
 
 std::vector<std::optional<Tensor>> to_optional_tensor_list(const IValue& v);
 template <>
