@@ -13,9 +13,10 @@
 // keys are the Python model's ("0.weight", "1.running_mean", ..., "8.bias"); the same initialisation (Ember's
 // C++ layers draw their initial values with the same ops in the same order as the Python ones, so a seed gives
 // the Python model's initial weights); AdamW (lr 0.01, weight decay 5e-4) under a OneCycle schedule stepped after
-// every batch; batches of 128 reshuffled every epoch; images normalised as train.py normalises them. ReLU + max
-// pooling are Ember's plain ops (train.py's `--plain-ops` path; its fused custom op gives the same values). The
-// shuffling draws other numbers than Python's DataLoader, so the runs differ by the noise of the batch order.
+// every batch; batches of 128 in the order of train.py's seeded DataLoader (ember::data draws the permutations
+// Python draws); images normalised as train.py normalises them. ReLU + max pooling are Ember's plain ops
+// (train.py's `--plain-ops` path; its fused custom op gives the same values). Dropout draws from the default
+// generator as in Python, so a run follows train.py's up to the summation order of the kernels.
 //
 // Output: one progress line per epoch, updated in place on a terminal (step, loss, images/s; a log gets only the
 // epoch's summary line), the test accuracy after every epoch, and `<out>/model_cpp.pt`.
@@ -38,6 +39,7 @@
 namespace {
 
 namespace nn = ember::nn;
+namespace F = ember::nn::functional;
 
 constexpr const char* kDefaultDataDir = "/usr/share/datasets/fashion-mnist";
 constexpr const char* kDefaultOut = "out/fashion_mnist";
@@ -117,26 +119,59 @@ class FashionMNIST : public ember::data::datasets::Dataset<FashionMNIST> {
 /// ReLU followed by 2x2 max pooling, the third module of a conv block (train.py's ReLUMaxPool2d with its plain
 /// ops): no parameters, so it adds no state-dict keys, but it takes an index in the Sequential as in Python.
 struct ReLUMaxPool2dImpl : nn::Module {
-  ember::Tensor forward(const ember::Tensor& x) { return ember::max_pool2d(ember::relu(x), {2, 2}); }
+  ember::Tensor forward(const ember::Tensor& x) { return F::max_pool2d(F::relu(x), F::MaxPool2dFuncOptions(2)); }
 };
 EMBER_MODULE(ReLUMaxPool2d);
+
+// Note [conv block modules in the example]
+// ember::nn's Conv2d and BatchNorm2d modules were not merged when this example was written; these two stand in
+// for them with the same parameter and buffer names, shapes and initialisation as Python's nn.Conv2d (no bias)
+// and nn.BatchNorm2d, over ember::nn::functional, so the state dict is the Python model's. Replace them with
+// nn::Conv2d(nn::Conv2dOptions(in, out, 3).padding(1).bias(false)) and nn::BatchNorm2d(out) once merged.
+
+/// A 3x3 convolution with padding 1 and no bias (Python's nn.Conv2d(in, out, 3, padding=1, bias=False)).
+struct Conv3x3Impl : nn::Module {
+  Conv3x3Impl(int64_t in, int64_t out) {
+    weight = register_parameter("weight", ember::empty({out, in, 3, 3}, ember::kFloat32));
+    nn::init::default_linear_init_(weight, ember::Tensor(), /*draw_bias_without_fan_in=*/false);
+  }
+  ember::Tensor forward(const ember::Tensor& x) { return F::conv2d(x, weight, F::Conv2dFuncOptions().padding(1)); }
+  ember::Tensor weight;
+};
+EMBER_MODULE(Conv3x3);
+
+/// Batch normalisation over the channels of (N, C, H, W) (Python's nn.BatchNorm2d(channels)): affine weight
+/// (ones) and bias (zeros), running statistics (momentum 0.1, eps 1e-5) and the count of training batches.
+struct BatchNorm2dImpl : nn::Module {
+  explicit BatchNorm2dImpl(int64_t channels) {
+    weight = register_parameter("weight", ember::ones({channels}, ember::kFloat32));
+    bias = register_parameter("bias", ember::zeros({channels}, ember::kFloat32));
+    running_mean = register_buffer("running_mean", ember::zeros({channels}, ember::kFloat32));
+    running_var = register_buffer("running_var", ember::ones({channels}, ember::kFloat32));
+    num_batches_tracked = register_buffer("num_batches_tracked", ember::zeros({}, ember::kInt64));
+  }
+  ember::Tensor forward(const ember::Tensor& x) {
+    if (is_training()) num_batches_tracked.add_(ember::ones({}, ember::kInt64));
+    return F::batch_norm(x, running_mean, running_var,
+                         F::BatchNormFuncOptions().weight(weight).bias(bias).training(is_training()));
+  }
+  ember::Tensor weight, bias, running_mean, running_var, num_batches_tracked;
+};
+EMBER_MODULE(BatchNorm2d);
 
 /// The CNN of train.py's build_model: conv block (32 channels) -> conv block (64 channels) -> flatten ->
 /// dropout 0.25 -> linear 3136 -> 10, where a conv block is conv 3x3 (padding 1, no bias: BatchNorm follows),
 /// BatchNorm2d and ReLU + 2x2 max pooling.
 nn::Sequential build_model() {
-  auto conv = [](int64_t in, int64_t out) {
-    return nn::Conv2d(nn::Conv2dOptions(in, out, 3).padding(1).bias(false));
-  };
-  return nn::Sequential(conv(1, 32), nn::BatchNorm2d(32), ReLUMaxPool2d(),  //
-                        conv(32, 64), nn::BatchNorm2d(64), ReLUMaxPool2d(),  //
+  return nn::Sequential(Conv3x3(1, 32), BatchNorm2d(32), ReLUMaxPool2d(),  //
+                        Conv3x3(32, 64), BatchNorm2d(64), ReLUMaxPool2d(),  //
                         nn::Flatten(), nn::Dropout(0.25), nn::Linear(64 * 7 * 7, kClasses));
 }
 
 /// Test accuracy: the model in eval mode, without autograd, over the images in batches of 1000 (as train.py's
 /// evaluate(), so both run the same ops on the same batches). Leaves the model in training mode.
 double evaluate(nn::Sequential& model, const FashionMNIST& test) {
-  ember::NoGradGuard no_grad;
+  ember::autograd::NoGradGuard no_grad;
   model->eval();
   const int64_t n = test.images().size(0);
   int64_t correct = 0;
@@ -291,12 +326,19 @@ int run(const Options& o) {
 
   nn::Sequential model = build_model();
   ember::optim::AdamW optimizer(model->parameters(), ember::optim::AdamWOptions(kMaxLr).weight_decay(kWeightDecay));
-  ember::optim::OneCycleLR scheduler(optimizer, ember::optim::OneCycleLROptions(kMaxLr).epochs(o.epochs)
-                                                    .steps_per_epoch(steps_per_epoch));
-  auto loader = ember::data::make_data_loader<ember::data::samplers::RandomSampler>(
+  ember::optim::OneCycleLR scheduler(
+      optimizer, kMaxLr, ember::optim::OneCycleLROptions().epochs(o.epochs).steps_per_epoch(steps_per_epoch));
+  // Shuffled as train.py's DataLoader(shuffle=True, generator=torch.Generator().manual_seed(seed)): the sampler
+  // and the loader's per-epoch seed draw use a generator of their own seeded with the seed, and ember::data
+  // draws what Python's DataLoader draws (Note [C++ sampler random streams]), so the batches are Python's.
+  ember::Generator shuffle = ember::make_generator(o.seed);
+  auto loader = ember::data::make_data_loader(
       std::move(train_set).map(ember::data::transforms::Stack<>()),
-      ember::data::DataLoaderOptions().batch_size(static_cast<size_t>(o.batch_size))
-          .workers(static_cast<size_t>(o.workers)));
+      ember::data::samplers::RandomSampler(train_size, shuffle),
+      ember::data::DataLoaderOptions()
+          .batch_size(static_cast<size_t>(o.batch_size))
+          .workers(static_cast<size_t>(o.workers))
+          .generator(shuffle));
 
   std::printf("ember C++, %d thread%s: %lld training images, %lld test images, %lld epoch%s of %lld batches of "
               "%lld\n",
@@ -312,7 +354,7 @@ int run(const Options& o) {
     double loss_sum = 0;
     for (auto& batch : *loader) {
       optimizer.zero_grad();
-      ember::Tensor loss = ember::cross_entropy_loss(model->forward(batch.data), batch.target);
+      ember::Tensor loss = F::cross_entropy(model->forward(batch.data), batch.target);
       ember::autograd::backward({loss});
       optimizer.step();
       scheduler.step();
