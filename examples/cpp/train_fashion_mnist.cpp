@@ -163,9 +163,20 @@ EMBER_MODULE(BatchNorm2d);
 /// dropout 0.25 -> linear 3136 -> 10, where a conv block is conv 3x3 (padding 1, no bias: BatchNorm follows),
 /// BatchNorm2d and ReLU + 2x2 max pooling.
 nn::Sequential build_model() {
-  return nn::Sequential(Conv3x3(1, 32), BatchNorm2d(32), ReLUMaxPool2d(),  //
-                        Conv3x3(32, 64), BatchNorm2d(64), ReLUMaxPool2d(),  //
-                        nn::Flatten(), nn::Dropout(0.25), nn::Linear(64 * 7 * 7, kClasses));
+  // One module per statement: the layers draw their initial values in construction order, and the arguments
+  // of one call (Sequential(a, b, ...)) are constructed in an unspecified order (right to left with GCC), which
+  // would give other weights than Python's for the same seed.
+  nn::Sequential model;
+  model->push_back(Conv3x3(1, 32));
+  model->push_back(BatchNorm2d(32));
+  model->push_back(ReLUMaxPool2d());
+  model->push_back(Conv3x3(32, 64));
+  model->push_back(BatchNorm2d(64));
+  model->push_back(ReLUMaxPool2d());
+  model->push_back(nn::Flatten());
+  model->push_back(nn::Dropout(0.25));
+  model->push_back(nn::Linear(64 * 7 * 7, kClasses));
+  return model;
 }
 
 /// Test accuracy: the model in eval mode, without autograd, over the images in batches of 1000 (as train.py's
