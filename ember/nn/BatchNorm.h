@@ -1,0 +1,61 @@
+#pragma once
+// BatchNorm1d and BatchNorm2d (LibTorch's torch::nn::BatchNorm1d/2d, Python's ember.nn.BatchNorm1d/2d):
+// parameters weight and bias (affine), buffers running_mean, running_var and num_batches_tracked
+// (track_running_stats), with Python's state-dict names.
+#include <string>
+
+#include "ember/core/Tensor.h"
+#include "ember/nn/Module.h"
+#include "ember/nn/ModuleHolder.h"
+#include "ember/nn/options/normalization.h"
+
+namespace ember::nn {
+
+/// The shared part of BatchNorm1d/2d; D is the number of spatial dims of the input (0 or 1 for 1d, 2 for 2d).
+template <size_t D>
+class BatchNormImpl : public Module {
+ public:
+  explicit BatchNormImpl(BatchNormOptions options);
+  explicit BatchNormImpl(int64_t num_features) : BatchNormImpl(BatchNormOptions(num_features)) {}
+
+  /// running_mean 0, running_var 1, num_batches_tracked 0.
+  void reset_running_stats();
+  /// reset_running_stats(), weight 1 and bias 0.
+  void reset_parameters();
+
+  /// Training: normalizes with the batch statistics and updates the running ones (momentum, or the
+  /// cumulative average when momentum is nullopt) and num_batches_tracked. Eval: normalizes with the
+  /// running statistics (the batch's when not tracked). Errors: an input of the wrong rank (ValueError) or
+  /// channel count (naming the layer and the shape); one value per channel when training (ValueError).
+  Tensor forward(const Tensor& input);
+
+  /// Python's: "3, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True".
+  std::string extra_repr() const override;
+
+  BatchNormOptions options;
+  Tensor weight, bias;                                     // undefined unless affine
+  Tensor running_mean, running_var, num_batches_tracked;  // undefined unless track_running_stats
+
+ private:
+  static std::string layer_name() { return D == 2 ? "BatchNorm2d" : "BatchNorm1d"; }
+};
+
+extern template class BatchNormImpl<1>;
+extern template class BatchNormImpl<2>;
+
+/// Batch normalization of (N, C) or (N, C, L) input over N (and L) per channel C.
+class BatchNorm1dImpl : public BatchNormImpl<1> {
+ public:
+  using BatchNormImpl<1>::BatchNormImpl;
+};
+
+/// Batch normalization of (N, C, H, W) input over N, H and W per channel C.
+class BatchNorm2dImpl : public BatchNormImpl<2> {
+ public:
+  using BatchNormImpl<2>::BatchNormImpl;
+};
+
+EMBER_MODULE(BatchNorm1d);
+EMBER_MODULE(BatchNorm2d);
+
+}  // namespace ember::nn

@@ -1,0 +1,55 @@
+#pragma once
+// detail::FunctionalModuleImpl: the one template behind the parameter-free modules (activations, pooling)
+// and, with two inputs, the losses.
+//
+// Note [functional modules]
+// A module such as ReLU or MaxPool2d is nothing but its options and the ember::nn::functional function it
+// applies. Rather than one hand-written class per module (two dozen copies of the same three members), each is
+// an alias of FunctionalModuleImpl<Options, function, "Name">: the options struct is the public `options`
+// member and the constructor forwards its arguments to the options' constructor (ReLU(true), Softmax(1),
+// Threshold(0.1, 20)). Options void means a module without options (Sigmoid). The name is the class name
+// Python prints (Module::name(); the default would be the template's demangled name). Losses (LossModuleImpl) also register their weight tensors as buffers, as
+// Python's weighted losses do, so their state dicts match.
+#include <algorithm>
+#include <concepts>
+#include <cstddef>
+#include <string>
+#include <utility>
+
+#include "ember/core/Tensor.h"
+#include "ember/nn/Module.h"
+#include "ember/nn/ModuleHolder.h"
+
+namespace ember::nn::detail {
+
+/// A string literal usable as a template argument (the module's class name).
+template <size_t N>
+struct FixedName {
+  constexpr FixedName(const char (&s)[N]) { std::copy_n(s, N, chars); }
+  char chars[N];
+};
+
+template <typename Options, auto Fn, FixedName Name>
+class FunctionalModuleImpl : public Module {
+ public:
+  /// The options, built from args (none: the options' defaults).
+  template <typename... Args>
+    requires std::constructible_from<Options, Args...>
+  explicit FunctionalModuleImpl(Args&&... args) : Module(Name.chars), options(std::forward<Args>(args)...) {}
+
+  /// fn(input, options).
+  Tensor forward(const Tensor& input) { return Fn(input, options); }
+
+  Options options;
+};
+
+/// Options void: a module without options (Sigmoid, Tanh, ...): fn(input).
+template <auto Fn, FixedName Name>
+class FunctionalModuleImpl<void, Fn, Name> : public Module {
+ public:
+  FunctionalModuleImpl() : Module(Name.chars) {}
+  /// fn(input).
+  Tensor forward(const Tensor& input) { return Fn(input); }
+};
+
+}  // namespace ember::nn::detail
