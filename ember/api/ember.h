@@ -21,5 +21,7 @@
 #include "ember/ops/Functions.h"
 #include "ember/ops/meta.h"
 #include "ember/ops/Operators.h"
+#include "ember/ops/TensorIndexing.h"
 #include "ember/ops/TensorPrint.h"
 #include "ember/serialize/Archive.h"
+#include "ember/serialize/Save.h"

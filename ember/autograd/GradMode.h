@@ -54,4 +54,9 @@ class InferenceMode {
 namespace ember {
 /// `ember::InferenceMode guard;` as LibTorch's `c10::InferenceMode guard;`.
 using autograd::InferenceMode;
+/// `ember::NoGradGuard no_grad;`, `ember::AutoGradMode enable_grad(true);` and `ember::GradMode::is_enabled()`
+/// as LibTorch's torch::NoGradGuard, torch::AutoGradMode and at::GradMode.
+using autograd::AutoGradMode;
+using autograd::GradMode;
+using autograd::NoGradGuard;
 }  // namespace ember

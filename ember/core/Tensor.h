@@ -4,6 +4,7 @@
 // tensor; views share the storage. The methods that compute (add, view, sum, ...) are declared here from the
 // op database (TensorMethods.inc, generated) and defined in the ops layer, which reaches the dispatcher; the
 // core itself only knows the data model.
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,12 @@ namespace ember {
 
 class Tensor;
 using TensorList = ArrayRef<Tensor>;
+namespace indexing {
+class TensorIndex;  // ember/ops/TensorIndexing.h
+}
+namespace autograd {
+struct Node;  // ember/autograd/Node.h
+}
 /// A memory layout request for contiguous()/clone() (PyTorch's memory_format; only these two exist here).
 enum class MemoryFormat : int8_t { Contiguous = 0, Preserve = 1 };
 
@@ -72,6 +79,53 @@ class Tensor {
 
   /// PyTorch-style text, e.g. "tensor([1., 2.])"; the same layout as Python's repr.
   std::string str() const;
+
+  /// self[indices] as in Python, e.g. x.index({Slice(0, 2), 1, None, "...", mask}) with
+  /// `using namespace ember::indexing;` (ember/ops/TensorIndexing.h: indexing::get_item, which has the rules
+  /// and errors). A view unless an item is a tensor or a bool.
+  Tensor index(ArrayRef<indexing::TensorIndex> indices) const;
+  /// self[indices] = value (indexing::set_item); a number is first made a 0-dim tensor of dtype(). Returns self.
+  Tensor index_put_(ArrayRef<indexing::TensorIndex> indices, const Tensor& value) const;
+  Tensor index_put_(ArrayRef<indexing::TensorIndex> indices, const Scalar& value) const;
+  // The same for a braced list, which then prefers these to the ops' index/index_put_ that take a vector of
+  // optional tensors (a braced list converting to std::initializer_list ranks above one building a vector).
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  Tensor index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& value) const;
+  Tensor index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& value) const;
+
+  // Autograd, as LibTorch's Tensor methods. The core sits below autograd, so these reach it through the
+  // hooks autograd registers (Note [variable hooks] in ember/core/VariableHooks.h); ember/autograd/autograd.h
+  // documents each (the functions of the same names there).
+  /// Whether autograd records operations on this tensor (a leaf with requires_grad set, or an op's output).
+  bool requires_grad() const {
+    const AutogradMetaInterface* m = impl_->autograd_meta();
+    return m && m->requires_grad();
+  }
+  /// Sets requires_grad of a leaf; returns self. Errors as autograd::set_requires_grad.
+  const Tensor& requires_grad_(bool requires_grad = true) const;
+  /// The same as requires_grad_ (LibTorch's older name).
+  const Tensor& set_requires_grad(bool requires_grad) const { return requires_grad_(requires_grad); }
+  /// The accumulated gradient (undefined when none); for a non-leaf, only after retain_grad().
+  const Tensor& grad() const;
+  /// The gradient slot itself, assignable (LibTorch's mutable_grad): `w.mutable_grad() = g;`, `.reset()`.
+  /// Unlike autograd::set_grad, nothing checks what is assigned.
+  Tensor& mutable_grad() const;
+  /// Backward from this tensor (autograd::backward({*this}, {gradient}, ...)): gradient may be omitted for a
+  /// one-element tensor; inputs, when given, limit which leaves get .grad.
+  void backward(const Tensor& gradient = Tensor(), std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false, OptionalArrayRef<Tensor> inputs = std::nullopt) const;
+  /// Whether this tensor is a leaf (no grad_fn).
+  bool is_leaf() const;
+  /// The node that made this tensor, or null for a leaf.
+  std::shared_ptr<autograd::Node> grad_fn() const;
+  /// Makes backward keep the gradient of this non-leaf in grad(). Errors: requires_grad() is false.
+  void retain_grad() const;
+  bool retains_grad() const;
+  /// Detaches this tensor from the graph in place; returns self. Errors: a view (autograd::detach_).
+  const Tensor& detach_() const;
+
+  /// Resets the handle to an undefined tensor (LibTorch's Tensor::reset).
+  void reset() { impl_.reset(); }
 
 #include "ember/core/TensorMethods.inc"
 

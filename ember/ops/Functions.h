@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ember/core/Tensor.h"
+#include "ember/core/TensorOptions.h"
 #include "ember/core/TypePromotion.h"
 #include "ember/dispatch/Boxing.h"
 
@@ -26,5 +27,54 @@ Tensor tensor_from_buffer(const void* data, IntArrayRef sizes, DType dtype);
 Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, DType dtype,
                  StorageImpl::Deleter deleter = nullptr, void* ctx = nullptr);
 Tensor from_blob(void* data, IntArrayRef sizes, DType dtype);
+
+// Factories with LibTorch's TensorOptions (ember/core/TensorOptions.h): the same as the dtype/device forms
+// above, then requires_grad_ when the options ask for it. Errors: as those forms; requires_grad with an
+// integer dtype ("only Tensors of floating point ... can require gradients").
+Tensor empty(IntArrayRef size, const TensorOptions& options);
+Tensor zeros(IntArrayRef size, const TensorOptions& options);
+Tensor ones(IntArrayRef size, const TensorOptions& options);
+Tensor full(IntArrayRef size, const Scalar& fill_value, const TensorOptions& options);
+Tensor rand(IntArrayRef size, const TensorOptions& options);
+Tensor randn(IntArrayRef size, const TensorOptions& options);
+Tensor arange(const Scalar& end, const TensorOptions& options);
+Tensor arange(const Scalar& start, const Scalar& end, const TensorOptions& options);
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const TensorOptions& options);
+Tensor eye(int64_t n, const TensorOptions& options);
+Tensor empty_like(const Tensor& self, const TensorOptions& options);
+Tensor zeros_like(const Tensor& self, const TensorOptions& options);
+Tensor ones_like(const Tensor& self, const TensorOptions& options);
+Tensor full_like(const Tensor& self, const Scalar& fill_value, const TensorOptions& options);
+Tensor randn_like(const Tensor& self, const TensorOptions& options);
+Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options);
+
+/// The values of ember::tensor (LibTorch's torch::tensor): a number, a braced list of numbers, nested braced
+/// lists (one level per dim), or a std::vector of numbers.
+class TensorData {
+ public:
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  TensorData(T v) : sizes_(), values_{Scalar(v)} {}
+  TensorData(std::initializer_list<TensorData> items);
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  TensorData(const std::vector<T>& v) : sizes_{static_cast<int64_t>(v.size())} {
+    values_.reserve(v.size());
+    for (const T& x : v) values_.emplace_back(x);
+  }
+  IntArrayRef sizes() const { return sizes_; }
+  const std::vector<Scalar>& values() const { return values_; }
+
+ private:
+  std::vector<int64_t> sizes_;
+  std::vector<Scalar> values_;  // row-major
+};
+
+/// A new tensor holding `data` (copied), as LibTorch's torch::tensor: ember::tensor({1.5, 2.0}),
+/// ember::tensor({{1, 2}, {3, 4}}, ember::kInt32), ember::tensor(3.0). Without a dtype: float32 (the default
+/// dtype) when a value is floating, else int64 when a value is an integer, else bool; a given dtype is a cast
+/// (as .to(dtype)). Errors (RuntimeError): nested lists of uneven lengths (naming the expected and found sizes).
+Tensor tensor(const TensorData& data, std::optional<DType> dtype = std::nullopt);
+Tensor tensor(const TensorData& data, const TensorOptions& options);
 
 }  // namespace ember

@@ -4,29 +4,26 @@
 #include "tensor.h"
 #include "jit.h"
 #include "tensor_new.h"
+#include "ember/ops/TensorIndexing.h"
 
 namespace ember::python {
 
 // Note [python indexing]
-// x[index] and x[index] = v follow PyTorch 1.13 (python_variable_indexing.cpp and ATen's TensorIndexing.h)
-// step by step, so result shapes, views versus copies and errors match it:
-//  1. One int, slice, None or Ellipsis is basic indexing: a view (select, slice, unsqueeze, alias).
-//  2. Otherwise the index becomes a tuple. A list is itself one index, unless it holds a tensor, a sequence,
-//     a slice, None or Ellipsis and has fewer than 32 items: then it is read as a tuple (x[[[0, 1], [1, 0]]]
-//     is x[[0, 1], [1, 0]]), NumPy's old heuristic that PyTorch 1.13 keeps.
-//  3. The tuple is applied left to right: ints select (a 0-dim integer tensor too), slices slice, None
-//     unsqueezes, Ellipsis skips the dims no item names; tensors, lists (as int64 tensors, or bool/uint8 ones
-//     when they hold bools) and bools are recorded as advanced indices at the current dim. A Python bool or a
-//     0-dim bool tensor adds a dim of size 1 that is indexed by [0] (True) or [] (False). A mask counts for
-//     its number of dims when checking "too many indices" but, as in PyTorch, advances the position by one.
-//  4. With no advanced index the result is the view; else aten::index (Note [advanced indexing] in
-//     ember/kernels/cpu/index.cpp) makes a copy, and assignment is index_put_ on the view.
-// Assignment converts a Python number to a 0-dim tensor of x's dtype first (overflow raises, as PyTorch),
-// drops the leading size-1 dims of the value and broadcasts it to the target.
+// x[index] and x[index] = v follow PyTorch 1.13 (python_variable_indexing.cpp). The rules themselves live in
+// the ops layer (Note [tensor indexing] in ember/ops/TensorIndexing.cpp), shared with C++'s x.index({...});
+// this file only turns the Python index into the list of TensorIndex items it takes:
+//  - A tuple is a list of items. A list is itself one item, unless it holds a tensor, a sequence, a slice,
+//    None or Ellipsis and has fewer than 32 items: then it is read as a tuple (x[[[0, 1], [1, 0]]] is
+//    x[[0, 1], [1, 0]]), NumPy's old heuristic that PyTorch 1.13 keeps. Anything else is a single item.
+//  - ints and objects with __index__ are integers, slices Slices (step read first, as Python's
+//    PySlice_Unpack), None and Ellipsis themselves, bools booleans, tensors tensors, and a list an int64
+//    tensor (or a bool/uint8 mask when it holds bools) that names one dim (TensorIndex::from_sequence).
+// Assignment converts a Python number to a 0-dim tensor of x's dtype first (overflow raises, as PyTorch).
 
 namespace {
 
-using Indices = std::vector<std::optional<Tensor>>;
+using indexing::TensorIndex;
+using Items = std::vector<TensorIndex>;
 
 // A Python int (not a bool): PyTorch's THPUtils_checkLong.
 bool is_long(PyObject* o) { return PyLong_Check(o) && !PyBool_Check(o); }
@@ -49,32 +46,15 @@ std::optional<int64_t> slice_bound(PyObject* o) {
   return static_cast<int64_t>(v);
 }
 
-Tensor apply_slice(const Tensor& t, int64_t dim, PyObject* slice) {
+indexing::Slice to_slice(PyObject* slice) {
   PySliceObject* s = reinterpret_cast<PySliceObject*>(slice);
   std::optional<int64_t> step = slice_bound(s->step);
-  EMBER_CHECK_VALUE(step.value_or(1) != 0, "slice step cannot be zero");
-  EMBER_CHECK_VALUE(step.value_or(1) > 0, "step must be greater than zero");
+  if (step) indexing::Slice::check_step(*step);
   std::optional<int64_t> start = slice_bound(s->start), stop = slice_bound(s->stop);
-  EMBER_CHECK_INDEX(t.dim() > 0, "too many indices for tensor of dimension 0");
-  return t.slice(dim, start, stop, step.value_or(1));
-}
-
-// x.select(dim, index) with PyTorch's messages; real_dim is the position of the index in the tuple.
-Tensor apply_select(const Tensor& t, int64_t dim, int64_t index, int64_t real_dim) {
-  EMBER_CHECK_INDEX(!(index == 0 && dim == 0 && t.dim() == 0),
-                    "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to "
-                    "convert a 0-dim tensor to a number");
-  EMBER_CHECK_INDEX(dim < t.dim(), "too many indices for tensor of dimension {}", t.dim());
-  int64_t size = t.size(dim);
-  EMBER_CHECK_INDEX(size >= -index && size > index, "index {} is out of bounds for dimension {} with size {}", index,
-                    real_dim, size);
-  return t.select(dim, index);
+  return indexing::Slice(start, stop, step);
 }
 
 bool is_mask(DType d) { return d == kBool || d == kUInt8; }
-
-// A Python bool as an index of a new size-1 dim: [0] keeps it, [] empties it.
-Tensor bool_index(bool value) { return value ? ember::zeros({1}, kInt64) : ember::empty({0}, kInt64); }
 
 // A list used as an index: an int64 tensor, or a bool/uint8 one (a mask) when its items are bools.
 Tensor sequence_index(PyObject* seq) {
@@ -84,7 +64,7 @@ Tensor sequence_index(PyObject* seq) {
   }, nullptr);
 }
 
-// PyTorch's treatSequenceAsTuple (step 2 of Note [python indexing]).
+// PyTorch's treatSequenceAsTuple (the first rule of Note [python indexing]).
 bool treat_sequence_as_tuple(PyObject* index) {
   if (PyTuple_Check(index)) return true;
   if (is_tensor(index) || !PySequence_Check(index)) return false;
@@ -108,32 +88,10 @@ bool treat_sequence_as_tuple(PyObject* index) {
   return false;
 }
 
-// The index as a tuple (a new reference).
-PyObject* wrap_tuple(PyObject* index) {
-  PyObject* r = treat_sequence_as_tuple(index) ? PySequence_Tuple(index) : PyTuple_Pack(1, index);
-  if (!r) throw python_error_already_set();
-  return r;
-}
-
 struct PyRef {
   PyObject* p;
   ~PyRef() { Py_XDECREF(p); }
 };
-
-// The dims the index names (everything but None, Ellipsis and Python bools; a mask names its own dims).
-int64_t count_specified_dims(PyObject* tup) {
-  int64_t count = 0;
-  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tup); ++i) {
-    PyObject* obj = PyTuple_GET_ITEM(tup, i);
-    if (is_tensor(obj)) {
-      const Tensor& t = unwrap(obj);
-      count += is_mask(t.dtype()) ? t.dim() : 1;
-    } else if (obj != Py_None && obj != Py_Ellipsis && obj != Py_True && obj != Py_False) {
-      ++count;
-    }
-  }
-  return count;
-}
 
 [[noreturn]] void invalid_index(PyObject* obj) {
   EMBER_FAIL_KIND(ErrorKind::Index,
@@ -142,73 +100,35 @@ int64_t count_specified_dims(PyObject* tup) {
                   py_type_name(obj));
 }
 
-// Step 3 of Note [python indexing]: the view after the basic items, with the advanced ones in `indices`.
-Tensor apply_slicing(const Tensor& self, PyObject* tup, Indices& indices) {
-  const int64_t specified = count_specified_dims(tup);
-  EMBER_CHECK_INDEX(specified <= self.dim(), "too many indices for tensor of dimension {}", self.dim());
-  Tensor result = self;
-  int64_t dim = 0;
-  auto record = [&](Tensor t) {
-    indices.resize(static_cast<size_t>(dim + 1));
-    indices[static_cast<size_t>(dim)] = std::move(t);
-    ++dim;
-  };
-  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tup); ++i) {
-    PyObject* obj = PyTuple_GET_ITEM(tup, i);
-    if (is_long(obj)) {
-      result = apply_select(result, dim, unpack_long(obj), i);
-    } else if (PySlice_Check(obj)) {
-      result = apply_slice(result, dim++, obj);
-    } else if (obj == Py_Ellipsis) {
-      dim += self.dim() - specified;
-    } else if (obj == Py_None) {
-      result = result.unsqueeze(dim++);
-    } else if (PyBool_Check(obj)) {
-      result = result.unsqueeze(dim);
-      record(bool_index(obj == Py_True));
-    } else if (is_tensor(obj)) {
-      const Tensor& t = unwrap(obj);
-      if (t.dim() == 0 && is_integral(t.dtype(), true)) {
-        if (!is_mask(t.dtype())) {
-          result = apply_select(result, dim, t.item().to_long(), i);
-        } else {
-          result = result.unsqueeze(dim);
-          record(bool_index(t.item().to_bool()));
-        }
-      } else {
-        record(t);
-      }
-    } else if (PySequence_Check(obj)) {
-      record(sequence_index(obj));
-    } else {
-      PyObject* idx = PyNumber_Index(obj);
-      if (!idx) {
-        PyErr_Clear();
-        invalid_index(obj);
-      }
-      PyRef guard{idx};
-      result = apply_select(result, dim, unpack_long(idx), i);
-    }
+// One Python index item as a TensorIndex.
+TensorIndex to_item(PyObject* obj) {
+  if (is_long(obj)) return TensorIndex(unpack_long(obj));
+  if (PySlice_Check(obj)) return TensorIndex(to_slice(obj));
+  if (obj == Py_Ellipsis) return TensorIndex(indexing::Ellipsis);
+  if (obj == Py_None) return TensorIndex(indexing::None);
+  if (PyBool_Check(obj)) return TensorIndex(obj == Py_True);
+  if (is_tensor(obj)) return TensorIndex(unwrap(obj));
+  if (PySequence_Check(obj)) return TensorIndex::from_sequence(sequence_index(obj));
+  PyObject* idx = PyNumber_Index(obj);
+  if (!idx) {
+    PyErr_Clear();
+    invalid_index(obj);
   }
-  return result;
+  PyRef guard{idx};
+  return TensorIndex(unpack_long(idx));
 }
 
-// dst = src as PyTorch's copy_to: equal shapes copy, a 0-dim src fills, else src without its leading size-1
-// dims is broadcast to dst.
-void copy_to(const Tensor& dst, const Tensor& src) {
-  if (dst.sizes().equals(src.sizes())) {
-    dst.copy_(src);
-    return;
+// The Python index as a list of items (the first rule of Note [python indexing]).
+Items to_items(PyObject* index) {
+  Items items;
+  if (!treat_sequence_as_tuple(index)) {
+    items.push_back(to_item(index));
+    return items;
   }
-  if (src.dim() == 0) {
-    dst.fill_(src.item());
-    return;
-  }
-  IntArrayRef s = src.sizes();
-  size_t first = 0;
-  while (first < s.size() && s[first] == 1) ++first;
-  Tensor v = src.view(IntArrayRef(s.data() + first, s.size() - first));
-  dst.copy_(v.expand(dst.sizes()));
+  PyRef tup{PySequence_Tuple(index)};
+  if (!tup.p) throw python_error_already_set();
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tup.p); ++i) items.push_back(to_item(PyTuple_GET_ITEM(tup.p, i)));
+  return items;
 }
 
 // PyTorch's legacy tensor type names ("Float" for float32), for messages.
@@ -255,7 +175,7 @@ Tensor value_to_tensor(const Tensor& self, PyObject* value) {
     EMBER_FAIL_KIND(ErrorKind::Type, "can't assign a {} to a {}", Py_TYPE(value)->tp_name,
                     fmt::format("ember.{}Tensor", legacy_type_name(self.dtype())));
   }
-  return ember::full(IntArrayRef(), s, self.dtype());
+  return indexing::value_to_tensor(self, s);
 }
 
 }  // namespace
@@ -263,16 +183,8 @@ Tensor value_to_tensor(const Tensor& self, PyObject* value) {
 PyObject* tensor_getitem(PyObject* self, PyObject* index) {
   EMBER_PY_TRY
   const Tensor& t = unwrap(self);
-  // Step 1 of Note [python indexing]: the basic single items.
-  if (index == Py_None) return wrap(t.unsqueeze(0));
-  if (index == Py_Ellipsis) return wrap(ember::alias(t));
-  if (is_long(index)) return wrap(apply_select(t, 0, unpack_long(index), 0));
-  if (PySlice_Check(index)) return wrap(apply_slice(t, 0, index));
-  PyRef tup{wrap_tuple(index)};
-  Indices indices;
-  Tensor sliced = apply_slicing(t, tup.p, indices);
-  if (indices.empty()) return wrap(sliced.is_same(t) ? ember::alias(t) : sliced);
-  return wrap(ember::index(sliced, indices));
+  Items items = to_items(index);
+  return wrap(indexing::get_item(t, items));
   EMBER_PY_CATCH(nullptr)
 }
 
@@ -281,35 +193,8 @@ int tensor_setitem(PyObject* self, PyObject* index, PyObject* py_value) {
   EMBER_CHECK_TYPE(py_value, "Tensor does not support deleting items");
   const Tensor& t = unwrap(self);
   Tensor value = value_to_tensor(t, py_value);
-  if (index == Py_False) return 0;  // an empty selection (PyTorch does not check the value's size)
-  if (index == Py_Ellipsis) {
-    copy_to(t, value);
-    return 0;
-  }
-  if (index == Py_None || index == Py_True) {
-    copy_to(t.unsqueeze(0), value);
-    return 0;
-  }
-  if (is_long(index)) {
-    copy_to(apply_select(t, 0, unpack_long(index), 0), value);
-    return 0;
-  }
-  if (PySlice_Check(index)) {
-    copy_to(apply_slice(t, 0, index), value);
-    return 0;
-  }
-  PyRef tup{wrap_tuple(index)};
-  Indices indices;
-  Tensor sliced = apply_slicing(t, tup.p, indices);
-  if (indices.empty()) {
-    copy_to(sliced, value);
-    return 0;
-  }
-  IntArrayRef s = value.sizes();
-  size_t first = 0;
-  while (first < s.size() && s[first] == 1) ++first;
-  Tensor v = first == 0 ? value : value.view(IntArrayRef(s.data() + first, s.size() - first));
-  ember::index_put_(sliced, indices, v, false);
+  Items items = to_items(index);
+  indexing::set_item(t, items, value);
   return 0;
   EMBER_PY_CATCH(-1)
 }

@@ -1,8 +1,7 @@
 #pragma once
 // Python indexing of tensors, as PyTorch's (Note [python indexing] in indexing.cpp): ints, slices, None,
-// Ellipsis, bools, integer and bool tensors and lists, mixed in a tuple. Basic indexing returns views;
-// advanced indexing (tensors, lists, bools) returns copies through aten::index, and assignment through it
-// is aten::index_put_.
+// Ellipsis, bools, integer and bool tensors and lists, mixed in a tuple. The index is converted to the items
+// of ember::indexing (ember/ops/TensorIndexing.h), whose get_item/set_item C++'s x.index({...}) uses too.
 #include "python_common.h"
 
 namespace ember::python {
