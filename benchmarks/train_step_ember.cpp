@@ -5,7 +5,6 @@
 
 #include <ember/ember.h>
 
-#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
@@ -39,103 +38,92 @@ std::string ember_blas() { return ember::backends::blas::config(); }
 
 namespace {
 
-// Note [ember side without the frontend]
-// The modules of Ember's C++ frontend (ember::nn) are being written in other branches; until they are merged,
-// this side writes the models as those modules compute them — the same ops (conv2d, batch_norm, relu,
-// max_pool2d, dropout, linear, cross_entropy_loss) on parameter tensors that require grad, backward through
-// ember::autograd — and trains them with ember::optim's AdamW and SGD.
+namespace nn = ember::nn;
 
-struct Param {
-  std::string name;
-  ember::Tensor value;
-};
+// The models as LibTorch's side builds them (train_step_libtorch.cpp), module for module.
 
-ember::Tensor uniform_param(std::vector<int64_t> sizes, int64_t fan_in) {
-  const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
-  ember::Tensor t = ember::empty(sizes, ember::kFloat32);
-  ember::uniform_(t, -bound, bound);
-  ember::autograd::set_requires_grad(t, true);
-  return t;
+nn::Sequential make_model(Model m) {
+  if (m == Model::kCnn) {
+    auto block = [](nn::Sequential& s, int64_t in, int64_t out) {
+      s->push_back(nn::Conv2d(nn::Conv2dOptions(in, out, 3).padding(1).bias(false)));
+      s->push_back(nn::BatchNorm2d(out));
+      s->push_back(nn::ReLU());
+      s->push_back(nn::MaxPool2d(nn::MaxPool2dOptions(2)));
+    };
+    nn::Sequential s;
+    block(s, 1, 32);
+    block(s, 32, 64);
+    s->push_back(nn::Flatten());
+    s->push_back(nn::Dropout(0.25));
+    s->push_back(nn::Linear(64 * 7 * 7, 10));
+    return s;
+  }
+  nn::Sequential s;  // one push_back per layer: they draw their initial values in this order
+  s->push_back(nn::Flatten());
+  s->push_back(nn::Linear(784, 512));
+  s->push_back(nn::ReLU());
+  s->push_back(nn::Linear(512, 256));
+  s->push_back(nn::ReLU());
+  s->push_back(nn::Linear(256, 10));
+  return s;
 }
 
-ember::Tensor grad_param(ember::Tensor t) {
-  ember::autograd::set_requires_grad(t, true);
-  return t;
+std::unique_ptr<ember::optim::Optimizer> make_optimizer(Model m, nn::Sequential& model) {
+  if (m == Model::kCnn)
+    return std::make_unique<ember::optim::AdamW>(model->parameters(),
+                                                 ember::optim::AdamWOptions(1e-3).weight_decay(5e-4));
+  return std::make_unique<ember::optim::SGD>(model->parameters(), ember::optim::SGDOptions(0.01).momentum(0.9));
 }
 
 class EmberTrainer final : public Trainer {
  public:
-  EmberTrainer(Model m, const Data& data) : model_(m) {
+  EmberTrainer(Model m, const Data& data) : model_(make_model(m)), optimizer_(make_optimizer(m, model_)) {
     images_ = ember::empty({data.batches * data.batch, 1, 28, 28}, ember::kFloat32);
     std::memcpy(images_.data_ptr(), data.images.data(), data.images.size() * sizeof(float));
     labels_ = ember::empty({data.batches * data.batch}, ember::kInt64);
     std::memcpy(labels_.data_ptr(), data.labels.data(), data.labels.size() * sizeof(int64_t));
     batch_ = data.batch;
     batches_ = data.batches;
-    if (m == Model::kCnn) {
-      params_ = {{"0.weight", uniform_param({32, 1, 3, 3}, 9)},
-                 {"1.weight", grad_param(ember::ones({32}, ember::kFloat32))},
-                 {"1.bias", grad_param(ember::zeros({32}, ember::kFloat32))},
-                 {"4.weight", uniform_param({64, 32, 3, 3}, 288)},
-                 {"5.weight", grad_param(ember::ones({64}, ember::kFloat32))},
-                 {"5.bias", grad_param(ember::zeros({64}, ember::kFloat32))},
-                 {"10.weight", uniform_param({10, 3136}, 3136)},
-                 {"10.bias", uniform_param({10}, 3136)}};
-      for (int64_t c : {32, 64}) {
-        const std::string prefix = c == 32 ? "1." : "5.";
-        buffers_.push_back({prefix + "running_mean", ember::zeros({c}, ember::kFloat32)});
-        buffers_.push_back({prefix + "running_var", ember::ones({c}, ember::kFloat32)});
-        buffers_.push_back({prefix + "num_batches_tracked", ember::zeros({}, ember::kInt64)});
-      }
-    } else {
-      params_ = {{"1.weight", uniform_param({512, 784}, 784)}, {"1.bias", uniform_param({512}, 784)},
-                 {"3.weight", uniform_param({256, 512}, 512)}, {"3.bias", uniform_param({256}, 512)},
-                 {"5.weight", uniform_param({10, 256}, 256)},  {"5.bias", uniform_param({10}, 256)}};
-    }
-    std::vector<ember::Tensor> parameters;
-    for (const Param& p : params_) parameters.push_back(p.value);
-    if (m == Model::kCnn)
-      optimizer_ = std::make_unique<ember::optim::AdamW>(parameters,
-                                                         ember::optim::AdamWOptions(1e-3).weight_decay(5e-4));
-    else
-      optimizer_ = std::make_unique<ember::optim::SGD>(parameters, ember::optim::SGDOptions(0.01).momentum(0.9));
+    model_->train();
   }
   void set_threads(int n) override { ember::set_num_threads(n); }
   double step(int64_t i) override {
     const int64_t start = (i % batches_) * batch_;
     optimizer_->zero_grad();
-    ember::Tensor loss = ember::cross_entropy_loss(forward(images_.narrow(0, start, batch_), true),
-                                                   labels_.narrow(0, start, batch_));
-    ember::autograd::backward({loss});
+    ember::Tensor loss = nn::functional::cross_entropy(model_->forward(images_.narrow(0, start, batch_)),
+                                                       labels_.narrow(0, start, batch_));
+    loss.backward();
     optimizer_->step();
     return loss.item<double>();
   }
   double eval_loss(int64_t i) override {
     const int64_t start = (i % batches_) * batch_;
-    ember::autograd::NoGradGuard no_grad;
-    return ember::cross_entropy_loss(forward(images_.narrow(0, start, batch_), false),
-                                     labels_.narrow(0, start, batch_))
-        .item<double>();
+    ember::NoGradGuard no_grad;
+    model_->eval();
+    ember::Tensor loss = nn::functional::cross_entropy(model_->forward(images_.narrow(0, start, batch_)),
+                                                       labels_.narrow(0, start, batch_));
+    model_->train();
+    return loss.item<double>();
   }
   std::vector<Named> state() override {
     std::vector<Named> r;
-    for (const std::vector<Param>* list : {&params_, &buffers_})
-      for (const Param& p : *list) {
-        ember::Tensor c = p.value.to(ember::kFloat64).contiguous();
-        const double* v = c.data_ptr<double>();
-        r.push_back({p.name, std::vector<int64_t>(p.value.sizes().begin(), p.value.sizes().end()),
-                     std::vector<double>(v, v + p.value.numel())});
-      }
+    auto add = [&r](const std::string& name, const ember::Tensor& t) {
+      ember::Tensor c = t.to(ember::kFloat64).contiguous();
+      const double* p = c.data_ptr<double>();
+      r.push_back({name, std::vector<int64_t>(t.sizes().begin(), t.sizes().end()),
+                   std::vector<double>(p, p + t.numel())});
+    };
+    for (const auto& item : model_->named_parameters()) add(item.key(), item.value());
+    for (const auto& item : model_->named_buffers()) add(item.key(), item.value());
     return r;
   }
   void load_state(const std::vector<Named>& values) override {
-    std::vector<ember::Tensor> ts;
-    for (const std::vector<Param>* list : {&params_, &buffers_})
-      for (const Param& p : *list) ts.push_back(p.value);
+    std::vector<ember::Tensor> ts = model_->parameters();
+    for (const ember::Tensor& b : model_->buffers()) ts.push_back(b);
     if (ts.size() != values.size())
       throw std::runtime_error("ember load_state: " + std::to_string(values.size()) + " values for " +
                                std::to_string(ts.size()) + " tensors");
-    ember::autograd::NoGradGuard no_grad;
+    ember::NoGradGuard no_grad;
     for (size_t k = 0; k < ts.size(); ++k) {
       if (std::vector<int64_t>(ts[k].sizes().begin(), ts[k].sizes().end()) != values[k].sizes)
         throw std::runtime_error("ember load_state: sizes of tensor " + std::to_string(k) + " (" + values[k].name +
@@ -147,27 +135,7 @@ class EmberTrainer final : public Trainer {
   }
 
  private:
-  ember::Tensor forward(ember::Tensor x, bool training) {
-    auto p = [this](size_t k) { return params_[k].value; };
-    if (model_ == Model::kMlp) {
-      x = ember::flatten(x, 1);
-      x = ember::relu(ember::linear(x, p(0), p(1)));
-      x = ember::relu(ember::linear(x, p(2), p(3)));
-      return ember::linear(x, p(4), p(5));
-    }
-    for (size_t b = 0; b < 2; ++b) {
-      x = ember::conv2d(x, p(3 * b), std::nullopt, {1, 1}, {1, 1});
-      x = ember::batch_norm(x, p(3 * b + 1), p(3 * b + 2), buffers_[3 * b].value, buffers_[3 * b + 1].value,
-                            training, 0.1, 1e-5, false);
-      if (training) buffers_[3 * b + 2].value.add_(ember::ones({}, ember::kInt64));
-      x = ember::max_pool2d(ember::relu(x), {2, 2});
-    }
-    x = ember::dropout(ember::flatten(x, 1), 0.25, training);
-    return ember::linear(x, p(6), p(7));
-  }
-
-  Model model_;
-  std::vector<Param> params_, buffers_;
+  nn::Sequential model_;
   std::unique_ptr<ember::optim::Optimizer> optimizer_;
   ember::Tensor images_, labels_;
   int64_t batch_ = 0, batches_ = 0;

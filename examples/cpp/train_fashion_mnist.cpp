@@ -34,6 +34,7 @@
 #include <string>
 #include <string_view>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -123,42 +124,6 @@ struct ReLUMaxPool2dImpl : nn::Module {
 };
 EMBER_MODULE(ReLUMaxPool2d);
 
-// Note [conv block modules in the example]
-// ember::nn's Conv2d and BatchNorm2d modules were not merged when this example was written; these two stand in
-// for them with the same parameter and buffer names, shapes and initialisation as Python's nn.Conv2d (no bias)
-// and nn.BatchNorm2d, over ember::nn::functional, so the state dict is the Python model's. Replace them with
-// nn::Conv2d(nn::Conv2dOptions(in, out, 3).padding(1).bias(false)) and nn::BatchNorm2d(out) once merged.
-
-/// A 3x3 convolution with padding 1 and no bias (Python's nn.Conv2d(in, out, 3, padding=1, bias=False)).
-struct Conv3x3Impl : nn::Module {
-  Conv3x3Impl(int64_t in, int64_t out) {
-    weight = register_parameter("weight", ember::empty({out, in, 3, 3}, ember::kFloat32));
-    nn::init::default_linear_init_(weight, ember::Tensor(), /*draw_bias_without_fan_in=*/false);
-  }
-  ember::Tensor forward(const ember::Tensor& x) { return F::conv2d(x, weight, F::Conv2dFuncOptions().padding(1)); }
-  ember::Tensor weight;
-};
-EMBER_MODULE(Conv3x3);
-
-/// Batch normalisation over the channels of (N, C, H, W) (Python's nn.BatchNorm2d(channels)): affine weight
-/// (ones) and bias (zeros), running statistics (momentum 0.1, eps 1e-5) and the count of training batches.
-struct BatchNorm2dImpl : nn::Module {
-  explicit BatchNorm2dImpl(int64_t channels) {
-    weight = register_parameter("weight", ember::ones({channels}, ember::kFloat32));
-    bias = register_parameter("bias", ember::zeros({channels}, ember::kFloat32));
-    running_mean = register_buffer("running_mean", ember::zeros({channels}, ember::kFloat32));
-    running_var = register_buffer("running_var", ember::ones({channels}, ember::kFloat32));
-    num_batches_tracked = register_buffer("num_batches_tracked", ember::zeros({}, ember::kInt64));
-  }
-  ember::Tensor forward(const ember::Tensor& x) {
-    if (is_training()) num_batches_tracked.add_(ember::ones({}, ember::kInt64));
-    return F::batch_norm(x, running_mean, running_var,
-                         F::BatchNormFuncOptions().weight(weight).bias(bias).training(is_training()));
-  }
-  ember::Tensor weight, bias, running_mean, running_var, num_batches_tracked;
-};
-EMBER_MODULE(BatchNorm2d);
-
 /// The CNN of train.py's build_model: conv block (32 channels) -> conv block (64 channels) -> flatten ->
 /// dropout 0.25 -> linear 3136 -> 10, where a conv block is conv 3x3 (padding 1, no bias: BatchNorm follows),
 /// BatchNorm2d and ReLU + 2x2 max pooling.
@@ -167,12 +132,11 @@ nn::Sequential build_model() {
   // of one call (Sequential(a, b, ...)) are constructed in an unspecified order (right to left with GCC), which
   // would give other weights than Python's for the same seed.
   nn::Sequential model;
-  model->push_back(Conv3x3(1, 32));
-  model->push_back(BatchNorm2d(32));
-  model->push_back(ReLUMaxPool2d());
-  model->push_back(Conv3x3(32, 64));
-  model->push_back(BatchNorm2d(64));
-  model->push_back(ReLUMaxPool2d());
+  for (auto [in, out] : {std::pair<int64_t, int64_t>{1, 32}, {32, 64}}) {
+    model->push_back(nn::Conv2d(nn::Conv2dOptions(in, out, 3).padding(1).bias(false)));
+    model->push_back(nn::BatchNorm2d(out));
+    model->push_back(ReLUMaxPool2d());
+  }
   model->push_back(nn::Flatten());
   model->push_back(nn::Dropout(0.25));
   model->push_back(nn::Linear(64 * 7 * 7, kClasses));
@@ -182,7 +146,7 @@ nn::Sequential build_model() {
 /// Test accuracy: the model in eval mode, without autograd, over the images in batches of 1000 (as train.py's
 /// evaluate(), so both run the same ops on the same batches). Leaves the model in training mode.
 double evaluate(nn::Sequential& model, const FashionMNIST& test) {
-  ember::autograd::NoGradGuard no_grad;
+  ember::NoGradGuard no_grad;
   model->eval();
   const int64_t n = test.images().size(0);
   int64_t correct = 0;
@@ -366,7 +330,7 @@ int run(const Options& o) {
     for (auto& batch : *loader) {
       optimizer.zero_grad();
       ember::Tensor loss = F::cross_entropy(model->forward(batch.data), batch.target);
-      ember::autograd::backward({loss});
+      loss.backward();
       optimizer.step();
       scheduler.step();
       const double value = loss.item<double>();
