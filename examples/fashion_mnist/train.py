@@ -5,6 +5,8 @@
     PYTHONPATH=python /usr/bin/python3 examples/fashion_mnist/train.py [--epochs 3] [--framework ember|torch]
         [--threads 2] [--out out/fashion_mnist] [--limit N] [--test-limit N] [--seed 0] [--no-progress]
         [--export PATH | --no-export] [--plain-ops]
+    PYTHONPATH=python /usr/bin/python3 examples/fashion_mnist/train.py --eval-state-dict PATH [--framework ember|torch]
+        [--threads 2] [--test-limit N]
 
 The same code runs on Ember and on PyTorch 1.13: with --framework ember (the default) the script does
 `import ember as torch`, with --framework torch it imports PyTorch itself, and everything after that is written
@@ -36,7 +38,12 @@ predicted class of each test image, one per line (`predictions_<framework>.txt`)
 the custom op, the saved model records its library, and the export lists the library's path in `custom_ops.txt`
 next to the saved model (empty with plain ops). Ember's exported model runs without Python in
 examples/cpp/classify_fashion_mnist.cpp (`--library PATH` loads the op's library first), whose predictions equal
-these (`make demo` runs both and compares them)."""
+these (`make demo` runs both and compares them).
+
+The same job in C++: examples/cpp/train_fashion_mnist.cpp trains this model with Ember's C++ frontend and saves its
+state dict with ember::save (`model_cpp.pt`); `--eval-state-dict PATH` loads such a state dict (an ember.save
+archive, from C++ or Python) into this script's model and prints its test accuracy, without training, on either
+framework (on PyTorch the archive is read with ember.load and its tensors handed over through NumPy)."""
 import argparse
 import gzip
 import os
@@ -309,6 +316,30 @@ def build_model(nn, relu_max_pool2d=None):
                          nn.Linear(64 * 7 * 7, len(CLASSES)))
 
 
+def load_state_dict_file(torch, path):
+    """The state dict in an ember.save archive (written by ember.save in Python or ember::save in C++), as a dict
+    of the framework's tensors: Ember's as loaded, PyTorch's converted through NumPy."""
+    import ember
+    state = ember.load(path)
+    if not isinstance(state, dict):
+        raise ValueError(f"{path} holds a {type(state).__name__}, not a state dict")
+    if torch is ember:
+        return state
+    return {name: torch.from_numpy(value.numpy().copy()) for name, value in state.items()}
+
+
+def evaluate_state_dict(torch, args):
+    """--eval-state-dict: the test accuracy of the model with the state dict in args.eval_state_dict (ReLU + max
+    pooling by the plain ops, whose values the fused op equals)."""
+    model = build_model(torch.nn, relu_max_pool2d_plain(torch))
+    model.load_state_dict(load_state_dict_file(torch, args.eval_state_dict))
+    test_x, test_y = load_split("test", args.data_dir, args.test_limit)
+    accuracy = evaluate(torch, model, torch.from_numpy(test_x), torch.from_numpy(test_y))
+    print(f"{args.eval_state_dict}: test accuracy {accuracy:.4f} on {test_x.shape[0]} test images "
+          f"({args.framework} {torch.__version__}, {args.threads} threads)")
+    return accuracy
+
+
 def make_optimizer(torch, model, epochs, steps_per_epoch, max_lr=0.01, weight_decay=5e-4):
     """AdamW with a OneCycle schedule stepped after every batch."""
     optimizer = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=weight_decay)
@@ -417,6 +448,9 @@ def parse_args(argv=None):
     parser.add_argument("--plain-ops", action="store_true",
                         help="on Ember, compute ReLU + max pooling with the plain ops instead of the fused custom op "
                              "(for comparison; PyTorch always uses the plain ops)")
+    parser.add_argument("--eval-state-dict", metavar="PATH", default=None,
+                        help="do not train: load this state dict (an ember.save archive, e.g. the one "
+                             "examples/cpp/train_fashion_mnist writes) into the model and print its test accuracy")
     args = parser.parse_args(argv)
     for name in ("epochs", "threads", "limit", "test_limit", "batch_size"):
         value = getattr(args, name)
@@ -444,6 +478,8 @@ def main(argv=None):
                  "dataset-fashion-mnist (scripts/setup.sh does) or pass --data-dir")
 
     torch.set_num_threads(args.threads)
+    if args.eval_state_dict:
+        return [evaluate_state_dict(torch, args)]
     torch.manual_seed(args.seed)
     train_x, train_y = load_split("train", args.data_dir, args.limit)
     test_x, test_y = load_split("test", args.data_dir, args.test_limit)
