@@ -40,4 +40,13 @@ if grep -q -- "-I$ROOT\|-isystem $ROOT" "$TMP/app/compile_commands.json" 2>/dev/
   fail "the out-of-tree build saw the source tree's include path"
 fi
 "$TMP/app/app" || fail "the out-of-tree example failed"
+# The training example, built out of tree, for a few steps on the real data (Debian's fashion-mnist package).
+FMNIST=/usr/share/datasets/fashion-mnist
+if [[ -f $FMNIST/train-images-idx3-ubyte.gz ]]; then
+  "$TMP/app/train_fashion_mnist" --epochs 1 --limit 512 --test-limit 500 --no-progress --out "$TMP/train" \
+    >"$TMP/train.log" 2>&1 || { cat "$TMP/train.log"; fail "the out-of-tree train_fashion_mnist failed"; }
+  [[ -f $TMP/train/model_cpp.pt ]] || fail "the out-of-tree train_fashion_mnist saved no state dict"
+else
+  echo "check_install: $FMNIST missing; the out-of-tree train_fashion_mnist was built, not run"
+fi
 echo "check_install: installed headers, libember.so and find_package(Ember) work out of tree"
