@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <ostream>
 #include <span>
 #include <vector>
 
@@ -94,6 +95,14 @@ class OptionalArrayRef {
 using OptionalIntArrayRef = OptionalArrayRef<int64_t>;
 /// Sizes and strides of one tensor: inline up to rank 6.
 using DimVector = SmallVector<int64_t, 6>;
+
+/// Prints "[2, 3]" (LibTorch's `std::cout << t.sizes()`).
+template <class T>
+std::ostream& operator<<(std::ostream& out, ArrayRef<T> a) {
+  out << '[';
+  for (size_t i = 0; i < a.size(); ++i) out << (i ? ", " : "") << a[i];
+  return out << ']';
+}
 
 }  // namespace ember
 // fmt formats an ArrayRef as a range ("[1, 2]") through fmt/ranges.h.

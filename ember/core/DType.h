@@ -4,6 +4,7 @@
 // ScalarType numbers, so PyTorch checkpoints and TorchScript files can later map onto them. New dtypes are
 // only ever appended. Everything per-dtype (name, size, C++ type, category) comes from this list.
 #include <cstdint>
+#include <ostream>
 #include <string_view>
 
 #include "ember/base/Error.h"
@@ -103,6 +104,9 @@ bool can_cast(DType from, DType to);
 DType default_dtype();
 /// Sets the default floating dtype. Errors: `dtype` not floating (TypeError, as PyTorch).
 void set_default_dtype(DType dtype);
+
+/// Prints the dtype's name ("float32"), as dtype_name.
+inline std::ostream& operator<<(std::ostream& out, DType t) { return out << dtype_name(t); }
 
 }  // namespace ember
 

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <ostream>
 #include <string>
 
 #include "ember/base/Error.h"
@@ -25,5 +26,8 @@ struct Device {
 };
 
 inline constexpr Device kCPU{DeviceType::CPU};
+
+/// Prints the device as str() does ("cpu").
+inline std::ostream& operator<<(std::ostream& out, const Device& d) { return out << d.str(); }
 
 }  // namespace ember

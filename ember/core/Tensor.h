@@ -129,6 +129,10 @@ class Tensor {
 
 #include "ember/core/TensorMethods.inc"
 
+  /// t[i]: the sub-tensor at index i of dim 0, a view (LibTorch's Tensor::operator[]; select(0, i)). Errors:
+  /// a 0-dim tensor, i out of range (IndexError naming the dim and its size).
+  Tensor operator[](int64_t index) const { return select(0, index); }
+
  private:
   intrusive_ptr<TensorImpl> impl_;
 };

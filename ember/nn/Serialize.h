@@ -13,7 +13,9 @@
 // is written; Python's load_state_dict treats its absence as a current layout, and every buffer Ember's layers
 // have (BatchNorm's num_batches_tracked included) is in the dict. Loading reads any dict of str -> tensor
 // (Python's OrderedDict or dict) and hands it to Module::load_state_dict.
+#include <concepts>
 #include <iosfwd>
+#include <memory>
 #include <string>
 
 #include "ember/dispatch/IValue.h"
@@ -60,6 +62,21 @@ void load(nn::Module& module, std::istream& stream, bool strict = true);
 template <typename M>
 void load(nn::ModuleHolder<M>& module, std::istream& stream, bool strict = true) {
   load(static_cast<nn::Module&>(*module), stream, strict);
+}
+
+/// The same for a module held by std::shared_ptr (LibTorch's `auto net = std::make_shared<Net>();
+/// torch::save(net, path)`), to a path or a stream.
+template <typename M, typename Target>
+  requires std::derived_from<M, nn::Module>
+void save(const std::shared_ptr<M>& module, Target&& target) {
+  EMBER_CHECK(module != nullptr, "ember::save: the module is null (an empty std::shared_ptr)");
+  save(static_cast<const nn::Module&>(*module), std::forward<Target>(target));
+}
+template <typename M, typename Source>
+  requires std::derived_from<M, nn::Module>
+void load(const std::shared_ptr<M>& module, Source&& source, bool strict = true) {
+  EMBER_CHECK(module != nullptr, "ember::load: the module is null (an empty std::shared_ptr)");
+  load(static_cast<nn::Module&>(*module), std::forward<Source>(source), strict);
 }
 
 }  // namespace ember

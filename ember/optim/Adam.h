@@ -9,7 +9,7 @@ namespace ember::optim {
 /// Adam's options: AdamOptions(1e-3).betas({0.9, 0.999}).amsgrad(true). Python keys, in order: lr, betas,
 /// eps, weight_decay, amsgrad, maximize, foreach, capturable, differentiable, fused.
 struct AdamOptions : public OptimizerCloneableOptions<AdamOptions> {
-  explicit AdamOptions(double lr = 1e-3) : lr_(lr) {}
+  AdamOptions(double lr = 1e-3) : lr_(lr) {}
   EMBER_OPTIM_ARG(double, lr);
   EMBER_OPTIM_ARG(betas_t, betas) = std::make_tuple(0.9, 0.999);
   EMBER_OPTIM_ARG(double, eps) = 1e-8;
@@ -35,7 +35,7 @@ struct AdamOptions : public OptimizerCloneableOptions<AdamOptions> {
 /// AdamW's options: as Adam's with weight_decay 1e-2 by default. Python keys, in order: lr, betas, eps,
 /// weight_decay, amsgrad, foreach, maximize, capturable.
 struct AdamWOptions : public OptimizerCloneableOptions<AdamWOptions> {
-  explicit AdamWOptions(double lr = 1e-3) : lr_(lr) {}
+  AdamWOptions(double lr = 1e-3) : lr_(lr) {}
   EMBER_OPTIM_ARG(double, lr);
   EMBER_OPTIM_ARG(betas_t, betas) = std::make_tuple(0.9, 0.999);
   EMBER_OPTIM_ARG(double, eps) = 1e-8;

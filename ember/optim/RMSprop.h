@@ -8,7 +8,7 @@ namespace ember::optim {
 /// RMSprop's options: RMSpropOptions(1e-2).momentum(0.9).centered(true). Python keys, in order: lr,
 /// momentum, alpha, eps, centered, weight_decay, foreach, maximize, differentiable.
 struct RMSpropOptions : public OptimizerCloneableOptions<RMSpropOptions> {
-  explicit RMSpropOptions(double lr = 1e-2) : lr_(lr) {}
+  RMSpropOptions(double lr = 1e-2) : lr_(lr) {}
   EMBER_OPTIM_ARG(double, lr);
   EMBER_OPTIM_ARG(double, momentum) = 0;
   EMBER_OPTIM_ARG(double, alpha) = 0.99;

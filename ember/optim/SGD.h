@@ -9,7 +9,7 @@ namespace ember::optim {
 /// Python keys, in order: lr, momentum, dampening, weight_decay, nesterov, maximize, foreach, differentiable.
 struct SGDOptions : public OptimizerCloneableOptions<SGDOptions> {
   /// lr is required, as in PyTorch.
-  explicit SGDOptions(double lr) : lr_(lr) {}
+  SGDOptions(double lr) : lr_(lr) {}
   EMBER_OPTIM_ARG(double, lr);
   EMBER_OPTIM_ARG(double, momentum) = 0;
   EMBER_OPTIM_ARG(double, dampening) = 0;

@@ -77,3 +77,41 @@ TEST(LibTorchPort, FromBlobAndSaveLoad) {
 }
 
 }  // namespace
+
+namespace {
+
+struct NetImpl : ember::nn::Module {
+  NetImpl() : fc(register_module("fc", ember::nn::Linear(4, 2))) {}
+  ember::Tensor forward(const ember::Tensor& x) { return fc->forward(x); }
+  ember::nn::Linear fc{nullptr};
+};
+
+// LibTorch's MNIST-example idioms: a module held by std::make_shared, SGD(params, /*lr=*/0.01), t[i], and
+// printing sizes, dtypes and devices.
+TEST(LibTorchPort, MnistExampleIdioms) {
+  ember::manual_seed(0);
+  auto net = std::make_shared<NetImpl>();
+  ember::optim::SGD optimizer(net->parameters(), /*lr=*/0.01);
+  auto x = ember::ones({3, 4});
+  auto loss = net->forward(x).sum();
+  optimizer.zero_grad();
+  loss.backward();
+  optimizer.step();
+
+  std::string path = ::testing::TempDir() + "/libtorch_port_net.ember";
+  ember::save(net, path);
+  auto loaded = std::make_shared<NetImpl>();
+  ember::load(loaded, path);
+  EXPECT_TRUE(ember::equal(loaded->forward(x), net->forward(x)));
+  std::shared_ptr<NetImpl> empty;
+  EXPECT_THROW(ember::save(empty, path), ember::Error);
+
+  auto t = ember::arange(6, ember::kFloat32).reshape({2, 3});
+  EXPECT_EQ(t[1][2].item<float>(), 5.0f);
+  EXPECT_THROW(t[2], ember::Error);
+  std::ostringstream out;
+  out << t.sizes() << " " << t.dtype() << " " << t.device();
+  EXPECT_EQ(out.str(), "[2, 3] float32 cpu");
+}
+
+}  // namespace

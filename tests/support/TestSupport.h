@@ -11,8 +11,7 @@
 #include "ember/core/Tensor.h"
 
 namespace ember {
-// gtest prints these in failure messages (found by argument-dependent lookup).
-inline std::ostream& operator<<(std::ostream& os, DType t) { return os << dtype_name(t); }
+// gtest prints these in failure messages (found by argument-dependent lookup; DType prints by its own operator<<).
 inline std::ostream& operator<<(std::ostream& os, ErrorKind k) {
   const char* names[] = {"Runtime", "Index", "Type", "Value", "NotImplemented"};
   return os << names[static_cast<int>(k)];
