@@ -17,16 +17,11 @@
 #include <sstream>
 
 #include "benchmarks/bench_cases.h"
+#include "benchmarks/bench_cli.h"
 
 namespace {
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> r;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) r.push_back(item);
-  return r;
-}
+using bench_cli::split;
 
 bool wanted(const std::vector<std::string>& filter, const std::string& op) {
   if (filter.empty()) return true;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "benchmarks/latency.h"
+#include "benchmarks/bench_cli.h"
 
 namespace latency {
 
@@ -38,19 +39,9 @@ std::vector<float> input_values(int64_t numel) {
 
 namespace {
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> r;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) r.push_back(item);
-  return r;
-}
-
-std::vector<int> split_ints(const std::string& s) {
-  std::vector<int> r;
-  for (const std::string& item : split(s)) r.push_back(std::stoi(item));
-  return r;
-}
+using bench_cli::quantile;
+using bench_cli::split;
+using bench_cli::split_ints;
 
 struct Entry {
   std::string name;
@@ -67,11 +58,6 @@ struct Model {
 
 const Model kModels[] = {{"cnn", {1, 28, 28}}, {"mlp", {28 * 28}}};
 
-double quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -81,12 +67,7 @@ int main(int argc, char** argv) {
   int rounds = 40, calls = 25, warmup = 30;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    auto value = [&](const char* flag) -> std::string {
-      std::string f = std::string(flag) + "=";
-      if (a.rfind(f, 0) == 0) return a.substr(f.size());
-      if (a == flag && i + 1 < argc) return argv[++i];
-      return {};
-    };
+    auto value = [&](const char* flag) { return bench_cli::flag_value(argc, argv, i, flag); };
     std::string v;
     if (!(v = value("--dir")).empty()) dir = v;
     else if (!(v = value("--model")).empty()) model_names = split(v);

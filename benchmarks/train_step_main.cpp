@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "benchmarks/train_step.h"
+#include "benchmarks/bench_cli.h"
 
 namespace train_step {
 
@@ -38,20 +39,10 @@ const char* model_name(Model m) { return m == Model::kCnn ? "cnn (AdamW)" : "mlp
 
 namespace {
 
+using bench_cli::quantile;
+using bench_cli::split;
+
 using train_step::Model;
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> r;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) r.push_back(item);
-  return r;
-}
-
-double quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
-}
 
 // The shared libraries of this process whose names say BLAS, LAPACK, oneDNN or OpenMP: what was loaded, as
 // opposed to what each framework says it calls.
@@ -95,12 +86,7 @@ int main(int argc, char** argv) {
   try {
     for (int i = 1; i < argc; ++i) {
       std::string a = argv[i];
-      auto value = [&](const char* flag) -> std::string {
-        std::string f = std::string(flag) + "=";
-        if (a.rfind(f, 0) == 0) return a.substr(f.size());
-        if (a == flag && i + 1 < argc) return argv[++i];
-        return {};
-      };
+      auto value = [&](const char* flag) { return bench_cli::flag_value(argc, argv, i, flag); };
       std::string v;
       if (!(v = value("--data-dir")).empty()) data_dir = v;
       else if (!(v = value("--models")).empty()) {
