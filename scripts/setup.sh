@@ -16,6 +16,7 @@ PACKAGES=(
   libfmt-dev                # formatting; a public dependency of Ember's headers
   libsleef-dev              # vectorized transcendental functions for the kernels
   libopenblas-openmp-dev    # BLAS/LAPACK provider (OpenMP threading, as the kernels use)
+  libdnnl-dev               # oneDNN provider: float32 GEMM (Note [onednn gemm]); the OpenMP build
   zlib1g-dev libzip-dev     # the archive format of ember/serialize
   nlohmann-json3-dev        # JSON metadata in archives
   # --- Python extension ember._C and the op generator, for Debian's /usr/bin/python3 (3.11)

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "ember/api/init.h"
+#include "ember/backends/onednn/OneDNN.h"
 #include "ember/backends/openblas/OpenBLAS.h"
 #include "ember/dispatch/Library.h"
 #include "ember/jit/frontend/Tracer.h"
@@ -37,6 +38,7 @@ void init() {
     Library tracer(Library::Kind::Impl, "_", DispatchKey::Tracer, "ember/jit/frontend");
     jit::tracer::register_tracer_fallback(tracer);  // Note [tracing]
     backends::blas::register_provider();  // Note [providers]
+    backends::onednn::register_provider();  // Note [onednn gemm]
   });
 }
 

@@ -24,6 +24,28 @@ Tensor sum_to(const Tensor& g, IntArrayRef sizes) {
   return r;
 }
 
+Tensor maybe_multiply(const Tensor& t, const Scalar& s) {
+  const bool one = s.is_floating_point() ? s.to<double>() == 1.0 : s.is_bool() ? s.to<bool>() : s.to<int64_t>() == 1;
+  return one ? t : t * s;
+}
+
+namespace {
+// Whether a 2-D matrix is column-major and not also row-major (Note [mm backward layout]).
+bool column_major(const Tensor& m) {
+  return m.dim() == 2 && m.size(0) > 1 && m.size(1) > 1 && m.stride(0) == 1 && m.stride(1) >= m.size(0);
+}
+}  // namespace
+
+Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat1, const Tensor& mat2, const Scalar& alpha) {
+  if (column_major(mat1)) return maybe_multiply(ember::mm(mat2, grad.t()).t(), alpha);
+  return maybe_multiply(ember::mm(grad, mat2.t()), alpha);
+}
+
+Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, const Tensor& mat2, const Scalar& alpha) {
+  if (column_major(mat2)) return maybe_multiply(ember::mm(grad.t(), mat1).t(), alpha);
+  return maybe_multiply(ember::mm(mat1.t(), grad), alpha);
+}
+
 Tensor reduce_grad(const Tensor& grad, const InputMeta& input) {
   if (!grad.defined()) return grad;
   Tensor g = sum_to(grad, input.sizes);

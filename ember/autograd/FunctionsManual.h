@@ -21,6 +21,17 @@ namespace ember::autograd::detail {
 Tensor reduce_grad(const Tensor& grad, const InputMeta& input);
 /// Sums g (of a shape that `sizes` broadcasts to) down to `sizes`.
 Tensor sum_to(const Tensor& g, IntArrayRef sizes);
+/// t * s, or t itself when s is 1, so a gradient scaled by a default alpha or beta of 1 costs no pass.
+Tensor maybe_multiply(const Tensor& t, const Scalar& s);
+/// Note [mm backward layout]
+/// The gradients of alpha * (mat1 @ mat2) (mm, addmm; mat1 (m, k), mat2 (k, n), grad (m, n)) are computed in
+/// the layout of the input they belong to: mat1's is grad @ mat2^T, but when mat1 is column-major (a
+/// transposed view, like linear's weight.t()) it is computed as (mat2 @ grad^T)^T, a column-major result;
+/// the same for mat2. The view's own backward (t) then hands a row-major gradient to the parameter, which
+/// accumulates with a contiguous add instead of a transposing one (the same products, so the same values up to
+/// float rounding; PyTorch's mm_mat1_backward/mm_mat2_backward choose layouts likewise).
+Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat1, const Tensor& mat2, const Scalar& alpha);
+Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, const Tensor& mat2, const Scalar& alpha);
 /// grad of sum(self, dims, keepdim) w.r.t. self: re-insert the reduced dims and expand to `sizes`.
 Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef dims, bool keepdim);
 /// grad of mean(self, dims, keepdim): sum_backward divided by the number of averaged elements.

@@ -81,7 +81,13 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   }
   if (!m->grad.defined()) {
     // A fresh contiguous tensor: the incoming gradient may be a broadcast view or the user's own tensor.
-    m->grad = ember::clone(g, MemoryFormat::Contiguous);
+    // Note [stealing gradients]: a contiguous gradient nothing else refers to (this node holds the only
+    // reference to the tensor and to its storage, which it fills exactly) becomes .grad itself, as
+    // PyTorch's AccumulateGrad steals it: no copy when zero_grad() set .grad to None.
+    const bool sole = g.use_count() == 1 && g.impl()->storage().use_count() == 1 && g.is_contiguous() &&
+                      g.impl()->storage_offset() == 0 &&
+                      g.impl()->storage()->nbytes() == static_cast<size_t>(g.numel()) * element_size(g.dtype());
+    m->grad = sole ? std::move(g) : ember::clone(g, MemoryFormat::Contiguous);
   } else {
     m->grad.add_(g);
   }

@@ -5,6 +5,7 @@
 
 #include "dtype.h"
 #include "ember/autograd/autograd.h"
+#include "ember/backends/onednn/OneDNN.h"
 #include "ember/backends/openblas/OpenBLAS.h"
 #include "ember/data/Idx.h"
 #include "ember/dispatch/LoadLibrary.h"
@@ -419,6 +420,8 @@ PYBIND11_MODULE(_C, m) {
         "Switches the provider called name on or off. Raises RuntimeError for an unknown name.");
   m.def("_blas_config", &backends::blas::config,
         "OpenBLAS's build configuration, the core it chose and the path of the loaded library.");
+  m.def("_onednn_config", &backends::onednn::config,
+        "oneDNN's version, its CPU threading runtime and the path of the loaded library.");
   m.def("_set_printoptions", [](int precision, int64_t threshold, int64_t edgeitems, int64_t linewidth,
                                 std::optional<bool> sci_mode) {
     PrintOptions& o = print_options();

@@ -110,15 +110,26 @@ TEST(GemmProviders, BlasIsRegisteredForFloatingTypes) {
   for (const auto& k : kernels) has_blas |= k.provider->name() == "blas";
   EXPECT_TRUE(has_blas);
   ASSERT_TRUE(backends::blas::enabled());
-  for (DType d : {kFloat32, kFloat64}) {
-    const auto* k = cpu::gemm_providers().select(gemm_args(d));
-    ASSERT_NE(k, nullptr) << d;
-    EXPECT_EQ(k->provider->name(), "blas");
-  }
+  // float32 products go to oneDNN first (Note [onednn gemm]), float64 and matrix-vector products to OpenBLAS.
+  const auto* k32 = cpu::gemm_providers().select(gemm_args(kFloat32));
+  ASSERT_NE(k32, nullptr);
+  EXPECT_EQ(k32->provider->name(), "onednn");
+  cpu::GemmArgs mv = gemm_args(kFloat32);
+  mv.n = 1;
+  mv.c.cols = mv.b.cols = 1;
+  ASSERT_NE(cpu::gemm_providers().select(mv), nullptr);
+  EXPECT_EQ(cpu::gemm_providers().select(mv)->provider->name(), "blas");
+  const auto* k64 = cpu::gemm_providers().select(gemm_args(kFloat64));
+  ASSERT_NE(k64, nullptr);
+  EXPECT_EQ(k64->provider->name(), "blas");
   for (DType d : {kInt32, kInt64, kFloat16, kBFloat16, kBool}) EXPECT_EQ(cpu::gemm_providers().select(gemm_args(d)), nullptr) << d;
+  backends::onednn::set_enabled(false);
+  EXPECT_EQ(cpu::gemm_providers().select(gemm_args(kFloat32))->provider->name(), "blas");
   backends::blas::set_enabled(false);
   EXPECT_EQ(cpu::gemm_providers().select(gemm_args(kFloat32)), nullptr);
   backends::blas::set_enabled(true);
+  backends::onednn::set_enabled(true);
+  EXPECT_NE(backends::onednn::config().find("oneDNN"), std::string::npos) << backends::onednn::config();
   EXPECT_NE(backends::blas::config().find("OpenBLAS"), std::string::npos) << backends::blas::config();
   EXPECT_NE(backends::blas::config().find("openblas-openmp"), std::string::npos) << backends::blas::config();
 }

@@ -2,8 +2,10 @@
 1-D/2-D, batched with broadcasting), mm, bmm, mv, dot, outer/ger, addmm, baddbmm, linear, their out= and in-place
 forms, the `@` operator; every dtype, empty and zero-size dims, non-contiguous, transposed and broadcast
 (stride-0) operands, NaN/inf, and the errors PyTorch raises (type and message). Float products run with the
-OpenBLAS provider on and off (the `blas` fixture) and both must match PyTorch; bool and (where PyTorch 1.13
+providers in each setting (the `blas` fixture: oneDNN and OpenBLAS on; oneDNN off; both off, the reference
+kernel) and all must match PyTorch; bool and (where PyTorch 1.13
 lacks them) float16 products are Ember extensions compared with NumPy / a float32 computation."""
+import contextlib
 import re
 
 import numpy as np
@@ -28,10 +30,22 @@ def tol(dtype):
     return TOL.get(dtype, {})
 
 
-@pytest.fixture(params=[True, False], ids=["blas", "reference"])
+PROVIDER_SETTINGS = {"onednn": (True, True), "blas": (False, True), "reference": (False, False)}
+
+
+@contextlib.contextmanager
+def providers(setting):
+    """oneDNN and OpenBLAS switched as PROVIDER_SETTINGS[setting] says, restored afterwards."""
+    onednn, blas = PROVIDER_SETTINGS[setting]
+    with ember.backends.onednn.flags(enabled=onednn), ember.backends.blas.flags(enabled=blas):
+        yield
+
+
+@pytest.fixture(params=list(PROVIDER_SETTINGS))
 def blas(request):
-    """Runs the test with the OpenBLAS provider on, then off (the reference kernel)."""
-    with ember.backends.blas.flags(enabled=request.param):
+    """Runs the test with oneDNN and OpenBLAS on (oneDNN serves float32 products, Note [onednn gemm]), then
+    with OpenBLAS alone, then with neither (the reference kernel)."""
+    with providers(request.param):
         yield request.param
 
 
@@ -617,14 +631,14 @@ def test_matmul_operator_rejects_non_tensors(other):
 def test_blas_switch():
     assert ember.backends.blas.enabled is True
     assert ember.backends.blas.is_available()
-    assert ember.backends.providers() == {"blas": True}
+    assert ember.backends.providers() == {"blas": True, "onednn": True}
     cfg = ember.backends.blas.config()
     assert "OpenBLAS" in cfg and "openblas-openmp" in cfg, cfg
     ember.backends.blas.enabled = False
     try:
         assert ember.backends.blas.enabled is False
         assert ember._C._get_provider_enabled("blas") is False
-        assert ember.backends.providers() == {"blas": False}
+        assert ember.backends.providers() == {"blas": False, "onednn": True}
     finally:
         ember.backends.blas.enabled = True
     with ember.backends.blas.flags(enabled=False):
@@ -637,32 +651,47 @@ def test_blas_switch():
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("shapes", [((64, 200), (200, 48)), ((1, 300), (300, 70)), ((70, 300), (300, 1)),
                                     ((4, 30, 20), (4, 20, 10)), ((3, 1, 100), (1, 100, 90))], ids=str)
-def test_blas_matches_reference(shapes, dtype):
-    a = make_tensor(shapes[0], dtype, layout="transposed")
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "strided"])
+@pytest.mark.parametrize("setting", ["onednn", "blas"])
+def test_providers_match_reference(shapes, dtype, layout, setting):
+    a = make_tensor(shapes[0], dtype, layout=layout)
     b = make_tensor(shapes[1], dtype, seed=1)
-    on = ember.matmul(a, b)
-    with ember.backends.blas.flags(enabled=False):
+    with providers(setting):
+        on = ember.matmul(a, b)
+    with providers("reference"):
         off = ember.matmul(a, b)
     assert_same(on, to_torch(off), **tol(dtype))
 
 
-@pytest.mark.parametrize("enabled", [True, False], ids=["blas", "reference"])
-def test_results_are_deterministic(enabled):
+def test_onednn_switch():
+    """oneDNN serves float32 products with m, n > 1 (Note [onednn gemm]); switched off, OpenBLAS does."""
+    assert ember.backends.onednn.enabled is True
+    assert ember.backends.onednn.is_available()
+    cfg = ember.backends.onednn.config()
+    assert cfg.startswith("oneDNN ") and "OpenMP" in cfg and "libdnnl" in cfg, cfg
+    with ember.backends.onednn.flags(enabled=False):
+        assert not ember.backends.onednn.enabled
+        assert ember.backends.providers() == {"blas": True, "onednn": False}
+    assert ember.backends.onednn.enabled
+
+
+@pytest.mark.parametrize("setting", ["onednn", "blas", "reference"])
+def test_results_are_deterministic(setting):
     """The same call gives the same bits every time; the reference kernel's results do not depend on the thread
-    count either (each output sums its products in order). OpenBLAS's may (its kernels block differently on
-    one thread), as PyTorch's on the same library."""
+    count either (each output sums its products in order). oneDNN's and OpenBLAS's may (their kernels block
+    differently on one thread), as PyTorch's on the same libraries."""
     a, b = make_tensor((67, 129), "float32"), make_tensor((129, 75), "float32", seed=1)
     old = ember.get_num_threads()
     results = []
     try:
-        with ember.backends.blas.flags(enabled=enabled):
+        with providers(setting):
             for n in (1, 1, 2, 2):
                 ember.set_num_threads(n)
                 results.append((to_numpy(ember.mm(a, b)),
                                 to_numpy(ember.bmm(a.expand(3, 67, 129), b.expand(3, 129, 75)))))
     finally:
         ember.set_num_threads(old)
-    pairs = [(0, 1), (2, 3)] + ([] if enabled else [(0, 2)])
+    pairs = [(0, 1), (2, 3)] + ([(0, 2)] if setting == "reference" else [])
     for i, j in pairs:
         for x, y in zip(results[i], results[j]):
             np.testing.assert_array_equal(x, y)

@@ -1,5 +1,5 @@
 """max_pool2d's path for windows wholly inside the input (Note [max pooling inside the input] in
-ember/kernels/cpu/pool.cpp) against PyTorch 1.13: values and indices, with NaN, ties and -inf in the windows,
+ember/kernels/cpu/pool.cpp, and its 2x2 case, Note [2x2 max pooling]) against PyTorch 1.13: values and indices, with NaN, ties and -inf in the windows,
 several kernel/stride shapes (overlapping, strided, wider than a 64-column block), float32 and float64, and the
 general path's cases next to them (padding, dilation, ceil_mode windows past the edge)."""
 import numpy as np
@@ -19,6 +19,10 @@ def pool_both(x, **kw):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("shape, kw", [
     ((1, 32, 28, 28), dict(kernel_size=2)),
+    ((2, 3, 14, 14), dict(kernel_size=2)),  # the 2x2 path (Note [2x2 max pooling]): 7 outputs, a partial group
+    ((2, 3, 27, 27), dict(kernel_size=2)),  # odd sizes: the last input row and column belong to no window
+    ((1, 2, 4, 2), dict(kernel_size=2)),  # one output per row
+    ((1, 1, 6, 22), dict(kernel_size=2, stride=2)),  # 11 outputs: two whole groups of four and a partial one
     ((2, 3, 9, 11), dict(kernel_size=3, stride=1)),
     ((1, 2, 7, 150), dict(kernel_size=(2, 3), stride=(1, 2))),  # 74 output columns: two blocks
     ((3, 5, 5), dict(kernel_size=2, stride=2)),

@@ -3985,8 +3985,8 @@ variable_list MmBackward0::apply(variable_list&& grads) {
   const std::shared_ptr<Node> self_node = shared_from_this();
   const Tensor self = self_.unpack(self_node);
   const Tensor mat2 = mat2_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(ember::mm(grad, mat2.t()), input_meta[0]);
-  if (needs_input_grad(1)) out[1] = reduce_grad(ember::mm(self.t(), grad), input_meta[1]);
+  if (needs_input_grad(0)) out[0] = reduce_grad(mm_mat1_backward(grad, self, mat2, 1), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(mm_mat2_backward(grad, self, mat2, 1), input_meta[1]);
   return out;
 }
 
@@ -4137,9 +4137,9 @@ variable_list AddmmBackward0::apply(variable_list&& grads) {
   const Tensor mat2 = mat2_.unpack(self_node);
   const Scalar& beta = beta_;
   const Scalar& alpha = alpha_;
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * beta, input_meta[0]);
-  if (needs_input_grad(1)) out[1] = reduce_grad(ember::mm(grad, mat2.t()) * alpha, input_meta[1]);
-  if (needs_input_grad(2)) out[2] = reduce_grad(ember::mm(mat1.t(), grad) * alpha, input_meta[2]);
+  if (needs_input_grad(0)) out[0] = reduce_grad(maybe_multiply(grad, beta), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(mm_mat1_backward(grad, mat1, mat2, alpha), input_meta[1]);
+  if (needs_input_grad(2)) out[2] = reduce_grad(mm_mat2_backward(grad, mat1, mat2, alpha), input_meta[2]);
   return out;
 }
 
@@ -4194,9 +4194,9 @@ variable_list BaddbmmBackward0::apply(variable_list&& grads) {
   const Tensor batch2 = batch2_.unpack(self_node);
   const Scalar& beta = beta_;
   const Scalar& alpha = alpha_;
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * beta, input_meta[0]);
-  if (needs_input_grad(1)) out[1] = reduce_grad(ember::bmm(grad, batch2.transpose(1, 2)) * alpha, input_meta[1]);
-  if (needs_input_grad(2)) out[2] = reduce_grad(ember::bmm(batch1.transpose(1, 2), grad) * alpha, input_meta[2]);
+  if (needs_input_grad(0)) out[0] = reduce_grad(maybe_multiply(grad, beta), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(maybe_multiply(ember::bmm(grad, batch2.transpose(1, 2)), alpha), input_meta[1]);
+  if (needs_input_grad(2)) out[2] = reduce_grad(maybe_multiply(ember::bmm(batch1.transpose(1, 2), grad), alpha), input_meta[2]);
   return out;
 }
 

@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
-#include <optional>
 #include <vector>
 
 #include "ember/kernels/cpu/Gemm.h"
+#include "ember/kernels/cpu/GemmOperands.h"
 #include "ember/kernels/cpu/Parallel.h"
 
 namespace ember::backends::blas {
@@ -59,22 +59,9 @@ struct Blas<double> {
 
 constexpr int64_t kBlasMax = INT_MAX;  // blasint is int in Debian's (LP64) OpenBLAS
 
-// How BLAS reads a (rows, cols) matrix with the given element strides in a row-major call: as it is
-// (NoTrans, row i at ld * i) or as the transpose of a row-major matrix (Trans, column j at ld * j). None when
-// neither dim has a unit stride (or the other stride does not span it).
-struct Layout {
-  CBLAS_TRANSPOSE trans;
-  int64_t ld;
-};
-std::optional<Layout> layout_of(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
-  switch (cpu::matrix_layout(rows, cols, rs, cs)) {
-    case cpu::MatrixLayout::RowMajor: return Layout{CblasNoTrans, rows <= 1 ? std::max<int64_t>(1, cols) : rs};
-    case cpu::MatrixLayout::ColMajor: return Layout{CblasTrans, cols <= 1 ? std::max<int64_t>(1, rows) : cs};
-    case cpu::MatrixLayout::Other: break;
-  }
-  return std::nullopt;
-}
-CBLAS_TRANSPOSE flip(CBLAS_TRANSPOSE t) { return t == CblasNoTrans ? CblasTrans : CblasNoTrans; }
+// BLAS's trans flag for a BlasLayout (GemmOperands.h).
+CBLAS_TRANSPOSE trans_of(const cpu::BlasLayout& l) { return l.trans ? CblasTrans : CblasNoTrans; }
+CBLAS_TRANSPOSE flip(const cpu::BlasLayout& l) { return l.trans ? CblasNoTrans : CblasTrans; }
 
 bool fits(int64_t v) { return v >= -kBlasMax && v <= kBlasMax; }
 
@@ -85,30 +72,8 @@ bool supports(const GemmArgs& g) {
     if (!fits(v)) return false;
   // C is written in place, so it needs a BLAS layout (the op kernels guarantee one, see Note [gemm]); A and B
   // are packed when they have none.
-  return layout_of(g.c.rows, g.c.cols, g.c.row_stride, g.c.col_stride).has_value();
+  return cpu::blas_layout(g.c.rows, g.c.cols, g.c.row_stride, g.c.col_stride).has_value();
 }
-
-// One operand of one matrix of the batch: its address and how BLAS reads it, packed to row-major first when
-// its strides fit no BLAS layout (a slice with a step in both dims, a broadcast with stride 0, ...).
-template <class T>
-struct Operand {
-  const T* data;
-  Layout layout;
-  std::vector<T> packed;
-
-  Operand(const MatrixRef& r, int64_t batch_index) {
-    data = static_cast<const T*>(r.data) + batch_index * r.batch_stride;
-    if (auto l = layout_of(r.rows, r.cols, r.row_stride, r.col_stride)) {
-      layout = *l;
-      return;
-    }
-    packed.resize(static_cast<size_t>(r.rows * r.cols));
-    for (int64_t i = 0; i < r.rows; ++i)
-      for (int64_t j = 0; j < r.cols; ++j) packed[i * r.cols + j] = data[i * r.row_stride + j * r.col_stride];
-    data = packed.data();
-    layout = Layout{CblasNoTrans, r.cols};
-  }
-};
 
 // The increment BLAS steps a vector with: its stride, or 1 for a single element. A stride of 0 (a broadcast)
 // has no BLAS meaning and is packed.
@@ -141,10 +106,10 @@ void run_one(const GemmArgs& g, int64_t b, T alpha, T beta) {
     return;
   }
   if (n == 1) {  // gemv: y (m) = A (m, k) x (k)
-    Operand<T> A(g.a, b);
+    cpu::BlasOperand<T> A(g.a, b);
     Vector<T> x(b0, k, g.b.row_stride);
     const int64_t incy = m <= 1 ? 1 : g.c.row_stride;
-    if (A.layout.trans == CblasNoTrans)
+    if (!A.layout.trans)
       Blas<T>::gemv(CblasNoTrans, static_cast<blasint>(m), static_cast<blasint>(k), alpha, A.data,
                     static_cast<blasint>(A.layout.ld), x.data, static_cast<blasint>(x.inc), beta, c,
                     static_cast<blasint>(incy));
@@ -155,10 +120,10 @@ void run_one(const GemmArgs& g, int64_t b, T alpha, T beta) {
     return;
   }
   if (m == 1) {  // gemv on B's transpose: y (n) = B^T (n, k) x (k)
-    Operand<T> B(g.b, b);
+    cpu::BlasOperand<T> B(g.b, b);
     Vector<T> x(a0, k, g.a.col_stride);
     const int64_t incy = g.c.col_stride;
-    if (B.layout.trans == CblasNoTrans)  // B row-major (k, n): y = B^T x
+    if (!B.layout.trans)  // B row-major (k, n): y = B^T x
       Blas<T>::gemv(CblasTrans, static_cast<blasint>(k), static_cast<blasint>(n), alpha, B.data,
                     static_cast<blasint>(B.layout.ld), x.data, static_cast<blasint>(x.inc), beta, c,
                     static_cast<blasint>(incy));
@@ -168,34 +133,23 @@ void run_one(const GemmArgs& g, int64_t b, T alpha, T beta) {
                     static_cast<blasint>(incy));
     return;
   }
-  Operand<T> A(g.a, b), B(g.b, b);
-  const Layout lc = *layout_of(m, n, g.c.row_stride, g.c.col_stride);
-  if (lc.trans == CblasNoTrans) {
-    Blas<T>::gemm(A.layout.trans, B.layout.trans, static_cast<blasint>(m), static_cast<blasint>(n),
+  cpu::BlasOperand<T> A(g.a, b), B(g.b, b);
+  const cpu::BlasLayout lc = *cpu::blas_layout(m, n, g.c.row_stride, g.c.col_stride);
+  if (!lc.trans) {
+    Blas<T>::gemm(trans_of(A.layout), trans_of(B.layout), static_cast<blasint>(m), static_cast<blasint>(n),
                   static_cast<blasint>(k), alpha, A.data, static_cast<blasint>(A.layout.ld), B.data,
                   static_cast<blasint>(B.layout.ld), beta, c, static_cast<blasint>(lc.ld));
   } else {  // C column-major: compute C^T (n, m) = B^T A^T
-    Blas<T>::gemm(flip(B.layout.trans), flip(A.layout.trans), static_cast<blasint>(n), static_cast<blasint>(m),
+    Blas<T>::gemm(flip(B.layout), flip(A.layout), static_cast<blasint>(n), static_cast<blasint>(m),
                   static_cast<blasint>(k), alpha, B.data, static_cast<blasint>(B.layout.ld), A.data,
                   static_cast<blasint>(A.layout.ld), beta, c, static_cast<blasint>(lc.ld));
   }
 }
 
-// Below this many multiply-adds per matrix, a batch runs one matrix per thread (OpenBLAS then stays on one
-// thread inside the parallel region); above it, matrices run one after another on all of OpenBLAS's threads.
-constexpr int64_t kSmallMatrix = 1 << 18;
-
 template <class T>
 void run_typed(const GemmArgs& g) {
   const T alpha = g.alpha.to<T>(), beta = g.beta.to<T>();
-  if (g.batch > 1 && g.m * g.n * g.k <= kSmallMatrix) {
-    cpu::parallel_for(g.batch, std::max<int64_t>(1, cpu::kGrainSize / std::max<int64_t>(1, g.m * g.n * g.k)),
-                      [&](int64_t b0, int64_t b1) {
-                        for (int64_t b = b0; b < b1; ++b) run_one<T>(g, b, alpha, beta);
-                      });
-    return;
-  }
-  for (int64_t b = 0; b < g.batch; ++b) run_one<T>(g, b, alpha, beta);
+  cpu::for_each_matrix(g, [&](int64_t b) { run_one<T>(g, b, alpha, beta); });
 }
 
 void run(const GemmArgs& g) {

@@ -13,12 +13,14 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "ember/kernels/cpu/Dispatch.h"
 #include "ember/kernels/cpu/Loops.h"
 #include "ember/kernels/cpu/Parallel.h"
 #include "ember/kernels/cpu/generated/CPUKernels.h"
+#include "ember/kernels/cpu/isa/VecLoops.h"
 
 namespace ember::cpu {
 
@@ -37,26 +39,68 @@ std::vector<double> read_param(const std::optional<Tensor>& p, int64_t n, double
 bool defined(const std::optional<Tensor>& t) { return t && t->defined(); }
 
 
-// Mean and sum of squared deviations of len elements of x, in double.
+// The per-element passes (Note [normalization loops]): the instruction-set builds for float and double, plain
+// loops in the operation type for the 16-bit types.
 template <class T>
-std::pair<double, double> moments(const T* x, int64_t len) {
+constexpr bool kVectorized = std::is_same_v<T, float> || std::is_same_v<T, double>;
+
+// Sum of len elements of x, in double.
+template <class T>
+double sum_of(const T* x, int64_t len) {
+  if constexpr (kVectorized<T>) return sum_contiguous(x, len);
   double s = 0;
   for (int64_t i = 0; i < len; ++i) s += static_cast<double>(static_cast<opmath_t<T>>(x[i]));
-  const double mean = s / static_cast<double>(len);
+  return s;
+}
+
+// Sum of (x[i] - mean)^2 over len elements, in double.
+template <class T>
+double squared_deviations(const T* x, int64_t len, double mean) {
+  if constexpr (kVectorized<T>) return norm_loops<T>().sum_squared_deviations(x, len, mean);
   double m2 = 0;
   for (int64_t i = 0; i < len; ++i) {
     const double d = static_cast<double>(static_cast<opmath_t<T>>(x[i])) - mean;
     m2 += d * d;
   }
-  return {mean, m2};
+  return m2;
 }
 
-// out[i] = x[i] * a + b over len elements.
+// sums[0] += sum of g[i], sums[1] += sum of g[i] * (x[i] - mean) over len elements, in double.
+template <class T>
+void grad_deviations(const T* g, const T* x, int64_t len, double mean, double* sums) {
+  if constexpr (kVectorized<T>) return norm_loops<T>().sum_grad_deviations(g, x, len, mean, sums);
+  using M = opmath_t<T>;
+  for (int64_t i = 0; i < len; ++i) {
+    const double gv = static_cast<double>(static_cast<M>(g[i]));
+    sums[0] += gv;
+    sums[1] += gv * (static_cast<double>(static_cast<M>(x[i])) - mean);
+  }
+}
+
+// Mean and sum of squared deviations of len elements of x, in double.
+template <class T>
+std::pair<double, double> moments(const T* x, int64_t len) {
+  const double mean = sum_of(x, len) / static_cast<double>(len);
+  return {mean, squared_deviations(x, len, mean)};
+}
+
+// out[i] = x[i] * a + b over len elements, in the operation type.
 template <class T>
 void affine(const T* x, T* out, int64_t len, double a, double b) {
   using M = opmath_t<T>;
   const M am = static_cast<M>(a), bm = static_cast<M>(b);
+  if constexpr (kVectorized<T>) return norm_loops<T>().scale_shift(x, out, len, am, bm);
   for (int64_t i = 0; i < len; ++i) out[i] = static_cast<T>(static_cast<M>(x[i]) * am + bm);
+}
+
+// out[i] = (g[i] * a + x[i] * b) + d over len elements, in the operation type.
+template <class T>
+void affine2(const T* g, const T* x, T* out, int64_t len, double a, double b, double d) {
+  using M = opmath_t<T>;
+  const M am = static_cast<M>(a), bm = static_cast<M>(b), dm = static_cast<M>(d);
+  if constexpr (kVectorized<T>) return norm_loops<T>().scale_shift2(g, x, out, len, am, bm, dm);
+  for (int64_t i = 0; i < len; ++i)
+    out[i] = static_cast<T>(static_cast<M>(g[i]) * am + static_cast<M>(x[i]) * bm + dm);
 }
 
 // A vector of doubles as a 1-D tensor of dtype dt.
@@ -124,19 +168,10 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
       parallel_for(C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, n)), [&](int64_t cb, int64_t ce) {
         for (int64_t c = cb; c < ce; ++c) {
           double s = 0;
-          for (int64_t i = 0; i < N; ++i) {
-            const T* row = xp + (i * C + c) * HW;
-            for (int64_t k = 0; k < HW; ++k) s += static_cast<double>(static_cast<opmath_t<T>>(row[k]));
-          }
+          for (int64_t i = 0; i < N; ++i) s += sum_of(xp + (i * C + c) * HW, HW);
           const double mu = s / static_cast<double>(n);
           double q = 0;
-          for (int64_t i = 0; i < N; ++i) {
-            const T* row = xp + (i * C + c) * HW;
-            for (int64_t k = 0; k < HW; ++k) {
-              const double d = static_cast<double>(static_cast<opmath_t<T>>(row[k])) - mu;
-              q += d * d;
-            }
-          }
+          for (int64_t i = 0; i < N; ++i) q += squared_deviations(xp + (i * C + c) * HW, HW, mu);
           mean[c] = mu;
           m2[c] = q;
           const double var = q / static_cast<double>(n);
@@ -220,34 +255,17 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
   std::vector<double> sum_dy(static_cast<size_t>(C)), sum_dy_xmu(static_cast<size_t>(C));
   Tensor gi = output_mask[0] ? make_empty(input.sizes(), input.dtype()) : Tensor();
   dispatch_dtypes<kFloatingTypes>(input.dtype(), op, [&]<class T>() {
-    using M = opmath_t<T>;
     const T* xp = x.data_ptr<T>();
     const T* gp = dy.data_ptr<T>();
     const bool need_sums = output_mask[1] || output_mask[2] || (output_mask[0] && train);
     if (need_sums) {
       parallel_for(C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, n)), [&](int64_t cb, int64_t ce) {
         for (int64_t c = cb; c < ce; ++c) {
-          // Four partial sums: independent additions instead of one dependent chain.
-          double s[4] = {0, 0, 0, 0}, q[4] = {0, 0, 0, 0};
-          const double mu = mean[c];
-          for (int64_t i = 0; i < N; ++i) {
-            const T* xr = xp + (i * C + c) * HW;
-            const T* gr = gp + (i * C + c) * HW;
-            int64_t k = 0;
-            for (; k + 4 <= HW; k += 4)
-              for (int j = 0; j < 4; ++j) {
-                const double g = static_cast<double>(static_cast<M>(gr[k + j]));
-                s[j] += g;
-                q[j] += g * (static_cast<double>(static_cast<M>(xr[k + j])) - mu);
-              }
-            for (; k < HW; ++k) {
-              const double g = static_cast<double>(static_cast<M>(gr[k]));
-              s[0] += g;
-              q[0] += g * (static_cast<double>(static_cast<M>(xr[k])) - mu);
-            }
-          }
-          sum_dy[c] = (s[0] + s[1]) + (s[2] + s[3]);
-          sum_dy_xmu[c] = (q[0] + q[1]) + (q[2] + q[3]);
+          double sums[2] = {0, 0};
+          for (int64_t i = 0; i < N; ++i)
+            grad_deviations(gp + (i * C + c) * HW, xp + (i * C + c) * HW, HW, mean[c], sums);
+          sum_dy[c] = sums[0];
+          sum_dy_xmu[c] = sums[1];
         }
       });
     }
@@ -267,9 +285,7 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
           b = -k * a;
           d = (mean[c] * k - sum_dy[c] / static_cast<double>(n)) * a;
         }
-        const M am = static_cast<M>(a), bm = static_cast<M>(b), dm = static_cast<M>(d);
-        for (int64_t i = 0; i < HW; ++i)
-          out[i] = static_cast<T>(static_cast<M>(gr[i]) * am + static_cast<M>(xr[i]) * bm + dm);
+        affine2(gr, xr, out, HW, a, b, d);
       }
     });
   });

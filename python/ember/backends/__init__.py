@@ -48,4 +48,4 @@ def _install(module_name, provider):
     module.__class__ = type(f"{provider.capitalize()}Module", (_ProviderModule,), {"_provider": provider})
 
 
-from . import blas  # noqa: E402,F401  (after the helpers it uses)
+from . import blas, onednn  # noqa: E402,F401  (after the helpers they use)

@@ -42,6 +42,25 @@ double sum_contiguous(const double* x, int64_t n);
 void sum_columns(const float* x, int64_t stride, int64_t rows, int64_t w, double* acc);
 void sum_columns(const double* x, int64_t stride, int64_t rows, int64_t w, double* acc);
 
+// Note [normalization loops]
+// The per-element passes of batch_norm and its backward (kernels/cpu/norm.cpp), built per instruction set like
+// the loops above. The sums keep Note [vectorized sums]'s 32 double lanes and order, and every product is
+// rounded before it is added (never contracted into an FMA), so all builds give identical results:
+//   sum_squared_deviations  sum over [0, n) of (x[i] - mean)^2
+//   sum_grad_deviations     sums[0] += sum of g[i]; sums[1] += sum of g[i] * (x[i] - mean)
+//   scale_shift             out[i] = x[i] * a + b
+//   scale_shift2            out[i] = (g[i] * a + x[i] * b) + d
+template <class T>
+struct NormLoops {
+  double (*sum_squared_deviations)(const T* x, int64_t n, double mean);
+  void (*sum_grad_deviations)(const T* g, const T* x, int64_t n, double mean, double* sums);
+  void (*scale_shift)(const T* x, T* out, int64_t n, T a, T b);
+  void (*scale_shift2)(const T* g, const T* x, T* out, int64_t n, T a, T b, T d);
+};
+/// The loops of Note [normalization loops] for this CPU (T is float or double).
+template <class T>
+const NormLoops<T>& norm_loops();
+
 /// The instruction-set level in use: "default", "avx2" or "avx512".
 const char* cpu_capability();
 

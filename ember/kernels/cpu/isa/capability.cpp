@@ -8,6 +8,8 @@
 namespace ember::cpu {
 namespace default_isa {
 VecLoopFn vec_loop(VecOp op, DType dtype);
+NormLoops<float> norm_loops_f();
+NormLoops<double> norm_loops_d();
 double sum_contiguous_f(const float* x, int64_t n);
 double sum_contiguous_d(const double* x, int64_t n);
 void sum_columns_f(const float* x, int64_t stride, int64_t rows, int64_t w, double* acc);
@@ -15,6 +17,8 @@ void sum_columns_d(const double* x, int64_t stride, int64_t rows, int64_t w, dou
 }
 namespace avx2 {
 VecLoopFn vec_loop(VecOp op, DType dtype);
+NormLoops<float> norm_loops_f();
+NormLoops<double> norm_loops_d();
 double sum_contiguous_f(const float* x, int64_t n);
 double sum_contiguous_d(const double* x, int64_t n);
 void sum_columns_f(const float* x, int64_t stride, int64_t rows, int64_t w, double* acc);
@@ -22,6 +26,8 @@ void sum_columns_d(const double* x, int64_t stride, int64_t rows, int64_t w, dou
 }
 namespace avx512 {
 VecLoopFn vec_loop(VecOp op, DType dtype);
+NormLoops<float> norm_loops_f();
+NormLoops<double> norm_loops_d();
 double sum_contiguous_f(const float* x, int64_t n);
 double sum_contiguous_d(const double* x, int64_t n);
 void sum_columns_f(const float* x, int64_t stride, int64_t rows, int64_t w, double* acc);
@@ -53,12 +59,16 @@ struct Table {
   double (*sum_d)(const double*, int64_t);
   void (*cols_f)(const float*, int64_t, int64_t, int64_t, double*);
   void (*cols_d)(const double*, int64_t, int64_t, int64_t, double*);
+  NormLoops<float> norm_f;
+  NormLoops<double> norm_d;
   Table() : level(detect()) {
 #define EMBER_PICK(fn) (level == Level::Avx512 ? &avx512::fn : level == Level::Avx2 ? &avx2::fn : &default_isa::fn)
     sum_f = EMBER_PICK(sum_contiguous_f);
     sum_d = EMBER_PICK(sum_contiguous_d);
     cols_f = EMBER_PICK(sum_columns_f);
     cols_d = EMBER_PICK(sum_columns_d);
+    norm_f = (*EMBER_PICK(norm_loops_f))();
+    norm_d = (*EMBER_PICK(norm_loops_d))();
 #undef EMBER_PICK
     for (size_t i = 0; i < fns.size(); ++i) {
       for (int d = 0; d < 2; ++d) {
@@ -89,6 +99,15 @@ void sum_columns(const float* x, int64_t stride, int64_t rows, int64_t w, double
 }
 void sum_columns(const double* x, int64_t stride, int64_t rows, int64_t w, double* acc) {
   table().cols_d(x, stride, rows, w, acc);
+}
+
+template <>
+const NormLoops<float>& norm_loops<float>() {
+  return table().norm_f;
+}
+template <>
+const NormLoops<double>& norm_loops<double>() {
+  return table().norm_d;
 }
 
 const char* cpu_capability() {

@@ -377,21 +377,27 @@ inline void add_lanes(vsd& acc, const T* p) {
   }
 }
 
+constexpr int kLanesSum = 32;  // enough independent additions to hide the add latency
+constexpr int kAcc = kLanesSum / kW;
+
+// The 32 lanes added pairwise (lane k + h onto lane k, h = 16, 8, ..., 1), then the tail.
+inline double reduce_lanes(const vsd (&a)[kAcc], double tail) {
+  double s[kLanesSum];
+  std::memcpy(s, a, sizeof s);
+  for (int h = kLanesSum / 2; h >= 1; h /= 2)
+    for (int k = 0; k < h; ++k) s[k] += s[k + h];
+  return s[0] + tail;
+}
+
 template <class T>
 double sum_contiguous_t(const T* x, int64_t n) {
-  constexpr int kLanesSum = 32;  // enough independent additions to hide the add latency
-  constexpr int kAcc = kLanesSum / kW;
   vsd a[kAcc] = {};
   int64_t i = 0;
   for (; i + kLanesSum <= n; i += kLanesSum)
     for (int k = 0; k < kAcc; ++k) add_lanes(a[k], x + i + kW * k);
   double tail = 0;
   for (; i < n; ++i) tail += static_cast<double>(x[i]);
-  double s[kLanesSum];
-  std::memcpy(s, a, sizeof s);
-  for (int h = kLanesSum / 2; h >= 1; h /= 2)
-    for (int k = 0; k < h; ++k) s[k] += s[k + h];
-  return s[0] + tail;
+  return reduce_lanes(a, tail);
 }
 
 template <class T>
@@ -401,6 +407,93 @@ void sum_columns_t(const T* __restrict x, int64_t stride, int64_t rows, int64_t 
     for (int64_t j = 0; j < w; ++j) acc[j] += static_cast<double>(row[j]);
   }
 }
+
+// ---- normalization loops (Note [normalization loops])
+// Keeps a product of sum lanes from being contracted into the addition that follows (as unfused() does for
+// whole vectors). Only the FMA builds can contract; the default build's 32-byte lanes fit no register there.
+inline void keep_rounded(vsd& v) {
+#if defined(__FMA__)
+  asm("" : "+x"(v));
+#else
+  (void)v;
+#endif
+}
+
+// kW lanes of x as doubles (by reference, as add_lanes).
+template <class T>
+inline void load_lanes(vsd& v, const T* p) {
+  v = vsd{};
+  add_lanes(v, p);
+}
+
+template <class T>
+double sum_squared_deviations_t(const T* x, int64_t n, double mean) {
+  vsd a[kAcc] = {};
+  const vsd m = vsd{} + mean;
+  int64_t i = 0;
+  for (; i + kLanesSum <= n; i += kLanesSum)
+    for (int k = 0; k < kAcc; ++k) {
+      vsd d;
+      load_lanes(d, x + i + kW * k);
+      d -= m;
+      vsd sq = d * d;
+      keep_rounded(sq);
+      a[k] += sq;
+    }
+  double tail = 0;
+  for (; i < n; ++i) {
+    const double d = static_cast<double>(x[i]) - mean;
+    tail += unfused(d * d);
+  }
+  return reduce_lanes(a, tail);
+}
+
+template <class T>
+void sum_grad_deviations_t(const T* g, const T* x, int64_t n, double mean, double* sums) {
+  vsd s[kAcc] = {}, q[kAcc] = {};
+  const vsd m = vsd{} + mean;
+  int64_t i = 0;
+  for (; i + kLanesSum <= n; i += kLanesSum)
+    for (int k = 0; k < kAcc; ++k) {
+      vsd gv, d;
+      load_lanes(gv, g + i + kW * k);
+      load_lanes(d, x + i + kW * k);
+      d -= m;
+      s[k] += gv;
+      vsd p = gv * d;
+      keep_rounded(p);
+      q[k] += p;
+    }
+  double ts = 0, tq = 0;
+  for (; i < n; ++i) {
+    const double gv = static_cast<double>(g[i]);
+    ts += gv;
+    tq += unfused(gv * (static_cast<double>(x[i]) - mean));
+  }
+  sums[0] += reduce_lanes(s, ts);
+  sums[1] += reduce_lanes(q, tq);
+}
+
+template <class T>
+void scale_shift_t(const T* x, T* out, int64_t n, T a, T b) {
+  const vec_t<T> av = vec_t<T>{} + a, bv = vec_t<T>{} + b;
+  write_contiguous(out, n, [&](int64_t i) { return unfused(load(x + i) * av) + bv; },
+                   [&](int64_t i) { return unfused(x[i] * a) + b; });
+}
+
+template <class T>
+void scale_shift2_t(const T* g, const T* x, T* out, int64_t n, T a, T b, T d) {
+  const vec_t<T> av = vec_t<T>{} + a, bv = vec_t<T>{} + b, dv = vec_t<T>{} + d;
+  write_contiguous(out, n, [&](int64_t i) { return (unfused(load(g + i) * av) + unfused(load(x + i) * bv)) + dv; },
+                   [&](int64_t i) { return (unfused(g[i] * a) + unfused(x[i] * b)) + d; });
+}
+
+template <class T>
+NormLoops<T> norm_loops_t() {
+  return {&sum_squared_deviations_t<T>, &sum_grad_deviations_t<T>, &scale_shift_t<T>, &scale_shift2_t<T>};
+}
+NormLoops<float> norm_loops_f() { return norm_loops_t<float>(); }
+NormLoops<double> norm_loops_d() { return norm_loops_t<double>(); }
 
 double sum_contiguous_f(const float* x, int64_t n) { return sum_contiguous_t(x, n); }
 double sum_contiguous_d(const double* x, int64_t n) { return sum_contiguous_t(x, n); }
