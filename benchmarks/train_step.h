@@ -65,6 +65,8 @@ std::unique_ptr<Trainer> make_libtorch(Model m, const Data& data);
 /// The BLAS each framework says it uses (Ember: OpenBLAS's own configuration; LibTorch: its build
 /// configuration's BLAS line).
 std::string ember_blas();
+/// Switches Ember's oneDNN provider on or off (train_step_ember.cpp).
+void ember_set_onednn(bool on);
 std::string libtorch_blas();
 
 }  // namespace train_step

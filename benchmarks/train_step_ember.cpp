@@ -34,7 +34,12 @@ Data load_data(const std::string& dir, int64_t batch, int64_t batches) {
   return d;
 }
 
-std::string ember_blas() { return ember::backends::blas::config(); }
+std::string ember_blas() {
+  return ember::backends::blas::config() + "; " + ember::backends::onednn::config() +
+         (ember::backends::onednn::enabled() ? " (on)" : " (switched off by --providers blas)");
+}
+
+void ember_set_onednn(bool on) { ember::backends::onednn::set_enabled(on); }
 
 namespace {
 

@@ -5,7 +5,12 @@
 // 784-512-256-10 with SGD + momentum; batch 64.
 //
 //   build/benchmarks/ember_train_step_bench [--data-dir /usr/share/datasets/fashion-mnist] [--models cnn,mlp]
-//       [--threads 1,2] [--batch 64] [--batches 40] [--rounds 15] [--steps 10] [--warmup 10]
+//       [--threads 1,2] [--batch 64] [--batches 40] [--rounds 15] [--steps 10] [--warmup 10] [--providers all]
+//       [--sides ember,libtorch]
+//
+// --sides ember (or libtorch) times one framework alone, for profiling one side (perf record).
+// --providers blas switches Ember's oneDNN provider off (OpenBLAS then runs its GEMMs, Note [onednn gemm]), to
+// show what each provider contributes; the default, all, is Ember as it ships.
 //
 // Prints, per model and thread count, the median, 10th and 90th percentile of the step time on each side and
 // Ember's median over LibTorch's (the goal: at most 0.8). Before timing, LibTorch's model gets Ember's
@@ -72,7 +77,8 @@ struct Side {
 
 void usage() {
   std::fprintf(stderr, "usage: ember_train_step_bench [--data-dir DIR] [--models cnn,mlp] [--threads 1,2] "
-                       "[--batch N] [--batches N] [--rounds N] [--steps N] [--warmup N]\n");
+                       "[--batch N] [--batches N] [--rounds N] [--steps N] [--warmup N] [--providers all|blas] "
+                       "[--sides ember,libtorch]\n");
 }
 
 }  // namespace
@@ -83,6 +89,7 @@ int main(int argc, char** argv) {
   std::vector<int> threads{1, 2};
   int64_t batch = 64, batches = 40;
   int rounds = 15, steps = 10, warmup = 10;
+  bool run_ember = true, run_libtorch = true;
   try {
     for (int i = 1; i < argc; ++i) {
       std::string a = argv[i];
@@ -104,7 +111,17 @@ int main(int argc, char** argv) {
       else if (!(v = value("--rounds")).empty()) rounds = std::stoi(v);
       else if (!(v = value("--steps")).empty()) steps = std::stoi(v);
       else if (!(v = value("--warmup")).empty()) warmup = std::stoi(v);
-      else throw std::invalid_argument("unknown argument '" + a + "'");
+      else if (!(v = value("--providers")).empty()) {
+        if (v != "all" && v != "blas") throw std::invalid_argument("unknown --providers '" + v + "' (all, blas)");
+        train_step::ember_set_onednn(v == "all");
+      } else if (!(v = value("--sides")).empty()) {
+        run_ember = run_libtorch = false;
+        for (const std::string& side : split(v)) {
+          if (side == "ember") run_ember = true;
+          else if (side == "libtorch") run_libtorch = true;
+          else throw std::invalid_argument("unknown side '" + side + "' (ember, libtorch)");
+        }
+      } else throw std::invalid_argument("unknown argument '" + a + "'");
     }
     if (batch < 1 || batches < 1 || rounds < 1 || steps < 1 || warmup < 0 || threads.empty() || models.empty())
       throw std::invalid_argument("counts must be positive");
@@ -123,8 +140,8 @@ int main(int argc, char** argv) {
                 "p90_ms", "mean_loss", "ember/torch");
     for (Model m : models) {
       std::vector<Side> sides;
-      sides.push_back({"ember", train_step::make_ember(m, data), {}});
-      sides.push_back({"libtorch", train_step::make_libtorch(m, data), {}});
+      if (run_ember) sides.push_back({"ember", train_step::make_ember(m, data), {}});
+      if (run_libtorch) sides.push_back({"libtorch", train_step::make_libtorch(m, data), {}});
       sides.erase(std::remove_if(sides.begin(), sides.end(), [](const Side& s) { return !s.trainer; }),
                   sides.end());
       if (sides.size() == 2) {
