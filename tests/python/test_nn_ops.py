@@ -398,7 +398,9 @@ def test_adaptive_avg_pool2d_errors():
 NORM_ATOL = {"float32": 1e-5}
 
 BN_SHAPES = [((8, 3), "contiguous"), ((4, 3, 5), "contiguous"), ((2, 3, 4, 5), "contiguous"),
-             ((3, 4, 5), "transposed"), ((2, 3, 4, 6), "strided"), ((2, 3, 2, 2, 2), "contiguous")]
+             ((3, 4, 5), "transposed"), ((2, 3, 4, 6), "strided"), ((2, 3, 2, 2, 2), "contiguous"),
+             # planes of 32 elements and more: the vectorized passes of Note [normalization loops] and their tails
+             ((3, 4, 7, 9), "contiguous"), ((2, 3, 16, 16), "contiguous"), ((2, 3, 9, 8), "transposed")]
 
 
 @pytest.mark.parametrize("affine", [False, True])
@@ -419,6 +421,44 @@ def test_batch_norm_matches_reference(training, dtype, affine):
             # running statistics: updated in place when training (the variance unbiased), else untouched
             assert_same(rm, trm, msg="running_mean: ")
             assert_same(rv, trv, msg="running_var: ")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(8, 4, 14, 14), (3, 2, 5, 13), (5, 3, 40)], ids=str)
+def test_batch_norm_backward_matches_reference(shape, dtype):
+    """The kernel backward (Note [batch_norm backward kernel]) over planes long enough for the vectorized sums."""
+    x = make_tensor(shape, dtype)
+    C = shape[1]
+    w, b, g = make_tensor((C,), dtype, seed=3), make_tensor((C,), dtype, seed=4), make_tensor(shape, dtype, seed=5)
+    ex, ew, eb = (t.detach().requires_grad_() for t in (x, w, b))
+    tx, tw, tb = (to_torch(t).requires_grad_() for t in (x, w, b))
+    F.batch_norm(ex, None, None, ew, eb, True).backward(g)
+    TF.batch_norm(tx, None, None, tw, tb, True).backward(to_torch(g))
+    tol = dict(atol=NORM_ATOL.get(dtype)) if dtype == "float32" else {}
+    for e, t in ((ex, tx), (ew, tw), (eb, tb)):
+        assert_same(e.grad, t.grad, **tol)
+
+
+def test_normalization_identical_across_instruction_set_builds():
+    """batch_norm's and layer_norm's passes add the same numbers in the same order in every build and round
+    each product before adding it (Note [normalization loops]): bitwise equal results."""
+    import os
+    import subprocess
+    import sys
+    code = ("import numpy as np, ember, hashlib; import ember.nn.functional as F;"
+            "r = np.random.default_rng(1); x = ember.from_numpy(r.standard_normal((6, 3, 11, 13)).astype(np.float32));"
+            "w = ember.from_numpy(r.standard_normal(3).astype(np.float32)).requires_grad_();"
+            "x.requires_grad_(); y = F.batch_norm(x, None, None, w, None, True);"
+            "y.backward(ember.from_numpy(r.standard_normal((6, 3, 11, 13)).astype(np.float32)));"
+            "z = F.layer_norm(x.detach(), (11, 13));"
+            "print(hashlib.md5(b''.join(t.detach().numpy().tobytes() for t in (y, x.grad, w.grad, z))).hexdigest())")
+    digests = set()
+    for level in ("default", "avx2", "avx512"):
+        env = dict(os.environ, EMBER_CPU_CAPABILITY=level,
+                   PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(ember.__file__))))
+        digests.add(subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True,
+                                   text=True).stdout.strip())
+    assert len(digests) == 1
 
 
 def test_batch_norm_running_stats_update_formula():
