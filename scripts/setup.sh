@@ -26,6 +26,7 @@ PACKAGES=(
   python3-venv python3-pip python3-setuptools python3-wheel
   # --- tests: GoogleTest for C++, pytest for Python, PyTorch 1.13 as the reference oracle
   googletest libgtest-dev libgmock-dev python3-pytest
+  clang                     # tools/check_install.sh builds the out-of-tree example with Clang too
   python3-torch             # the oracle for /usr/bin/python3; Ember never links or imports it itself
   # --- benchmarks: Google Benchmark for C++, LibTorch as the C++ reference
   libbenchmark-dev libtorch-dev

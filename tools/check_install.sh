@@ -49,4 +49,16 @@ if [[ -f $FMNIST/train-images-idx3-ubyte.gz ]]; then
 else
   echo "check_install: $FMNIST missing; the out-of-tree train_fashion_mnist was built, not run"
 fi
+# The same project built with Clang: the installed headers must not depend on GCC's leniency (Clang instantiates
+# some templates earlier; see IValue.h's payload destructors). libember.so itself is GCC-built; both use libstdc++.
+if command -v clang++ >/dev/null; then
+  cmake -S "$ROOT/examples/out_of_tree" -B "$TMP/app_clang" -G Ninja -DCMAKE_PREFIX_PATH="$PREFIX" \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ "${launcher[@]}" >"$TMP/configure_clang.log" 2>&1 \
+    || { cat "$TMP/configure_clang.log"; fail "configuring examples/out_of_tree with clang++ failed"; }
+  cmake --build "$TMP/app_clang" >"$TMP/build_clang.log" 2>&1 \
+    || { cat "$TMP/build_clang.log"; fail "building examples/out_of_tree with clang++ failed"; }
+  "$TMP/app_clang/app" >"$TMP/app_clang.log" 2>&1 || { cat "$TMP/app_clang.log"; fail "the clang-built example failed"; }
+else
+  echo "check_install: clang++ missing; the Clang build of the out-of-tree example was skipped"
+fi
 echo "check_install: installed headers, libember.so and find_package(Ember) work out of tree"

@@ -24,7 +24,9 @@ class ArrayRef {
   constexpr ArrayRef(const T* data, size_t n) : data_(data), size_(n) {}
   // Views a braced list for the duration of the full expression, as LibTorch's IntArrayRef does.
 #pragma GCC diagnostic push
+#if !defined(__clang__)  // GCC's warning; Clang has no such group
 #pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
   constexpr ArrayRef(std::initializer_list<T> l) : data_(l.begin()), size_(l.size()) {}
 #pragma GCC diagnostic pop
   ArrayRef(const std::vector<T>& v) : data_(v.data()), size_(v.size()) {}
@@ -69,7 +71,9 @@ class OptionalArrayRef {
   constexpr OptionalArrayRef(ArrayRef<T> r) : ref_(r) {}
   constexpr OptionalArrayRef(const T& one) : ref_(ArrayRef<T>(one)) {}
 #pragma GCC diagnostic push
+#if !defined(__clang__)  // GCC's warning; Clang has no such group
 #pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
   constexpr OptionalArrayRef(std::initializer_list<T> l) : ref_(ArrayRef<T>(l)) {}
 #pragma GCC diagnostic pop
   OptionalArrayRef(const std::vector<T>& v) : ref_(ArrayRef<T>(v)) {}

@@ -28,14 +28,20 @@ struct IntListObj : intrusive_target {
 struct TensorListObj : intrusive_target {
   std::vector<Tensor> v;
 };
+// The payloads holding IValues declare their (virtual) destructors here and define them after IValue is
+// complete: a virtual destructor defined in the class is instantiated at once by Clang, with IValue still
+// incomplete (GCC defers it), so Ember's headers compile with both.
 struct ListObj : intrusive_target {  // generic list: float[], bool[], Tensor?[], nested
   std::vector<IValue> v;
+  ~ListObj() override;
 };
 struct TupleObj : intrusive_target {
   std::vector<IValue> v;
+  ~TupleObj() override;
 };
 struct DictObj : intrusive_target {  // insertion-ordered; keys are str, int or Tensor
   std::vector<std::pair<IValue, IValue>> items;
+  ~DictObj() override;
 };
 
 class IValue {
@@ -162,5 +168,9 @@ class IValue {
   } p_;
   static_assert(sizeof(Tensor) == sizeof(void*));
 };
+
+inline ListObj::~ListObj() = default;
+inline TupleObj::~TupleObj() = default;
+inline DictObj::~DictObj() = default;
 
 }  // namespace ember
