@@ -24,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <type_traits>
 
 #include "ember/backends/onednn/OneDNN.h"
 #include "ember/backends/onednn/Convolution.h"
@@ -267,11 +268,25 @@ void run_backward(const cpu::ConvBackwardArgs& a) {
   stream().wait();
 }
 
+// oneDNN reports failures (a refused descriptor, out of memory) as dnnl::error: rethrown as Ember's
+// RuntimeError naming the op and the shapes.
+template <class Args, void (*Run)(const Args&)>
+void guarded(const Args& a) {
+  try {
+    Run(a);
+  } catch (const dnnl::error& e) {
+    const cpu::ConvGeometry& g = a.g;
+    EMBER_FAIL("{}: oneDNN failed ({}) on input [{}, {}, {}, {}], weight [{}, {}, {}, {}], groups {}",
+               std::is_same_v<Args, cpu::ConvForwardArgs> ? "convolution" : "convolution_backward", e.what(), g.N,
+               g.C, g.H, g.W, g.Cout, g.Cg, g.kH, g.kW, g.G);
+  }
+}
+
 }  // namespace
 
 void register_conv_kernels(cpu::Provider& p) {
-  cpu::conv_forward_providers().add(p, 200, &supports_forward, &run_forward);
-  cpu::conv_backward_providers().add(p, 200, &supports_backward, &run_backward);
+  cpu::conv_forward_providers().add(p, 200, &supports_forward, &guarded<cpu::ConvForwardArgs, &run_forward>);
+  cpu::conv_backward_providers().add(p, 200, &supports_backward, &guarded<cpu::ConvBackwardArgs, &run_backward>);
 }
 
 }  // namespace ember::backends::onednn
