@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 
+#include "ember/backends/onednn/Convolution.h"
 #include "ember/base/Error.h"
 #include "ember/kernels/cpu/Gemm.h"
 #include "ember/kernels/cpu/GemmOperands.h"
@@ -53,7 +54,10 @@ void run_gemm(const cpu::GemmArgs& g) {
 
 }  // namespace
 
-void register_provider() { cpu::gemm_providers().add(the_provider(), 200, &supports_gemm, &run_gemm); }
+void register_provider() {
+  cpu::gemm_providers().add(the_provider(), 200, &supports_gemm, &run_gemm);
+  register_conv_kernels(the_provider());
+}
 
 bool enabled() { return the_provider().enabled(); }
 void set_enabled(bool on) { the_provider().set_enabled(on); }

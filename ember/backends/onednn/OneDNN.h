@@ -9,6 +9,7 @@
 // So float32 matrix products with m, n > 1 go to oneDNN first (priority 200, above OpenBLAS's 100);
 // matrix-vector products and dots stay with OpenBLAS's gemv/dot, and float64 (oneDNN has no dgemm) too.
 // Results differ from OpenBLAS's only in the order of the float32 sums.
+// oneDNN also serves float32 convolutions (Note [onednn conv] in Convolution.cpp).
 #include <string>
 
 namespace ember::backends::onednn {

@@ -1,4 +1,5 @@
-// Convolution kernels: convolution (forward) and convolution_backward, 1-D and 2-D, by im2col + GEMM.
+// Convolution kernels: convolution (forward) and convolution_backward, 1-D and 2-D: a provider's kernel when
+// one supports the call (Note [conv providers]; oneDNN's for float32), else im2col + GEMM.
 // Argument checks and output sizes: ember/ops/conv.h; the front doors conv1d/conv2d: ember/ops/conv.cpp.
 //
 // Note [conv im2col]
@@ -30,6 +31,7 @@
 #include <cstring>
 #include <vector>
 
+#include "ember/kernels/cpu/ConvProviders.h"
 #include "ember/kernels/cpu/Dispatch.h"
 #include "ember/kernels/cpu/Gemm.h"
 #include "ember/kernels/cpu/Parallel.h"
@@ -39,20 +41,19 @@
 
 namespace ember::cpu {
 
+ProviderSlot<ConvForwardArgs>& conv_forward_providers() {
+  static auto* slot = new ProviderSlot<ConvForwardArgs>("conv_forward");
+  return *slot;
+}
+
+ProviderSlot<ConvBackwardArgs>& conv_backward_providers() {
+  static auto* slot = new ProviderSlot<ConvBackwardArgs>("conv_backward");
+  return *slot;
+}
+
 namespace {
 
-// The geometry of one convolution, as a 2-D one (see Note [conv im2col]).
-struct Geometry {
-  int64_t N, C, H, W;            // input
-  int64_t Cout, G, Cg, Coutg;    // channels, groups, channels per group
-  int64_t kH, kW, sH, sW, pH, pW, dH, dW;
-  int64_t OH, OW;
-  int64_t L() const { return OH * OW; }           // columns of col
-  int64_t Kg() const { return Cg * kH * kW; }     // rows of one group's block of col
-  int64_t in_sample() const { return C * H * W; }
-  int64_t out_sample() const { return Cout * OH * OW; }
-  bool pointwise() const { return kH == 1 && kW == 1 && sH == 1 && sW == 1 && pH == 0 && pW == 0; }
-};
+using Geometry = ConvGeometry;
 
 Geometry geometry_of(IntArrayRef in, IntArrayRef w, const conv::ConvParams& p) {
   const DimVector out = conv::output_sizes(in, w, p);
@@ -221,6 +222,9 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const std::optiona
   const Tensor x = input.contiguous(), w = weight.contiguous();
   const Tensor bc = b ? b->contiguous() : Tensor();
   const size_t elem = static_cast<size_t>(x.element_size());
+  if (g.C > 0 && conv_forward_providers().run({x.dtype(), g, x.data_ptr(), w.data_ptr(),
+                                               b ? bc.data_ptr() : nullptr, out.data_ptr()}))
+    return out;
   const char* xp = static_cast<const char*>(x.data_ptr());
   char* yp = static_cast<char*>(out.data_ptr());
   const int64_t chunks = num_chunks(g);
@@ -288,13 +292,23 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
     for (int64_t d = 2; d < grad_output.dim(); ++d) dims.push_back(d);
     grad_bias = ember::sum(grad_output, IntArrayRef(dims));
   }
+  const bool empty = (!need_input && !need_weight) || g.N == 0 || g.C == 0 || grad_output.numel() == 0;
+  const Tensor dy = empty ? Tensor() : grad_output.contiguous();
+  const Tensor x = need_weight && !empty ? input.contiguous() : Tensor();
+  const Tensor w = need_input && !empty ? weight.contiguous() : Tensor();
+  ConvBackwardArgs args{input.dtype(), g, dy.defined() ? dy.data_ptr() : nullptr, x.defined() ? x.data_ptr() : nullptr,
+                        w.defined() ? w.data_ptr() : nullptr, nullptr, nullptr};
+  if (const auto* k = empty ? nullptr : conv_backward_providers().select(args)) {
+    // The provider overwrites the gradients (Note [conv providers]): no zero fill.
+    if (need_input) args.grad_input = (grad_input = make_empty(input.sizes(), input.dtype())).data_ptr();
+    if (need_weight) args.grad_weight = (grad_weight = make_empty(weight.sizes(), weight.dtype())).data_ptr();
+    k->run(args);
+    return {grad_input, grad_weight, grad_bias};
+  }
   if (need_input) grad_input = ember::zeros(input.sizes(), input.dtype());
   if (need_weight) grad_weight = ember::zeros(weight.sizes(), weight.dtype());
-  if ((!need_input && !need_weight) || g.N == 0 || grad_output.numel() == 0) return {grad_input, grad_weight, grad_bias};
+  if (empty) return {grad_input, grad_weight, grad_bias};
 
-  const Tensor dy = grad_output.contiguous();
-  const Tensor x = need_weight ? input.contiguous() : Tensor();
-  const Tensor w = need_input ? weight.contiguous() : Tensor();
   const size_t elem = static_cast<size_t>(dy.element_size());
   const int64_t chunks = num_chunks(g);
   // Chunk 0 sums into grad_weight itself, the others into their own partial sums (Note [conv im2col]).

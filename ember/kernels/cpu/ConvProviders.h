@@ -1,0 +1,57 @@
+#pragma once
+// Note [conv providers]
+// cpu::convolution and cpu::convolution_backward (kernels/cpu/conv.cpp) ask the providers of
+// conv_forward_providers() / conv_backward_providers() (Note [providers]) before running their own im2col +
+// GEMM kernels (Note [conv im2col]). A provider sees the convolution as a 2-D one (a 1-D convolution is the
+// case H = kH = 1, with stride, padding and dilation 1, 0, 1 along H) on contiguous memory: input (N, C, H, W),
+// weight (Cout, C/G, kH, kW), bias (Cout) and output (N, Cout, OH, OW), all row-major in that order, and only
+// non-empty calls (N, C, Cout, OH, OW > 0). The bias gradient is not the providers' business: conv.cpp sums
+// grad_output itself.
+#include <cstdint>
+
+#include "ember/core/DType.h"
+#include "ember/kernels/cpu/Provider.h"
+
+namespace ember::cpu {
+
+/// The geometry of one convolution, as a 2-D one (Note [conv providers], Note [conv im2col]).
+struct ConvGeometry {
+  int64_t N, C, H, W;          // input
+  int64_t Cout, G, Cg, Coutg;  // channels, groups, channels per group
+  int64_t kH, kW, sH, sW, pH, pW, dH, dW;
+  int64_t OH, OW;
+  int64_t L() const { return OH * OW; }        // output positions per channel
+  int64_t Kg() const { return Cg * kH * kW; }  // weights per output channel
+  int64_t in_sample() const { return C * H * W; }
+  int64_t out_sample() const { return Cout * OH * OW; }
+  bool pointwise() const { return kH == 1 && kW == 1 && sH == 1 && sW == 1 && pH == 0 && pW == 0; }
+};
+
+/// The arguments of a convolution's forward: output = conv(input, weight) + bias (bias may be null).
+struct ConvForwardArgs {
+  DType dtype = kFloat32;
+  ConvGeometry g{};
+  const void* input = nullptr;
+  const void* weight = nullptr;
+  const void* bias = nullptr;
+  void* output = nullptr;
+};
+
+/// The arguments of a convolution's backward: grad_input and grad_weight (each null when not wanted, never
+/// both) are overwritten with the gradients of the sum of grad_output * conv(input, weight).
+struct ConvBackwardArgs {
+  DType dtype = kFloat32;
+  ConvGeometry g{};
+  const void* grad_output = nullptr;
+  const void* input = nullptr;
+  const void* weight = nullptr;
+  void* grad_input = nullptr;
+  void* grad_weight = nullptr;
+};
+
+/// The providers of a convolution's forward (oneDNN registers here).
+ProviderSlot<ConvForwardArgs>& conv_forward_providers();
+/// The providers of a convolution's backward (grad_input and grad_weight).
+ProviderSlot<ConvBackwardArgs>& conv_backward_providers();
+
+}  // namespace ember::cpu
