@@ -31,3 +31,4 @@
 #include "ember/nn/options/loss.h"
 #include "ember/nn/options/normalization.h"
 #include "ember/nn/options/pooling.h"
+#include "ember/nn/utils/clip_grad.h"
