@@ -4,6 +4,7 @@
 //   ember::Tensor x = ember::arange(6, ember::kFloat32).reshape({2, 3});
 //   ember::Tensor y = (x * 2).exp().sum();   // ops as functions and methods
 //   std::cout << y.str() << "\n";
+#include "ember/api/cuda.h"
 #include "ember/api/init.h"
 #include "ember/autograd/autograd.h"
 #include "ember/backends/openblas/OpenBLAS.h"

@@ -163,6 +163,18 @@ void Module::to(DType dtype, bool non_blocking) {
   for (const Tensor& b : buffers()) convert(b);
 }
 
+void Module::to(Device device, bool /*non_blocking*/) {
+  EMBER_CHECK(device.is_cpu(),
+              "{}.to: cannot move the module to device {}: Ember runs on the CPU only (ember::cuda::is_available() "
+              "is false)",
+              name(), device.str());
+}
+
+void Module::to(Device device, DType dtype, bool non_blocking) {
+  to(device, non_blocking);
+  to(dtype, non_blocking);
+}
+
 // ---------------------------------------------------------------------------------------------- state dicts
 
 OrderedDict<std::string, Tensor> Module::state_dict() const {

@@ -89,6 +89,11 @@ class Module : public std::enable_shared_from_this<Module> {
   /// identity (handles held by layers or optimizers see the new data; Note [module conversion]); integer
   /// tensors keep their dtype. Errors: a dtype that is not floating point (TypeError).
   virtual void to(DType dtype, bool non_blocking = false);
+  /// Moves the parameters and buffers to device (LibTorch's Module::to(Device)). Ember runs on the CPU only, so
+  /// the CPU leaves the module as it is. Errors: any other device (RuntimeError naming it).
+  virtual void to(Device device, bool non_blocking = false);
+  /// to(device), then to(dtype). Errors: as the two.
+  virtual void to(Device device, DType dtype, bool non_blocking = false);
 
   // ------------------------------------------------------------------------------------------ state dicts
   /// The parameters and persistent buffers by dotted name, detached (no autograd history), in Python's

@@ -101,3 +101,18 @@ TEST(LibTorchNames, AllcloseAsFunctionAndMethod) {
 
 }  // namespace
 
+namespace {
+
+TEST(LibTorchNames, CudaAnswersNoGpu) {
+  EXPECT_FALSE(ember::cuda::is_available());
+  EXPECT_EQ(ember::cuda::device_count(), 0u);
+  EXPECT_FALSE(ember::cuda::cudnn_is_available());
+  ember::cuda::manual_seed_all(1);  // compiles and does nothing
+  ember::Device device(ember::cuda::is_available() ? ember::kCUDA : ember::kCPU);
+  EXPECT_TRUE(device.is_cpu());
+  EXPECT_EQ(ember::kCUDA.str(), "cuda");
+  ember::Tensor x = ember::ones({2}, ember::TensorOptions().device(device));
+  EXPECT_TRUE(x.is_cpu());
+}
+
+}  // namespace
