@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "ember/core/Tensor.h"
+#include "ember/nn/Cloneable.h"
 #include "ember/nn/Module.h"
 #include "ember/nn/ModuleHolder.h"
 
@@ -30,12 +31,13 @@ struct FixedName {
 };
 
 template <typename Options, auto Fn, FixedName Name>
-class FunctionalModuleImpl : public Module {
+class FunctionalModuleImpl : public Cloneable<FunctionalModuleImpl<Options, Fn, Name>> {
  public:
   /// The options, built from args (none: the options' defaults).
   template <typename... Args>
     requires std::constructible_from<Options, Args...>
-  explicit FunctionalModuleImpl(Args&&... args) : Module(Name.chars), options(std::forward<Args>(args)...) {}
+  explicit FunctionalModuleImpl(Args&&... args)
+      : Cloneable<FunctionalModuleImpl>(Name.chars), options(std::forward<Args>(args)...) {}
 
   /// fn(input, options).
   Tensor forward(const Tensor& input) { return Fn(input, options); }
@@ -45,9 +47,11 @@ class FunctionalModuleImpl : public Module {
 
 /// Options void: a module without options (Sigmoid, Tanh, ...): fn(input).
 template <auto Fn, FixedName Name>
-class FunctionalModuleImpl<void, Fn, Name> : public Module {
+class FunctionalModuleImpl<void, Fn, Name> : public Cloneable<FunctionalModuleImpl<void, Fn, Name>> {
  public:
-  FunctionalModuleImpl() : Module(Name.chars) {}
+  FunctionalModuleImpl() : Cloneable<FunctionalModuleImpl>(Name.chars) {}
+  /// Nothing to register (clone() calls it).
+  void reset() override {}
   /// fn(input).
   Tensor forward(const Tensor& input) { return Fn(input); }
 };

@@ -13,6 +13,7 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -41,7 +42,6 @@ class Module : public std::enable_shared_from_this<Module> {
   /// (LinearImpl prints as "Linear", a user's NetImpl as "Net").
   Module();
   virtual ~Module() = default;
-  Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
 
   /// The module's name (see the constructors).
@@ -94,6 +94,16 @@ class Module : public std::enable_shared_from_this<Module> {
   virtual void to(Device device, bool non_blocking = false);
   /// to(device), then to(dtype). Errors: as the two.
   virtual void to(Device device, DType dtype, bool non_blocking = false);
+
+  // ------------------------------------------------------------------------------------------ copies
+  /// A deep copy (LibTorch's Module::clone; use `std::dynamic_pointer_cast<LinearImpl>(fc->clone())`): the
+  /// same type and structure, every parameter and buffer copied into new storage (same values, dtype and
+  /// requires_grad; gradients are not copied, as LibTorch's), submodules cloned recursively, training flags
+  /// kept. The copy shares nothing with the original and the default generator is left where it was. The
+  /// layers of ember::nn and the containers support it; a module class of one's own gets it by deriving from
+  /// ember::nn::Cloneable<NetImpl> (ember/nn/Cloneable.h, Note [clone]).
+  /// Errors: a module type that does not derive from Cloneable (naming it); a device other than the CPU.
+  virtual std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const;
 
   // ------------------------------------------------------------------------------------------ state dicts
   /// The parameters and persistent buffers by dotted name, detached (no autograd history), in Python's
@@ -162,6 +172,17 @@ class Module : public std::enable_shared_from_this<Module> {
   void unregister_module(const std::string& name);
 
  protected:
+  /// A copy of other's name and training flag with no parameters, buffers or submodules: what a subclass's
+  /// copy constructor starts from when Cloneable::clone() copies it before reset() registers new members.
+  Module(const Module& other);
+  /// Copies, after a clone was rebuilt, the values of original's parameters and buffers (into new storage;
+  /// requires_grad kept), its non-persistent buffer set and training flags, here and recursively in the
+  /// submodules of the same names (Note [clone]). Errors: the rebuilt structure differs from the original's
+  /// (naming the module and both name lists).
+  void copy_state_for_clone(const Module& original);
+  /// Checks the device argument of clone(): none or the CPU.
+  void check_clone_device(const std::optional<Device>& device) const;
+
   /// Whether this module is in training mode (set by train()/eval()).
   bool is_training_ = true;
 

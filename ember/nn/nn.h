@@ -4,6 +4,7 @@
 #include "ember/nn/Activation.h"
 #include "ember/nn/AnyModule.h"
 #include "ember/nn/BatchNorm.h"
+#include "ember/nn/Cloneable.h"
 #include "ember/nn/Conv.h"
 #include "ember/nn/Dropout.h"
 #include "ember/nn/Embedding.h"
