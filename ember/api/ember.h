@@ -25,4 +25,5 @@
 #include "ember/ops/TensorIndexing.h"
 #include "ember/ops/TensorPrint.h"
 #include "ember/serialize/Archive.h"
+#include "ember/serialize/Checkpoint.h"
 #include "ember/serialize/Save.h"

@@ -22,6 +22,11 @@
 #include "ember/core/Tensor.h"
 #include "ember/nn/OrderedDict.h"
 
+namespace ember::serialize {
+class OutputArchive;  // ember/serialize/Checkpoint.h
+class InputArchive;
+}  // namespace ember::serialize
+
 namespace ember::nn {
 
 template <typename Contained>
@@ -117,6 +122,14 @@ class Module : public std::enable_shared_from_this<Module> {
   /// as PyTorch's): missing keys, unexpected keys, and "size mismatch for <key>: copying a param with shape
   /// [..] from checkpoint, the shape in current model is [..]." Nothing is copied when there is any error.
   void load_state_dict(const OrderedDict<std::string, Tensor>& state, bool strict = true);
+
+  /// Writes the state dict's entries into archive under their dotted names (LibTorch's Module::save; Note
+  /// [checkpoint archives] in ember/serialize/Checkpoint.h). Other keys of the archive are kept.
+  virtual void save(serialize::OutputArchive& archive) const;
+  /// Loads the entries of the state dict's keys from archive (written by save(), or any archive holding them,
+  /// e.g. Python's ember.save(model.state_dict(), path)) with load_state_dict's checks; other keys of the
+  /// archive (an "epoch") are ignored. Errors: as load_state_dict (a missing key, a size mismatch).
+  virtual void load(serialize::InputArchive& archive);
 
   // ------------------------------------------------------------------------------------------ printing
   /// The layer's settings for printing, e.g. "in_features=4, out_features=3, bias=True" (Python's
