@@ -2,6 +2,8 @@
 // to(Device, DType), the nn::init tokens in the top namespace (ember::kFanIn, ember::kReLU).
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "TestSupport.h"
 #include "ember/ember.h"
 #include "nn_fixtures.h"
@@ -47,6 +49,54 @@ TEST(InitTokens, TopNamespaceSpellings) {
   manual_seed(15);
   nn::init::kaiming_normal_(a, 0, ember::kFanOut, ember::kReLU);
   EXPECT_TRUE(equal(a, ember::testing::nn_fixture("init.kaiming_normal_fan_out_relu")));
+}
+
+}  // namespace
+
+namespace {
+
+using namespace ember;
+
+std::string repr_of(const nn::Module& m) {
+  std::ostringstream os;
+  os << m;
+  return os.str();
+}
+
+// The expected strings are what Python's ember.nn (and torch.nn 1.13, identical) print for the same modules.
+TEST(ActivationRepr, PrintsArgumentsAsPython) {
+  EXPECT_EQ(repr_of(*nn::LeakyReLU(nn::LeakyReLUOptions().negative_slope(0.2))), "LeakyReLU(negative_slope=0.2)");
+  EXPECT_EQ(repr_of(*nn::Softmax(1)), "Softmax(dim=1)");
+  EXPECT_EQ(repr_of(*nn::LogSoftmax(-1)), "LogSoftmax(dim=-1)");
+  EXPECT_EQ(repr_of(*nn::ReLU(true)), "ReLU(inplace=True)");
+  EXPECT_EQ(repr_of(*nn::ReLU()), "ReLU()");
+  EXPECT_EQ(repr_of(*nn::ReLU6(true)), "ReLU6(inplace=True)");
+  EXPECT_EQ(repr_of(*nn::ELU(nn::ELUOptions().alpha(0.5).inplace(true))), "ELU(alpha=0.5, inplace=True)");
+  EXPECT_EQ(repr_of(*nn::CELU()), "CELU(alpha=1.0)");
+  EXPECT_EQ(repr_of(*nn::Hardtanh(nn::HardtanhOptions().min_val(-2.0).max_val(2.0))),
+            "Hardtanh(min_val=-2.0, max_val=2.0)");
+  EXPECT_EQ(repr_of(*nn::GELU(nn::GELUOptions().approximate("tanh"))), "GELU(approximate='tanh')");
+  EXPECT_EQ(repr_of(*nn::Softplus(nn::SoftplusOptions().beta(2.0))), "Softplus(beta=2.0, threshold=20)");
+  EXPECT_EQ(repr_of(*nn::Threshold(0.1, 20.0)), "Threshold(threshold=0.1, value=20.0)");
+  EXPECT_EQ(repr_of(*nn::GLU()), "GLU(dim=-1)");
+  EXPECT_EQ(repr_of(*nn::Hardswish(true)), "Hardswish()");
+  EXPECT_EQ(repr_of(*nn::Sigmoid()), "Sigmoid()");
+}
+
+TEST(Functional, WrapsAFunctionInASequential) {
+  manual_seed(0);
+  nn::Sequential seq{nn::Linear(3, 4), nn::Functional(ember::relu), nn::Functional(ember::leaky_relu, 0.2)};
+  Tensor x = randn({5, 3});
+  Tensor h = seq[0]->as<nn::LinearImpl>()->forward(x);
+  EXPECT_TRUE(equal(seq(x), ember::leaky_relu(ember::relu(h), 0.2)));
+  EXPECT_EQ(seq->parameters().size(), 2u);
+  EXPECT_EQ(repr_of(*seq[1]), "Functional()");
+  nn::Functional f([](const Tensor& t) { return t.tanh(); });
+  EXPECT_TRUE(equal(f(x), x.tanh()));
+  auto copy = std::dynamic_pointer_cast<nn::FunctionalImpl>(f->clone());
+  ASSERT_TRUE(copy);
+  EXPECT_TRUE(equal(copy->forward(x), x.tanh()));
+  EMBER_EXPECT_ERROR(nn::Functional(nn::FunctionalImpl::Function()), Runtime, "Functional: the function is empty");
 }
 
 }  // namespace
