@@ -133,7 +133,8 @@ TEST(Clone, ContainersCloneTheirModules) {
   EXPECT_TRUE(list_copy->ptr<nn::Conv2dImpl>(1));
 
   using Named = std::vector<std::pair<std::string, std::shared_ptr<nn::Module>>>;
-  nn::ModuleDict dict(Named{{"bn", nn::BatchNorm2d(3).ptr()}, {"act", nn::LeakyReLU(nn::LeakyReLUOptions().negative_slope(0.2)).ptr()}});
+  nn::ModuleDict dict(Named{{"bn", nn::BatchNorm2d(3).ptr()},
+                            {"act", nn::LeakyReLU(nn::LeakyReLUOptions().negative_slope(0.2)).ptr()}});
   auto dict_copy = std::dynamic_pointer_cast<nn::ModuleDictImpl>(dict->clone());
   ASSERT_TRUE(dict_copy);
   expect_deep_copy(*dict_copy, *dict);
