@@ -4,6 +4,7 @@
 //   ember::Tensor x = ember::arange(6, ember::kFloat32).reshape({2, 3});
 //   ember::Tensor y = (x * 2).exp().sum();   // ops as functions and methods
 //   std::cout << y.str() << "\n";
+#include "ember/api/cuda.h"
 #include "ember/api/init.h"
 #include "ember/autograd/autograd.h"
 #include "ember/backends/onednn/OneDNN.h"
@@ -25,4 +26,5 @@
 #include "ember/ops/TensorIndexing.h"
 #include "ember/ops/TensorPrint.h"
 #include "ember/serialize/Archive.h"
+#include "ember/serialize/Checkpoint.h"
 #include "ember/serialize/Save.h"

@@ -99,11 +99,6 @@ std::vector<variable_list> analytical_jacobians(const variable_list& inputs, con
   return jac;
 }
 
-bool allclose(const Tensor& a, const Tensor& n, double rtol, double atol) {
-  if (a.numel() == 0) return true;
-  return (a - n).abs().le(n.abs() * rtol + atol).all().item<bool>();
-}
-
 }  // namespace
 
 GradcheckResult gradcheck(const GradcheckFunction& fn, const variable_list& inputs, const GradcheckOptions& opt) {
@@ -130,7 +125,7 @@ GradcheckResult gradcheck(const GradcheckFunction& fn, const variable_list& inpu
         continue;
       }
       const Tensor& an = analytical[a][o];
-      if (!allclose(an, n, opt.rtol, opt.atol))
+      if (!ember::allclose(an, n, opt.rtol, opt.atol))  // PyTorch's gradcheck compares with allclose too
         return {false, fmt::format("Jacobian mismatch for output {} with respect to input {},\nnumerical:{}\n"
                                    "analytical:{}\n",
                                    o, a, n.str(), an.str())};

@@ -26,6 +26,10 @@ struct Device {
 };
 
 inline constexpr Device kCPU{DeviceType::CPU};
+/// A CUDA device (LibTorch's torch::kCUDA), so ported code such as
+/// `ember::Device device(ember::cuda::is_available() ? ember::kCUDA : ember::kCPU);` compiles. Ember has no CUDA
+/// backend: making a tensor or moving a module there raises.
+inline constexpr Device kCUDA{DeviceType::CUDA};
 
 /// Prints the device as str() does ("cpu").
 inline std::ostream& operator<<(std::ostream& out, const Device& d) { return out << d.str(); }

@@ -43,6 +43,15 @@ class Scalar {
   double to_double() const { return to<double>(); }
   int64_t to_long() const { return to<int64_t>(); }
   bool to_bool() const { return to<bool>(); }
+  // LibTorch's c10::Scalar spellings of the conversions above (same rules as to<T>()).
+  double toDouble() const { return to<double>(); }
+  float toFloat() const { return to<float>(); }
+  int64_t toLong() const { return to<int64_t>(); }
+  int32_t toInt() const { return to<int32_t>(); }
+  bool toBool() const { return to<bool>(); }
+  bool isFloatingPoint() const { return is_floating_point(); }
+  bool isIntegral(bool include_bool) const { return is_integral() || (include_bool && is_bool()); }
+  bool isBoolean() const { return is_bool(); }
   bool equal(const Scalar& o) const { return tag_ == o.tag_ && v_.i == o.v_.i; }
   std::string str() const;
 

@@ -13,6 +13,7 @@
 #include "ember/core/Generator.h"
 #include "ember/core/Scalar.h"
 #include "ember/core/TensorImpl.h"
+#include "ember/core/TensorOptions.h"
 
 namespace ember {
 
@@ -55,6 +56,11 @@ class Tensor {
   bool is_contiguous() const { return impl_->is_contiguous(); }
   bool is_floating_point() const { return ember::is_floating_point(dtype()); }
   bool is_cpu() const { return device().is_cpu(); }
+  /// This tensor's dtype and device as TensorOptions, to make tensors like it:
+  /// `ember::zeros({3}, x.options())`. As LibTorch's Tensor::options(), requires_grad is not carried over
+  /// (it stays false), so a tensor made from a parameter's options is not itself a leaf that requires grad;
+  /// add `.requires_grad(true)` when that is wanted.
+  TensorOptions options() const { return TensorOptions().dtype(dtype()).device(device()); }
   uint32_t _version() const { return impl_->version(); }
   /// Whether the tensor was made in inference mode (Note [inference tensors]).
   bool is_inference() const { return impl_->is_inference(); }

@@ -42,6 +42,9 @@ class TensorOptions {
   std::optional<DType> dtype_opt() const { return dtype_; }
   bool has_dtype() const { return dtype_.has_value(); }
   std::optional<Device> device_opt() const { return device_; }
+  /// The device, the CPU when unset.
+  Device device() const { return device_.value_or(kCPU); }
+  bool has_device() const { return device_.has_value(); }
   bool requires_grad() const { return requires_grad_; }
 
  private:

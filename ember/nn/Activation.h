@@ -2,8 +2,13 @@
 // The activation modules of Python's ember.nn (LibTorch's torch::nn::ReLU, ...): each applies its
 // ember::nn::functional function with its options; none has parameters. They are instances of one template,
 // detail::FunctionalModuleImpl, so each is one line here. See Note [functional modules].
+#include <cmath>
+#include <cstdint>
+#include <string>
+
 #include "ember/nn/functional/activation.h"
 #include "ember/nn/FunctionalModule.h"
+#include "ember/nn/Repr.h"
 
 namespace ember::nn {
 
@@ -15,6 +20,48 @@ inline Tensor log_softmax_forward(const Tensor& x, const LogSoftmaxOptions& o) {
   return functional::log_softmax(x, o.dim());
 }
 }  // namespace detail
+
+// What the activation modules print in their repr (FunctionalModuleImpl::extra_repr finds these by argument-
+// dependent lookup): Python's extra_repr of the same module, e.g. "negative_slope=0.2", "dim=1",
+// "alpha=1.0, inplace=True"; "inplace=True" is shown only when set, as Python does.
+namespace detail {
+inline std::string inplace_repr(bool inplace, const char* sep = ", ") {
+  return inplace ? std::string(sep) + "inplace=True" : "";
+}
+}  // namespace detail
+template <typename Tag>
+std::string options_repr(const detail::InplaceOptions<Tag>& o) {
+  return detail::inplace_repr(o.inplace(), "");
+}
+inline std::string options_repr(const HardsigmoidOptions&) { return ""; }  // Python prints no inplace for these
+inline std::string options_repr(const HardswishOptions&) { return ""; }
+inline std::string options_repr(const HardtanhOptions& o) {
+  return "min_val=" + repr::py(o.min_val()) + ", max_val=" + repr::py(o.max_val()) + detail::inplace_repr(o.inplace());
+}
+inline std::string options_repr(const LeakyReLUOptions& o) {
+  return "negative_slope=" + repr::py(o.negative_slope()) + detail::inplace_repr(o.inplace());
+}
+inline std::string options_repr(const ELUOptions& o) {
+  return "alpha=" + repr::py(o.alpha()) + detail::inplace_repr(o.inplace());
+}
+inline std::string options_repr(const CELUOptions& o) {
+  return "alpha=" + repr::py(o.alpha()) + detail::inplace_repr(o.inplace());
+}
+inline std::string options_repr(const GELUOptions& o) { return "approximate='" + o.approximate() + "'"; }
+inline std::string options_repr(const SoftplusOptions& o) {
+  // Python's default threshold is the int 20 and prints as "20"; an integral threshold prints so here.
+  const double t = o.threshold();
+  const bool integral = std::isfinite(t) && t == std::trunc(t) && std::abs(t) < 1e15;
+  return "beta=" + repr::py(o.beta()) + ", threshold=" + (integral ? repr::py(static_cast<int64_t>(t)) : repr::py(t));
+}
+inline std::string options_repr(const ThresholdOptions& o) {
+  return "threshold=" + repr::py(o.threshold()) + ", value=" + repr::py(o.value()) + detail::inplace_repr(o.inplace());
+}
+inline std::string options_repr(const GLUOptions& o) { return "dim=" + repr::py(o.dim()); }
+template <typename Tag>
+std::string options_repr(const detail::SoftmaxLikeOptions<Tag, false>& o) {
+  return "dim=" + repr::py(o.dim());
+}
 
 /// max(x, 0). ReLU(ReLUOptions().inplace(true)).
 using ReLUImpl = detail::FunctionalModuleImpl<ReLUOptions, &functional::relu, "ReLU">;

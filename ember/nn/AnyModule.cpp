@@ -18,4 +18,9 @@ void AnyModule::throw_wrong_type(const std::type_info& wanted) const {
   EMBER_FAIL("AnyModule: the module is a {}, not a {}", module_->name(), detail::readable_type_name(wanted));
 }
 
+AnyModule AnyModule::clone(const std::optional<Device>& device) const {
+  EMBER_CHECK(module_, "AnyModule.clone: the AnyModule is empty");
+  return clone_(*module_, device);
+}
+
 }  // namespace ember::nn

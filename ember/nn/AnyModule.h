@@ -3,6 +3,7 @@
 // torch::nn::AnyModule, limited to that signature), so Sequential can hold and call different layers.
 #include <functional>
 #include <memory>
+#include <optional>
 #include <type_traits>
 #include <utility>
 
@@ -31,6 +32,13 @@ class AnyModule {
                   "module of your own");
     M* raw = module.get();
     forward_ = [raw](const Tensor& x) -> Tensor { return raw->forward(x); };
+    // The held type is known only here: clone() casts the module's clone back to it.
+    clone_ = [](const Module& m, const std::optional<Device>& device) {
+      std::shared_ptr<M> copy = std::dynamic_pointer_cast<M>(m.clone(device));
+      EMBER_CHECK(copy, "{}.clone: the clone is not of the held module type (derive the type from "
+                  "ember::nn::Cloneable<itself>)", m.name());
+      return AnyModule(std::move(copy));
+    };
   }
   /// Holds the holder's module (shared).
   template <typename M>
@@ -52,12 +60,16 @@ class AnyModule {
     return *ptr<T>();
   }
   bool is_empty() const noexcept { return module_ == nullptr; }
+  /// An AnyModule holding a deep copy of the module (Module::clone), of the same type. Errors: as
+  /// Module::clone; an empty AnyModule.
+  AnyModule clone(const std::optional<Device>& device = std::nullopt) const;
 
  private:
   [[noreturn]] void throw_wrong_type(const std::type_info& wanted) const;
 
   std::shared_ptr<Module> module_;
   std::function<Tensor(const Tensor&)> forward_;
+  std::function<AnyModule(const Module&, const std::optional<Device>&)> clone_;
 };
 
 }  // namespace ember::nn

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ember/core/Tensor.h"
+#include "ember/nn/Cloneable.h"
 #include "ember/nn/Module.h"
 #include "ember/nn/ModuleHolder.h"
 #include "ember/nn/options/normalization.h"
@@ -44,15 +45,15 @@ extern template class BatchNormImpl<1>;
 extern template class BatchNormImpl<2>;
 
 /// Batch normalization of (N, C) or (N, C, L) input over N (and L) per channel C.
-class BatchNorm1dImpl : public BatchNormImpl<1> {
+class BatchNorm1dImpl : public Cloneable<BatchNorm1dImpl, BatchNormImpl<1>> {
  public:
-  using BatchNormImpl<1>::BatchNormImpl;
+  using Cloneable::Cloneable;
 };
 
 /// Batch normalization of (N, C, H, W) input over N, H and W per channel C.
-class BatchNorm2dImpl : public BatchNormImpl<2> {
+class BatchNorm2dImpl : public Cloneable<BatchNorm2dImpl, BatchNormImpl<2>> {
  public:
-  using BatchNormImpl<2>::BatchNormImpl;
+  using Cloneable::Cloneable;
 };
 
 EMBER_MODULE(BatchNorm1d);

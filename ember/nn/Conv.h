@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ember/core/Tensor.h"
+#include "ember/nn/Cloneable.h"
 #include "ember/nn/Module.h"
 #include "ember/nn/ModuleHolder.h"
 #include "ember/nn/options/conv.h"
@@ -45,19 +46,19 @@ extern template class ConvNdImpl<1>;
 extern template class ConvNdImpl<2>;
 
 /// 1-D convolution of (N, C_in, L) or (C_in, L) input. Conv1d(Conv1dOptions(in, out, k).stride(2)).
-class Conv1dImpl : public ConvNdImpl<1> {
+class Conv1dImpl : public Cloneable<Conv1dImpl, ConvNdImpl<1>> {
  public:
-  using ConvNdImpl<1>::ConvNdImpl;
+  using Cloneable::Cloneable;
   Conv1dImpl(int64_t in_channels, int64_t out_channels, ExpandingArray<1> kernel_size)
-      : ConvNdImpl<1>(Conv1dOptions(in_channels, out_channels, kernel_size)) {}
+      : Cloneable(Conv1dOptions(in_channels, out_channels, kernel_size)) {}
 };
 
 /// 2-D convolution of (N, C_in, H, W) or (C_in, H, W) input. Conv2d(Conv2dOptions(in, out, k).padding(1)).
-class Conv2dImpl : public ConvNdImpl<2> {
+class Conv2dImpl : public Cloneable<Conv2dImpl, ConvNdImpl<2>> {
  public:
-  using ConvNdImpl<2>::ConvNdImpl;
+  using Cloneable::Cloneable;
   Conv2dImpl(int64_t in_channels, int64_t out_channels, ExpandingArray<2> kernel_size)
-      : ConvNdImpl<2>(Conv2dOptions(in_channels, out_channels, kernel_size)) {}
+      : Cloneable(Conv2dOptions(in_channels, out_channels, kernel_size)) {}
 };
 
 EMBER_MODULE(Conv1d);

@@ -1,6 +1,7 @@
 #pragma once
 // Dropout (LibTorch's torch::nn::Dropout; Python's ember.nn.Dropout).
 #include "ember/core/Tensor.h"
+#include "ember/nn/Cloneable.h"
 #include "ember/nn/Module.h"
 #include "ember/nn/ModuleHolder.h"
 #include "ember/nn/Options.h"
@@ -20,7 +21,7 @@ struct DropoutOptions {
 /// same stream as Python's and PyTorch's dropout) and scales the others by 1 / (1 - p); in eval mode returns
 /// its input. input: any shape; returns the same shape.
 /// Errors: p outside [0, 1] (ValueError, at construction).
-class DropoutImpl : public Module {
+class DropoutImpl : public Cloneable<DropoutImpl> {
  public:
   explicit DropoutImpl(const DropoutOptions& options = {});
   Tensor forward(const Tensor& input);

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "ember/core/Tensor.h"
+#include "ember/nn/Cloneable.h"
 #include "ember/nn/Module.h"
 #include "ember/nn/ModuleHolder.h"
 #include "ember/nn/Options.h"
@@ -49,7 +50,7 @@ struct EmbeddingFromPretrainedOptions {
 /// input:  int64 or int32 indices of any shape    returns: input.shape + (embedding_dim)
 /// Errors: padding_idx outside [-num_embeddings, num_embeddings) or a _weight of another shape (at
 /// construction); an index out of range (IndexError, from embedding).
-class EmbeddingImpl : public Module {
+class EmbeddingImpl : public Cloneable<EmbeddingImpl> {
  public:
   EmbeddingImpl(int64_t num_embeddings, int64_t embedding_dim)
       : EmbeddingImpl(EmbeddingOptions(num_embeddings, embedding_dim)) {}

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "ember/core/Tensor.h"
+#include "ember/nn/Cloneable.h"
 #include "ember/nn/Module.h"
 #include "ember/nn/ModuleHolder.h"
 #include "ember/nn/Options.h"
@@ -20,7 +21,7 @@ struct FlattenOptions {
 
 /// Flattens dims start_dim..end_dim into one (by default all but the batch dim):
 /// input (N, C, H, W) -> (N, C*H*W). Errors: dims out of range or start_dim after end_dim (from flatten).
-class FlattenImpl : public Module {
+class FlattenImpl : public Cloneable<FlattenImpl> {
  public:
   explicit FlattenImpl(const FlattenOptions& options = {}) : options(options) {}
   Tensor forward(const Tensor& input);
@@ -42,7 +43,7 @@ struct UnflattenOptions {
 
 /// Splits dim into the given sizes: Unflatten(1, {2, 3}) maps (N, 6, *) -> (N, 2, 3, *).
 /// Errors: a dim out of range; sizes whose product is not the dim's size (from unflatten).
-class UnflattenImpl : public Module {
+class UnflattenImpl : public Cloneable<UnflattenImpl> {
  public:
   UnflattenImpl(int64_t dim, std::vector<int64_t> sizes) : UnflattenImpl(UnflattenOptions(dim, std::move(sizes))) {}
   explicit UnflattenImpl(UnflattenOptions options) : options(std::move(options)) {}

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "ember/core/Tensor.h"
+#include "ember/nn/Cloneable.h"
 #include "ember/nn/Module.h"
 #include "ember/nn/ModuleHolder.h"
 #include "ember/nn/Options.h"
@@ -10,9 +11,11 @@
 namespace ember::nn {
 
 /// Returns its input unchanged (the same tensor).
-class IdentityImpl : public Module {
+class IdentityImpl : public Cloneable<IdentityImpl> {
  public:
   IdentityImpl() = default;
+  /// Nothing to register (clone() calls it).
+  void reset() override {}
   /// input: any shape; returns input itself.
   Tensor forward(const Tensor& input);
 };
@@ -37,7 +40,7 @@ struct LinearOptions {
 /// U(-1/sqrt(in), 1/sqrt(in)), then bias ~ U(-1/sqrt(in), 1/sqrt(in)); the same seed gives the same values.
 /// Errors: negative feature counts (at construction); an input that is 0-dim or whose last dim is not
 /// in_features (naming the layer and the input's shape).
-class LinearImpl : public Module {
+class LinearImpl : public Cloneable<LinearImpl> {
  public:
   LinearImpl(int64_t in_features, int64_t out_features) : LinearImpl(LinearOptions(in_features, out_features)) {}
   explicit LinearImpl(const LinearOptions& options);

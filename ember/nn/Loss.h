@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "ember/core/Tensor.h"
+#include "ember/nn/Cloneable.h"
 #include "ember/nn/Module.h"
 #include "ember/nn/ModuleHolder.h"
 #include "ember/nn/functional/loss.h"
@@ -15,17 +16,18 @@ namespace ember::nn {
 namespace detail {
 
 template <typename Options, auto Fn, FixedName Name>
-class LossModuleImpl : public Module {
+class LossModuleImpl : public Cloneable<LossModuleImpl<Options, Fn, Name>> {
  public:
   /// The options, built from args (none: the defaults); their weight tensors become buffers.
   template <typename... Args>
     requires std::constructible_from<Options, Args...>
-  explicit LossModuleImpl(Args&&... args) : Module(Name.chars), options(std::forward<Args>(args)...) {
+  explicit LossModuleImpl(Args&&... args)
+      : Cloneable<LossModuleImpl>(Name.chars), options(std::forward<Args>(args)...) {
     if constexpr (requires { options.weight(); }) {
-      if (options.weight().defined()) weight = register_buffer("weight", options.weight());
+      if (options.weight().defined()) weight = this->register_buffer("weight", options.weight());
     }
     if constexpr (requires { options.pos_weight(); }) {
-      if (options.pos_weight().defined()) pos_weight = register_buffer("pos_weight", options.pos_weight());
+      if (options.pos_weight().defined()) pos_weight = this->register_buffer("pos_weight", options.pos_weight());
     }
   }
 

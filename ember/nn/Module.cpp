@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "ember/autograd/autograd.h"
+#include "ember/nn/Cloneable.h"
 #include "ember/nn/ModuleHolder.h"
 #include "ember/ops/Functions.h"
 
@@ -161,6 +162,74 @@ void Module::to(DType dtype, bool non_blocking) {
   };
   for (const Tensor& p : parameters()) convert(p);
   for (const Tensor& b : buffers()) convert(b);
+}
+
+void Module::to(Device device, bool /*non_blocking*/) {
+  EMBER_CHECK(device.is_cpu(),
+              "{}.to: cannot move the module to device {}: Ember runs on the CPU only (ember::cuda::is_available() "
+              "is false)",
+              name(), device.str());
+}
+
+void Module::to(Device device, DType dtype, bool non_blocking) {
+  to(device, non_blocking);
+  to(dtype, non_blocking);
+}
+
+// ---------------------------------------------------------------------------------------------- copies
+
+Module::Module(const Module& other) : std::enable_shared_from_this<Module>(), is_training_(other.is_training_),
+                                      name_(other.name_) {}
+
+detail::DefaultGeneratorStateGuard::DefaultGeneratorStateGuard() : state_(default_generator()->get_state()) {}
+detail::DefaultGeneratorStateGuard::~DefaultGeneratorStateGuard() {
+  default_generator()->set_state(state_.data(), state_.size());
+}
+
+std::shared_ptr<Module> Module::clone(const std::optional<Device>& device) const {
+  check_clone_device(device);
+  EMBER_FAIL("{}.clone: this module type does not support clone(); derive it from ember::nn::Cloneable<{}Impl> "
+             "(or Cloneable<YourClass>) and define reset() to register its members",
+             name(), name());
+}
+
+void Module::check_clone_device(const std::optional<Device>& device) const {
+  EMBER_CHECK(!device || device->is_cpu(),
+              "{}.clone: cannot clone the module to device {}: Ember runs on the CPU only", name(), device->str());
+}
+
+void Module::copy_state_for_clone(const Module& original) {
+  auto check_same = [&](const std::vector<std::string>& mine, const std::vector<std::string>& theirs,
+                        const char* kind) {
+    EMBER_CHECK(mine == theirs,
+                "{}.clone: the rebuilt module has {} [{}] but the original has [{}]; reset() must register the "
+                "same members as the module being cloned",
+                name(), kind, fmt::join(mine, ", "), fmt::join(theirs, ", "));
+  };
+  check_same(parameters_.keys(), original.parameters_.keys(), "parameters");
+  check_same(buffers_.keys(), original.buffers_.keys(), "buffers");
+  check_same(children_.keys(), original.children_.keys(), "submodules");
+  autograd::NoGradGuard no_grad;
+  // set_data keeps the rebuilt tensor's identity (the handles the clone's members hold) and gives it a copy
+  // of the original's storage, sizes and dtype (a module converted with to(kFloat64) clones as float64).
+  auto copy_into = [](Tensor& mine, const Tensor& theirs) {
+    if (!theirs.defined()) {
+      mine = Tensor();
+      return;
+    }
+    const Tensor copy = theirs.detach().clone();
+    if (!mine.defined()) {
+      mine = copy;
+    } else {
+      mine.impl()->set_data(*copy.impl());
+    }
+    if (mine.requires_grad() != theirs.requires_grad()) mine.requires_grad_(theirs.requires_grad());
+  };
+  for (auto& item : parameters_) copy_into(item.value(), original.parameters_[item.key()]);
+  for (auto& item : buffers_) copy_into(item.value(), original.buffers_[item.key()]);
+  non_persistent_buffers_ = original.non_persistent_buffers_;
+  is_training_ = original.is_training_;
+  for (auto& item : children_) item.value()->copy_state_for_clone(*original.children_[item.key()]);
 }
 
 // ---------------------------------------------------------------------------------------------- state dicts

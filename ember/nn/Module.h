@@ -13,6 +13,7 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -20,6 +21,11 @@
 
 #include "ember/core/Tensor.h"
 #include "ember/nn/OrderedDict.h"
+
+namespace ember::serialize {
+class OutputArchive;  // ember/serialize/Checkpoint.h
+class InputArchive;
+}  // namespace ember::serialize
 
 namespace ember::nn {
 
@@ -41,7 +47,6 @@ class Module : public std::enable_shared_from_this<Module> {
   /// (LinearImpl prints as "Linear", a user's NetImpl as "Net").
   Module();
   virtual ~Module() = default;
-  Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
 
   /// The module's name (see the constructors).
@@ -89,6 +94,21 @@ class Module : public std::enable_shared_from_this<Module> {
   /// identity (handles held by layers or optimizers see the new data; Note [module conversion]); integer
   /// tensors keep their dtype. Errors: a dtype that is not floating point (TypeError).
   virtual void to(DType dtype, bool non_blocking = false);
+  /// Moves the parameters and buffers to device (LibTorch's Module::to(Device)). Ember runs on the CPU only, so
+  /// the CPU leaves the module as it is. Errors: any other device (RuntimeError naming it).
+  virtual void to(Device device, bool non_blocking = false);
+  /// to(device), then to(dtype). Errors: as the two.
+  virtual void to(Device device, DType dtype, bool non_blocking = false);
+
+  // ------------------------------------------------------------------------------------------ copies
+  /// A deep copy (LibTorch's Module::clone; use `std::dynamic_pointer_cast<LinearImpl>(fc->clone())`): the
+  /// same type and structure, every parameter and buffer copied into new storage (same values, dtype and
+  /// requires_grad; gradients are not copied, as LibTorch's), submodules cloned recursively, training flags
+  /// kept. The copy shares nothing with the original and the default generator is left where it was. The
+  /// layers of ember::nn and the containers support it; a module class of one's own gets it by deriving from
+  /// ember::nn::Cloneable<NetImpl> (ember/nn/Cloneable.h, Note [clone]).
+  /// Errors: a module type that does not derive from Cloneable (naming it); a device other than the CPU.
+  virtual std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const;
 
   // ------------------------------------------------------------------------------------------ state dicts
   /// The parameters and persistent buffers by dotted name, detached (no autograd history), in Python's
@@ -102,6 +122,14 @@ class Module : public std::enable_shared_from_this<Module> {
   /// as PyTorch's): missing keys, unexpected keys, and "size mismatch for <key>: copying a param with shape
   /// [..] from checkpoint, the shape in current model is [..]." Nothing is copied when there is any error.
   void load_state_dict(const OrderedDict<std::string, Tensor>& state, bool strict = true);
+
+  /// Writes the state dict's entries into archive under their dotted names (LibTorch's Module::save; Note
+  /// [checkpoint archives] in ember/serialize/Checkpoint.h). Other keys of the archive are kept.
+  virtual void save(serialize::OutputArchive& archive) const;
+  /// Loads the entries of the state dict's keys from archive (written by save(), or any archive holding them,
+  /// e.g. Python's ember.save(model.state_dict(), path)) with load_state_dict's checks; other keys of the
+  /// archive (an "epoch") are ignored. Errors: as load_state_dict (a missing key, a size mismatch).
+  virtual void load(serialize::InputArchive& archive);
 
   // ------------------------------------------------------------------------------------------ printing
   /// The layer's settings for printing, e.g. "in_features=4, out_features=3, bias=True" (Python's
@@ -157,6 +185,17 @@ class Module : public std::enable_shared_from_this<Module> {
   void unregister_module(const std::string& name);
 
  protected:
+  /// A copy of other's name and training flag with no parameters, buffers or submodules: what a subclass's
+  /// copy constructor starts from when Cloneable::clone() copies it before reset() registers new members.
+  Module(const Module& other);
+  /// Copies, after a clone was rebuilt, the values of original's parameters and buffers (into new storage;
+  /// requires_grad kept), its non-persistent buffer set and training flags, here and recursively in the
+  /// submodules of the same names (Note [clone]). Errors: the rebuilt structure differs from the original's
+  /// (naming the module and both name lists).
+  void copy_state_for_clone(const Module& original);
+  /// Checks the device argument of clone(): none or the CPU.
+  void check_clone_device(const std::optional<Device>& device) const;
+
   /// Whether this module is in training mode (set by train()/eval()).
   bool is_training_ = true;
 

@@ -1,6 +1,7 @@
 #include "ember/nn/ModuleDict.h"
 
 #include "ember/base/Error.h"
+#include "ember/nn/Cloneable.h"
 
 namespace ember::nn {
 
@@ -46,6 +47,18 @@ std::shared_ptr<Module> ModuleDictImpl::operator[](const std::string& key) const
 void ModuleDictImpl::throw_wrong_type(const std::string& key, const std::type_info& wanted) const {
   EMBER_FAIL("ModuleDict: the module '{}' is a {}, not a {}", key, (*this)[key]->name(),
              detail::readable_type_name(wanted));
+}
+
+std::shared_ptr<Module> ModuleDictImpl::clone(const std::optional<Device>& device) const {
+  check_clone_device(device);
+  auto copy = std::make_shared<ModuleDictImpl>();
+  detail::CloneMemo<std::shared_ptr<Module>> clones;
+  for (const auto& item : modules_) {
+    const std::shared_ptr<Module>& m = item.value();
+    copy->insert(item.key(), clones.get(m.get(), [&] { return m->clone(device); }));
+  }
+  copy->is_training_ = is_training_;
+  return copy;
 }
 
 }  // namespace ember::nn

@@ -55,6 +55,10 @@ class ModuleDictImpl : public Module {
     return *ptr<T>(key);
   }
 
+  /// A deep copy: a new ModuleDict of clones of the modules under the same keys (a module held twice is
+  /// cloned once). Errors: as Module::clone.
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
+
   auto begin() const { return modules_.begin(); }
   auto end() const { return modules_.end(); }
 

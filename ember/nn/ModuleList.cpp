@@ -3,6 +3,7 @@
 #include <string>
 
 #include "ember/base/Error.h"
+#include "ember/nn/Cloneable.h"
 
 namespace ember::nn {
 
@@ -41,6 +42,15 @@ size_t ModuleListImpl::checked(int64_t index) const {
 void ModuleListImpl::throw_wrong_type(int64_t index, const std::type_info& wanted) const {
   EMBER_FAIL("ModuleList: the module at index {} is a {}, not a {}", index, (*this)[index]->name(),
              detail::readable_type_name(wanted));
+}
+
+std::shared_ptr<Module> ModuleListImpl::clone(const std::optional<Device>& device) const {
+  check_clone_device(device);
+  auto copy = std::make_shared<ModuleListImpl>();
+  detail::CloneMemo<std::shared_ptr<Module>> clones;
+  for (const auto& m : modules_) copy->push_back(clones.get(m.get(), [&] { return m->clone(device); }));
+  copy->is_training_ = is_training_;
+  return copy;
 }
 
 }  // namespace ember::nn

@@ -55,6 +55,10 @@ class ModuleListImpl : public Module {
     return *ptr<T>(index);
   }
 
+  /// A deep copy: a new ModuleList of clones of the modules (a module held twice is cloned once). Errors: as
+  /// Module::clone.
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
+
   std::vector<std::shared_ptr<Module>>::const_iterator begin() const { return modules_.begin(); }
   std::vector<std::shared_ptr<Module>>::const_iterator end() const { return modules_.end(); }
 

@@ -1,6 +1,7 @@
 #pragma once
 // LayerNorm and GroupNorm (LibTorch's torch::nn::LayerNorm/GroupNorm, Python's ember.nn.LayerNorm/GroupNorm).
 #include "ember/core/Tensor.h"
+#include "ember/nn/Cloneable.h"
 #include "ember/nn/Module.h"
 #include "ember/nn/ModuleHolder.h"
 #include "ember/nn/options/normalization.h"
@@ -9,7 +10,7 @@ namespace ember::nn {
 
 /// Normalization over the trailing dims normalized_shape, with weight (1) and bias (0) of that shape when
 /// elementwise_affine.
-class LayerNormImpl : public Module {
+class LayerNormImpl : public Cloneable<LayerNormImpl> {
  public:
   explicit LayerNormImpl(LayerNormOptions options);
   /// weight 1, bias 0.
@@ -26,7 +27,7 @@ class LayerNormImpl : public Module {
 
 /// Normalization of (N, C, *) input over num_groups groups of channels, with per-channel weight (1) and bias
 /// (0) when affine.
-class GroupNormImpl : public Module {
+class GroupNormImpl : public Cloneable<GroupNormImpl> {
  public:
   /// Errors: num_channels not divisible by num_groups (ValueError).
   explicit GroupNormImpl(GroupNormOptions options);

@@ -10,9 +10,11 @@ namespace ember::nn {
 
 /// 2-D max pooling. MaxPool2d(MaxPool2dOptions(3).stride(2)); forward_with_indices also returns the flat
 /// indices of the maxima.
-class MaxPool2dImpl : public detail::FunctionalModuleImpl<MaxPool2dOptions, &functional::max_pool2d, "MaxPool2d"> {
+class MaxPool2dImpl
+    : public Cloneable<MaxPool2dImpl,
+                       detail::FunctionalModuleImpl<MaxPool2dOptions, &functional::max_pool2d, "MaxPool2d">> {
  public:
-  using FunctionalModuleImpl::FunctionalModuleImpl;
+  using Cloneable::Cloneable;
   /// (values, int64 indices h * W + w).
   std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input) {
     return functional::max_pool2d_with_indices(input, options);

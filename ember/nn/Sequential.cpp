@@ -1,6 +1,9 @@
 #include "ember/nn/Sequential.h"
 
+#include <algorithm>
+
 #include "ember/base/Error.h"
+#include "ember/nn/Cloneable.h"
 
 namespace ember::nn {
 
@@ -10,10 +13,23 @@ SequentialImpl::SequentialImpl(std::initializer_list<NamedAnyModule> named) {
 
 void SequentialImpl::push_back(std::string name, AnyModule module) {
   EMBER_CHECK(!module.is_empty(), "Sequential: cannot add an empty module as '{}'", name);
-  EMBER_CHECK(!names_.count(name), "Sequential: a module named '{}' is already in the sequence", name);
+  EMBER_CHECK(std::find(names_.begin(), names_.end(), name) == names_.end(),
+              "Sequential: a module named '{}' is already in the sequence", name);
   register_module(name, module.ptr());
-  names_.insert(std::move(name));
+  names_.push_back(std::move(name));
   modules_.push_back(std::move(module));
+}
+
+std::shared_ptr<Module> SequentialImpl::clone(const std::optional<Device>& device) const {
+  check_clone_device(device);
+  auto copy = std::make_shared<SequentialImpl>();
+  detail::CloneMemo<AnyModule> clones;
+  for (size_t i = 0; i < modules_.size(); ++i) {
+    const AnyModule& m = modules_[i];
+    copy->push_back(names_[i], clones.get(m.ptr().get(), [&] { return m.clone(device); }));
+  }
+  copy->is_training_ = is_training_;
+  return copy;
 }
 
 void SequentialImpl::extend(const SequentialImpl& other) {

@@ -72,6 +72,10 @@ class SequentialImpl : public Module {
   /// Appends every module of other (keeping their order, named after their new positions).
   void extend(const SequentialImpl& other);
 
+  /// A deep copy: a new Sequential of clones of the modules, under the same names (a module held twice is
+  /// cloned once and held twice). Errors: as Module::clone.
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
+
   /// Runs the modules in order on input.
   Tensor forward(const Tensor& input);
 
@@ -97,7 +101,7 @@ class SequentialImpl : public Module {
   size_t checked(int64_t index) const;
 
   std::vector<AnyModule> modules_;
-  std::unordered_set<std::string> names_;
+  std::vector<std::string> names_;  // of modules_, in order
 };
 
 /// The holder of SequentialImpl; also constructible from named modules: `Sequential({{"fc", Linear(4, 2)}})`.

@@ -6,6 +6,7 @@
 
 #include "ember/base/Error.h"
 #include "ember/serialize/Archive.h"
+#include "ember/serialize/Checkpoint.h"
 
 namespace ember {
 
@@ -32,6 +33,20 @@ OrderedDict<std::string, Tensor> state_dict_from_ivalue(const IValue& obj, const
     state.insert(key.to_string(), value.to_tensor());
   }
   return state;
+}
+
+void Module::save(serialize::OutputArchive& archive) const {
+  for (const auto& item : state_dict()) archive.write(item.key(), item.value());
+}
+
+void Module::load(serialize::InputArchive& archive) {
+  // Only the module's own keys: an archive may hold more (an epoch, an optimizer's state).
+  OrderedDict<std::string, Tensor> state("Key");
+  for (const std::string& key : state_dict().keys()) {
+    Tensor t;
+    if (archive.try_read(key, t)) state.insert(key, t);
+  }
+  load_state_dict(state, /*strict=*/true);
 }
 
 }  // namespace nn

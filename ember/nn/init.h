@@ -71,3 +71,22 @@ Tensor kaiming_normal_(Tensor tensor, double a = 0, FanMode mode = kFanIn, Nonli
 void default_linear_init_(const Tensor& weight, const Tensor& bias, bool draw_bias_without_fan_in = true);
 
 }  // namespace ember::nn::init
+
+namespace ember {
+// LibTorch spells the tokens of nn::init in the top namespace (torch::kFanIn, torch::kReLU), so ported code
+// that writes ember::kFanIn finds them here too.
+using nn::init::kConv1d;
+using nn::init::kConv2d;
+using nn::init::kConv3d;
+using nn::init::kConvTranspose1d;
+using nn::init::kConvTranspose2d;
+using nn::init::kConvTranspose3d;
+using nn::init::kFanIn;
+using nn::init::kFanOut;
+using nn::init::kLeakyReLU;
+using nn::init::kLinear;
+using nn::init::kReLU;
+using nn::init::kSELU;
+using nn::init::kSigmoid;
+using nn::init::kTanh;
+}  // namespace ember

@@ -4,6 +4,7 @@
 #include "ember/nn/Activation.h"
 #include "ember/nn/AnyModule.h"
 #include "ember/nn/BatchNorm.h"
+#include "ember/nn/Cloneable.h"
 #include "ember/nn/Conv.h"
 #include "ember/nn/Dropout.h"
 #include "ember/nn/Embedding.h"
@@ -31,3 +32,4 @@
 #include "ember/nn/options/loss.h"
 #include "ember/nn/options/normalization.h"
 #include "ember/nn/options/pooling.h"
+#include "ember/nn/utils/clip_grad.h"

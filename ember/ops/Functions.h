@@ -46,7 +46,13 @@ Tensor zeros_like(const Tensor& self, const TensorOptions& options);
 Tensor ones_like(const Tensor& self, const TensorOptions& options);
 Tensor full_like(const Tensor& self, const Scalar& fill_value, const TensorOptions& options);
 Tensor randn_like(const Tensor& self, const TensorOptions& options);
+/// from_blob with LibTorch's TensorOptions (dtype, default float32; device, only the CPU; requires_grad).
+/// Errors: a non-CPU device; as the dtype forms.
 Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options);
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const TensorOptions& options);
+/// A float32 tensor over data (LibTorch's torch::from_blob(ptr, sizes), whose default dtype is float32),
+/// contiguous. The memory stays the caller's and must outlive the tensor.
+Tensor from_blob(void* data, IntArrayRef sizes);
 
 /// The values of ember::tensor (LibTorch's torch::tensor): a number, a braced list of numbers, nested braced
 /// lists (one level per dim), or a std::vector of numbers.

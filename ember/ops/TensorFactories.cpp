@@ -56,10 +56,15 @@ Tensor full_like(const Tensor& self, const Scalar& fill_value, const TensorOptio
 Tensor randn_like(const Tensor& self, const TensorOptions& o) {
   return with_options(randn_like(self, o.dtype_opt(), o.device_opt()), o);
 }
-Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& o) {
-  EMBER_CHECK(!o.device_opt() || o.device_opt()->is_cpu(), "from_blob: only CPU memory is supported");
-  return with_options(from_blob(data, sizes, o.dtype()), o);
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const TensorOptions& o) {
+  EMBER_CHECK(o.device().is_cpu(), "from_blob: only CPU memory is supported, but the options name device {}",
+              o.device().str());
+  return with_options(from_blob(data, sizes, strides, o.dtype()), o);
 }
+Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& o) {
+  return from_blob(data, sizes, contiguous_strides(sizes), o);
+}
+Tensor from_blob(void* data, IntArrayRef sizes) { return from_blob(data, sizes, kFloat32); }
 
 TensorData::TensorData(std::initializer_list<TensorData> items) {
   const TensorData* first = items.size() ? items.begin() : nullptr;

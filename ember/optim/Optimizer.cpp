@@ -1,5 +1,13 @@
 #include "ember/optim/Optimizer.h"
 
+#include <cxxabi.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <typeinfo>
 #include <unordered_set>
 
 #include "ember/autograd/autograd.h"
@@ -122,6 +130,65 @@ IValue cast_state_value(const IValue& value, const Tensor& param, bool is_step) 
     return t;
   }
   return value;
+}
+
+// The optimizer's class name without namespaces ("SGD"), for messages.
+std::string type_name(const Optimizer& optimizer) {
+  const char* mangled = typeid(optimizer).name();
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> demangled(abi::__cxa_demangle(mangled, nullptr, nullptr, &status),
+                                                   std::free);
+  std::string name = status == 0 && demangled ? demangled.get() : mangled;
+  const size_t colon = name.rfind("::");
+  return colon == std::string::npos ? name : name.substr(colon + 2);
+}
+
+// Note [loading another optimizer's state]
+// A state dict does not name the optimizer that wrote it, and PyTorch loads Adam's state into SGD without a
+// word, failing only at step() (a missing option or state entry). Ember checks at load time, in C++ and in
+// Python (python/ember/optim/optimizer.py) alike: a saved parameter group that both lacks some of this
+// optimizer's options and has options of another optimizer comes from another optimizer type (a group
+// that only lacks options, as a hand-written one may, still loads with this optimizer's values for them), and
+// every per-parameter state tensor but "step" must have its parameter's shape. Only the option names of the
+// optimizers Ember has count as foreign: a group may also hold extras of any name (a scheduler's initial_lr).
+constexpr std::string_view kKnownOptionNames[] = {
+    "lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize", "foreach", "differentiable", "betas",
+    "eps", "amsgrad", "capturable", "fused", "alpha", "centered"};
+
+std::string guess_optimizer(const std::vector<std::string>& foreign_keys) {
+  auto has = [&](std::string_view k) {
+    return std::find(foreign_keys.begin(), foreign_keys.end(), k) != foreign_keys.end();
+  };
+  if (has("betas")) return "Adam or AdamW";
+  if (has("alpha")) return "RMSprop";
+  if (has("nesterov") || has("dampening")) return "SGD";
+  return "another optimizer";
+}
+
+std::string quoted_list(const std::vector<std::string>& keys) {
+  std::vector<std::string> q;
+  for (const auto& k : keys) q.push_back("'" + k + "'");
+  return fmt::format("{}", fmt::join(q, ", "));
+}
+
+void check_group_options(const Optimizer& optimizer, const OptimizerOptions& own,
+                         const std::vector<std::pair<IValue, IValue>>& saved, size_t group_index) {
+  std::vector<std::string> own_keys, saved_keys, foreign, missing;
+  for (const auto& [k, v] : own.items()) own_keys.push_back(k);
+  for (const auto& [k, v] : saved)
+    if (k.is_string() && k.to_string() != "params") saved_keys.push_back(k.to_string());
+  for (const auto& k : saved_keys)
+    if (std::find(own_keys.begin(), own_keys.end(), k) == own_keys.end() &&
+        std::find(std::begin(kKnownOptionNames), std::end(kKnownOptionNames), k) != std::end(kKnownOptionNames))
+      foreign.push_back(k);
+  for (const auto& k : own_keys)
+    if (std::find(saved_keys.begin(), saved_keys.end(), k) == saved_keys.end()) missing.push_back(k);
+  if (foreign.empty() || missing.empty()) return;
+  const std::string name = type_name(optimizer);
+  EMBER_FAIL_KIND(ErrorKind::Value,
+                  "load_state_dict: the state dict is not the state of a {0} optimizer (it looks like the state of "
+                  "{1}): parameter group {2} has options {3} that {0} does not have and lacks {0}'s options {4}",
+                  name, guess_optimizer(foreign), group_index, quoted_list(foreign), quoted_list(missing));
 }
 
 }  // namespace
@@ -343,6 +410,7 @@ void Optimizer::load_state_dict(const IValue& state_dict) {
   // Everything is read into new groups and state first, so a failure leaves the optimizer as it was.
   std::vector<OptimizerParamGroup> groups;
   std::unordered_map<int64_t, Tensor> param_of;
+  std::unordered_map<int64_t, std::pair<size_t, size_t>> position_of;  // saved index -> (group, position)
   for (size_t g = 0; g < saved_groups.size(); ++g) {
     const auto& saved = dict_of(saved_groups[g], "a parameter group");
     auto indices = int_list(required_entry(saved, "params", "a parameter group"), "a group's 'params'");
@@ -350,7 +418,11 @@ void Optimizer::load_state_dict(const IValue& state_dict) {
     EMBER_CHECK_VALUE(indices.size() == params.size(),
                       "loaded state dict contains a parameter group that doesn't match the size of optimizer's "
                       "group");
-    for (size_t i = 0; i < indices.size(); ++i) param_of.emplace(indices[i], params[i]);
+    check_group_options(*this, param_groups_[g].options(), saved, g);
+    for (size_t i = 0; i < indices.size(); ++i) {
+      param_of.emplace(indices[i], params[i]);
+      position_of.emplace(indices[i], std::make_pair(g, i));
+    }
     OptimizerParamGroup group(params, param_groups_[g].options().clone());
     for (const auto& [key, value] : saved) {
       EMBER_CHECK(key.is_string(), "load_state_dict: a parameter group's keys must be strings, not {}",
@@ -367,8 +439,19 @@ void Optimizer::load_state_dict(const IValue& state_dict) {
     if (it == param_of.end()) continue;
     const Tensor& param = it->second;
     std::vector<std::pair<IValue, IValue>> entries;
-    for (const auto& [k, v] : dict_of(value, "a parameter's state"))
-      entries.emplace_back(k, cast_state_value(v, param, k.is_string() && k.to_string() == "step"));
+    for (const auto& [k, v] : dict_of(value, "a parameter's state")) {
+      const bool is_step = k.is_string() && k.to_string() == "step";
+      // See Note [loading another optimizer's state].
+      if (!is_step && v.is_tensor() && !v.to_tensor().sizes().equals(param.sizes())) {
+        const auto [g, i] = position_of.at(key.to_int());
+        EMBER_FAIL_KIND(ErrorKind::Value,
+                        "load_state_dict: the state '{}' of parameter {} in group {} has shape [{}] but the "
+                        "parameter has shape [{}]",
+                        k.is_string() ? k.to_string() : std::string("?"), i, g,
+                        fmt::join(v.to_tensor().sizes(), ", "), fmt::join(param.sizes(), ", "));
+      }
+      entries.emplace_back(k, cast_state_value(v, param, is_step));
+    }
     state.emplace_back(param, state_from_dict(entries, param));
   }
   param_groups_ = std::move(groups);

@@ -332,7 +332,11 @@ def evaluate_state_dict(torch, args):
     """--eval-state-dict: the test accuracy of the model with the state dict in args.eval_state_dict (ReLU + max
     pooling by the plain ops, whose values the fused op equals)."""
     model = build_model(torch.nn, relu_max_pool2d_plain(torch))
-    model.load_state_dict(load_state_dict_file(torch, args.eval_state_dict))
+    try:
+        state = load_state_dict_file(torch, args.eval_state_dict)
+        model.load_state_dict(state)
+    except (RuntimeError, ValueError, OSError) as error:  # not an archive, not a state dict, or another model's
+        sys.exit(f"train.py: --eval-state-dict {args.eval_state_dict}: {str(error).splitlines()[0]}")
     test_x, test_y = load_split("test", args.data_dir, args.test_limit)
     accuracy = evaluate(torch, model, torch.from_numpy(test_x), torch.from_numpy(test_y))
     print(f"{args.eval_state_dict}: test accuracy {accuracy:.4f} on {test_x.shape[0]} test images "
@@ -471,6 +475,10 @@ def main(argv=None):
         import torch
     from tqdm import tqdm
 
+    if args.eval_state_dict and not os.path.isfile(args.eval_state_dict):
+        # One line, not a traceback: the usual mistake is a wrong path.
+        sys.exit(f"train.py: --eval-state-dict {args.eval_state_dict}: no such file (write one with ember::save in "
+                 "C++, e.g. examples/cpp/train_fashion_mnist, or ember.save(model.state_dict(), path) in Python)")
     missing = [name for pair in FILES.values() for name in pair
                if not os.path.exists(os.path.join(args.data_dir, name))]
     if missing:

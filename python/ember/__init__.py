@@ -98,7 +98,8 @@ pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Elementwise ``|input - other| <= atol + rtol * |other|`` (PyTorch's torch.isclose): equal values
     (infinities of the same sign included) are close; NaN is close to NaN only with equal_nan. Integer inputs
-    and bool inputs are compared in the default floating dtype.
+    and bool inputs are compared in the default floating dtype. The op ``isclose`` of the database (shared with
+    the C++ API); unlike PyTorch, other may also be a Python number (made a tensor of input's dtype).
 
     Shape: the broadcast shape of input and other; the result is bool.
 
@@ -107,29 +108,15 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """
     if not isinstance(other, Tensor):
         other = tensor(other, dtype=input.dtype)
-    if input.dtype != other.dtype:
-        raise RuntimeError("isclose: {} did not match {} (both inputs must have the same dtype)".format(
-            input.dtype, other.dtype))
-    if rtol < 0:
-        raise RuntimeError("rtol must be greater than or equal to zero, but got {}".format(rtol))
-    if atol < 0:
-        raise RuntimeError("atol must be greater than or equal to zero, but got {}".format(atol))
-    close = input == other
-    if equal_nan and input.is_floating_point():
-        close = close | (input.isnan() & other.isnan())
-    if rtol == 0 and atol == 0:
-        return close
-    if not input.is_floating_point():
-        input, other = input.to(get_default_dtype()), other.to(get_default_dtype())
-    allowed = atol + (rtol * other).abs()
-    actual = (input - other).abs()
-    return close | (actual.isfinite() & (actual <= allowed))
+    return _C._functions["isclose"](input, other, rtol, atol, equal_nan)
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Whether every element of ``isclose(input, other, rtol, atol, equal_nan)`` is True (a Python bool), as
     torch.allclose. Raises as isclose."""
-    return builtins.bool(isclose(input, other, rtol, atol, equal_nan).all())
+    if not isinstance(other, Tensor):
+        other = tensor(other, dtype=input.dtype)
+    return _C._functions["allclose"](input, other, rtol, atol, equal_nan)
 
 
 def nonzero(input, *, out=None, as_tuple=False):

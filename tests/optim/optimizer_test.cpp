@@ -324,3 +324,51 @@ TEST(Optimizer, OptionsByNameCheckKeysAndKinds) {
 
 }  // namespace
 }  // namespace ember::optim
+
+namespace {
+
+// Note [loading another optimizer's state]: another optimizer type's state dict, or state tensors of another
+// shape than their parameters, raise at load time (PyTorch raises only at step()); the optimizer is left as it
+// was. tests/python/test_optim.py checks the same messages on the Python side.
+using namespace ember;
+using namespace ember::optim;
+
+// A zero parameter of the given shape.
+Tensor param(std::vector<int64_t> shape) { return zeros(shape, requires_grad()); }
+
+TEST(Optimizer, LoadStateDictOfAnotherTypeOrShapeRaises) {
+  Tensor a = param({2, 3}), b = param({4});
+  a.mutable_grad() = ones({2, 3});
+  b.mutable_grad() = ones({4});
+  Adam adam(std::vector<Tensor>{a, b});
+  adam.step();
+  SGD sgd(std::vector<Tensor>{a, b}, SGDOptions(0.1).momentum(0.9));
+  EMBER_EXPECT_ERROR(sgd.load_state_dict(adam.state_dict()), Value,
+                     "load_state_dict: the state dict is not the state of a SGD optimizer (it looks like the "
+                     "state of Adam or AdamW): parameter group 0 has options 'betas', 'eps', 'amsgrad'");
+  EMBER_EXPECT_ERROR(sgd.load_state_dict(adam.state_dict()), Value, "lacks SGD's options 'momentum'");
+  sgd.step();
+  EMBER_EXPECT_ERROR(adam.load_state_dict(sgd.state_dict()), Value,
+                     "not the state of a Adam optimizer (it looks like the state of SGD)");
+  RMSprop rms(std::vector<Tensor>{a, b});
+  EMBER_EXPECT_ERROR(rms.load_state_dict(adam.state_dict()), Value, "not the state of a RMSprop optimizer");
+  AdamW adamw(std::vector<Tensor>{a, b});
+  adamw.load_state_dict(adam.state_dict());  // Adam and AdamW share their layout: this loads
+
+  // State of the right type over parameters of other shapes.
+  Tensor c = param({3, 2}), d = param({4});
+  Adam other(std::vector<Tensor>{c, d});
+  EMBER_EXPECT_ERROR(other.load_state_dict(adam.state_dict()), Value,
+                     "load_state_dict: the state 'exp_avg' of parameter 0 in group 0 has shape [2, 3] but the "
+                     "parameter has shape [3, 2]");
+  EXPECT_EQ(other.state_size(), 0u);  // left as it was
+  Tensor e = param({5});
+  SGD sgd2({OptimizerParamGroup({param({2, 3})}), OptimizerParamGroup({e})}, SGDOptions(0.1).momentum(0.9));
+  SGD sgd_two_groups({OptimizerParamGroup({a}), OptimizerParamGroup({b})}, SGDOptions(0.1).momentum(0.9));
+  sgd_two_groups.step();
+  EMBER_EXPECT_ERROR(sgd2.load_state_dict(sgd_two_groups.state_dict()), Value,
+                     "the state 'momentum_buffer' of parameter 0 in group 1 has shape [4] but the parameter has "
+                     "shape [5]");
+}
+
+}  // namespace

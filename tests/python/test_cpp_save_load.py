@@ -48,3 +48,29 @@ def test_list_written_by_cpp(written):
     assert items[0][0, 1].item() == 100
     assert items[2].dim() == 0 and items[2].dtype == ember.float64 and items[2].item() == -3.5
     assert not items[0].requires_grad
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory):
+    program = os.path.join(BUILD, "tests", "ember_nn_tests")
+    if not os.path.exists(program):
+        pytest.skip(f"{program} is not built (run make)")
+    out = tmp_path_factory.mktemp("cpp_checkpoint")
+    env = dict(os.environ, EMBER_API_SAVE_DIR=str(out))
+    r = subprocess.run([program, "--gtest_filter=CppWritesCheckpointForPython.*"], capture_output=True, text=True,
+                       env=env, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return ember.load(str(out / "cpp_checkpoint.ember"))
+
+
+def test_checkpoint_archive_written_by_cpp(checkpoint):
+    # serialize::OutputArchive: a dict of the written keys in order; a nested archive is a nested dict, and
+    # Module::save writes the state dict's entries, which load into the same Python model.
+    assert isinstance(checkpoint, dict)
+    assert list(checkpoint) == ["epoch", "model", "weight", "bias"]
+    assert checkpoint["epoch"].item() == 3 and checkpoint["epoch"].dtype == ember.int64
+    assert list(checkpoint["model"]) == ["weight", "bias"]
+    fc = ember.nn.Linear(3, 2)
+    fc.load_state_dict(checkpoint["model"])
+    assert fc.weight.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] and fc.bias.tolist() == [-1.0, 1.0]
+    assert ember.equal(checkpoint["weight"], fc.weight.detach())

@@ -166,3 +166,22 @@ def test_missing_data_names_the_file(tmp_path):
     proc = run([PROGRAM, "--data-dir", str(tmp_path), "--out", str(tmp_path)])
     assert proc.returncode == 1
     assert "t10k-images-idx3-ubyte.gz" in proc.stderr and "dataset-fashion-mnist" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("make, message", [
+    (None, "no such file"),
+    (lambda path: ember.save(ember.ones(2), path), "holds a Tensor, not a state dict"),
+    (lambda path: ember.save({"fc.weight": ember.ones(2)}, path), "Error(s) in loading state_dict"),
+    (lambda path: open(path, "wb").write(b"not an archive"), ""),
+])
+def test_eval_state_dict_with_a_bad_file_is_one_error_line(tmp_path, make, message):
+    """--eval-state-dict with a missing file, or one that holds no state dict of the model: one clear line on
+    stderr naming the file, exit status 1, no traceback."""
+    path = tmp_path / "state.ember"
+    if make is not None:
+        make(str(path))
+    proc = run([sys.executable, SCRIPT, "--eval-state-dict", str(path), "--test-limit", "10"], timeout=300)
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert lines[0].startswith(f"train.py: --eval-state-dict {path}: ") and message in lines[0], lines[0]

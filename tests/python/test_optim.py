@@ -807,3 +807,42 @@ def test_training_loop_with_one_cycle_matches_torch(name, kwargs):
     np.testing.assert_allclose(le, lt, rtol=1e-4, atol=1e-6)  # reductions may add in another order
     np.testing.assert_allclose(we, wt, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(be, bt, rtol=1e-4, atol=1e-5)
+
+
+def test_load_state_dict_of_another_optimizer_type_raises_at_load():
+    # PyTorch loads Adam's state into SGD and fails at step(); Ember raises at load time, with the same message as
+    # the C++ side (tests/optim/optimizer_test.cpp), and leaves the optimizer as it was.
+    a, b = ember.zeros(2, 3, requires_grad=True), ember.zeros(4, requires_grad=True)
+    a.grad, b.grad = ember.ones(2, 3), ember.ones(4)
+    adam = ember.optim.Adam([a, b])
+    adam.step()
+    sgd = ember.optim.SGD([a, b], lr=0.1, momentum=0.9)
+    with pytest.raises(ValueError, match=r"the state dict is not the state of a SGD optimizer \(it looks like the "
+                                         r"state of Adam or AdamW\): parameter group 0 has options 'betas', 'eps'"):
+        sgd.load_state_dict(adam.state_dict())
+    assert sgd.param_groups[0]["momentum"] == 0.9 and not sgd.state
+    sgd.step()
+    with pytest.raises(ValueError, match="not the state of a Adam optimizer .it looks like the state of SGD"):
+        adam.load_state_dict(sgd.state_dict())
+    ember.optim.AdamW([a, b]).load_state_dict(adam.state_dict())  # the same layout: loads
+    # Extras such as a scheduler's initial_lr are not another optimizer's options.
+    ember.optim.lr_scheduler.StepLR(adam, 1)
+    ember.optim.Adam([a, b]).load_state_dict(adam.state_dict())
+
+
+def test_load_state_dict_rejects_state_of_other_shapes():
+    a, b = ember.zeros(2, 3, requires_grad=True), ember.zeros(4, requires_grad=True)
+    a.grad, b.grad = ember.ones(2, 3), ember.ones(4)
+    adam = ember.optim.Adam([a, b])
+    adam.step()
+    other = ember.optim.Adam([ember.zeros(3, 2, requires_grad=True), ember.zeros(4, requires_grad=True)])
+    with pytest.raises(ValueError, match=r"the state 'exp_avg' of parameter 0 in group 0 has shape \[2, 3\] but "
+                                         r"the parameter has shape \[3, 2\]"):
+        other.load_state_dict(adam.state_dict())
+    assert not other.state
+    sgd = ember.optim.SGD([{"params": [a]}, {"params": [b]}], lr=0.1, momentum=0.9)
+    sgd.step()
+    sgd2 = ember.optim.SGD([{"params": [ember.zeros(2, 3, requires_grad=True)]},
+                            {"params": [ember.zeros(5, requires_grad=True)]}], lr=0.1, momentum=0.9)
+    with pytest.raises(ValueError, match=r"the state 'momentum_buffer' of parameter 0 in group 1 has shape \[4\]"):
+        sgd2.load_state_dict(sgd.state_dict())

@@ -68,6 +68,8 @@ Tensor clamp_max_(const Tensor& self, const Scalar& max);
 Tensor clamp_max_out(const Tensor& self, const Scalar& max, const Tensor& out);
 int64_t size_int(const Tensor& self, int64_t dim);
 int64_t Int_Tensor(const Tensor& a);
+Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan);
+bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan);
 Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups);
 Tensor conv1d_padding(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups);
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups);

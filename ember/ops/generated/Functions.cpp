@@ -1419,6 +1419,16 @@ bool equal(const Tensor& self, const Tensor& other) {
   return h.call<bool, const Tensor&, const Tensor&>(self, other);
 }
 bool Tensor::equal(const Tensor& other) const { return ember::equal(*this, other); }
+Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  static const OperatorHandle h = op("aten::isclose");
+  return h.call<Tensor, const Tensor&, const Tensor&, double, double, bool>(self, other, rtol, atol, equal_nan);
+}
+Tensor Tensor::isclose(const Tensor& other, double rtol, double atol, bool equal_nan) const { return ember::isclose(*this, other, rtol, atol, equal_nan); }
+bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  static const OperatorHandle h = op("aten::allclose");
+  return h.call<bool, const Tensor&, const Tensor&, double, double, bool>(self, other, rtol, atol, equal_nan);
+}
+bool Tensor::allclose(const Tensor& other, double rtol, double atol, bool equal_nan) const { return ember::allclose(*this, other, rtol, atol, equal_nan); }
 Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
   static const OperatorHandle h = op("aten::conv1d");
   return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef, IntArrayRef, int64_t>(input, weight, bias, stride, padding, dilation, groups);

@@ -66,6 +66,35 @@ def _step_without_grad(step):
     return wrapper
 
 
+# The option names of Ember's optimizers: only these count as another optimizer's (a group may hold extras of any
+# name, such as a scheduler's initial_lr). Note [loading another optimizer's state] in ember/optim/Optimizer.cpp.
+_KNOWN_OPTION_NAMES = frozenset([
+    "lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize", "foreach", "differentiable", "betas",
+    "eps", "amsgrad", "capturable", "fused", "alpha", "centered"])
+
+
+def _guess_optimizer(foreign_keys):
+    if "betas" in foreign_keys:
+        return "Adam or AdamW"
+    if "alpha" in foreign_keys:
+        return "RMSprop"
+    if "nesterov" in foreign_keys or "dampening" in foreign_keys:
+        return "SGD"
+    return "another optimizer"
+
+
+def _quoted(keys):
+    return ", ".join(f"'{k}'" for k in keys)
+
+
+def _check_state_shapes(param, state, group, position):
+    for name, value in state.items():
+        if name != "step" and isinstance(value, _C._TensorBase) and tuple(value.shape) != tuple(param.shape):
+            raise ValueError(f"load_state_dict: the state '{name}' of parameter {position} in group {group} has "
+                             f"shape [{', '.join(map(str, value.shape))}] but the parameter has shape "
+                             f"[{', '.join(map(str, param.shape))}]")
+
+
 class Optimizer:
     r"""Base class of all optimizers.
 
@@ -149,7 +178,10 @@ class Optimizer:
         to the dtype of the parameter they belong to, except ``step``.
 
         Raises:
-            ValueError: a different number of groups, or a group with a different number of parameters.
+            ValueError: a different number of groups, or a group with a different number of parameters; the state
+                of another optimizer type (a group with options this one does not have and without some of its
+                own); a state tensor (other than ``step``) whose shape is not its parameter's (naming the group,
+                the parameter's position and both shapes). PyTorch loads the last two and fails at ``step()``.
         """
         state_dict = deepcopy(state_dict)
         groups = self.param_groups
@@ -159,17 +191,34 @@ class Optimizer:
         if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
             raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
                              "optimizer's group")
+        for index, saved in enumerate(saved_groups):
+            self._check_group_options(saved, index)
         param_of = dict(zip(chain.from_iterable(s["params"] for s in saved_groups),
                             chain.from_iterable(g["params"] for g in groups)))
+        position_of = {k: (g, i) for g, s in enumerate(saved_groups) for i, k in enumerate(s["params"])}
         state = defaultdict(dict)
         for key, value in state_dict["state"].items():
             if key in param_of:
+                _check_state_shapes(param_of[key], value, *position_of[key])
                 state[param_of[key]] = _cast_state(param_of[key], value)
             else:  # state not attached to a parameter is kept as it is
                 state[key] = value
         for group, saved in zip(groups, saved_groups):
             saved["params"] = group["params"]
         self.__setstate__({"state": state, "param_groups": saved_groups})
+
+    def _check_group_options(self, saved, index):
+        # Note [loading another optimizer's state] (ember/optim/Optimizer.cpp): the same rule as the C++ side.
+        own = list(self.defaults)
+        keys = [k for k in saved if k != "params"]
+        foreign = [k for k in keys if k not in own and k in _KNOWN_OPTION_NAMES]
+        missing = [k for k in own if k not in keys]
+        if foreign and missing:
+            name = type(self).__name__
+            raise ValueError(
+                f"load_state_dict: the state dict is not the state of a {name} optimizer (it looks like the state "
+                f"of {_guess_optimizer(foreign)}): parameter group {index} has options {_quoted(foreign)} that "
+                f"{name} does not have and lacks {name}'s options {_quoted(missing)}")
 
     def zero_grad(self, set_to_none=False):
         r"""Resets the gradients of all optimized tensors.
