@@ -13,9 +13,10 @@
 // show what each provider contributes; the default, all, is Ember as it ships.
 //
 // Prints, per model and thread count, the median, 10th and 90th percentile of the step time on each side and
-// Ember's median over LibTorch's (the goal: at most 0.8). Before timing, LibTorch's model gets Ember's
-// initial parameters and buffers, and both must give the same eval-mode loss on the first batch (the same
-// model, computed by each framework); both then train from the same weights on the same batches.
+// Ember's median over that side's (column ember/side: on the libtorch row, the ratio, goal at most
+// 0.8). Before timing, LibTorch's model gets Ember's initial parameters and buffers, and both must give the
+// same eval-mode loss on the first batch (the same model, computed by each framework); both then train from the
+// same weights on the same batches.
 //
 // Note [training-step measurement]
 // As Note [latency measurement] in latency_main.cpp: every step is timed on its own (steady_clock), the figure
@@ -93,6 +94,10 @@ int main(int argc, char** argv) {
   try {
     for (int i = 1; i < argc; ++i) {
       std::string a = argv[i];
+      if (a == "--help" || a == "-h") {
+        usage();
+        return 0;
+      }
       auto value = [&](const char* flag) { return bench_cli::flag_value(argc, argv, i, flag); };
       std::string v;
       if (!(v = value("--data-dir")).empty()) data_dir = v;
@@ -137,7 +142,7 @@ int main(int argc, char** argv) {
                 "after %d warm-up steps\n",
                 static_cast<long long>(batches), static_cast<long long>(batch), rounds, steps, warmup);
     std::printf("%-28s %7s %-8s %10s %10s %10s %10s %12s\n", "model", "threads", "side", "median_ms", "p10_ms",
-                "p90_ms", "mean_loss", "ember/torch");
+                "p90_ms", "mean_loss", "ember/side");
     for (Model m : models) {
       std::vector<Side> sides;
       if (run_ember) sides.push_back({"ember", train_step::make_ember(m, data), {}});

@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -31,6 +32,18 @@ namespace ember::nn {
 
 template <typename Contained>
 class ModuleHolder;
+
+namespace detail {
+// The module type a holder holds (nn::Conv2d -> Conv2dImpl); any other type is itself (Module::as).
+template <typename T, typename = void>
+struct ContainedOf {
+  using type = T;
+};
+template <typename T>
+struct ContainedOf<T, std::void_t<typename T::ContainedType>> {
+  using type = typename T::ContainedType;
+};
+}  // namespace detail
 
 /// The base class of modules: named parameters, buffers and submodules, the training flag, traversals,
 /// conversions, state dicts and printing. Modules are shared (std::shared_ptr) and non-copyable; a submodule
@@ -139,14 +152,15 @@ class Module : public std::enable_shared_from_this<Module> {
   /// indented. operator<< calls it.
   virtual void pretty_print(std::ostream& stream) const;
 
-  /// This module as ModuleType (a Module subclass or an Impl), or null when it is another type.
+  /// This module as ModuleType, or null when it is another type. ModuleType is a Module subclass, an Impl, or
+  /// a holder such as nn::Conv2d, which names its Impl (`m.as<nn::Conv2d>()` is a Conv2dImpl*, as LibTorch's).
   template <typename ModuleType>
-  ModuleType* as() noexcept {
-    return dynamic_cast<ModuleType*>(this);
+  auto* as() noexcept {
+    return dynamic_cast<typename detail::ContainedOf<ModuleType>::type*>(this);
   }
   template <typename ModuleType>
-  const ModuleType* as() const noexcept {
-    return dynamic_cast<const ModuleType*>(this);
+  const auto* as() const noexcept {
+    return dynamic_cast<const typename detail::ContainedOf<ModuleType>::type*>(this);
   }
 
   // ------------------------------------------------------------------------------------------ registration

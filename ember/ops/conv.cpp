@@ -55,6 +55,12 @@ ConvParams check_convolution(std::string_view op, const Tensor& input, IntArrayR
   EMBER_CHECK(input.dim() == k,
               "{}: Expected {}-dimensional input for {}-dimensional weight {}, but got {}-dimensional input of size {} "
               "instead", op, k, k, weight_sizes, input.dim(), input.sizes());
+  // A kernel dim of 0 (Conv2d(1, 2, 0)) would give an output of the bias alone: PyTorch raises.
+  EMBER_CHECK(std::all_of(weight_sizes.begin() + 2, weight_sizes.end(), [](int64_t v) { return v > 0; }),
+              "{}: kernel size should be greater than zero, but got {} (weight of size {})", op,
+              dims == 2 ? fmt::format("kernel_height: {} kernel_width: {}", weight_sizes[2], weight_sizes[3])
+                        : fmt::format("kernel size {}", IntArrayRef(weight_sizes.begin() + 2, weight_sizes.size() - 2)),
+              weight_sizes);
   EMBER_CHECK(weight_sizes[0] >= groups,
               "{}: Given groups={}, expected weight to be at least {} at dimension 0, but got weight of size {} "
               "instead", op, groups, groups, weight_sizes);

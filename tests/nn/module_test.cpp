@@ -177,6 +177,14 @@ TEST(Module, HoldersShareAndMayBeEmpty) {
   EXPECT_EQ(from_ptr->weight.size(0), 5);
   EXPECT_NE(one->as<LeafImpl>(), nullptr);
   EXPECT_EQ(one->as<NetImpl>(), nullptr);
+  // A holder type names its Impl, as LibTorch's `m->as<nn::Linear>()`.
+  nn::Sequential seq(nn::Linear(2, 3), nn::ReLU());
+  nn::LinearImpl* lin = seq[0]->as<nn::Linear>();
+  ASSERT_NE(lin, nullptr);
+  EXPECT_EQ(lin->weight.size(0), 3);
+  EXPECT_EQ(seq[1]->as<nn::Linear>(), nullptr);
+  const nn::Module& cm = *seq[0];
+  EXPECT_NE(cm.as<nn::Linear>(), nullptr);
   empty = one;
   EXPECT_FALSE(empty.is_empty());
 }

@@ -245,6 +245,7 @@ def _err_cases():
         ("groups 0", x4, w4, dict(groups=0), None),
         ("groups negative", x4, w4, dict(groups=-2), None),
         ("kernel too large", x4, (6, 4, 9, 9), {}, None),
+        ("kernel size 0", x4, (6, 4, 0, 0), {}, None),
         ("dilated kernel too large", x4, w4, dict(dilation=4), None),
         ("empty height", (2, 4, 0, 8), w4, {}, None),
         ("stride 0", x4, w4, dict(stride=0), None),
@@ -285,6 +286,16 @@ def test_conv1d_errors_match_torch(xs, ws, kw):
     x, tx = pair(xs)
     w, tw = pair(ws, seed=1)
     assert_raises_like(lambda: ember.conv1d(x, w, **kw), lambda: torch.conv1d(tx, tw, **kw))
+
+
+def test_zero_kernel_width_raises():
+    """PyTorch 1.13 raises for a kernel of width 0 too (through a oneDNN descriptor message); Ember names it."""
+    x, _ = pair((2, 4, 8, 8))
+    w, _ = pair((6, 4, 3, 0), seed=1)
+    with pytest.raises(RuntimeError, match="kernel size should be greater than zero"):
+        ember.conv2d(x, w)
+    with pytest.raises(RuntimeError, match="kernel size should be greater than zero"):
+        ember.nn.Conv2d(1, 2, 0)(ember.ones(1, 1, 8, 8))
 
 
 def test_mixed_dtypes_raise():

@@ -673,6 +673,13 @@ def test_onednn_switch():
         assert not ember.backends.onednn.enabled
         assert ember.backends.providers() == {"blas": True, "onednn": False}
     assert ember.backends.onednn.enabled
+    # PyTorch's name for the same switch, and a non-bool value refused as torch.backends refuses it
+    with ember.backends.mkldnn.flags(enabled=False):
+        assert not ember.backends.onednn.enabled and not ember.backends.mkldnn.enabled
+    assert ember.backends.mkldnn.is_available() == torch.backends.mkldnn.is_available()
+    with pytest.raises(TypeError, match="expects a bool"):
+        ember.backends.onednn.enabled = "False"
+    assert ember.backends.onednn.enabled
 
 
 @pytest.mark.parametrize("setting", ["onednn", "blas", "reference"])

@@ -25,7 +25,9 @@ class _ProviderModule(types.ModuleType):
 
     @enabled.setter
     def enabled(self, value):
-        _C._set_provider_enabled(self._provider, bool(value))
+        if not isinstance(value, bool):  # as torch.backends: a typo such as "False" must not switch it on
+            raise TypeError(f"ember.backends.{self._provider}.enabled expects a bool, got {type(value).__name__}")
+        _C._set_provider_enabled(self._provider, value)
 
     def is_available(self):
         """Whether this build has the provider."""
@@ -48,4 +50,4 @@ def _install(module_name, provider):
     module.__class__ = type(f"{provider.capitalize()}Module", (_ProviderModule,), {"_provider": provider})
 
 
-from . import blas, onednn  # noqa: E402,F401  (after the helpers they use)
+from . import blas, mkldnn, onednn  # noqa: E402,F401  (after the helpers they use)
