@@ -313,6 +313,19 @@ def check(efn, tfn, *args, rtol=None, atol=None, native_narrow=False, **kwargs):
     return actual
 
 
+def outputs_in_each_isa_build(code):
+    """What `python -c code` prints in a fresh process under each instruction-set build (EMBER_CPU_CAPABILITY
+    default, avx2, avx512; Note [instruction-set builds]), as a set: one element when every build agrees."""
+    import subprocess
+    outputs = set()
+    for level in ("default", "avx2", "avx512"):
+        env = dict(os.environ, EMBER_CPU_CAPABILITY=level,
+                   PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(ember.__file__))))
+        outputs.add(subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True,
+                                   text=True).stdout.strip())
+    return outputs
+
+
 def assert_raises_like(efn, tfn):
     """PyTorch's tfn() raises; Ember's efn() must raise the same exception type."""
     with pytest.raises(Exception) as tinfo:

@@ -1,10 +1,8 @@
 // oneDNN's kernels for the provider slots (see OneDNN.h, Note [onednn gemm], Note [providers]).
 #include "ember/backends/onednn/OneDNN.h"
 
-#include <dlfcn.h>
 #include <oneapi/dnnl/dnnl.h>
 
-#include <cstdlib>
 
 #include "ember/backends/onednn/Convolution.h"
 #include "ember/base/Error.h"
@@ -68,12 +66,7 @@ std::string config() {
                   std::to_string(v->patch) + " (cpu runtime " +
                   (v->cpu_runtime == DNNL_RUNTIME_OMP ? std::string("OpenMP") : std::to_string(v->cpu_runtime)) +
                   ")";
-  Dl_info info;
-  if (dladdr(reinterpret_cast<void*>(&dnnl_sgemm), &info) && info.dli_fname) {
-    char* real = realpath(info.dli_fname, nullptr);
-    s += std::string(" from ") + (real ? real : info.dli_fname);
-    std::free(real);
-  }
+  s += cpu::library_of(reinterpret_cast<const void*>(&dnnl_sgemm));
   return s;
 }
 

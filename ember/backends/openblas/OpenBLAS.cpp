@@ -2,11 +2,9 @@
 #include "ember/backends/openblas/OpenBLAS.h"
 
 #include <cblas.h>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <climits>
-#include <cstdlib>
 #include <vector>
 
 #include "ember/kernels/cpu/Gemm.h"
@@ -172,12 +170,7 @@ std::string config() {
   std::string s = openblas_get_config();
   s += std::string(" (core ") + openblas_get_corename() + ")";
   // The file the loader actually mapped (libopenblas.so.0 may be a chain of alternatives symlinks).
-  Dl_info info;
-  if (dladdr(reinterpret_cast<void*>(&cblas_sgemm), &info) && info.dli_fname) {
-    char* real = realpath(info.dli_fname, nullptr);
-    s += std::string(" from ") + (real ? real : info.dli_fname);
-    std::free(real);
-  }
+  s += cpu::library_of(reinterpret_cast<const void*>(&cblas_sgemm));
   return s;
 }
 

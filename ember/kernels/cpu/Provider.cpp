@@ -1,6 +1,10 @@
 // The process-wide list of providers (Note [providers]).
 #include "ember/kernels/cpu/Provider.h"
 
+#include <dlfcn.h>
+
+#include <cstdlib>
+
 #include "ember/base/Error.h"
 
 namespace ember::cpu {
@@ -59,5 +63,14 @@ Provider& existing(std::string_view name) {
 bool provider_enabled(std::string_view name) { return existing(name).enabled(); }
 
 void set_provider_enabled(std::string_view name, bool enabled) { existing(name).set_enabled(enabled); }
+
+std::string library_of(const void* symbol) {
+  Dl_info info;
+  if (!dladdr(symbol, &info) || !info.dli_fname) return "";
+  char* real = realpath(info.dli_fname, nullptr);
+  std::string s = std::string(" from ") + (real ? real : info.dli_fname);
+  std::free(real);
+  return s;
+}
 
 }  // namespace ember::cpu

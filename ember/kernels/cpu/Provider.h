@@ -52,6 +52,10 @@ bool provider_enabled(std::string_view name);
 /// Switches the provider called `name` on or off. Errors: no provider of that name (RuntimeError).
 void set_provider_enabled(std::string_view name, bool enabled);
 
+/// " from <path>": the real path of the shared library that holds `symbol` (a provider's config() names the
+/// library the loader actually mapped, through any alternatives symlinks); empty when unknown.
+std::string library_of(const void* symbol);
+
 /// The ranked provider kernels of one kernel-level operation whose arguments are the struct Args (Note
 /// [providers]). Declare one per operation as a function-local static, e.g. gemm_providers() in Matmul.h.
 template <class Args>
