@@ -33,14 +33,22 @@ namespace ember::nn {
 template <typename Contained>
 class ModuleHolder;
 
+/// Whether T is a module holder (a class made by EMBER_MODULE or a ModuleHolder<...>).
+template <typename T>
+inline constexpr bool is_module_holder_v = requires(const T& t) {
+  typename T::ContainedType;
+  requires std::is_base_of_v<ModuleHolder<typename T::ContainedType>, T>;
+};
+
 namespace detail {
 // The module type a holder holds (nn::Conv2d -> Conv2dImpl); any other type is itself (Module::as).
-template <typename T, typename = void>
+template <typename T>
 struct ContainedOf {
   using type = T;
 };
 template <typename T>
-struct ContainedOf<T, std::void_t<typename T::ContainedType>> {
+  requires is_module_holder_v<T>
+struct ContainedOf<T> {
   using type = typename T::ContainedType;
 };
 }  // namespace detail

@@ -94,12 +94,7 @@ class ModuleHolder {
   std::shared_ptr<Contained> impl_;
 };
 
-/// Whether T is a module holder (a class made by EMBER_MODULE or a ModuleHolder<...>).
-template <typename T>
-inline constexpr bool is_module_holder_v = requires(const T& t) {
-  typename T::ContainedType;
-  requires std::is_base_of_v<ModuleHolder<typename T::ContainedType>, T>;
-};
+// is_module_holder_v<T> (whether T is a holder) is in Module.h, where Module::as uses it.
 
 /// Writes the held module's Python-style repr (an empty holder throws).
 template <typename Contained>
