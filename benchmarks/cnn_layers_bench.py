@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The layers of the Fashion-MNIST CNN (examples/fashion_mnist/train.py), one at a time, Ember and PyTorch 1.13
 side by side: median wall time of forward + backward (input gradient included) at the model's shapes, batch 128.
-Shows which layer limits the training step (BENCHMARKS.md, "Fashion-MNIST epoch time").
+Shows which layer limits the training step (benchmarks/results/train_python.md).
 
   PYTHONPATH=python /usr/bin/python3 benchmarks/cnn_layers_bench.py [--threads 1] [--reps 15]
 

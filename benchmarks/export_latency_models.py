@@ -28,7 +28,8 @@ import time
 import numpy as np
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-sys.path.insert(0, os.path.join(ROOT, "python"))
+# After PYTHONPATH, so that PYTHONPATH can name another checkout's built package (benchmarks/run_all.py --python-path).
+sys.path.append(os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "examples", "fashion_mnist"))
 import ember  # noqa: E402
 import torch  # noqa: E402

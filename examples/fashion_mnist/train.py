@@ -12,8 +12,8 @@ The same code runs on Ember and on PyTorch 1.13: with --framework ember (the def
 `import ember as torch`, with --framework torch it imports PyTorch itself, and everything after that is written
 against the name `torch`. The recipe: two conv blocks (conv 3x3, BatchNorm, ReLU, 2x2 max pooling), dropout and a
 linear head, trained with AdamW under a OneCycle learning-rate schedule in batches of 128. With the default seed it
-reaches at least 90% test accuracy within 3 epochs on both frameworks (figures in BENCHMARKS.md, section
-"Fashion-MNIST epoch time").
+reaches at least 90% test accuracy within 3 epochs on both frameworks (figures in
+benchmarks/results/train_python.md).
 
 The custom op: on Ember, each conv block's ReLU and 2x2 max pooling are one C++ op, fmnist::relu_max_pool2d
 (FUSED_OP_SOURCE below: a forward that reads the input once, and its own backward through

@@ -5,7 +5,7 @@
 // Note [onednn gemm]
 // oneDNN's sgemm picks its kernel from the instruction sets the CPU reports (AVX-512 where present), while
 // OpenBLAS follows OPENBLAS_CORETYPE when it is set (this machine pins it to Haswell, AVX2): on the training
-// step's shapes oneDNN's sgemm takes 0.45-0.55x OpenBLAS's time (benchmarks/BENCHMARKS.md, "oneDNN GEMM").
+// step's shapes oneDNN's sgemm takes 0.45-0.55x OpenBLAS's time (BENCHMARKS.md, "GEMM").
 // So float32 matrix products with m, n > 1 go to oneDNN first (priority 200, above OpenBLAS's 100);
 // matrix-vector products and dots stay with OpenBLAS's gemv/dot, and float64 (oneDNN has no dgemm) too.
 // Results differ from OpenBLAS's only in the order of the float32 sums.
