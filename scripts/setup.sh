@@ -21,7 +21,7 @@ PACKAGES=(
   nlohmann-json3-dev        # JSON metadata in archives
   # --- Python extension ember._C and the op generator, for Debian's /usr/bin/python3 (3.11)
   python3 python3-dev pybind11-dev python3-numpy
-  python3-yaml              # tools/gen_ops.py reads ember/ops/ops.yaml
+  python3-yaml              # tools/gen_ops.py reads the op database (ember/ops/ops*.yaml)
   # --- pip install into a venv (python3 -m venv --system-site-packages; setuptools backend driving CMake)
   python3-venv python3-pip python3-setuptools python3-wheel
   # --- tests: GoogleTest for C++, pytest for Python, PyTorch 1.13 as the reference oracle

@@ -7,11 +7,13 @@
 // raises NotImplementedError instead of returning a result that silently drops the gradient (for example
 // x.max() + x.sum() would backpropagate through sum only). Results that are not floating point (comparisons,
 // argmax, indices) are not differentiable in PyTorch either and pass through, as do the ops in
-// kNonDifferentiable, whose floating results PyTorch also leaves without a gradient.
+// kNonDifferentiable (generated from the database's `differentiable: false`), whose floating results PyTorch
+// also leaves without a gradient.
 #include <string_view>
 
 #include "ember/autograd/GradMode.h"
 #include "ember/autograd/Node.h"
+#include "ember/autograd/generated/NonDifferentiable.h"
 #include "ember/dispatch/Dispatcher.h"
 #include "ember/dispatch/Library.h"
 
@@ -19,20 +21,12 @@ namespace ember::autograd {
 
 namespace {
 
-// Ops with floating results that PyTorch does not differentiate through (their outputs never require grad).
-bool non_differentiable(std::string_view name) {
-  static constexpr std::string_view kNonDifferentiable[] = {
-      "detach", "detach_", "empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like",
-      "randint_like", "bernoulli", "multinomial", "normal", "one_hot", "_local_scalar_dense", "item"};
-  for (std::string_view n : kNonDifferentiable)
-    if (n == name) return true;
+// Ops with floating results that PyTorch does not differentiate through (their outputs never require grad):
+// the database's `differentiable: false` entries.
+bool non_differentiable(const FunctionSchema& schema) {
+  for (const OpName& n : kNonDifferentiable)
+    if (n.name == schema.name && n.overload == schema.overload) return true;
   return false;
-}
-
-// "aten::max" -> "max".
-std::string_view unqualified(std::string_view name) {
-  size_t p = name.find("::");
-  return p == std::string_view::npos ? name : name.substr(p + 2);
 }
 
 bool any_requires_grad(const Stack& s, size_t n) {
@@ -51,7 +45,7 @@ bool any_requires_grad(const Stack& s, size_t n) {
 void autograd_fallback(const OperatorHandle& op, Stack* s) {
   const FunctionSchema& schema = op.schema();
   size_t n = schema.arguments.size();
-  bool differentiate = GradMode::is_enabled() && any_requires_grad(*s, n) && !non_differentiable(unqualified(schema.name));
+  bool differentiate = GradMode::is_enabled() && any_requires_grad(*s, n) && !non_differentiable(schema);
   DispatchKeySet below = compute_keys_boxed(*s, n).remove(DispatchKey::Autograd);
   {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);

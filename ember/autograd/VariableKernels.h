@@ -123,7 +123,7 @@ inline void commit_inplace(const Tensor& self, const Tensor& r, int self_index) 
   if (AutogradMeta* rm = get_meta(r); rm && rm->grad_fn) rebase_history(self, rm->grad_fn, self_index);
 }
 
-/// After an in-place view op recorded as node (Note [in-place view ops], ember/ops/ops.yaml): node is self's
+/// After an in-place view op recorded as node (Note [in-place view ops], ember/ops/ops_view.yaml): node is self's
 /// new history. Only self's geometry changed, so a view's base keeps its history; the view's new grad_fn is
 /// marked current (it would otherwise be regenerated from the base, as the op bumped the shared version).
 inline void set_inplace_view_history(const Tensor& self, const std::shared_ptr<Node>& node) {

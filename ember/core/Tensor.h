@@ -2,7 +2,7 @@
 // Note [Tensor handle]
 // Tensor is a cheap copyable handle (one pointer) to a refcounted TensorImpl. Copying a Tensor shares the
 // tensor; views share the storage. The methods that compute (add, view, sum, ...) are declared here from the
-// op database (TensorMethods.inc, generated) and defined in the ops layer, which reaches the dispatcher; the
+// op database (generated/TensorMethods.inc) and defined in the ops layer, which reaches the dispatcher; the
 // core itself only knows the data model.
 #include <memory>
 #include <optional>
@@ -133,7 +133,7 @@ class Tensor {
   /// Resets the handle to an undefined tensor (LibTorch's Tensor::reset).
   void reset() { impl_.reset(); }
 
-#include "ember/core/TensorMethods.inc"
+#include "ember/core/generated/TensorMethods.inc"
 
   /// t[i]: the sub-tensor at index i of dim 0, a view (LibTorch's Tensor::operator[]; select(0, i)). Errors:
   /// a 0-dim tensor, i out of range (IndexError naming the dim and its size).

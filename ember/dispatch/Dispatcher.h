@@ -76,14 +76,11 @@ struct KernelFunction {
   }
 };
 
-/// Per-op metadata from the op database beyond the schema (used by the bindings and docs).
+/// Per-op metadata from the op database beyond the schema. Where Python binds an op is Python's business
+/// (python/csrc/python_op_table.h, generated from the same database), not the dispatcher's.
 struct OpInfo {
-  std::string doc;
-  bool method = false;    // also a Tensor method
-  bool function = true;   // a free function (ember.add)
-  std::string shape;      // the shape/dtype rule (ember/ops/meta.h), or empty
-  std::string python_numbers;  // Tensor arguments that take Python numbers: "all", "other" or empty
-  std::string python_module;   // the function lives in ember._C._<module> (e.g. "nn", as torch._C._nn), not ember
+  std::string doc;    // one line for the API docs
+  std::string shape;  // the shape/dtype rule (ember/ops/meta.h, Note [shape rules]), or empty
 };
 
 /// The table entry of one operator.

@@ -9,50 +9,27 @@ namespace ember {
 
 namespace {
 
-struct OpcodeInfo {
-  FusedOpcode op;
-  const char* name;
-  int arity;
-};
-
-constexpr OpcodeInfo kOpcodes[] = {
-    {FusedOpcode::Input, "input", 0},        {FusedOpcode::Constant, "constant", 0},
-    {FusedOpcode::Neg, "neg", 1},            {FusedOpcode::Abs, "abs", 1},
-    {FusedOpcode::Relu, "relu", 1},          {FusedOpcode::Sigmoid, "sigmoid", 1},
-    {FusedOpcode::Tanh, "tanh", 1},          {FusedOpcode::Exp, "exp", 1},
-    {FusedOpcode::Log, "log", 1},            {FusedOpcode::Sqrt, "sqrt", 1},
-    {FusedOpcode::Rsqrt, "rsqrt", 1},        {FusedOpcode::Reciprocal, "reciprocal", 1},
-    {FusedOpcode::Gelu, "gelu", 1},          {FusedOpcode::GeluTanh, "gelu_tanh", 1},
-    {FusedOpcode::Silu, "silu", 1},          {FusedOpcode::Erf, "erf", 1},
-    {FusedOpcode::Sin, "sin", 1},            {FusedOpcode::Cos, "cos", 1},
-    {FusedOpcode::Log1p, "log1p", 1},        {FusedOpcode::Expm1, "expm1", 1},
-    {FusedOpcode::Square, "square", 1},      {FusedOpcode::Add, "add", 2},
-    {FusedOpcode::Sub, "sub", 2},            {FusedOpcode::Mul, "mul", 2},
-    {FusedOpcode::Div, "div", 2},            {FusedOpcode::Maximum, "maximum", 2},
-    {FusedOpcode::Minimum, "minimum", 2},
-};
-
-const OpcodeInfo* find_opcode(int64_t opcode) {
-  for (const auto& info : kOpcodes)
-    if (static_cast<int64_t>(info.op) == opcode) return &info;
+const FusedOpPattern* find_opcode(int64_t opcode) {
+  for (const auto& info : kFusedOpPatterns)
+    if (static_cast<int64_t>(info.opcode) == opcode) return &info;
   return nullptr;
 }
 
 }  // namespace
 
 int fused_opcode_arity(int64_t opcode) {
-  const OpcodeInfo* info = find_opcode(opcode);
+  const FusedOpPattern* info = find_opcode(opcode);
   return info ? info->arity : -1;
 }
 
 const char* fused_opcode_name(int64_t opcode) {
-  const OpcodeInfo* info = find_opcode(opcode);
+  const FusedOpPattern* info = find_opcode(opcode);
   return info ? info->name : nullptr;
 }
 
 std::optional<FusedOpcode> fused_opcode_from_name(std::string_view name) {
-  for (const auto& info : kOpcodes)
-    if (name == info.name) return info.op;
+  for (const auto& info : kFusedOpPatterns)
+    if (name == info.name) return info.opcode;
   return std::nullopt;
 }
 
@@ -70,14 +47,14 @@ std::vector<FusedInstr> validate_fused_program(const char* op_name, IntArrayRef 
   out.reserve(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
     const int64_t opcode = program[3 * i], a = program[3 * i + 1], b = program[3 * i + 2];
-    const OpcodeInfo* info = find_opcode(opcode);
+    const FusedOpPattern* info = find_opcode(opcode);
     EMBER_CHECK(info, "{}: instruction {} has unknown opcode {}", op_name, i, opcode);
     const auto bad = [&](const char* what) {
       EMBER_FAIL("{}: instruction {} ({} {}, {}): {}", op_name, i, info->name, a, b, what);
     };
     switch (info->arity) {
       case 0: {
-        const bool is_input = info->op == FusedOpcode::Input;
+        const bool is_input = info->opcode == FusedOpcode::Input;
         const int64_t limit = is_input ? num_inputs : num_constants;
         if (a < 0 || a >= limit) bad(is_input ? "input index out of range" : "constant index out of range");
         if (b != 0) bad("the unused operand must be 0");
@@ -91,7 +68,7 @@ std::vector<FusedInstr> validate_fused_program(const char* op_name, IntArrayRef 
         if (a < 0 || a >= i || b < 0 || b >= i) bad("the operands must be earlier registers");
         break;
     }
-    out.push_back({info->op, a, b});
+    out.push_back({info->opcode, a, b});
   }
   return out;
 }

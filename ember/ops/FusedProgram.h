@@ -9,8 +9,10 @@
 // (one value per element); the op's result is the last register.
 //   opcode 0  input     a = index into inputs            b = 0
 //   opcode 1  constant  a = index into constants         b = 0
-//   10..28    unary     a = an earlier register          b = 0      (kFusedUnary below)
-//   40..45    binary    a, b = earlier registers                    (kFusedBinary below)
+//   10..      unary     a = an earlier register          b = 0
+//   40..      binary    a, b = earlier registers
+// The opcodes of the ops are the op database's `fused:` fields (generated/FusedOps.h: FusedOpcode, and
+// kFusedOpPatterns, which also says which graph node each one stands for).
 // constants: the IEEE-754 binary64 bit patterns of the constants (an int holds a double exactly; the op
 // database has no float[] argument type). A constant is rounded to the inputs' dtype when read, as a Python
 // number is in `x * 0.5`.
@@ -33,19 +35,9 @@
 #include <vector>
 
 #include "ember/base/ArrayRef.h"
+#include "ember/ops/generated/FusedOps.h"  // FusedOpcode and kFusedOpPatterns, from the database's `fused:`
 
 namespace ember {
-
-enum class FusedOpcode : int64_t {
-  Input = 0,
-  Constant = 1,
-  // unary
-  Neg = 10, Abs = 11, Relu = 12, Sigmoid = 13, Tanh = 14, Exp = 15, Log = 16, Sqrt = 17, Rsqrt = 18,
-  Reciprocal = 19, Gelu = 20, GeluTanh = 21, Silu = 22, Erf = 23, Sin = 24, Cos = 25, Log1p = 26, Expm1 = 27,
-  Square = 28,
-  // binary
-  Add = 40, Sub = 41, Mul = 42, Div = 43, Maximum = 44, Minimum = 45,
-};
 
 /// At most this many instructions per program (bounds the kernel's scratch memory).
 inline constexpr int64_t kMaxFusedInstructions = 1024;

@@ -1,6 +1,6 @@
 #pragma once
 // Note [shape rules]
-// Each op of the database may name a shape/dtype rule (`shape:` in ops.yaml). infer_meta() applies it to a
+// Each op of the database may name a shape/dtype rule (`shape:` in the op database, ember/ops/README.md). infer_meta() applies it to a
 // call's boxed arguments and returns the result's sizes and dtype without computing anything, so graph
 // passes can propagate shapes and tests can check every kernel against its rule. The rules:
 //   unary        self's sizes and dtype

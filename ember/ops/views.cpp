@@ -279,7 +279,7 @@ Tensor movedim(const Tensor& self, int64_t source, int64_t destination) {
 Tensor detach(const Tensor& self) { return make_view(self, self.sizes(), self.strides(), self.storage_offset()); }
 Tensor alias(const Tensor& self) { return make_view(self, self.sizes(), self.strides(), self.storage_offset()); }
 
-// See Note [in-place view ops] in ops.yaml: the kernels of t_, squeeze_, ... are generated as
+// See Note [in-place view ops] in ops_view.yaml: the kernels of t_, squeeze_, ... are generated as
 // assign_view_geometry(self, <view op>(self, ...)), so each in-place view op checks its arguments and computes
 // its geometry exactly as its view op does; a bad argument raises before self changes.
 Tensor assign_view_geometry(const Tensor& self, const Tensor& view) {
@@ -290,7 +290,7 @@ Tensor assign_view_geometry(const Tensor& self, const Tensor& view) {
 
 }  // namespace ember::composite
 
-// ---- gradients of views (Note [view backward ops] in ops.yaml)
+// ---- gradients of views (Note [view backward ops] in ops_view.yaml)
 namespace ember::composite {
 
 Tensor select_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t index) {

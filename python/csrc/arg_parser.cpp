@@ -5,6 +5,7 @@
 #include "dtype.h"
 #include "generator.h"
 #include "jit.h"
+#include "python_op_table.h"
 #include "tensor.h"
 
 namespace ember::python {
@@ -377,7 +378,8 @@ Signature make_signature(const OperatorHandle& op) {
     if (!fs.arguments[i].kwarg_only) ++sig.num_positional;
   }
   sig.self_offset = (!fs.arguments.empty() && fs.arguments[0].name == "self") ? 1 : 0;
-  const std::string& numbers = op.info().python_numbers;
+  const PythonOpInfo* py = python_op_info(fs.full_name());
+  const std::string_view numbers = py ? py->python_numbers : "";
   for (size_t i = 0; i < sig.args.size(); ++i)
     sig.args[i].numbers_ok = numbers == "all" || (numbers == "other" && i > 0);
   int first = sig.self_offset;

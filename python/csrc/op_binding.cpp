@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "arg_parser.h"
+#include "python_op_table.h"
 #include "ember/autograd/autograd.h"
 #include "dtype.h"
 #include "ember/ops/meta.h"
@@ -259,17 +260,19 @@ void init_ops(PyObject* m, PyObject* functions, PyObject* module_functions) {
   for (const OperatorHandle& h : Dispatcher::singleton().all_ops()) {
     const FunctionSchema& s = h.schema();
     if (s.name.rfind("aten::", 0) != 0) continue;  // custom namespaces are reached as ember.ops.<ns>.<op>
+    const PythonOpInfo* py = python_op_info(s.full_name());
+    if (!py) continue;  // hidden from Python (`python: false` in the database)
     std::string name(s.base_name());
-    if (h.info().function && !h.info().python_module.empty()) {
+    if (py->function && *py->python_module) {
       // ember._C._nn.pad and the like: one dict of op objects per module.
-      const std::string& mod = h.info().python_module;
+      const std::string mod = py->python_module;
       auto& f = module_ops[mod][name];
       if (!f) {
         f = new_op(name);
         module_order[mod].push_back(name);
       }
       f->overloads->push_back(make_signature(h));
-    } else if (h.info().function) {
+    } else if (py->function) {
       auto& f = functions_by_name()[name];
       if (!f) {
         f = new_op(name);
@@ -277,7 +280,7 @@ void init_ops(PyObject* m, PyObject* functions, PyObject* module_functions) {
       }
       f->overloads->push_back(make_signature(h));
     }
-    if (h.info().method) {
+    if (py->method) {
       auto& f = methods[name];
       if (!f) {
         f = new_op(name);

@@ -1,5 +1,5 @@
 """In-place view ops (t_, transpose_, swapdims_, swapaxes_, squeeze_, unsqueeze_, as_strided_; Note [in-place
-view ops] in ember/ops/ops.yaml) against PyTorch 1.13: the tensor's own sizes, strides and offset afterwards,
+view ops] in ember/ops/ops_view.yaml) against PyTorch 1.13: the tensor's own sizes, strides and offset afterwards,
 version counter bumps, errors and their types (out-of-range dims, a leaf that requires grad, views of one,
 no_grad views), gradients and grad_fn names on non-leaves and views of views, saved tensors, and tracing."""
 import numpy as np

@@ -1,4 +1,4 @@
-"""Every op's shape/dtype rule (ops.yaml `shape:`, Note [shape rules] in ember/ops/meta.h) agrees with what
+"""Every op's shape/dtype rule (the database's `shape:`, Note [shape rules] in ember/ops/meta.h) agrees with what
 its kernel actually returns, over a grid of inputs: dtypes, broadcasting, 0-dim, empty, numbers."""
 import itertools
 

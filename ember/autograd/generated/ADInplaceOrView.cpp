@@ -5,966 +5,6 @@
 
 namespace ember::autograd::inplace_or_view {
 
-Tensor fill__Scalar(const Tensor& self, const Scalar& value) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::fill_.Scalar");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Scalar&>(self, value);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor zero_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::zero_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::copy_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&, bool>(self, src, non_blocking);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::as_strided");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>>(self, size, stride, storage_offset);
-  }();
-  record_view_base(result, self);
-  return result;
-}
-
-Tensor as_strided_(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::as_strided_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>>(self, size, stride, storage_offset);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor view(const Tensor& self, IntArrayRef size) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::view");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, IntArrayRef>(self, size);
-  }();
-  record_view_base(result, self);
-  return result;
-}
-
-Tensor permute(const Tensor& self, IntArrayRef dims) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::permute");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, IntArrayRef>(self, dims);
-  }();
-  record_view_base(result, self);
-  return result;
-}
-
-Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::transpose.int");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim0, dim1);
-  }();
-  record_view_base(result, self);
-  return result;
-}
-
-Tensor transpose__int(const Tensor& self, int64_t dim0, int64_t dim1) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::transpose_.int");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim0, dim1);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor t(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::t");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  record_view_base(result, self);
-  return result;
-}
-
-Tensor t_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::t_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::expand");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, IntArrayRef, bool>(self, size, implicit);
-  }();
-  record_view_base(result, self);
-  return result;
-}
-
-Tensor select_int(const Tensor& self, int64_t dim, int64_t index) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::select.int");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim, index);
-  }();
-  record_view_base(result, self);
-  return result;
-}
-
-Tensor slice_Tensor(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::slice.Tensor");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, int64_t, std::optional<int64_t>, std::optional<int64_t>, int64_t>(self, dim, start, end, step);
-  }();
-  record_view_base(result, self);
-  return result;
-}
-
-Tensor squeeze(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::squeeze");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  record_view_base(result, self);
-  return result;
-}
-
-Tensor squeeze_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::squeeze_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor squeeze_dim(const Tensor& self, int64_t dim) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::squeeze.dim");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, int64_t>(self, dim);
-  }();
-  record_view_base(result, self);
-  return result;
-}
-
-Tensor squeeze__dim(const Tensor& self, int64_t dim) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::squeeze_.dim");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, int64_t>(self, dim);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor unsqueeze(const Tensor& self, int64_t dim) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::unsqueeze");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, int64_t>(self, dim);
-  }();
-  record_view_base(result, self);
-  return result;
-}
-
-Tensor unsqueeze_(const Tensor& self, int64_t dim) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::unsqueeze_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, int64_t>(self, dim);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::unfold");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, int64_t, int64_t, int64_t>(self, dimension, size, step);
-  }();
-  record_view_base(result, self);
-  return result;
-}
-
-Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::diagonal");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, int64_t, int64_t, int64_t>(self, offset, dim1, dim2);
-  }();
-  record_view_base(result, self);
-  return result;
-}
-
-Tensor alias(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::alias");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  record_view_base(result, self);
-  return result;
-}
-
-Tensor abs_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::abs_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor abs_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::abs.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor neg_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::neg_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor neg_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::neg.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor sign_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sign_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor sign_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sign.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor exp_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::exp_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor exp_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::exp.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor exp2_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::exp2_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor exp2_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::exp2.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor expm1_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::expm1_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor expm1_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::expm1.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor log_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor log_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor log2_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log2_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor log2_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log2.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor log10_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log10_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor log10_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log10.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor log1p_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log1p_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor log1p_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log1p.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor sqrt_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sqrt_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor sqrt_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sqrt.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor rsqrt_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::rsqrt_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor rsqrt_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::rsqrt.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor reciprocal_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::reciprocal_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor reciprocal_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::reciprocal.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor sin_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sin_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor sin_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sin.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor cos_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::cos_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor cos_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::cos.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor tan_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::tan_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor tan_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::tan.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor asin_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::asin_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor asin_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::asin.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor acos_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::acos_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor acos_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::acos.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor atan_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::atan_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor atan_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::atan.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor sinh_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sinh_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor sinh_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sinh.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor cosh_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::cosh_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor cosh_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::cosh.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor tanh_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::tanh_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor tanh_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::tanh.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor sigmoid_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sigmoid_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor sigmoid_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sigmoid.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor relu_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::relu_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor gelu_(const Tensor& self, std::string_view approximate) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::gelu_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, std::string_view>(self, approximate);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor gelu_out(const Tensor& self, std::string_view approximate, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::gelu.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, std::string_view, const Tensor&>(self, approximate, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor silu_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::silu_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor silu_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::silu.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor erf_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::erf_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor erf_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::erf.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor erfc_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::erfc_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor erfc_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::erfc.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor floor_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::floor_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor floor_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::floor.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor ceil_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::ceil_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor ceil_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::ceil.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor round_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::round_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor round_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::round.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor trunc_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::trunc_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor trunc_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::trunc.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor frac_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::frac_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor frac_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::frac.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor square_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::square_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor square_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::square.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor logical_not_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::logical_not_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor logical_not_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::logical_not.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor bitwise_not_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::bitwise_not_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor bitwise_not_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::bitwise_not.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
-Tensor nan_to_num_(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::nan_to_num_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>>(self, nan, posinf, neginf);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor nan_to_num_out(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::nan_to_num.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>, const Tensor&>(self, nan, posinf, neginf, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
 Tensor add__Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::add_.Tensor");
   Tensor result = [&] {
@@ -1157,6 +197,26 @@ Tensor atan2_(const Tensor& self, const Tensor& other) {
 
 Tensor atan2_out(const Tensor& self, const Tensor& other, const Tensor& out) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::atan2.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor hypot_(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::hypot_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor hypot_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::hypot.out");
   Tensor result = [&] {
     ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
     return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
@@ -1652,6 +712,36 @@ Tensor addcdiv_out(const Tensor& self, const Tensor& tensor1, const Tensor& tens
     return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Tensor&>(self, tensor1, tensor2, value, out);
   }();
   out.impl()->bump_version();
+  return result;
+}
+
+Tensor copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::copy_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, bool>(self, src, non_blocking);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor fill__Scalar(const Tensor& self, const Scalar& value) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::fill_.Scalar");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Scalar&>(self, value);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor zero_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::zero_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
   return result;
 }
 
@@ -2485,6 +1575,936 @@ Tensor triu_out(const Tensor& self, int64_t diagonal, const Tensor& out) {
   return result;
 }
 
+Tensor abs_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::abs_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor abs_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::abs.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor neg_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::neg_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor neg_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::neg.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor sign_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sign_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor sign_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sign.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor exp_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::exp_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor exp_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::exp.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor exp2_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::exp2_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor exp2_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::exp2.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor expm1_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::expm1_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor expm1_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::expm1.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor log_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor log_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor log2_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log2_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor log2_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log2.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor log10_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log10_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor log10_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log10.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor log1p_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log1p_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor log1p_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log1p.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor sqrt_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sqrt_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor sqrt_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sqrt.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor rsqrt_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::rsqrt_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor rsqrt_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::rsqrt.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor reciprocal_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::reciprocal_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor reciprocal_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::reciprocal.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor sin_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sin_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor sin_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sin.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor cos_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::cos_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor cos_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::cos.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor tan_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::tan_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor tan_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::tan.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor asin_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::asin_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor asin_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::asin.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor acos_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::acos_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor acos_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::acos.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor atan_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::atan_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor atan_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::atan.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor sinh_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sinh_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor sinh_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sinh.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor cosh_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::cosh_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor cosh_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::cosh.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor tanh_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::tanh_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor tanh_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::tanh.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor sigmoid_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sigmoid_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor sigmoid_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sigmoid.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor relu_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::relu_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor gelu_(const Tensor& self, std::string_view approximate) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::gelu_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, std::string_view>(self, approximate);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor gelu_out(const Tensor& self, std::string_view approximate, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::gelu.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, std::string_view, const Tensor&>(self, approximate, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor silu_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::silu_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor silu_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::silu.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor erf_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::erf_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor erf_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::erf.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor erfc_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::erfc_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor erfc_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::erfc.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor floor_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::floor_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor floor_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::floor.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor ceil_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::ceil_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor ceil_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::ceil.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor round_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::round_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor round_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::round.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor trunc_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::trunc_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor trunc_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::trunc.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor frac_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::frac_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor frac_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::frac.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor square_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::square_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor square_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::square.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor logical_not_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::logical_not_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor logical_not_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::logical_not.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor bitwise_not_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::bitwise_not_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor bitwise_not_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::bitwise_not.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor nan_to_num_(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::nan_to_num_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>>(self, nan, posinf, neginf);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor nan_to_num_out(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::nan_to_num.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>, const Tensor&>(self, nan, posinf, neginf, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::as_strided");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>>(self, size, stride, storage_offset);
+  }();
+  record_view_base(result, self);
+  return result;
+}
+
+Tensor as_strided_(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::as_strided_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>>(self, size, stride, storage_offset);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor view(const Tensor& self, IntArrayRef size) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::view");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, IntArrayRef>(self, size);
+  }();
+  record_view_base(result, self);
+  return result;
+}
+
+Tensor permute(const Tensor& self, IntArrayRef dims) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::permute");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, IntArrayRef>(self, dims);
+  }();
+  record_view_base(result, self);
+  return result;
+}
+
+Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::transpose.int");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim0, dim1);
+  }();
+  record_view_base(result, self);
+  return result;
+}
+
+Tensor transpose__int(const Tensor& self, int64_t dim0, int64_t dim1) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::transpose_.int");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim0, dim1);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor t(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::t");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  record_view_base(result, self);
+  return result;
+}
+
+Tensor t_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::t_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::expand");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, IntArrayRef, bool>(self, size, implicit);
+  }();
+  record_view_base(result, self);
+  return result;
+}
+
+Tensor select_int(const Tensor& self, int64_t dim, int64_t index) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::select.int");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim, index);
+  }();
+  record_view_base(result, self);
+  return result;
+}
+
+Tensor slice_Tensor(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::slice.Tensor");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, int64_t, std::optional<int64_t>, std::optional<int64_t>, int64_t>(self, dim, start, end, step);
+  }();
+  record_view_base(result, self);
+  return result;
+}
+
+Tensor squeeze(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::squeeze");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  record_view_base(result, self);
+  return result;
+}
+
+Tensor squeeze_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::squeeze_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor squeeze_dim(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::squeeze.dim");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, int64_t>(self, dim);
+  }();
+  record_view_base(result, self);
+  return result;
+}
+
+Tensor squeeze__dim(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::squeeze_.dim");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, int64_t>(self, dim);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor unsqueeze(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::unsqueeze");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, int64_t>(self, dim);
+  }();
+  record_view_base(result, self);
+  return result;
+}
+
+Tensor unsqueeze_(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::unsqueeze_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, int64_t>(self, dim);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::unfold");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, int64_t, int64_t, int64_t>(self, dimension, size, step);
+  }();
+  record_view_base(result, self);
+  return result;
+}
+
+Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::diagonal");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, int64_t, int64_t, int64_t>(self, offset, dim1, dim2);
+  }();
+  record_view_base(result, self);
+  return result;
+}
+
+Tensor alias(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::alias");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  record_view_base(result, self);
+  return result;
+}
+
 }  // namespace ember::autograd::inplace_or_view
 
 namespace ember::autograd {
@@ -2492,102 +2512,6 @@ namespace ember::autograd {
 /// Registers the ADInplaceOrView kernel of every op that writes an argument or returns a view.
 void register_inplace_or_view_kernels(Library& m) {
   using namespace inplace_or_view;
-  m.impl("aten::fill_.Scalar", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&fill__Scalar));
-  m.impl("aten::zero_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&zero_));
-  m.impl("aten::copy_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, bool)>(&copy_));
-  m.impl("aten::as_strided", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&as_strided));
-  m.impl("aten::as_strided_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&as_strided_));
-  m.impl("aten::view", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&view));
-  m.impl("aten::permute", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&permute));
-  m.impl("aten::transpose.int", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&transpose_int));
-  m.impl("aten::transpose_.int", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&transpose__int));
-  m.impl("aten::t", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&t));
-  m.impl("aten::t_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&t_));
-  m.impl("aten::expand", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef, bool)>(&expand));
-  m.impl("aten::select.int", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&select_int));
-  m.impl("aten::slice.Tensor", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<int64_t>, std::optional<int64_t>, int64_t)>(&slice_Tensor));
-  m.impl("aten::squeeze", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&squeeze));
-  m.impl("aten::squeeze_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&squeeze_));
-  m.impl("aten::squeeze.dim", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t)>(&squeeze_dim));
-  m.impl("aten::squeeze_.dim", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t)>(&squeeze__dim));
-  m.impl("aten::unsqueeze", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t)>(&unsqueeze));
-  m.impl("aten::unsqueeze_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t)>(&unsqueeze_));
-  m.impl("aten::unfold", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t, int64_t)>(&unfold));
-  m.impl("aten::diagonal", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t, int64_t)>(&diagonal));
-  m.impl("aten::alias", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&alias));
-  m.impl("aten::abs_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&abs_));
-  m.impl("aten::abs.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&abs_out));
-  m.impl("aten::neg_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&neg_));
-  m.impl("aten::neg.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&neg_out));
-  m.impl("aten::sign_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&sign_));
-  m.impl("aten::sign.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&sign_out));
-  m.impl("aten::exp_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&exp_));
-  m.impl("aten::exp.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&exp_out));
-  m.impl("aten::exp2_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&exp2_));
-  m.impl("aten::exp2.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&exp2_out));
-  m.impl("aten::expm1_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&expm1_));
-  m.impl("aten::expm1.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&expm1_out));
-  m.impl("aten::log_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&log_));
-  m.impl("aten::log.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&log_out));
-  m.impl("aten::log2_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&log2_));
-  m.impl("aten::log2.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&log2_out));
-  m.impl("aten::log10_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&log10_));
-  m.impl("aten::log10.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&log10_out));
-  m.impl("aten::log1p_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&log1p_));
-  m.impl("aten::log1p.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&log1p_out));
-  m.impl("aten::sqrt_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&sqrt_));
-  m.impl("aten::sqrt.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&sqrt_out));
-  m.impl("aten::rsqrt_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&rsqrt_));
-  m.impl("aten::rsqrt.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&rsqrt_out));
-  m.impl("aten::reciprocal_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&reciprocal_));
-  m.impl("aten::reciprocal.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&reciprocal_out));
-  m.impl("aten::sin_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&sin_));
-  m.impl("aten::sin.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&sin_out));
-  m.impl("aten::cos_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&cos_));
-  m.impl("aten::cos.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&cos_out));
-  m.impl("aten::tan_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&tan_));
-  m.impl("aten::tan.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&tan_out));
-  m.impl("aten::asin_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&asin_));
-  m.impl("aten::asin.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&asin_out));
-  m.impl("aten::acos_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&acos_));
-  m.impl("aten::acos.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&acos_out));
-  m.impl("aten::atan_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&atan_));
-  m.impl("aten::atan.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&atan_out));
-  m.impl("aten::sinh_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&sinh_));
-  m.impl("aten::sinh.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&sinh_out));
-  m.impl("aten::cosh_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&cosh_));
-  m.impl("aten::cosh.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&cosh_out));
-  m.impl("aten::tanh_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&tanh_));
-  m.impl("aten::tanh.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&tanh_out));
-  m.impl("aten::sigmoid_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&sigmoid_));
-  m.impl("aten::sigmoid.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&sigmoid_out));
-  m.impl("aten::relu_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&relu_));
-  m.impl("aten::gelu_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, std::string_view)>(&gelu_));
-  m.impl("aten::gelu.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, std::string_view, const Tensor&)>(&gelu_out));
-  m.impl("aten::silu_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&silu_));
-  m.impl("aten::silu.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&silu_out));
-  m.impl("aten::erf_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&erf_));
-  m.impl("aten::erf.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&erf_out));
-  m.impl("aten::erfc_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&erfc_));
-  m.impl("aten::erfc.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&erfc_out));
-  m.impl("aten::floor_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&floor_));
-  m.impl("aten::floor.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&floor_out));
-  m.impl("aten::ceil_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&ceil_));
-  m.impl("aten::ceil.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&ceil_out));
-  m.impl("aten::round_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&round_));
-  m.impl("aten::round.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&round_out));
-  m.impl("aten::trunc_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&trunc_));
-  m.impl("aten::trunc.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&trunc_out));
-  m.impl("aten::frac_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&frac_));
-  m.impl("aten::frac.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&frac_out));
-  m.impl("aten::square_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&square_));
-  m.impl("aten::square.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&square_out));
-  m.impl("aten::logical_not_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&logical_not_));
-  m.impl("aten::logical_not.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&logical_not_out));
-  m.impl("aten::bitwise_not_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&bitwise_not_));
-  m.impl("aten::bitwise_not.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&bitwise_not_out));
-  m.impl("aten::nan_to_num_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>)>(&nan_to_num_));
-  m.impl("aten::nan_to_num.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>, const Tensor&)>(&nan_to_num_out));
   m.impl("aten::add_.Tensor", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&add__Tensor));
   m.impl("aten::add.Tensor_out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&, const Tensor&)>(&add_Tensor_out));
   m.impl("aten::sub_.Tensor", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&sub__Tensor));
@@ -2608,6 +2532,8 @@ void register_inplace_or_view_kernels(Library& m) {
   m.impl("aten::pow.Tensor_Tensor_out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&pow_Tensor_Tensor_out));
   m.impl("aten::atan2_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&atan2_));
   m.impl("aten::atan2.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&atan2_out));
+  m.impl("aten::hypot_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&hypot_));
+  m.impl("aten::hypot.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&hypot_out));
   m.impl("aten::maximum.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&maximum_out));
   m.impl("aten::minimum.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&minimum_out));
   m.impl("aten::fmax.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&fmax_out));
@@ -2657,6 +2583,9 @@ void register_inplace_or_view_kernels(Library& m) {
   m.impl("aten::addcmul.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Tensor&)>(&addcmul_out));
   m.impl("aten::addcdiv_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&)>(&addcdiv_));
   m.impl("aten::addcdiv.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Tensor&)>(&addcdiv_out));
+  m.impl("aten::copy_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, bool)>(&copy_));
+  m.impl("aten::fill_.Scalar", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&fill__Scalar));
+  m.impl("aten::zero_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&zero_));
   m.impl("aten::index_select.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, const Tensor&)>(&index_select_out));
   m.impl("aten::gather.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, bool, const Tensor&)>(&gather_out));
   m.impl("aten::scatter_.src", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, const Tensor&)>(&scatter__src));
@@ -2740,6 +2669,99 @@ void register_inplace_or_view_kernels(Library& m) {
   m.impl("aten::tril.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&)>(&tril_out));
   m.impl("aten::triu_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t)>(&triu_));
   m.impl("aten::triu.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&)>(&triu_out));
+  m.impl("aten::abs_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&abs_));
+  m.impl("aten::abs.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&abs_out));
+  m.impl("aten::neg_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&neg_));
+  m.impl("aten::neg.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&neg_out));
+  m.impl("aten::sign_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&sign_));
+  m.impl("aten::sign.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&sign_out));
+  m.impl("aten::exp_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&exp_));
+  m.impl("aten::exp.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&exp_out));
+  m.impl("aten::exp2_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&exp2_));
+  m.impl("aten::exp2.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&exp2_out));
+  m.impl("aten::expm1_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&expm1_));
+  m.impl("aten::expm1.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&expm1_out));
+  m.impl("aten::log_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&log_));
+  m.impl("aten::log.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&log_out));
+  m.impl("aten::log2_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&log2_));
+  m.impl("aten::log2.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&log2_out));
+  m.impl("aten::log10_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&log10_));
+  m.impl("aten::log10.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&log10_out));
+  m.impl("aten::log1p_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&log1p_));
+  m.impl("aten::log1p.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&log1p_out));
+  m.impl("aten::sqrt_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&sqrt_));
+  m.impl("aten::sqrt.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&sqrt_out));
+  m.impl("aten::rsqrt_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&rsqrt_));
+  m.impl("aten::rsqrt.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&rsqrt_out));
+  m.impl("aten::reciprocal_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&reciprocal_));
+  m.impl("aten::reciprocal.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&reciprocal_out));
+  m.impl("aten::sin_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&sin_));
+  m.impl("aten::sin.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&sin_out));
+  m.impl("aten::cos_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&cos_));
+  m.impl("aten::cos.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&cos_out));
+  m.impl("aten::tan_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&tan_));
+  m.impl("aten::tan.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&tan_out));
+  m.impl("aten::asin_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&asin_));
+  m.impl("aten::asin.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&asin_out));
+  m.impl("aten::acos_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&acos_));
+  m.impl("aten::acos.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&acos_out));
+  m.impl("aten::atan_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&atan_));
+  m.impl("aten::atan.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&atan_out));
+  m.impl("aten::sinh_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&sinh_));
+  m.impl("aten::sinh.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&sinh_out));
+  m.impl("aten::cosh_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&cosh_));
+  m.impl("aten::cosh.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&cosh_out));
+  m.impl("aten::tanh_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&tanh_));
+  m.impl("aten::tanh.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&tanh_out));
+  m.impl("aten::sigmoid_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&sigmoid_));
+  m.impl("aten::sigmoid.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&sigmoid_out));
+  m.impl("aten::relu_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&relu_));
+  m.impl("aten::gelu_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, std::string_view)>(&gelu_));
+  m.impl("aten::gelu.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, std::string_view, const Tensor&)>(&gelu_out));
+  m.impl("aten::silu_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&silu_));
+  m.impl("aten::silu.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&silu_out));
+  m.impl("aten::erf_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&erf_));
+  m.impl("aten::erf.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&erf_out));
+  m.impl("aten::erfc_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&erfc_));
+  m.impl("aten::erfc.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&erfc_out));
+  m.impl("aten::floor_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&floor_));
+  m.impl("aten::floor.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&floor_out));
+  m.impl("aten::ceil_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&ceil_));
+  m.impl("aten::ceil.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&ceil_out));
+  m.impl("aten::round_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&round_));
+  m.impl("aten::round.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&round_out));
+  m.impl("aten::trunc_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&trunc_));
+  m.impl("aten::trunc.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&trunc_out));
+  m.impl("aten::frac_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&frac_));
+  m.impl("aten::frac.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&frac_out));
+  m.impl("aten::square_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&square_));
+  m.impl("aten::square.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&square_out));
+  m.impl("aten::logical_not_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&logical_not_));
+  m.impl("aten::logical_not.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&logical_not_out));
+  m.impl("aten::bitwise_not_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&bitwise_not_));
+  m.impl("aten::bitwise_not.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&bitwise_not_out));
+  m.impl("aten::nan_to_num_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>)>(&nan_to_num_));
+  m.impl("aten::nan_to_num.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>, const Tensor&)>(&nan_to_num_out));
+  m.impl("aten::as_strided", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&as_strided));
+  m.impl("aten::as_strided_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&as_strided_));
+  m.impl("aten::view", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&view));
+  m.impl("aten::permute", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&permute));
+  m.impl("aten::transpose.int", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&transpose_int));
+  m.impl("aten::transpose_.int", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&transpose__int));
+  m.impl("aten::t", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&t));
+  m.impl("aten::t_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&t_));
+  m.impl("aten::expand", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef, bool)>(&expand));
+  m.impl("aten::select.int", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&select_int));
+  m.impl("aten::slice.Tensor", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<int64_t>, std::optional<int64_t>, int64_t)>(&slice_Tensor));
+  m.impl("aten::squeeze", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&squeeze));
+  m.impl("aten::squeeze_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&squeeze_));
+  m.impl("aten::squeeze.dim", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t)>(&squeeze_dim));
+  m.impl("aten::squeeze_.dim", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t)>(&squeeze__dim));
+  m.impl("aten::unsqueeze", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t)>(&unsqueeze));
+  m.impl("aten::unsqueeze_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t)>(&unsqueeze_));
+  m.impl("aten::unfold", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t, int64_t)>(&unfold));
+  m.impl("aten::diagonal", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t, int64_t)>(&diagonal));
+  m.impl("aten::alias", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&alias));
 }
 
 }  // namespace ember::autograd

@@ -10,2320 +10,6 @@ namespace ember::autograd::generated {
 
 using namespace ember::autograd::detail;
 
-struct FillBackward2 final : Node {
-  std::string name() const override { return "FillBackward2"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list FillBackward2::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
-  return out;
-}
-
-Tensor fill__Scalar(const Tensor& self, const Scalar& value) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::fill_.Scalar");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !is_floating_point(self.dtype())) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&, const Scalar&>(self, value);
-  }
-  check_inplace(self);
-  auto node = std::make_shared<FillBackward2>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    h.call<Tensor, const Tensor&, const Scalar&>(self, value);
-  }
-  rebase_history(self, node, 0);
-  return self;
-}
-
-struct ZeroBackward0 final : Node {
-  std::string name() const override { return "ZeroBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list ZeroBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
-  return out;
-}
-
-Tensor zero_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::zero_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !is_floating_point(self.dtype())) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  auto node = std::make_shared<ZeroBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    h.call<Tensor, const Tensor&>(self);
-  }
-  rebase_history(self, node, 0);
-  return self;
-}
-
-struct CloneBackward0 final : Node {
-  std::string name() const override { return "CloneBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list CloneBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad, input_meta[0]);
-  return out;
-}
-
-Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::clone");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&, std::optional<MemoryFormat>>(self, memory_format);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<CloneBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-struct CopyBackwards final : Node {
-  std::string name() const override { return "CopyBackwards"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list CopyBackwards::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
-  if (needs_input_grad(1)) out[1] = reduce_grad(grad, input_meta[1]);
-  return out;
-}
-
-Tensor copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::copy_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(src)) || !is_floating_point(self.dtype())) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&, const Tensor&, bool>(self, src, non_blocking);
-  }
-  check_inplace(self);
-  auto node = std::make_shared<CopyBackwards>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  add_input(*node, src);
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    h.call<Tensor, const Tensor&, const Tensor&, bool>(self, src, non_blocking);
-  }
-  rebase_history(self, node, 0);
-  return self;
-}
-
-struct ToCopyBackward0 final : Node {
-  std::string name() const override { return "ToCopyBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list ToCopyBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad, input_meta[0]);
-  return out;
-}
-
-Tensor _to_copy(const Tensor& self, std::optional<DType> dtype, std::optional<Device> device, bool non_blocking, std::optional<MemoryFormat> memory_format) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::_to_copy");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&, std::optional<DType>, std::optional<Device>, bool, std::optional<MemoryFormat>>(self, dtype, device, non_blocking, memory_format);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<ToCopyBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-struct AsStridedBackward0 final : Node {
-  std::string name() const override { return "AsStridedBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  std::vector<int64_t> size_;
-  std::vector<int64_t> stride_;
-  std::optional<int64_t> storage_offset_;
-  TensorGeometry self_geometry_;
-};
-
-variable_list AsStridedBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  IntArrayRef size = size_;
-  IntArrayRef stride = stride_;
-  std::optional<int64_t> storage_offset = storage_offset_;
-  const TensorGeometry& self_geometry = self_geometry_;
-  if (needs_input_grad(0)) out[0] = reduce_grad(as_strided_grad(grad, self_geometry, size, stride, storage_offset), input_meta[0]);
-  return out;
-}
-
-Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::as_strided");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>>(self, size, stride, storage_offset);
-  }
-  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<AsStridedBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  node->size_ = std::vector<int64_t>(size.begin(), size.end());
-  node->stride_ = std::vector<int64_t>(stride.begin(), stride.end());
-  node->storage_offset_ = storage_offset;
-  node->self_geometry_ = TensorGeometry(self);
-  if (floating_output(result)) set_history(result, node, 0);
-  mark_view(result);  // Note [views and in-place]
-  return result;
-}
-
-struct ViewBackward0 final : Node {
-  std::string name() const override { return "ViewBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list ViewBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  IntArrayRef self_sizes = input_meta[0].sizes;
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad.reshape(self_sizes), input_meta[0]);
-  return out;
-}
-
-Tensor view(const Tensor& self, IntArrayRef size) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::view");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&, IntArrayRef>(self, size);
-  }
-  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<ViewBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  mark_view(result);  // Note [views and in-place]
-  return result;
-}
-
-struct PermuteBackward0 final : Node {
-  std::string name() const override { return "PermuteBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  std::vector<int64_t> dims_;
-};
-
-variable_list PermuteBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  IntArrayRef dims = dims_;
-  if (needs_input_grad(0)) out[0] = reduce_grad(permute_backward(grad, dims), input_meta[0]);
-  return out;
-}
-
-Tensor permute(const Tensor& self, IntArrayRef dims) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::permute");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&, IntArrayRef>(self, dims);
-  }
-  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<PermuteBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  node->dims_ = std::vector<int64_t>(dims.begin(), dims.end());
-  if (floating_output(result)) set_history(result, node, 0);
-  mark_view(result);  // Note [views and in-place]
-  return result;
-}
-
-struct TransposeBackward0 final : Node {
-  std::string name() const override { return "TransposeBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  int64_t dim0_;
-  int64_t dim1_;
-};
-
-variable_list TransposeBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  int64_t dim0 = dim0_;
-  int64_t dim1 = dim1_;
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad.transpose(dim0, dim1), input_meta[0]);
-  return out;
-}
-
-Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::transpose.int");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim0, dim1);
-  }
-  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<TransposeBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  node->dim0_ = dim0;
-  node->dim1_ = dim1;
-  if (floating_output(result)) set_history(result, node, 0);
-  mark_view(result);  // Note [views and in-place]
-  return result;
-}
-
-struct TBackward0 final : Node {
-  std::string name() const override { return "TBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list TBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad.t(), input_meta[0]);
-  return out;
-}
-
-Tensor t(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::t");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<TBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  mark_view(result);  // Note [views and in-place]
-  return result;
-}
-
-struct ExpandBackward0 final : Node {
-  std::string name() const override { return "ExpandBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list ExpandBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad, input_meta[0]);
-  return out;
-}
-
-Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::expand");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&, IntArrayRef, bool>(self, size, implicit);
-  }
-  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<ExpandBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  mark_view(result);  // Note [views and in-place]
-  return result;
-}
-
-struct SelectBackward0 final : Node {
-  std::string name() const override { return "SelectBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  int64_t dim_;
-  int64_t index_;
-};
-
-variable_list SelectBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  int64_t dim = dim_;
-  int64_t index = index_;
-  IntArrayRef self_sizes = input_meta[0].sizes;
-  if (needs_input_grad(0)) out[0] = reduce_grad(ember::select_backward(grad, self_sizes, dim, index), input_meta[0]);
-  return out;
-}
-
-Tensor select_int(const Tensor& self, int64_t dim, int64_t index) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::select.int");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim, index);
-  }
-  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<SelectBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  node->dim_ = dim;
-  node->index_ = index;
-  if (floating_output(result)) set_history(result, node, 0);
-  mark_view(result);  // Note [views and in-place]
-  return result;
-}
-
-struct SliceBackward0 final : Node {
-  std::string name() const override { return "SliceBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  int64_t dim_;
-  std::optional<int64_t> start_;
-  std::optional<int64_t> end_;
-  int64_t step_;
-};
-
-variable_list SliceBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  int64_t dim = dim_;
-  std::optional<int64_t> start = start_;
-  std::optional<int64_t> end = end_;
-  int64_t step = step_;
-  IntArrayRef self_sizes = input_meta[0].sizes;
-  if (needs_input_grad(0)) out[0] = reduce_grad(slice_backward_opt(grad, self_sizes, dim, start, end, step), input_meta[0]);
-  return out;
-}
-
-Tensor slice_Tensor(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::slice.Tensor");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&, int64_t, std::optional<int64_t>, std::optional<int64_t>, int64_t>(self, dim, start, end, step);
-  }
-  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<SliceBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  node->dim_ = dim;
-  node->start_ = start;
-  node->end_ = end;
-  node->step_ = step;
-  if (floating_output(result)) set_history(result, node, 0);
-  mark_view(result);  // Note [views and in-place]
-  return result;
-}
-
-struct SqueezeBackward0 final : Node {
-  std::string name() const override { return "SqueezeBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list SqueezeBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  IntArrayRef self_sizes = input_meta[0].sizes;
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad.reshape(self_sizes), input_meta[0]);
-  return out;
-}
-
-Tensor squeeze(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::squeeze");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<SqueezeBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  mark_view(result);  // Note [views and in-place]
-  return result;
-}
-
-struct SqueezeBackward1 final : Node {
-  std::string name() const override { return "SqueezeBackward1"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list SqueezeBackward1::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  IntArrayRef self_sizes = input_meta[0].sizes;
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad.reshape(self_sizes), input_meta[0]);
-  return out;
-}
-
-Tensor squeeze_dim(const Tensor& self, int64_t dim) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::squeeze.dim");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&, int64_t>(self, dim);
-  }
-  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<SqueezeBackward1>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  mark_view(result);  // Note [views and in-place]
-  return result;
-}
-
-struct UnsqueezeBackward0 final : Node {
-  std::string name() const override { return "UnsqueezeBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list UnsqueezeBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  IntArrayRef self_sizes = input_meta[0].sizes;
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad.reshape(self_sizes), input_meta[0]);
-  return out;
-}
-
-Tensor unsqueeze(const Tensor& self, int64_t dim) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::unsqueeze");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&, int64_t>(self, dim);
-  }
-  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<UnsqueezeBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  mark_view(result);  // Note [views and in-place]
-  return result;
-}
-
-struct UnfoldBackward0 final : Node {
-  std::string name() const override { return "UnfoldBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  int64_t dimension_;
-  int64_t size_;
-  int64_t step_;
-};
-
-variable_list UnfoldBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  int64_t dimension = dimension_;
-  int64_t size = size_;
-  int64_t step = step_;
-  IntArrayRef self_sizes = input_meta[0].sizes;
-  if (needs_input_grad(0)) out[0] = reduce_grad(ember::unfold_backward(grad, self_sizes, dimension, size, step), input_meta[0]);
-  return out;
-}
-
-Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::unfold");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&, int64_t, int64_t, int64_t>(self, dimension, size, step);
-  }
-  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<UnfoldBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  node->dimension_ = dimension;
-  node->size_ = size;
-  node->step_ = step;
-  if (floating_output(result)) set_history(result, node, 0);
-  mark_view(result);  // Note [views and in-place]
-  return result;
-}
-
-struct DiagonalBackward0 final : Node {
-  std::string name() const override { return "DiagonalBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  int64_t offset_;
-  int64_t dim1_;
-  int64_t dim2_;
-};
-
-variable_list DiagonalBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  int64_t offset = offset_;
-  int64_t dim1 = dim1_;
-  int64_t dim2 = dim2_;
-  IntArrayRef self_sizes = input_meta[0].sizes;
-  if (needs_input_grad(0)) out[0] = reduce_grad(ember::diagonal_backward(grad, self_sizes, offset, dim1, dim2), input_meta[0]);
-  return out;
-}
-
-Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::diagonal");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&, int64_t, int64_t, int64_t>(self, offset, dim1, dim2);
-  }
-  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<DiagonalBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  node->offset_ = offset;
-  node->dim1_ = dim1;
-  node->dim2_ = dim2;
-  if (floating_output(result)) set_history(result, node, 0);
-  mark_view(result);  // Note [views and in-place]
-  return result;
-}
-
-struct AliasBackward0 final : Node {
-  std::string name() const override { return "AliasBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list AliasBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad, input_meta[0]);
-  return out;
-}
-
-Tensor alias(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::alias");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<AliasBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  mark_view(result);  // Note [views and in-place]
-  return result;
-}
-
-struct SelectBackwardBackward0 final : Node {
-  std::string name() const override { return "SelectBackwardBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  int64_t dim_;
-  int64_t index_;
-};
-
-variable_list SelectBackwardBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  int64_t dim = dim_;
-  int64_t index = index_;
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad.select(dim, index), input_meta[0]);
-  return out;
-}
-
-Tensor select_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t index) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::select_backward");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&, IntArrayRef, int64_t, int64_t>(grad_output, input_sizes, dim, index);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(grad_output)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<SelectBackwardBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, grad_output);
-  node->dim_ = dim;
-  node->index_ = index;
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-struct SliceBackwardBackward0 final : Node {
-  std::string name() const override { return "SliceBackwardBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  int64_t dim_;
-  int64_t start_;
-  int64_t end_;
-  int64_t step_;
-};
-
-variable_list SliceBackwardBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  int64_t dim = dim_;
-  int64_t start = start_;
-  int64_t end = end_;
-  int64_t step = step_;
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad.slice(dim, start, end, step), input_meta[0]);
-  return out;
-}
-
-Tensor slice_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t start, int64_t end, int64_t step) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::slice_backward");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&, IntArrayRef, int64_t, int64_t, int64_t, int64_t>(grad_output, input_sizes, dim, start, end, step);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(grad_output)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<SliceBackwardBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, grad_output);
-  node->dim_ = dim;
-  node->start_ = start;
-  node->end_ = end;
-  node->step_ = step;
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-struct DiagonalBackwardBackward0 final : Node {
-  std::string name() const override { return "DiagonalBackwardBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  int64_t offset_;
-  int64_t dim1_;
-  int64_t dim2_;
-};
-
-variable_list DiagonalBackwardBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  int64_t offset = offset_;
-  int64_t dim1 = dim1_;
-  int64_t dim2 = dim2_;
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad.diagonal(offset, dim1, dim2), input_meta[0]);
-  return out;
-}
-
-Tensor diagonal_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t offset, int64_t dim1, int64_t dim2) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::diagonal_backward");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&, IntArrayRef, int64_t, int64_t, int64_t>(grad_output, input_sizes, offset, dim1, dim2);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(grad_output)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<DiagonalBackwardBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, grad_output);
-  node->offset_ = offset;
-  node->dim1_ = dim1;
-  node->dim2_ = dim2;
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-struct UnfoldBackwardBackward0 final : Node {
-  std::string name() const override { return "UnfoldBackwardBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  int64_t dim_;
-  int64_t size_;
-  int64_t step_;
-};
-
-variable_list UnfoldBackwardBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  int64_t dim = dim_;
-  int64_t size = size_;
-  int64_t step = step_;
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad.unfold(dim, size, step), input_meta[0]);
-  return out;
-}
-
-Tensor unfold_backward(const Tensor& grad_in, IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::unfold_backward");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&, IntArrayRef, int64_t, int64_t, int64_t>(grad_in, input_sizes, dim, size, step);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(grad_in)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<UnfoldBackwardBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, grad_in);
-  node->dim_ = dim;
-  node->size_ = size;
-  node->step_ = step;
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-struct AsStridedBackwardBackward0 final : Node {
-  std::string name() const override { return "AsStridedBackwardBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  std::vector<int64_t> size_;
-  std::vector<int64_t> stride_;
-  int64_t storage_offset_;
-  std::vector<int64_t> input_sizes_;
-  std::vector<int64_t> input_strides_;
-  int64_t input_storage_offset_;
-};
-
-variable_list AsStridedBackwardBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  IntArrayRef size = size_;
-  IntArrayRef stride = stride_;
-  int64_t storage_offset = storage_offset_;
-  IntArrayRef input_sizes = input_sizes_;
-  IntArrayRef input_strides = input_strides_;
-  int64_t input_storage_offset = input_storage_offset_;
-  if (needs_input_grad(0)) out[0] = reduce_grad(ember::as_strided_backward(grad, input_sizes, input_strides, input_storage_offset, size, stride, storage_offset), input_meta[0]);
-  return out;
-}
-
-Tensor as_strided_backward(const Tensor& grad_output, IntArrayRef size, IntArrayRef stride, int64_t storage_offset, IntArrayRef input_sizes, IntArrayRef input_strides, int64_t input_storage_offset) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::as_strided_backward");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, int64_t, IntArrayRef, IntArrayRef, int64_t>(grad_output, size, stride, storage_offset, input_sizes, input_strides, input_storage_offset);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(grad_output)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<AsStridedBackwardBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, grad_output);
-  node->size_ = std::vector<int64_t>(size.begin(), size.end());
-  node->stride_ = std::vector<int64_t>(stride.begin(), stride.end());
-  node->storage_offset_ = storage_offset;
-  node->input_sizes_ = std::vector<int64_t>(input_sizes.begin(), input_sizes.end());
-  node->input_strides_ = std::vector<int64_t>(input_strides.begin(), input_strides.end());
-  node->input_storage_offset_ = input_storage_offset;
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-struct AbsBackward0 final : Node {
-  std::string name() const override { return "AbsBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override { self_.reset(); }
-  SavedVariable self_;
-};
-
-variable_list AbsBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor self = self_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::sign(self), input_meta[0]);
-  return out;
-}
-
-Tensor abs(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::abs");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<AbsBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  node->self_ = SavedVariable(self, false);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-Tensor abs__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::abs_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::abs(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct NegBackward0 final : Node {
-  std::string name() const override { return "NegBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list NegBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  if (needs_input_grad(0)) out[0] = reduce_grad(-grad, input_meta[0]);
-  return out;
-}
-
-Tensor neg(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::neg");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<NegBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-Tensor neg__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::neg_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::neg(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct SignBackward0 final : Node {
-  std::string name() const override { return "SignBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list SignBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
-  return out;
-}
-
-Tensor sign(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sign");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<SignBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-Tensor sign__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sign_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::sign(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct ExpBackward0 final : Node {
-  std::string name() const override { return "ExpBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override { result0_.reset(); }
-  SavedVariable result0_;
-};
-
-variable_list ExpBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor result = result0_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * result, input_meta[0]);
-  return out;
-}
-
-Tensor exp(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::exp");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<ExpBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  node->result0_ = SavedVariable(result, true);
-  return result;
-}
-
-Tensor exp__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::exp_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::exp(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct Exp2Backward0 final : Node {
-  std::string name() const override { return "Exp2Backward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override { result0_.reset(); }
-  SavedVariable result0_;
-};
-
-variable_list Exp2Backward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor result = result0_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * result * Scalar(M_LN2), input_meta[0]);
-  return out;
-}
-
-Tensor exp2(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::exp2");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<Exp2Backward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  node->result0_ = SavedVariable(result, true);
-  return result;
-}
-
-Tensor exp2__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::exp2_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::exp2(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct Expm1Backward0 final : Node {
-  std::string name() const override { return "Expm1Backward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override { result0_.reset(); }
-  SavedVariable result0_;
-};
-
-variable_list Expm1Backward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor result = result0_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * (result + Scalar(1)), input_meta[0]);
-  return out;
-}
-
-Tensor expm1(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::expm1");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<Expm1Backward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  node->result0_ = SavedVariable(result, true);
-  return result;
-}
-
-Tensor expm1__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::expm1_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::expm1(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct LogBackward0 final : Node {
-  std::string name() const override { return "LogBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override { self_.reset(); }
-  SavedVariable self_;
-};
-
-variable_list LogBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor self = self_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad / self, input_meta[0]);
-  return out;
-}
-
-Tensor log(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<LogBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  node->self_ = SavedVariable(self, false);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-Tensor log__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::log(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct Log2Backward0 final : Node {
-  std::string name() const override { return "Log2Backward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override { self_.reset(); }
-  SavedVariable self_;
-};
-
-variable_list Log2Backward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor self = self_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad / (self * Scalar(M_LN2)), input_meta[0]);
-  return out;
-}
-
-Tensor log2(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log2");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<Log2Backward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  node->self_ = SavedVariable(self, false);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-Tensor log2__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log2_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::log2(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct Log10Backward0 final : Node {
-  std::string name() const override { return "Log10Backward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override { self_.reset(); }
-  SavedVariable self_;
-};
-
-variable_list Log10Backward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor self = self_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad / (self * Scalar(M_LN10)), input_meta[0]);
-  return out;
-}
-
-Tensor log10(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log10");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<Log10Backward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  node->self_ = SavedVariable(self, false);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-Tensor log10__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log10_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::log10(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct Log1PBackward0 final : Node {
-  std::string name() const override { return "Log1PBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override { self_.reset(); }
-  SavedVariable self_;
-};
-
-variable_list Log1PBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor self = self_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad / (self + Scalar(1)), input_meta[0]);
-  return out;
-}
-
-Tensor log1p(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log1p");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<Log1PBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  node->self_ = SavedVariable(self, false);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-Tensor log1p__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log1p_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::log1p(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct SqrtBackward0 final : Node {
-  std::string name() const override { return "SqrtBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override { result0_.reset(); }
-  SavedVariable result0_;
-};
-
-variable_list SqrtBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor result = result0_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad / (result * 2), input_meta[0]);
-  return out;
-}
-
-Tensor sqrt(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sqrt");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<SqrtBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  node->result0_ = SavedVariable(result, true);
-  return result;
-}
-
-Tensor sqrt__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sqrt_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::sqrt(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct RsqrtBackward0 final : Node {
-  std::string name() const override { return "RsqrtBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override { result0_.reset(); }
-  SavedVariable result0_;
-};
-
-variable_list RsqrtBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor result = result0_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * result * result * result * Scalar(-0.5), input_meta[0]);
-  return out;
-}
-
-Tensor rsqrt(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::rsqrt");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<RsqrtBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  node->result0_ = SavedVariable(result, true);
-  return result;
-}
-
-Tensor rsqrt__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::rsqrt_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::rsqrt(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct ReciprocalBackward0 final : Node {
-  std::string name() const override { return "ReciprocalBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override { result0_.reset(); }
-  SavedVariable result0_;
-};
-
-variable_list ReciprocalBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor result = result0_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(-grad * result * result, input_meta[0]);
-  return out;
-}
-
-Tensor reciprocal(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::reciprocal");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<ReciprocalBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  node->result0_ = SavedVariable(result, true);
-  return result;
-}
-
-Tensor reciprocal__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::reciprocal_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::reciprocal(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct SinBackward0 final : Node {
-  std::string name() const override { return "SinBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override { self_.reset(); }
-  SavedVariable self_;
-};
-
-variable_list SinBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor self = self_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::cos(self), input_meta[0]);
-  return out;
-}
-
-Tensor sin(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sin");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<SinBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  node->self_ = SavedVariable(self, false);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-Tensor sin__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sin_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::sin(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct CosBackward0 final : Node {
-  std::string name() const override { return "CosBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override { self_.reset(); }
-  SavedVariable self_;
-};
-
-variable_list CosBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor self = self_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * -ember::sin(self), input_meta[0]);
-  return out;
-}
-
-Tensor cos(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::cos");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<CosBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  node->self_ = SavedVariable(self, false);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-Tensor cos__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::cos_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::cos(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct TanBackward0 final : Node {
-  std::string name() const override { return "TanBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override { result0_.reset(); }
-  SavedVariable result0_;
-};
-
-variable_list TanBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor result = result0_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * (result * result + Scalar(1)), input_meta[0]);
-  return out;
-}
-
-Tensor tan(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::tan");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<TanBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  node->result0_ = SavedVariable(result, true);
-  return result;
-}
-
-Tensor tan__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::tan_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::tan(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct AsinBackward0 final : Node {
-  std::string name() const override { return "AsinBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override { self_.reset(); }
-  SavedVariable self_;
-};
-
-variable_list AsinBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor self = self_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::rsqrt(Scalar(1) - self * self), input_meta[0]);
-  return out;
-}
-
-Tensor asin(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::asin");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<AsinBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  node->self_ = SavedVariable(self, false);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-Tensor asin__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::asin_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::asin(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct AcosBackward0 final : Node {
-  std::string name() const override { return "AcosBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override { self_.reset(); }
-  SavedVariable self_;
-};
-
-variable_list AcosBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor self = self_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(-grad * ember::rsqrt(Scalar(1) - self * self), input_meta[0]);
-  return out;
-}
-
-Tensor acos(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::acos");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<AcosBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  node->self_ = SavedVariable(self, false);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-Tensor acos__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::acos_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::acos(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct AtanBackward0 final : Node {
-  std::string name() const override { return "AtanBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override { self_.reset(); }
-  SavedVariable self_;
-};
-
-variable_list AtanBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor self = self_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad / (self * self + Scalar(1)), input_meta[0]);
-  return out;
-}
-
-Tensor atan(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::atan");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<AtanBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  node->self_ = SavedVariable(self, false);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-Tensor atan__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::atan_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::atan(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct SinhBackward0 final : Node {
-  std::string name() const override { return "SinhBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override { self_.reset(); }
-  SavedVariable self_;
-};
-
-variable_list SinhBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor self = self_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::cosh(self), input_meta[0]);
-  return out;
-}
-
-Tensor sinh(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sinh");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<SinhBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  node->self_ = SavedVariable(self, false);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-Tensor sinh__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sinh_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::sinh(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct CoshBackward0 final : Node {
-  std::string name() const override { return "CoshBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override { self_.reset(); }
-  SavedVariable self_;
-};
-
-variable_list CoshBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor self = self_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::sinh(self), input_meta[0]);
-  return out;
-}
-
-Tensor cosh(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::cosh");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<CoshBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  node->self_ = SavedVariable(self, false);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-Tensor cosh__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::cosh_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::cosh(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct TanhBackward0 final : Node {
-  std::string name() const override { return "TanhBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override { result0_.reset(); }
-  SavedVariable result0_;
-};
-
-variable_list TanhBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor result = result0_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * (1 - result * result), input_meta[0]);
-  return out;
-}
-
-Tensor tanh(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::tanh");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<TanhBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  node->result0_ = SavedVariable(result, true);
-  return result;
-}
-
-Tensor tanh__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::tanh_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::tanh(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct SigmoidBackward0 final : Node {
-  std::string name() const override { return "SigmoidBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override { result0_.reset(); }
-  SavedVariable result0_;
-};
-
-variable_list SigmoidBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor result = result0_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * result * (1 - result), input_meta[0]);
-  return out;
-}
-
-Tensor sigmoid(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sigmoid");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<SigmoidBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  node->result0_ = SavedVariable(result, true);
-  return result;
-}
-
-Tensor sigmoid__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sigmoid_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::sigmoid(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct ReluBackward0 final : Node {
-  std::string name() const override { return "ReluBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override { result0_.reset(); }
-  SavedVariable result0_;
-};
-
-variable_list ReluBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor result = result0_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(ember::threshold_backward(grad, result, 0), input_meta[0]);
-  return out;
-}
-
-Tensor relu(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::relu");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<ReluBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  node->result0_ = SavedVariable(result, true);
-  return result;
-}
-
-Tensor relu__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::relu_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::relu(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct GeluBackward0 final : Node {
-  std::string name() const override { return "GeluBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override { self_.reset(); }
-  SavedVariable self_;
-  std::string approximate_;
-};
-
-variable_list GeluBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor self = self_.unpack(self_node);
-  std::string_view approximate = approximate_;
-  if (needs_input_grad(0)) out[0] = reduce_grad(gelu_backward(grad, self, approximate), input_meta[0]);
-  return out;
-}
-
-Tensor gelu(const Tensor& self, std::string_view approximate) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::gelu");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&, std::string_view>(self, approximate);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<GeluBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  node->self_ = SavedVariable(self, false);
-  node->approximate_ = std::string(approximate);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-Tensor gelu__(const Tensor& self, std::string_view approximate) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::gelu_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&, std::string_view>(self, approximate);
-  }
-  check_inplace(self);
-  Tensor r = generated::gelu(ember::clone(self), approximate);
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct SiluBackward0 final : Node {
-  std::string name() const override { return "SiluBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override { self_.reset(); }
-  SavedVariable self_;
-};
-
-variable_list SiluBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor self = self_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(silu_backward(grad, self), input_meta[0]);
-  return out;
-}
-
-Tensor silu(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::silu");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<SiluBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  node->self_ = SavedVariable(self, false);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-Tensor silu__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::silu_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::silu(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct ErfBackward0 final : Node {
-  std::string name() const override { return "ErfBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override { self_.reset(); }
-  SavedVariable self_;
-};
-
-variable_list ErfBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor self = self_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::exp(-self * self) * Scalar(M_2_SQRTPI), input_meta[0]);
-  return out;
-}
-
-Tensor erf(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::erf");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<ErfBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  node->self_ = SavedVariable(self, false);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-Tensor erf__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::erf_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::erf(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct ErfcBackward0 final : Node {
-  std::string name() const override { return "ErfcBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override { self_.reset(); }
-  SavedVariable self_;
-};
-
-variable_list ErfcBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor self = self_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::exp(-self * self) * Scalar(-M_2_SQRTPI), input_meta[0]);
-  return out;
-}
-
-Tensor erfc(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::erfc");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<ErfcBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  node->self_ = SavedVariable(self, false);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-Tensor erfc__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::erfc_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::erfc(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct FloorBackward0 final : Node {
-  std::string name() const override { return "FloorBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list FloorBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
-  return out;
-}
-
-Tensor floor(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::floor");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<FloorBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-Tensor floor__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::floor_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::floor(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct CeilBackward0 final : Node {
-  std::string name() const override { return "CeilBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list CeilBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
-  return out;
-}
-
-Tensor ceil(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::ceil");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<CeilBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-Tensor ceil__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::ceil_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::ceil(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct RoundBackward0 final : Node {
-  std::string name() const override { return "RoundBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list RoundBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
-  return out;
-}
-
-Tensor round(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::round");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<RoundBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-Tensor round__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::round_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::round(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct TruncBackward0 final : Node {
-  std::string name() const override { return "TruncBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list TruncBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
-  return out;
-}
-
-Tensor trunc(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::trunc");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<TruncBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-Tensor trunc__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::trunc_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::trunc(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct FracBackward0 final : Node {
-  std::string name() const override { return "FracBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list FracBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad, input_meta[0]);
-  return out;
-}
-
-Tensor frac(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::frac");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<FracBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-Tensor frac__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::frac_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::frac(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct SquareBackward0 final : Node {
-  std::string name() const override { return "SquareBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override { self_.reset(); }
-  SavedVariable self_;
-};
-
-variable_list SquareBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor self = self_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * self * 2, input_meta[0]);
-  return out;
-}
-
-Tensor square(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::square");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<SquareBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  node->self_ = SavedVariable(self, false);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-Tensor square__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::square_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::square(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct NanToNumBackward0 final : Node {
-  std::string name() const override { return "NanToNumBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-  void release_variables() override { self_.reset(); }
-  SavedVariable self_;
-};
-
-variable_list NanToNumBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  const std::shared_ptr<Node> self_node = shared_from_this();
-  const Tensor self = self_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::isfinite(self), input_meta[0]);
-  return out;
-}
-
-Tensor nan_to_num(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::nan_to_num");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>>(self, nan, posinf, neginf);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<NanToNumBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  node->self_ = SavedVariable(self, false);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-Tensor nan_to_num__(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::nan_to_num_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>>(self, nan, posinf, neginf);
-  }
-  check_inplace(self);
-  Tensor r = generated::nan_to_num(ember::clone(self), nan, posinf, neginf);
-  commit_inplace(self, r, 0);
-  return self;
-}
-
 struct AddBackward0 final : Node {
   std::string name() const override { return "AddBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -2757,6 +443,58 @@ Tensor atan2__(const Tensor& self, const Tensor& other) {
   }
   check_inplace(self);
   Tensor r = generated::atan2(ember::clone(self), other);
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct HypotBackward0 final : Node {
+  std::string name() const override { return "HypotBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); other_.reset(); result0_.reset(); }
+  SavedVariable self_;
+  SavedVariable other_;
+  SavedVariable result0_;
+};
+
+variable_list HypotBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor other = other_.unpack(self_node);
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * self / result, input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(grad * other / result, input_meta[1]);
+  return out;
+}
+
+Tensor hypot(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::hypot");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<HypotBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, other);
+  node->self_ = SavedVariable(self, false);
+  node->other_ = SavedVariable(other, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+Tensor hypot__(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::hypot_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }
+  check_inplace(self);
+  Tensor r = generated::hypot(ember::clone(self), other);
   commit_inplace(self, r, 0);
   return self;
 }
@@ -3487,6 +1225,152 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
   if (floating_output(std::get<2>(result))) set_history(std::get<2>(result), node, 2);
   node->output_meta_.push_back(meta_of(std::get<2>(result)));
   return result;
+}
+
+struct CloneBackward0 final : Node {
+  std::string name() const override { return "CloneBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list CloneBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad, input_meta[0]);
+  return out;
+}
+
+Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::clone");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, std::optional<MemoryFormat>>(self, memory_format);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<CloneBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct CopyBackwards final : Node {
+  std::string name() const override { return "CopyBackwards"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list CopyBackwards::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(grad, input_meta[1]);
+  return out;
+}
+
+Tensor copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::copy_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(src)) || !is_floating_point(self.dtype())) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Tensor&, bool>(self, src, non_blocking);
+  }
+  check_inplace(self);
+  auto node = std::make_shared<CopyBackwards>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, src);
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    h.call<Tensor, const Tensor&, const Tensor&, bool>(self, src, non_blocking);
+  }
+  rebase_history(self, node, 0);
+  return self;
+}
+
+struct ToCopyBackward0 final : Node {
+  std::string name() const override { return "ToCopyBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list ToCopyBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad, input_meta[0]);
+  return out;
+}
+
+Tensor _to_copy(const Tensor& self, std::optional<DType> dtype, std::optional<Device> device, bool non_blocking, std::optional<MemoryFormat> memory_format) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::_to_copy");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, std::optional<DType>, std::optional<Device>, bool, std::optional<MemoryFormat>>(self, dtype, device, non_blocking, memory_format);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ToCopyBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct FillBackward2 final : Node {
+  std::string name() const override { return "FillBackward2"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list FillBackward2::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
+  return out;
+}
+
+Tensor fill__Scalar(const Tensor& self, const Scalar& value) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::fill_.Scalar");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !is_floating_point(self.dtype())) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Scalar&>(self, value);
+  }
+  check_inplace(self);
+  auto node = std::make_shared<FillBackward2>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    h.call<Tensor, const Tensor&, const Scalar&>(self, value);
+  }
+  rebase_history(self, node, 0);
+  return self;
+}
+
+struct ZeroBackward0 final : Node {
+  std::string name() const override { return "ZeroBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list ZeroBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
+  return out;
+}
+
+Tensor zero_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::zero_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !is_floating_point(self.dtype())) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  auto node = std::make_shared<ZeroBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    h.call<Tensor, const Tensor&>(self);
+  }
+  rebase_history(self, node, 0);
+  return self;
 }
 
 Tensor _fused_elementwise(TensorList inputs, IntArrayRef program, IntArrayRef constants) {
@@ -7296,6 +5180,2174 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
   return result;
 }
 
+struct AbsBackward0 final : Node {
+  std::string name() const override { return "AbsBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list AbsBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::sign(self), input_meta[0]);
+  return out;
+}
+
+Tensor abs(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::abs");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<AbsBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor abs__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::abs_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::abs(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct NegBackward0 final : Node {
+  std::string name() const override { return "NegBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list NegBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(-grad, input_meta[0]);
+  return out;
+}
+
+Tensor neg(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::neg");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<NegBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor neg__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::neg_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::neg(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct SignBackward0 final : Node {
+  std::string name() const override { return "SignBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list SignBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
+  return out;
+}
+
+Tensor sign(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sign");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SignBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor sign__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sign_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::sign(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct ExpBackward0 final : Node {
+  std::string name() const override { return "ExpBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result0_.reset(); }
+  SavedVariable result0_;
+};
+
+variable_list ExpBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * result, input_meta[0]);
+  return out;
+}
+
+Tensor exp(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::exp");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ExpBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+Tensor exp__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::exp_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::exp(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct Exp2Backward0 final : Node {
+  std::string name() const override { return "Exp2Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result0_.reset(); }
+  SavedVariable result0_;
+};
+
+variable_list Exp2Backward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * result * Scalar(M_LN2), input_meta[0]);
+  return out;
+}
+
+Tensor exp2(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::exp2");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<Exp2Backward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+Tensor exp2__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::exp2_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::exp2(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct Expm1Backward0 final : Node {
+  std::string name() const override { return "Expm1Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result0_.reset(); }
+  SavedVariable result0_;
+};
+
+variable_list Expm1Backward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * (result + Scalar(1)), input_meta[0]);
+  return out;
+}
+
+Tensor expm1(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::expm1");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<Expm1Backward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+Tensor expm1__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::expm1_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::expm1(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct LogBackward0 final : Node {
+  std::string name() const override { return "LogBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list LogBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad / self, input_meta[0]);
+  return out;
+}
+
+Tensor log(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<LogBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor log__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::log(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct Log2Backward0 final : Node {
+  std::string name() const override { return "Log2Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list Log2Backward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad / (self * Scalar(M_LN2)), input_meta[0]);
+  return out;
+}
+
+Tensor log2(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log2");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<Log2Backward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor log2__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log2_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::log2(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct Log10Backward0 final : Node {
+  std::string name() const override { return "Log10Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list Log10Backward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad / (self * Scalar(M_LN10)), input_meta[0]);
+  return out;
+}
+
+Tensor log10(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log10");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<Log10Backward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor log10__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log10_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::log10(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct Log1PBackward0 final : Node {
+  std::string name() const override { return "Log1PBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list Log1PBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad / (self + Scalar(1)), input_meta[0]);
+  return out;
+}
+
+Tensor log1p(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log1p");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<Log1PBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor log1p__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log1p_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::log1p(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct SqrtBackward0 final : Node {
+  std::string name() const override { return "SqrtBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result0_.reset(); }
+  SavedVariable result0_;
+};
+
+variable_list SqrtBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad / (result * 2), input_meta[0]);
+  return out;
+}
+
+Tensor sqrt(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sqrt");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SqrtBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+Tensor sqrt__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sqrt_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::sqrt(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct RsqrtBackward0 final : Node {
+  std::string name() const override { return "RsqrtBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result0_.reset(); }
+  SavedVariable result0_;
+};
+
+variable_list RsqrtBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * result * result * result * Scalar(-0.5), input_meta[0]);
+  return out;
+}
+
+Tensor rsqrt(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::rsqrt");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<RsqrtBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+Tensor rsqrt__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::rsqrt_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::rsqrt(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct ReciprocalBackward0 final : Node {
+  std::string name() const override { return "ReciprocalBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result0_.reset(); }
+  SavedVariable result0_;
+};
+
+variable_list ReciprocalBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(-grad * result * result, input_meta[0]);
+  return out;
+}
+
+Tensor reciprocal(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::reciprocal");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ReciprocalBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+Tensor reciprocal__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::reciprocal_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::reciprocal(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct SinBackward0 final : Node {
+  std::string name() const override { return "SinBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list SinBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::cos(self), input_meta[0]);
+  return out;
+}
+
+Tensor sin(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sin");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SinBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor sin__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sin_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::sin(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct CosBackward0 final : Node {
+  std::string name() const override { return "CosBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list CosBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * -ember::sin(self), input_meta[0]);
+  return out;
+}
+
+Tensor cos(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::cos");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<CosBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor cos__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::cos_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::cos(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct TanBackward0 final : Node {
+  std::string name() const override { return "TanBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result0_.reset(); }
+  SavedVariable result0_;
+};
+
+variable_list TanBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * (result * result + Scalar(1)), input_meta[0]);
+  return out;
+}
+
+Tensor tan(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::tan");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<TanBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+Tensor tan__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::tan_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::tan(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct AsinBackward0 final : Node {
+  std::string name() const override { return "AsinBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list AsinBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::rsqrt(Scalar(1) - self * self), input_meta[0]);
+  return out;
+}
+
+Tensor asin(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::asin");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<AsinBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor asin__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::asin_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::asin(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct AcosBackward0 final : Node {
+  std::string name() const override { return "AcosBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list AcosBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(-grad * ember::rsqrt(Scalar(1) - self * self), input_meta[0]);
+  return out;
+}
+
+Tensor acos(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::acos");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<AcosBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor acos__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::acos_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::acos(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct AtanBackward0 final : Node {
+  std::string name() const override { return "AtanBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list AtanBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad / (self * self + Scalar(1)), input_meta[0]);
+  return out;
+}
+
+Tensor atan(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::atan");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<AtanBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor atan__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::atan_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::atan(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct SinhBackward0 final : Node {
+  std::string name() const override { return "SinhBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list SinhBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::cosh(self), input_meta[0]);
+  return out;
+}
+
+Tensor sinh(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sinh");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SinhBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor sinh__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sinh_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::sinh(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct CoshBackward0 final : Node {
+  std::string name() const override { return "CoshBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list CoshBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::sinh(self), input_meta[0]);
+  return out;
+}
+
+Tensor cosh(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::cosh");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<CoshBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor cosh__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::cosh_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::cosh(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct TanhBackward0 final : Node {
+  std::string name() const override { return "TanhBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result0_.reset(); }
+  SavedVariable result0_;
+};
+
+variable_list TanhBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * (1 - result * result), input_meta[0]);
+  return out;
+}
+
+Tensor tanh(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::tanh");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<TanhBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+Tensor tanh__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::tanh_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::tanh(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct SigmoidBackward0 final : Node {
+  std::string name() const override { return "SigmoidBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result0_.reset(); }
+  SavedVariable result0_;
+};
+
+variable_list SigmoidBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * result * (1 - result), input_meta[0]);
+  return out;
+}
+
+Tensor sigmoid(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sigmoid");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SigmoidBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+Tensor sigmoid__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sigmoid_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::sigmoid(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct ReluBackward0 final : Node {
+  std::string name() const override { return "ReluBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result0_.reset(); }
+  SavedVariable result0_;
+};
+
+variable_list ReluBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::threshold_backward(grad, result, 0), input_meta[0]);
+  return out;
+}
+
+Tensor relu(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::relu");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ReluBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+Tensor relu__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::relu_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::relu(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct GeluBackward0 final : Node {
+  std::string name() const override { return "GeluBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  std::string approximate_;
+};
+
+variable_list GeluBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  std::string_view approximate = approximate_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(gelu_backward(grad, self, approximate), input_meta[0]);
+  return out;
+}
+
+Tensor gelu(const Tensor& self, std::string_view approximate) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::gelu");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, std::string_view>(self, approximate);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<GeluBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->approximate_ = std::string(approximate);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor gelu__(const Tensor& self, std::string_view approximate) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::gelu_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, std::string_view>(self, approximate);
+  }
+  check_inplace(self);
+  Tensor r = generated::gelu(ember::clone(self), approximate);
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct SiluBackward0 final : Node {
+  std::string name() const override { return "SiluBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list SiluBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(silu_backward(grad, self), input_meta[0]);
+  return out;
+}
+
+Tensor silu(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::silu");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SiluBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor silu__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::silu_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::silu(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct ErfBackward0 final : Node {
+  std::string name() const override { return "ErfBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list ErfBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::exp(-self * self) * Scalar(M_2_SQRTPI), input_meta[0]);
+  return out;
+}
+
+Tensor erf(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::erf");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ErfBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor erf__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::erf_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::erf(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct ErfcBackward0 final : Node {
+  std::string name() const override { return "ErfcBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list ErfcBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::exp(-self * self) * Scalar(-M_2_SQRTPI), input_meta[0]);
+  return out;
+}
+
+Tensor erfc(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::erfc");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ErfcBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor erfc__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::erfc_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::erfc(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct FloorBackward0 final : Node {
+  std::string name() const override { return "FloorBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list FloorBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
+  return out;
+}
+
+Tensor floor(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::floor");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<FloorBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor floor__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::floor_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::floor(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct CeilBackward0 final : Node {
+  std::string name() const override { return "CeilBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list CeilBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
+  return out;
+}
+
+Tensor ceil(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::ceil");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<CeilBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor ceil__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::ceil_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::ceil(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct RoundBackward0 final : Node {
+  std::string name() const override { return "RoundBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list RoundBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
+  return out;
+}
+
+Tensor round(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::round");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<RoundBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor round__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::round_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::round(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct TruncBackward0 final : Node {
+  std::string name() const override { return "TruncBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list TruncBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
+  return out;
+}
+
+Tensor trunc(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::trunc");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<TruncBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor trunc__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::trunc_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::trunc(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct FracBackward0 final : Node {
+  std::string name() const override { return "FracBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list FracBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad, input_meta[0]);
+  return out;
+}
+
+Tensor frac(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::frac");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<FracBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor frac__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::frac_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::frac(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct SquareBackward0 final : Node {
+  std::string name() const override { return "SquareBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list SquareBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * self * 2, input_meta[0]);
+  return out;
+}
+
+Tensor square(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::square");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SquareBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor square__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::square_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::square(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct NanToNumBackward0 final : Node {
+  std::string name() const override { return "NanToNumBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list NanToNumBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::isfinite(self), input_meta[0]);
+  return out;
+}
+
+Tensor nan_to_num(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::nan_to_num");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>>(self, nan, posinf, neginf);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<NanToNumBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor nan_to_num__(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::nan_to_num_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>>(self, nan, posinf, neginf);
+  }
+  check_inplace(self);
+  Tensor r = generated::nan_to_num(ember::clone(self), nan, posinf, neginf);
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct AsStridedBackward0 final : Node {
+  std::string name() const override { return "AsStridedBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  std::vector<int64_t> size_;
+  std::vector<int64_t> stride_;
+  std::optional<int64_t> storage_offset_;
+  TensorGeometry self_geometry_;
+};
+
+variable_list AsStridedBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef size = size_;
+  IntArrayRef stride = stride_;
+  std::optional<int64_t> storage_offset = storage_offset_;
+  const TensorGeometry& self_geometry = self_geometry_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(as_strided_grad(grad, self_geometry, size, stride, storage_offset), input_meta[0]);
+  return out;
+}
+
+Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::as_strided");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>>(self, size, stride, storage_offset);
+  }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<AsStridedBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->size_ = std::vector<int64_t>(size.begin(), size.end());
+  node->stride_ = std::vector<int64_t>(stride.begin(), stride.end());
+  node->storage_offset_ = storage_offset;
+  node->self_geometry_ = TensorGeometry(self);
+  if (floating_output(result)) set_history(result, node, 0);
+  mark_view(result);  // Note [views and in-place]
+  return result;
+}
+
+struct ViewBackward0 final : Node {
+  std::string name() const override { return "ViewBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list ViewBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad.reshape(self_sizes), input_meta[0]);
+  return out;
+}
+
+Tensor view(const Tensor& self, IntArrayRef size) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::view");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef>(self, size);
+  }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ViewBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  mark_view(result);  // Note [views and in-place]
+  return result;
+}
+
+struct PermuteBackward0 final : Node {
+  std::string name() const override { return "PermuteBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  std::vector<int64_t> dims_;
+};
+
+variable_list PermuteBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef dims = dims_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(permute_backward(grad, dims), input_meta[0]);
+  return out;
+}
+
+Tensor permute(const Tensor& self, IntArrayRef dims) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::permute");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef>(self, dims);
+  }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<PermuteBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->dims_ = std::vector<int64_t>(dims.begin(), dims.end());
+  if (floating_output(result)) set_history(result, node, 0);
+  mark_view(result);  // Note [views and in-place]
+  return result;
+}
+
+struct TransposeBackward0 final : Node {
+  std::string name() const override { return "TransposeBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  int64_t dim0_;
+  int64_t dim1_;
+};
+
+variable_list TransposeBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  int64_t dim0 = dim0_;
+  int64_t dim1 = dim1_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad.transpose(dim0, dim1), input_meta[0]);
+  return out;
+}
+
+Tensor transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::transpose.int");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim0, dim1);
+  }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<TransposeBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->dim0_ = dim0;
+  node->dim1_ = dim1;
+  if (floating_output(result)) set_history(result, node, 0);
+  mark_view(result);  // Note [views and in-place]
+  return result;
+}
+
+struct TBackward0 final : Node {
+  std::string name() const override { return "TBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list TBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad.t(), input_meta[0]);
+  return out;
+}
+
+Tensor t(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::t");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<TBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  mark_view(result);  // Note [views and in-place]
+  return result;
+}
+
+struct ExpandBackward0 final : Node {
+  std::string name() const override { return "ExpandBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list ExpandBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad, input_meta[0]);
+  return out;
+}
+
+Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::expand");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef, bool>(self, size, implicit);
+  }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ExpandBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  mark_view(result);  // Note [views and in-place]
+  return result;
+}
+
+struct SelectBackward0 final : Node {
+  std::string name() const override { return "SelectBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  int64_t dim_;
+  int64_t index_;
+};
+
+variable_list SelectBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  int64_t dim = dim_;
+  int64_t index = index_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::select_backward(grad, self_sizes, dim, index), input_meta[0]);
+  return out;
+}
+
+Tensor select_int(const Tensor& self, int64_t dim, int64_t index) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::select.int");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim, index);
+  }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SelectBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->dim_ = dim;
+  node->index_ = index;
+  if (floating_output(result)) set_history(result, node, 0);
+  mark_view(result);  // Note [views and in-place]
+  return result;
+}
+
+struct SliceBackward0 final : Node {
+  std::string name() const override { return "SliceBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  int64_t dim_;
+  std::optional<int64_t> start_;
+  std::optional<int64_t> end_;
+  int64_t step_;
+};
+
+variable_list SliceBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  int64_t dim = dim_;
+  std::optional<int64_t> start = start_;
+  std::optional<int64_t> end = end_;
+  int64_t step = step_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(slice_backward_opt(grad, self_sizes, dim, start, end, step), input_meta[0]);
+  return out;
+}
+
+Tensor slice_Tensor(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::slice.Tensor");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, int64_t, std::optional<int64_t>, std::optional<int64_t>, int64_t>(self, dim, start, end, step);
+  }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SliceBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->dim_ = dim;
+  node->start_ = start;
+  node->end_ = end;
+  node->step_ = step;
+  if (floating_output(result)) set_history(result, node, 0);
+  mark_view(result);  // Note [views and in-place]
+  return result;
+}
+
+struct SqueezeBackward0 final : Node {
+  std::string name() const override { return "SqueezeBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list SqueezeBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad.reshape(self_sizes), input_meta[0]);
+  return out;
+}
+
+Tensor squeeze(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::squeeze");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SqueezeBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  mark_view(result);  // Note [views and in-place]
+  return result;
+}
+
+struct SqueezeBackward1 final : Node {
+  std::string name() const override { return "SqueezeBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list SqueezeBackward1::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad.reshape(self_sizes), input_meta[0]);
+  return out;
+}
+
+Tensor squeeze_dim(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::squeeze.dim");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, int64_t>(self, dim);
+  }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SqueezeBackward1>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  mark_view(result);  // Note [views and in-place]
+  return result;
+}
+
+struct UnsqueezeBackward0 final : Node {
+  std::string name() const override { return "UnsqueezeBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list UnsqueezeBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad.reshape(self_sizes), input_meta[0]);
+  return out;
+}
+
+Tensor unsqueeze(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::unsqueeze");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, int64_t>(self, dim);
+  }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<UnsqueezeBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  mark_view(result);  // Note [views and in-place]
+  return result;
+}
+
+struct UnfoldBackward0 final : Node {
+  std::string name() const override { return "UnfoldBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  int64_t dimension_;
+  int64_t size_;
+  int64_t step_;
+};
+
+variable_list UnfoldBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  int64_t dimension = dimension_;
+  int64_t size = size_;
+  int64_t step = step_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::unfold_backward(grad, self_sizes, dimension, size, step), input_meta[0]);
+  return out;
+}
+
+Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::unfold");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, int64_t, int64_t, int64_t>(self, dimension, size, step);
+  }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<UnfoldBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->dimension_ = dimension;
+  node->size_ = size;
+  node->step_ = step;
+  if (floating_output(result)) set_history(result, node, 0);
+  mark_view(result);  // Note [views and in-place]
+  return result;
+}
+
+struct DiagonalBackward0 final : Node {
+  std::string name() const override { return "DiagonalBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  int64_t offset_;
+  int64_t dim1_;
+  int64_t dim2_;
+};
+
+variable_list DiagonalBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  int64_t offset = offset_;
+  int64_t dim1 = dim1_;
+  int64_t dim2 = dim2_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::diagonal_backward(grad, self_sizes, offset, dim1, dim2), input_meta[0]);
+  return out;
+}
+
+Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::diagonal");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, int64_t, int64_t, int64_t>(self, offset, dim1, dim2);
+  }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<DiagonalBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->offset_ = offset;
+  node->dim1_ = dim1;
+  node->dim2_ = dim2;
+  if (floating_output(result)) set_history(result, node, 0);
+  mark_view(result);  // Note [views and in-place]
+  return result;
+}
+
+struct AliasBackward0 final : Node {
+  std::string name() const override { return "AliasBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list AliasBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad, input_meta[0]);
+  return out;
+}
+
+Tensor alias(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::alias");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<AliasBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  mark_view(result);  // Note [views and in-place]
+  return result;
+}
+
+struct SelectBackwardBackward0 final : Node {
+  std::string name() const override { return "SelectBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  int64_t dim_;
+  int64_t index_;
+};
+
+variable_list SelectBackwardBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  int64_t dim = dim_;
+  int64_t index = index_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad.select(dim, index), input_meta[0]);
+  return out;
+}
+
+Tensor select_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t index) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::select_backward");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef, int64_t, int64_t>(grad_output, input_sizes, dim, index);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(grad_output)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SelectBackwardBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, grad_output);
+  node->dim_ = dim;
+  node->index_ = index;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct SliceBackwardBackward0 final : Node {
+  std::string name() const override { return "SliceBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  int64_t dim_;
+  int64_t start_;
+  int64_t end_;
+  int64_t step_;
+};
+
+variable_list SliceBackwardBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  int64_t dim = dim_;
+  int64_t start = start_;
+  int64_t end = end_;
+  int64_t step = step_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad.slice(dim, start, end, step), input_meta[0]);
+  return out;
+}
+
+Tensor slice_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t start, int64_t end, int64_t step) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::slice_backward");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef, int64_t, int64_t, int64_t, int64_t>(grad_output, input_sizes, dim, start, end, step);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(grad_output)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SliceBackwardBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, grad_output);
+  node->dim_ = dim;
+  node->start_ = start;
+  node->end_ = end;
+  node->step_ = step;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct DiagonalBackwardBackward0 final : Node {
+  std::string name() const override { return "DiagonalBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  int64_t offset_;
+  int64_t dim1_;
+  int64_t dim2_;
+};
+
+variable_list DiagonalBackwardBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  int64_t offset = offset_;
+  int64_t dim1 = dim1_;
+  int64_t dim2 = dim2_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad.diagonal(offset, dim1, dim2), input_meta[0]);
+  return out;
+}
+
+Tensor diagonal_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t offset, int64_t dim1, int64_t dim2) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::diagonal_backward");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef, int64_t, int64_t, int64_t>(grad_output, input_sizes, offset, dim1, dim2);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(grad_output)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<DiagonalBackwardBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, grad_output);
+  node->offset_ = offset;
+  node->dim1_ = dim1;
+  node->dim2_ = dim2;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct UnfoldBackwardBackward0 final : Node {
+  std::string name() const override { return "UnfoldBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  int64_t dim_;
+  int64_t size_;
+  int64_t step_;
+};
+
+variable_list UnfoldBackwardBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  int64_t dim = dim_;
+  int64_t size = size_;
+  int64_t step = step_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad.unfold(dim, size, step), input_meta[0]);
+  return out;
+}
+
+Tensor unfold_backward(const Tensor& grad_in, IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::unfold_backward");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef, int64_t, int64_t, int64_t>(grad_in, input_sizes, dim, size, step);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(grad_in)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<UnfoldBackwardBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, grad_in);
+  node->dim_ = dim;
+  node->size_ = size;
+  node->step_ = step;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct AsStridedBackwardBackward0 final : Node {
+  std::string name() const override { return "AsStridedBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  std::vector<int64_t> size_;
+  std::vector<int64_t> stride_;
+  int64_t storage_offset_;
+  std::vector<int64_t> input_sizes_;
+  std::vector<int64_t> input_strides_;
+  int64_t input_storage_offset_;
+};
+
+variable_list AsStridedBackwardBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef size = size_;
+  IntArrayRef stride = stride_;
+  int64_t storage_offset = storage_offset_;
+  IntArrayRef input_sizes = input_sizes_;
+  IntArrayRef input_strides = input_strides_;
+  int64_t input_storage_offset = input_storage_offset_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::as_strided_backward(grad, input_sizes, input_strides, input_storage_offset, size, stride, storage_offset), input_meta[0]);
+  return out;
+}
+
+Tensor as_strided_backward(const Tensor& grad_output, IntArrayRef size, IntArrayRef stride, int64_t storage_offset, IntArrayRef input_sizes, IntArrayRef input_strides, int64_t input_storage_offset) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::as_strided_backward");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, int64_t, IntArrayRef, IntArrayRef, int64_t>(grad_output, size, stride, storage_offset, input_sizes, input_strides, input_storage_offset);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(grad_output)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<AsStridedBackwardBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, grad_output);
+  node->size_ = std::vector<int64_t>(size.begin(), size.end());
+  node->stride_ = std::vector<int64_t>(stride.begin(), stride.end());
+  node->storage_offset_ = storage_offset;
+  node->input_sizes_ = std::vector<int64_t>(input_sizes.begin(), input_sizes.end());
+  node->input_strides_ = std::vector<int64_t>(input_strides.begin(), input_strides.end());
+  node->input_storage_offset_ = input_storage_offset;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
 struct AsStridedBackward1 final : Node {
   std::string name() const override { return "AsStridedBackward1"; }
   variable_list apply(variable_list&& grads) override;
@@ -7504,100 +7556,6 @@ namespace ember::autograd {
 /// Registers the Autograd-key kernel of every op with a derivative.
 void register_autograd_kernels(Library& m) {
   using namespace generated;
-  m.impl("aten::fill_.Scalar", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&fill__Scalar));
-  m.impl("aten::zero_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&zero_));
-  m.impl("aten::clone", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<MemoryFormat>)>(&clone));
-  m.impl("aten::copy_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, bool)>(&copy_));
-  m.impl("aten::_to_copy", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<DType>, std::optional<Device>, bool, std::optional<MemoryFormat>)>(&_to_copy));
-  m.impl("aten::as_strided", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&as_strided));
-  m.impl("aten::view", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&view));
-  m.impl("aten::permute", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&permute));
-  m.impl("aten::transpose.int", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&transpose_int));
-  m.impl("aten::t", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&t));
-  m.impl("aten::expand", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, bool)>(&expand));
-  m.impl("aten::select.int", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&select_int));
-  m.impl("aten::slice.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<int64_t>, std::optional<int64_t>, int64_t)>(&slice_Tensor));
-  m.impl("aten::squeeze", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&squeeze));
-  m.impl("aten::squeeze.dim", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&squeeze_dim));
-  m.impl("aten::unsqueeze", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&unsqueeze));
-  m.impl("aten::unfold", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t, int64_t)>(&unfold));
-  m.impl("aten::diagonal", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t, int64_t)>(&diagonal));
-  m.impl("aten::alias", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&alias));
-  m.impl("aten::select_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, int64_t, int64_t)>(&select_backward));
-  m.impl("aten::slice_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, int64_t, int64_t, int64_t, int64_t)>(&slice_backward));
-  m.impl("aten::diagonal_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, int64_t, int64_t, int64_t)>(&diagonal_backward));
-  m.impl("aten::unfold_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, int64_t, int64_t, int64_t)>(&unfold_backward));
-  m.impl("aten::as_strided_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, int64_t, IntArrayRef, IntArrayRef, int64_t)>(&as_strided_backward));
-  m.impl("aten::abs", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&abs));
-  m.impl("aten::abs_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&abs__));
-  m.impl("aten::neg", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&neg));
-  m.impl("aten::neg_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&neg__));
-  m.impl("aten::sign", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sign));
-  m.impl("aten::sign_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sign__));
-  m.impl("aten::exp", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&exp));
-  m.impl("aten::exp_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&exp__));
-  m.impl("aten::exp2", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&exp2));
-  m.impl("aten::exp2_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&exp2__));
-  m.impl("aten::expm1", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&expm1));
-  m.impl("aten::expm1_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&expm1__));
-  m.impl("aten::log", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&log));
-  m.impl("aten::log_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&log__));
-  m.impl("aten::log2", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&log2));
-  m.impl("aten::log2_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&log2__));
-  m.impl("aten::log10", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&log10));
-  m.impl("aten::log10_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&log10__));
-  m.impl("aten::log1p", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&log1p));
-  m.impl("aten::log1p_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&log1p__));
-  m.impl("aten::sqrt", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sqrt));
-  m.impl("aten::sqrt_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sqrt__));
-  m.impl("aten::rsqrt", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&rsqrt));
-  m.impl("aten::rsqrt_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&rsqrt__));
-  m.impl("aten::reciprocal", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&reciprocal));
-  m.impl("aten::reciprocal_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&reciprocal__));
-  m.impl("aten::sin", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sin));
-  m.impl("aten::sin_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sin__));
-  m.impl("aten::cos", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&cos));
-  m.impl("aten::cos_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&cos__));
-  m.impl("aten::tan", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&tan));
-  m.impl("aten::tan_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&tan__));
-  m.impl("aten::asin", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&asin));
-  m.impl("aten::asin_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&asin__));
-  m.impl("aten::acos", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&acos));
-  m.impl("aten::acos_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&acos__));
-  m.impl("aten::atan", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&atan));
-  m.impl("aten::atan_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&atan__));
-  m.impl("aten::sinh", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sinh));
-  m.impl("aten::sinh_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sinh__));
-  m.impl("aten::cosh", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&cosh));
-  m.impl("aten::cosh_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&cosh__));
-  m.impl("aten::tanh", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&tanh));
-  m.impl("aten::tanh_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&tanh__));
-  m.impl("aten::sigmoid", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sigmoid));
-  m.impl("aten::sigmoid_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sigmoid__));
-  m.impl("aten::relu", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&relu));
-  m.impl("aten::relu_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&relu__));
-  m.impl("aten::gelu", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::string_view)>(&gelu));
-  m.impl("aten::gelu_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::string_view)>(&gelu__));
-  m.impl("aten::silu", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&silu));
-  m.impl("aten::silu_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&silu__));
-  m.impl("aten::erf", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&erf));
-  m.impl("aten::erf_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&erf__));
-  m.impl("aten::erfc", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&erfc));
-  m.impl("aten::erfc_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&erfc__));
-  m.impl("aten::floor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&floor));
-  m.impl("aten::floor_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&floor__));
-  m.impl("aten::ceil", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&ceil));
-  m.impl("aten::ceil_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&ceil__));
-  m.impl("aten::round", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&round));
-  m.impl("aten::round_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&round__));
-  m.impl("aten::trunc", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&trunc));
-  m.impl("aten::trunc_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&trunc__));
-  m.impl("aten::frac", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&frac));
-  m.impl("aten::frac_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&frac__));
-  m.impl("aten::square", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&square));
-  m.impl("aten::square_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&square__));
-  m.impl("aten::nan_to_num", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>)>(&nan_to_num));
-  m.impl("aten::nan_to_num_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>)>(&nan_to_num__));
   m.impl("aten::add.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&add_Tensor));
   m.impl("aten::add_.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&add__Tensor_));
   m.impl("aten::sub.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&sub_Tensor));
@@ -7616,6 +7574,8 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::pow_.Tensor_Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&pow__Tensor_Tensor_));
   m.impl("aten::atan2", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&atan2));
   m.impl("aten::atan2_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&atan2__));
+  m.impl("aten::hypot", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&hypot));
+  m.impl("aten::hypot_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&hypot__));
   m.impl("aten::maximum", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&maximum));
   m.impl("aten::minimum", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&minimum));
   m.impl("aten::fmax", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&fmax));
@@ -7639,6 +7599,11 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::addcdiv_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&)>(&addcdiv__));
   m.impl("aten::convolution", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef, IntArrayRef, bool, IntArrayRef, int64_t)>(&convolution));
   m.impl("aten::convolution_backward", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&, const Tensor&, const Tensor&, OptionalIntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool, IntArrayRef, int64_t, std::array<bool, 3>)>(&convolution_backward));
+  m.impl("aten::clone", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<MemoryFormat>)>(&clone));
+  m.impl("aten::copy_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, bool)>(&copy_));
+  m.impl("aten::_to_copy", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<DType>, std::optional<Device>, bool, std::optional<MemoryFormat>)>(&_to_copy));
+  m.impl("aten::fill_.Scalar", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&fill__Scalar));
+  m.impl("aten::zero_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&zero_));
   m.impl("aten::_fused_elementwise", DispatchKey::Autograd, static_cast<Tensor (*)(TensorList, IntArrayRef, IntArrayRef)>(&_fused_elementwise));
   m.impl("aten::index_select", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&)>(&index_select));
   m.impl("aten::gather", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, bool)>(&gather));
@@ -7754,6 +7719,95 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::sort", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, bool)>(&sort));
   m.impl("aten::sort.stable", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, std::optional<bool>, int64_t, bool)>(&sort_stable));
   m.impl("aten::topk", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, int64_t, bool, bool)>(&topk));
+  m.impl("aten::abs", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&abs));
+  m.impl("aten::abs_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&abs__));
+  m.impl("aten::neg", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&neg));
+  m.impl("aten::neg_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&neg__));
+  m.impl("aten::sign", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sign));
+  m.impl("aten::sign_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sign__));
+  m.impl("aten::exp", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&exp));
+  m.impl("aten::exp_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&exp__));
+  m.impl("aten::exp2", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&exp2));
+  m.impl("aten::exp2_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&exp2__));
+  m.impl("aten::expm1", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&expm1));
+  m.impl("aten::expm1_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&expm1__));
+  m.impl("aten::log", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&log));
+  m.impl("aten::log_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&log__));
+  m.impl("aten::log2", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&log2));
+  m.impl("aten::log2_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&log2__));
+  m.impl("aten::log10", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&log10));
+  m.impl("aten::log10_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&log10__));
+  m.impl("aten::log1p", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&log1p));
+  m.impl("aten::log1p_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&log1p__));
+  m.impl("aten::sqrt", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sqrt));
+  m.impl("aten::sqrt_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sqrt__));
+  m.impl("aten::rsqrt", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&rsqrt));
+  m.impl("aten::rsqrt_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&rsqrt__));
+  m.impl("aten::reciprocal", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&reciprocal));
+  m.impl("aten::reciprocal_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&reciprocal__));
+  m.impl("aten::sin", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sin));
+  m.impl("aten::sin_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sin__));
+  m.impl("aten::cos", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&cos));
+  m.impl("aten::cos_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&cos__));
+  m.impl("aten::tan", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&tan));
+  m.impl("aten::tan_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&tan__));
+  m.impl("aten::asin", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&asin));
+  m.impl("aten::asin_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&asin__));
+  m.impl("aten::acos", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&acos));
+  m.impl("aten::acos_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&acos__));
+  m.impl("aten::atan", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&atan));
+  m.impl("aten::atan_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&atan__));
+  m.impl("aten::sinh", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sinh));
+  m.impl("aten::sinh_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sinh__));
+  m.impl("aten::cosh", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&cosh));
+  m.impl("aten::cosh_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&cosh__));
+  m.impl("aten::tanh", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&tanh));
+  m.impl("aten::tanh_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&tanh__));
+  m.impl("aten::sigmoid", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sigmoid));
+  m.impl("aten::sigmoid_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sigmoid__));
+  m.impl("aten::relu", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&relu));
+  m.impl("aten::relu_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&relu__));
+  m.impl("aten::gelu", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::string_view)>(&gelu));
+  m.impl("aten::gelu_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::string_view)>(&gelu__));
+  m.impl("aten::silu", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&silu));
+  m.impl("aten::silu_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&silu__));
+  m.impl("aten::erf", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&erf));
+  m.impl("aten::erf_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&erf__));
+  m.impl("aten::erfc", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&erfc));
+  m.impl("aten::erfc_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&erfc__));
+  m.impl("aten::floor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&floor));
+  m.impl("aten::floor_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&floor__));
+  m.impl("aten::ceil", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&ceil));
+  m.impl("aten::ceil_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&ceil__));
+  m.impl("aten::round", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&round));
+  m.impl("aten::round_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&round__));
+  m.impl("aten::trunc", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&trunc));
+  m.impl("aten::trunc_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&trunc__));
+  m.impl("aten::frac", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&frac));
+  m.impl("aten::frac_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&frac__));
+  m.impl("aten::square", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&square));
+  m.impl("aten::square_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&square__));
+  m.impl("aten::nan_to_num", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>)>(&nan_to_num));
+  m.impl("aten::nan_to_num_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>)>(&nan_to_num__));
+  m.impl("aten::as_strided", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&as_strided));
+  m.impl("aten::view", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&view));
+  m.impl("aten::permute", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&permute));
+  m.impl("aten::transpose.int", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&transpose_int));
+  m.impl("aten::t", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&t));
+  m.impl("aten::expand", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, bool)>(&expand));
+  m.impl("aten::select.int", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&select_int));
+  m.impl("aten::slice.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<int64_t>, std::optional<int64_t>, int64_t)>(&slice_Tensor));
+  m.impl("aten::squeeze", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&squeeze));
+  m.impl("aten::squeeze.dim", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&squeeze_dim));
+  m.impl("aten::unsqueeze", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&unsqueeze));
+  m.impl("aten::unfold", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t, int64_t)>(&unfold));
+  m.impl("aten::diagonal", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t, int64_t)>(&diagonal));
+  m.impl("aten::alias", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&alias));
+  m.impl("aten::select_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, int64_t, int64_t)>(&select_backward));
+  m.impl("aten::slice_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, int64_t, int64_t, int64_t, int64_t)>(&slice_backward));
+  m.impl("aten::diagonal_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, int64_t, int64_t, int64_t)>(&diagonal_backward));
+  m.impl("aten::unfold_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, int64_t, int64_t, int64_t)>(&unfold_backward));
+  m.impl("aten::as_strided_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, int64_t, IntArrayRef, IntArrayRef, int64_t)>(&as_strided_backward));
   m.impl("aten::as_strided_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&as_strided_));
   m.impl("aten::transpose_.int", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&transpose__int));
   m.impl("aten::t_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&t_));

@@ -8,10 +8,10 @@
 //   %prog : int[] = prim::Constant[value=[...]]()
 //   %consts : int[] = prim::Constant[value=[...]]()
 //   %r : <the result's type> = aten::_fused_elementwise(%in, %prog, %consts)
-// Fusible nodes: add/sub with alpha the constant 1 (other a tensor or a constant number), mul/div of a tensor
-// by a tensor or a constant number, maximum/minimum, and the unary ops of the program encoding (neg, abs,
-// relu, sigmoid, tanh, exp, log, sqrt, rsqrt, reciprocal, gelu with approximate 'none' or 'tanh', silu, erf,
-// sin, cos, log1p, expm1, square).
+// Fusible nodes: those of the ops whose database entries have `fused:` opcodes (generated/FusedOps.h's
+// kFusedOpPatterns), when their other arguments are the constants the entry names: add/sub with alpha the
+// constant 1 (other a tensor or a constant number), mul/div of a tensor by a tensor or a constant number,
+// maximum/minimum, and unary ops such as relu, sigmoid, exp or gelu with approximate 'none' or 'tanh'.
 // Types decide what is safe: a node joins a group only when its tensor inputs and its result have a known
 // dtype, all the same, float32 or float64 (traced graphs carry complete types). The fused op computes in that
 // dtype exactly as the unfused ops would (no promotion can occur among equal float dtypes; a constant number
@@ -45,14 +45,6 @@ struct Pattern {
   int arity;  // tensor-or-number operands: inputs 0 (and 1)
 };
 
-std::optional<FusedOpcode> unary_opcode(std::string_view name) {
-  static const std::unordered_set<std::string_view> kUnary = {
-      "neg", "abs", "relu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt", "reciprocal", "silu", "erf",
-      "sin", "cos", "log1p", "expm1", "square"};
-  if (!kUnary.count(name)) return std::nullopt;
-  return fused_opcode_from_name(name);
-}
-
 // The float dtype a tensor value is known to have, or nullopt.
 std::optional<DType> float_dtype(const Value* v) {
   const auto* t = v->type()->cast<TensorType>();
@@ -70,30 +62,33 @@ std::optional<double> constant_number(const Value* v) {
   return std::nullopt;
 }
 
-bool is_constant_one(const Value* v) {
-  std::optional<double> c = constant_number(v);
-  return c && *c == 1.0;
+// Whether argument c.index of n is the constant c asks for (a string, or a number).
+bool meets(const Node* n, const FusedCondition& c) {
+  if (c.string) {
+    std::optional<IValue> v = constant_value(n->input(c.index));
+    return v && v->is_string() && v->to_string() == c.string;
+  }
+  std::optional<double> v = constant_number(n->input(c.index));
+  return v && *v == c.number;
+}
+
+// The opcode standing for node n (generated/FusedOps.h, from the database's `fused:`), or nullopt.
+std::optional<Pattern> pattern_of(const Node* n) {
+  const std::string_view name = n->kind().name();
+  for (const FusedOpPattern& p : kFusedOpPatterns) {
+    if (!p.op || name != p.op || n->num_inputs() != static_cast<size_t>(p.num_args)) continue;
+    bool ok = true;
+    for (const FusedCondition& c : p.when)
+      if (c.index >= 0) ok = ok && meets(n, c);
+    if (ok) return Pattern{p.opcode, p.arity};
+  }
+  return std::nullopt;
 }
 
 // The node's pattern when it is fusible in dtype terms (see Note [elementwise fusion]), else nullopt.
 std::optional<Pattern> fusible(const Node* n) {
   if (!n->is_op() || n->kind().ns() != "aten" || n->num_outputs() != 1 || !n->blocks().empty()) return std::nullopt;
-  const std::string_view name = n->kind().name();
-  const size_t ni = n->num_inputs();
-  std::optional<Pattern> p;
-  if (std::optional<FusedOpcode> u = unary_opcode(name); u && ni == 1) {
-    p = Pattern{*u, 1};
-  } else if (name == "gelu" && ni == 2) {
-    std::optional<IValue> mode = constant_value(n->input(1));
-    if (mode && mode->is_string() && mode->to_string() == "none") p = Pattern{FusedOpcode::Gelu, 1};
-    else if (mode && mode->is_string() && mode->to_string() == "tanh") p = Pattern{FusedOpcode::GeluTanh, 1};
-  } else if ((name == "add" || name == "sub") && ni == 3 && is_constant_one(n->input(2))) {
-    p = Pattern{name == "add" ? FusedOpcode::Add : FusedOpcode::Sub, 2};
-  } else if ((name == "mul" || name == "div") && ni == 2) {
-    p = Pattern{name == "mul" ? FusedOpcode::Mul : FusedOpcode::Div, 2};
-  } else if ((name == "maximum" || name == "minimum") && ni == 2) {
-    p = Pattern{name == "maximum" ? FusedOpcode::Maximum : FusedOpcode::Minimum, 2};
-  }
+  std::optional<Pattern> p = pattern_of(n);
   if (!p) return std::nullopt;
   // Types: the result and every tensor operand of one float dtype; the first operand a tensor; a second
   // operand that is not a tensor must be a constant number.

@@ -88,6 +88,7 @@ struct LogicalNot { template <class T> static bool f(T x) { return !static_cast<
 struct Mul { template <class T> static T f(T a, T b) { if constexpr (std::is_same_v<T, bool>) return a && b; else return static_cast<T>(a * b); } };
 struct Div { template <class T> static T f(T a, T b) { return a / b; } };
 struct Atan2 { template <class T> static T f(T a, T b) { return std::atan2(a, b); } };
+struct Hypot { template <class T> static T f(T a, T b) { return std::hypot(a, b); } };
 struct Maximum {
   template <class T> static T f(T a, T b) {
     if constexpr (kIsFloat<T>) { if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN(); }

@@ -242,6 +242,7 @@ Tensor sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, con
 #define EMBER_SIMPLE_BINARY_OPS(X)                                                   \
   X(mul, Mul, kAllTypes, false, named, static_cast<int>(VecOp::Mul))                 \
   X(atan2, Atan2, kFloatingTypes, false, float_op, -1)                               \
+  X(hypot, Hypot, kFloatingTypes, false, named, -1)                                  \
   X(maximum, Maximum, kAllTypes, false, named, static_cast<int>(VecOp::Maximum))     \
   X(minimum, Minimum, kAllTypes, false, named, static_cast<int>(VecOp::Minimum))     \
   X(fmax, Fmax, kAllTypes, false, named, -1)                                         \

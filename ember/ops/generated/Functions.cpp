@@ -10,837 +10,33 @@ namespace {
 OperatorHandle op(const char* name) { return Dispatcher::singleton().find_or_throw(name); }
 }  // namespace
 
-Tensor empty(IntArrayRef size, std::optional<DType> dtype, std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
-  static const OperatorHandle h = op("aten::empty.memory_format");
-  return h.call<Tensor, IntArrayRef, std::optional<DType>, std::optional<Device>, std::optional<MemoryFormat>>(size, dtype, device, memory_format);
-}
-Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<DType> dtype, std::optional<Device> device) {
-  static const OperatorHandle h = op("aten::empty_strided");
-  return h.call<Tensor, IntArrayRef, IntArrayRef, std::optional<DType>, std::optional<Device>>(size, stride, dtype, device);
-}
-Tensor zeros(IntArrayRef size, std::optional<DType> dtype, std::optional<Device> device) {
-  static const OperatorHandle h = op("aten::zeros");
-  return h.call<Tensor, IntArrayRef, std::optional<DType>, std::optional<Device>>(size, dtype, device);
-}
-Tensor ones(IntArrayRef size, std::optional<DType> dtype, std::optional<Device> device) {
-  static const OperatorHandle h = op("aten::ones");
-  return h.call<Tensor, IntArrayRef, std::optional<DType>, std::optional<Device>>(size, dtype, device);
-}
-Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<DType> dtype, std::optional<Device> device) {
-  static const OperatorHandle h = op("aten::full");
-  return h.call<Tensor, IntArrayRef, const Scalar&, std::optional<DType>, std::optional<Device>>(size, fill_value, dtype, device);
-}
-Tensor scalar_tensor(const Scalar& s, std::optional<DType> dtype, std::optional<Device> device) {
-  static const OperatorHandle h = op("aten::scalar_tensor");
-  return h.call<Tensor, const Scalar&, std::optional<DType>, std::optional<Device>>(s, dtype, device);
-}
-Tensor arange(const Scalar& end, std::optional<DType> dtype, std::optional<Device> device) {
-  static const OperatorHandle h = op("aten::arange");
-  return h.call<Tensor, const Scalar&, std::optional<DType>, std::optional<Device>>(end, dtype, device);
-}
-Tensor arange(const Scalar& start, const Scalar& end, std::optional<DType> dtype, std::optional<Device> device) {
-  static const OperatorHandle h = op("aten::arange.start");
-  return h.call<Tensor, const Scalar&, const Scalar&, std::optional<DType>, std::optional<Device>>(start, end, dtype, device);
-}
-Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<DType> dtype, std::optional<Device> device) {
-  static const OperatorHandle h = op("aten::arange.start_step");
-  return h.call<Tensor, const Scalar&, const Scalar&, const Scalar&, std::optional<DType>, std::optional<Device>>(start, end, step, dtype, device);
-}
-Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::optional<DType> dtype, std::optional<Device> device) {
-  static const OperatorHandle h = op("aten::linspace");
-  return h.call<Tensor, const Scalar&, const Scalar&, int64_t, std::optional<DType>, std::optional<Device>>(start, end, steps, dtype, device);
-}
-Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<DType> dtype, std::optional<Device> device) {
-  static const OperatorHandle h = op("aten::logspace");
-  return h.call<Tensor, const Scalar&, const Scalar&, int64_t, double, std::optional<DType>, std::optional<Device>>(start, end, steps, base, dtype, device);
-}
-Tensor eye(int64_t n, std::optional<DType> dtype, std::optional<Device> device) {
-  static const OperatorHandle h = op("aten::eye");
-  return h.call<Tensor, int64_t, std::optional<DType>, std::optional<Device>>(n, dtype, device);
-}
-Tensor eye(int64_t n, int64_t m, std::optional<DType> dtype, std::optional<Device> device) {
-  static const OperatorHandle h = op("aten::eye.m");
-  return h.call<Tensor, int64_t, int64_t, std::optional<DType>, std::optional<Device>>(n, m, dtype, device);
-}
-Tensor empty_like(const Tensor& self, std::optional<DType> dtype, std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
-  static const OperatorHandle h = op("aten::empty_like");
-  return h.call<Tensor, const Tensor&, std::optional<DType>, std::optional<Device>, std::optional<MemoryFormat>>(self, dtype, device, memory_format);
-}
-Tensor zeros_like(const Tensor& self, std::optional<DType> dtype, std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
-  static const OperatorHandle h = op("aten::zeros_like");
-  return h.call<Tensor, const Tensor&, std::optional<DType>, std::optional<Device>, std::optional<MemoryFormat>>(self, dtype, device, memory_format);
-}
-Tensor ones_like(const Tensor& self, std::optional<DType> dtype, std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
-  static const OperatorHandle h = op("aten::ones_like");
-  return h.call<Tensor, const Tensor&, std::optional<DType>, std::optional<Device>, std::optional<MemoryFormat>>(self, dtype, device, memory_format);
-}
-Tensor full_like(const Tensor& self, const Scalar& fill_value, std::optional<DType> dtype, std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
-  static const OperatorHandle h = op("aten::full_like");
-  return h.call<Tensor, const Tensor&, const Scalar&, std::optional<DType>, std::optional<Device>, std::optional<MemoryFormat>>(self, fill_value, dtype, device, memory_format);
-}
-Tensor fill_(const Tensor& self, const Scalar& value) {
-  static const OperatorHandle h = op("aten::fill_.Scalar");
-  return h.call<Tensor, const Tensor&, const Scalar&>(self, value);
-}
-Tensor Tensor::fill_(const Scalar& value) const { return ember::fill_(*this, value); }
-Tensor zero_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::zero_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::zero_() const { return ember::zero_(*this); }
-Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
-  static const OperatorHandle h = op("aten::clone");
-  return h.call<Tensor, const Tensor&, std::optional<MemoryFormat>>(self, memory_format);
-}
-Tensor Tensor::clone(std::optional<MemoryFormat> memory_format) const { return ember::clone(*this, memory_format); }
-Tensor copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
-  static const OperatorHandle h = op("aten::copy_");
-  return h.call<Tensor, const Tensor&, const Tensor&, bool>(self, src, non_blocking);
-}
-Tensor Tensor::copy_(const Tensor& src, bool non_blocking) const { return ember::copy_(*this, src, non_blocking); }
-Tensor _to_copy(const Tensor& self, std::optional<DType> dtype, std::optional<Device> device, bool non_blocking, std::optional<MemoryFormat> memory_format) {
-  static const OperatorHandle h = op("aten::_to_copy");
-  return h.call<Tensor, const Tensor&, std::optional<DType>, std::optional<Device>, bool, std::optional<MemoryFormat>>(self, dtype, device, non_blocking, memory_format);
-}
-Tensor to(const Tensor& self, DType dtype, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) {
-  static const OperatorHandle h = op("aten::to.dtype");
-  return h.call<Tensor, const Tensor&, DType, bool, bool, std::optional<MemoryFormat>>(self, dtype, non_blocking, copy, memory_format);
-}
-Tensor Tensor::to(DType dtype, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) const { return ember::to(*this, dtype, non_blocking, copy, memory_format); }
-Tensor to(const Tensor& self, std::optional<DType> dtype, std::optional<Device> device, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) {
-  static const OperatorHandle h = op("aten::to.dtype_layout");
-  return h.call<Tensor, const Tensor&, std::optional<DType>, std::optional<Device>, bool, bool, std::optional<MemoryFormat>>(self, dtype, device, non_blocking, copy, memory_format);
-}
-Tensor Tensor::to(std::optional<DType> dtype, std::optional<Device> device, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) const { return ember::to(*this, dtype, device, non_blocking, copy, memory_format); }
-Tensor to(const Tensor& self, std::optional<Device> device, std::optional<DType> dtype, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) {
-  static const OperatorHandle h = op("aten::to.device");
-  return h.call<Tensor, const Tensor&, std::optional<Device>, std::optional<DType>, bool, bool, std::optional<MemoryFormat>>(self, device, dtype, non_blocking, copy, memory_format);
-}
-Tensor Tensor::to(std::optional<Device> device, std::optional<DType> dtype, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) const { return ember::to(*this, device, dtype, non_blocking, copy, memory_format); }
-Tensor to(const Tensor& self, const Tensor& other, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) {
-  static const OperatorHandle h = op("aten::to.other");
-  return h.call<Tensor, const Tensor&, const Tensor&, bool, bool, std::optional<MemoryFormat>>(self, other, non_blocking, copy, memory_format);
-}
-Tensor Tensor::to(const Tensor& other, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) const { return ember::to(*this, other, non_blocking, copy, memory_format); }
-Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
-  static const OperatorHandle h = op("aten::contiguous");
-  return h.call<Tensor, const Tensor&, MemoryFormat>(self, memory_format);
-}
-Tensor Tensor::contiguous(MemoryFormat memory_format) const { return ember::contiguous(*this, memory_format); }
-Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
-  static const OperatorHandle h = op("aten::as_strided");
-  return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>>(self, size, stride, storage_offset);
-}
-Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) const { return ember::as_strided(*this, size, stride, storage_offset); }
-Tensor as_strided_(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
-  static const OperatorHandle h = op("aten::as_strided_");
-  return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>>(self, size, stride, storage_offset);
-}
-Tensor Tensor::as_strided_(IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) const { return ember::as_strided_(*this, size, stride, storage_offset); }
-Tensor view(const Tensor& self, IntArrayRef size) {
-  static const OperatorHandle h = op("aten::view");
-  return h.call<Tensor, const Tensor&, IntArrayRef>(self, size);
-}
-Tensor Tensor::view(IntArrayRef size) const { return ember::view(*this, size); }
-Tensor reshape(const Tensor& self, IntArrayRef shape) {
-  static const OperatorHandle h = op("aten::reshape");
-  return h.call<Tensor, const Tensor&, IntArrayRef>(self, shape);
-}
-Tensor Tensor::reshape(IntArrayRef shape) const { return ember::reshape(*this, shape); }
-Tensor view_as(const Tensor& self, const Tensor& other) {
-  static const OperatorHandle h = op("aten::view_as");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
-}
-Tensor Tensor::view_as(const Tensor& other) const { return ember::view_as(*this, other); }
-Tensor reshape_as(const Tensor& self, const Tensor& other) {
-  static const OperatorHandle h = op("aten::reshape_as");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
-}
-Tensor Tensor::reshape_as(const Tensor& other) const { return ember::reshape_as(*this, other); }
-Tensor permute(const Tensor& self, IntArrayRef dims) {
-  static const OperatorHandle h = op("aten::permute");
-  return h.call<Tensor, const Tensor&, IntArrayRef>(self, dims);
-}
-Tensor Tensor::permute(IntArrayRef dims) const { return ember::permute(*this, dims); }
-Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
-  static const OperatorHandle h = op("aten::transpose.int");
-  return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim0, dim1);
-}
-Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const { return ember::transpose(*this, dim0, dim1); }
-Tensor transpose_(const Tensor& self, int64_t dim0, int64_t dim1) {
-  static const OperatorHandle h = op("aten::transpose_.int");
-  return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim0, dim1);
-}
-Tensor Tensor::transpose_(int64_t dim0, int64_t dim1) const { return ember::transpose_(*this, dim0, dim1); }
-Tensor t(const Tensor& self) {
-  static const OperatorHandle h = op("aten::t");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::t() const { return ember::t(*this); }
-Tensor t_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::t_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::t_() const { return ember::t_(*this); }
-Tensor swapdims(const Tensor& self, int64_t dim0, int64_t dim1) {
-  static const OperatorHandle h = op("aten::swapdims");
-  return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim0, dim1);
-}
-Tensor Tensor::swapdims(int64_t dim0, int64_t dim1) const { return ember::swapdims(*this, dim0, dim1); }
-Tensor swapdims_(const Tensor& self, int64_t dim0, int64_t dim1) {
-  static const OperatorHandle h = op("aten::swapdims_");
-  return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim0, dim1);
-}
-Tensor Tensor::swapdims_(int64_t dim0, int64_t dim1) const { return ember::swapdims_(*this, dim0, dim1); }
-Tensor swapaxes(const Tensor& self, int64_t axis0, int64_t axis1) {
-  static const OperatorHandle h = op("aten::swapaxes");
-  return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, axis0, axis1);
-}
-Tensor Tensor::swapaxes(int64_t axis0, int64_t axis1) const { return ember::swapaxes(*this, axis0, axis1); }
-Tensor swapaxes_(const Tensor& self, int64_t axis0, int64_t axis1) {
-  static const OperatorHandle h = op("aten::swapaxes_");
-  return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, axis0, axis1);
-}
-Tensor Tensor::swapaxes_(int64_t axis0, int64_t axis1) const { return ember::swapaxes_(*this, axis0, axis1); }
-Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
-  static const OperatorHandle h = op("aten::expand");
-  return h.call<Tensor, const Tensor&, IntArrayRef, bool>(self, size, implicit);
-}
-Tensor Tensor::expand(IntArrayRef size, bool implicit) const { return ember::expand(*this, size, implicit); }
-Tensor expand_as(const Tensor& self, const Tensor& other) {
-  static const OperatorHandle h = op("aten::expand_as");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
-}
-Tensor Tensor::expand_as(const Tensor& other) const { return ember::expand_as(*this, other); }
-Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
-  static const OperatorHandle h = op("aten::narrow");
-  return h.call<Tensor, const Tensor&, int64_t, int64_t, int64_t>(self, dim, start, length);
-}
-Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const { return ember::narrow(*this, dim, start, length); }
-Tensor select(const Tensor& self, int64_t dim, int64_t index) {
-  static const OperatorHandle h = op("aten::select.int");
-  return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim, index);
-}
-Tensor Tensor::select(int64_t dim, int64_t index) const { return ember::select(*this, dim, index); }
-Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
-  static const OperatorHandle h = op("aten::slice.Tensor");
-  return h.call<Tensor, const Tensor&, int64_t, std::optional<int64_t>, std::optional<int64_t>, int64_t>(self, dim, start, end, step);
-}
-Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) const { return ember::slice(*this, dim, start, end, step); }
-Tensor squeeze(const Tensor& self) {
-  static const OperatorHandle h = op("aten::squeeze");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::squeeze() const { return ember::squeeze(*this); }
-Tensor squeeze_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::squeeze_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::squeeze_() const { return ember::squeeze_(*this); }
-Tensor squeeze(const Tensor& self, int64_t dim) {
-  static const OperatorHandle h = op("aten::squeeze.dim");
-  return h.call<Tensor, const Tensor&, int64_t>(self, dim);
-}
-Tensor Tensor::squeeze(int64_t dim) const { return ember::squeeze(*this, dim); }
-Tensor squeeze_(const Tensor& self, int64_t dim) {
-  static const OperatorHandle h = op("aten::squeeze_.dim");
-  return h.call<Tensor, const Tensor&, int64_t>(self, dim);
-}
-Tensor Tensor::squeeze_(int64_t dim) const { return ember::squeeze_(*this, dim); }
-Tensor unsqueeze(const Tensor& self, int64_t dim) {
-  static const OperatorHandle h = op("aten::unsqueeze");
-  return h.call<Tensor, const Tensor&, int64_t>(self, dim);
-}
-Tensor Tensor::unsqueeze(int64_t dim) const { return ember::unsqueeze(*this, dim); }
-Tensor unsqueeze_(const Tensor& self, int64_t dim) {
-  static const OperatorHandle h = op("aten::unsqueeze_");
-  return h.call<Tensor, const Tensor&, int64_t>(self, dim);
-}
-Tensor Tensor::unsqueeze_(int64_t dim) const { return ember::unsqueeze_(*this, dim); }
-Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
-  static const OperatorHandle h = op("aten::flatten.using_ints");
-  return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, start_dim, end_dim);
-}
-Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const { return ember::flatten(*this, start_dim, end_dim); }
-Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
-  static const OperatorHandle h = op("aten::unflatten.int");
-  return h.call<Tensor, const Tensor&, int64_t, IntArrayRef>(self, dim, sizes);
-}
-Tensor Tensor::unflatten(int64_t dim, IntArrayRef sizes) const { return ember::unflatten(*this, dim, sizes); }
-Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
-  static const OperatorHandle h = op("aten::unfold");
-  return h.call<Tensor, const Tensor&, int64_t, int64_t, int64_t>(self, dimension, size, step);
-}
-Tensor Tensor::unfold(int64_t dimension, int64_t size, int64_t step) const { return ember::unfold(*this, dimension, size, step); }
-Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
-  static const OperatorHandle h = op("aten::diagonal");
-  return h.call<Tensor, const Tensor&, int64_t, int64_t, int64_t>(self, offset, dim1, dim2);
-}
-Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const { return ember::diagonal(*this, offset, dim1, dim2); }
-Tensor movedim(const Tensor& self, int64_t source, int64_t destination) {
-  static const OperatorHandle h = op("aten::movedim.int");
-  return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, source, destination);
-}
-Tensor Tensor::movedim(int64_t source, int64_t destination) const { return ember::movedim(*this, source, destination); }
-Tensor movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination) {
-  static const OperatorHandle h = op("aten::movedim.intlist");
-  return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef>(self, source, destination);
-}
-Tensor Tensor::movedim(IntArrayRef source, IntArrayRef destination) const { return ember::movedim(*this, source, destination); }
-Tensor detach(const Tensor& self) {
-  static const OperatorHandle h = op("aten::detach");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::detach() const { return ember::detach(*this); }
-Tensor alias(const Tensor& self) {
-  static const OperatorHandle h = op("aten::alias");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor select_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t index) {
-  static const OperatorHandle h = op("aten::select_backward");
-  return h.call<Tensor, const Tensor&, IntArrayRef, int64_t, int64_t>(grad_output, input_sizes, dim, index);
-}
-Tensor slice_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t start, int64_t end, int64_t step) {
-  static const OperatorHandle h = op("aten::slice_backward");
-  return h.call<Tensor, const Tensor&, IntArrayRef, int64_t, int64_t, int64_t, int64_t>(grad_output, input_sizes, dim, start, end, step);
-}
-Tensor diagonal_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t offset, int64_t dim1, int64_t dim2) {
-  static const OperatorHandle h = op("aten::diagonal_backward");
-  return h.call<Tensor, const Tensor&, IntArrayRef, int64_t, int64_t, int64_t>(grad_output, input_sizes, offset, dim1, dim2);
-}
-Tensor unfold_backward(const Tensor& grad_in, IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step) {
-  static const OperatorHandle h = op("aten::unfold_backward");
-  return h.call<Tensor, const Tensor&, IntArrayRef, int64_t, int64_t, int64_t>(grad_in, input_sizes, dim, size, step);
-}
-Tensor as_strided_backward(const Tensor& grad_output, IntArrayRef size, IntArrayRef stride, int64_t storage_offset, IntArrayRef input_sizes, IntArrayRef input_strides, int64_t input_storage_offset) {
-  static const OperatorHandle h = op("aten::as_strided_backward");
-  return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, int64_t, IntArrayRef, IntArrayRef, int64_t>(grad_output, size, stride, storage_offset, input_sizes, input_strides, input_storage_offset);
-}
-Tensor abs(const Tensor& self) {
-  static const OperatorHandle h = op("aten::abs");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::abs() const { return ember::abs(*this); }
-Tensor abs_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::abs_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::abs_() const { return ember::abs_(*this); }
-Tensor abs_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::abs.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor neg(const Tensor& self) {
-  static const OperatorHandle h = op("aten::neg");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::neg() const { return ember::neg(*this); }
-Tensor neg_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::neg_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::neg_() const { return ember::neg_(*this); }
-Tensor neg_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::neg.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor sign(const Tensor& self) {
-  static const OperatorHandle h = op("aten::sign");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::sign() const { return ember::sign(*this); }
-Tensor sign_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::sign_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::sign_() const { return ember::sign_(*this); }
-Tensor sign_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::sign.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor exp(const Tensor& self) {
-  static const OperatorHandle h = op("aten::exp");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::exp() const { return ember::exp(*this); }
-Tensor exp_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::exp_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::exp_() const { return ember::exp_(*this); }
-Tensor exp_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::exp.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor exp2(const Tensor& self) {
-  static const OperatorHandle h = op("aten::exp2");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::exp2() const { return ember::exp2(*this); }
-Tensor exp2_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::exp2_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::exp2_() const { return ember::exp2_(*this); }
-Tensor exp2_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::exp2.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor expm1(const Tensor& self) {
-  static const OperatorHandle h = op("aten::expm1");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::expm1() const { return ember::expm1(*this); }
-Tensor expm1_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::expm1_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::expm1_() const { return ember::expm1_(*this); }
-Tensor expm1_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::expm1.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor log(const Tensor& self) {
-  static const OperatorHandle h = op("aten::log");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::log() const { return ember::log(*this); }
-Tensor log_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::log_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::log_() const { return ember::log_(*this); }
-Tensor log_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::log.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor log2(const Tensor& self) {
-  static const OperatorHandle h = op("aten::log2");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::log2() const { return ember::log2(*this); }
-Tensor log2_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::log2_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::log2_() const { return ember::log2_(*this); }
-Tensor log2_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::log2.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor log10(const Tensor& self) {
-  static const OperatorHandle h = op("aten::log10");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::log10() const { return ember::log10(*this); }
-Tensor log10_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::log10_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::log10_() const { return ember::log10_(*this); }
-Tensor log10_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::log10.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor log1p(const Tensor& self) {
-  static const OperatorHandle h = op("aten::log1p");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::log1p() const { return ember::log1p(*this); }
-Tensor log1p_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::log1p_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::log1p_() const { return ember::log1p_(*this); }
-Tensor log1p_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::log1p.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor sqrt(const Tensor& self) {
-  static const OperatorHandle h = op("aten::sqrt");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::sqrt() const { return ember::sqrt(*this); }
-Tensor sqrt_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::sqrt_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::sqrt_() const { return ember::sqrt_(*this); }
-Tensor sqrt_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::sqrt.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor rsqrt(const Tensor& self) {
-  static const OperatorHandle h = op("aten::rsqrt");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::rsqrt() const { return ember::rsqrt(*this); }
-Tensor rsqrt_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::rsqrt_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::rsqrt_() const { return ember::rsqrt_(*this); }
-Tensor rsqrt_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::rsqrt.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor reciprocal(const Tensor& self) {
-  static const OperatorHandle h = op("aten::reciprocal");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::reciprocal() const { return ember::reciprocal(*this); }
-Tensor reciprocal_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::reciprocal_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::reciprocal_() const { return ember::reciprocal_(*this); }
-Tensor reciprocal_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::reciprocal.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor sin(const Tensor& self) {
-  static const OperatorHandle h = op("aten::sin");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::sin() const { return ember::sin(*this); }
-Tensor sin_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::sin_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::sin_() const { return ember::sin_(*this); }
-Tensor sin_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::sin.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor cos(const Tensor& self) {
-  static const OperatorHandle h = op("aten::cos");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::cos() const { return ember::cos(*this); }
-Tensor cos_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::cos_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::cos_() const { return ember::cos_(*this); }
-Tensor cos_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::cos.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor tan(const Tensor& self) {
-  static const OperatorHandle h = op("aten::tan");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::tan() const { return ember::tan(*this); }
-Tensor tan_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::tan_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::tan_() const { return ember::tan_(*this); }
-Tensor tan_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::tan.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor asin(const Tensor& self) {
-  static const OperatorHandle h = op("aten::asin");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::asin() const { return ember::asin(*this); }
-Tensor asin_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::asin_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::asin_() const { return ember::asin_(*this); }
-Tensor asin_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::asin.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor acos(const Tensor& self) {
-  static const OperatorHandle h = op("aten::acos");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::acos() const { return ember::acos(*this); }
-Tensor acos_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::acos_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::acos_() const { return ember::acos_(*this); }
-Tensor acos_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::acos.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor atan(const Tensor& self) {
-  static const OperatorHandle h = op("aten::atan");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::atan() const { return ember::atan(*this); }
-Tensor atan_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::atan_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::atan_() const { return ember::atan_(*this); }
-Tensor atan_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::atan.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor sinh(const Tensor& self) {
-  static const OperatorHandle h = op("aten::sinh");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::sinh() const { return ember::sinh(*this); }
-Tensor sinh_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::sinh_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::sinh_() const { return ember::sinh_(*this); }
-Tensor sinh_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::sinh.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor cosh(const Tensor& self) {
-  static const OperatorHandle h = op("aten::cosh");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::cosh() const { return ember::cosh(*this); }
-Tensor cosh_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::cosh_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::cosh_() const { return ember::cosh_(*this); }
-Tensor cosh_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::cosh.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor tanh(const Tensor& self) {
-  static const OperatorHandle h = op("aten::tanh");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::tanh() const { return ember::tanh(*this); }
-Tensor tanh_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::tanh_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::tanh_() const { return ember::tanh_(*this); }
-Tensor tanh_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::tanh.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor sigmoid(const Tensor& self) {
-  static const OperatorHandle h = op("aten::sigmoid");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::sigmoid() const { return ember::sigmoid(*this); }
-Tensor sigmoid_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::sigmoid_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::sigmoid_() const { return ember::sigmoid_(*this); }
-Tensor sigmoid_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::sigmoid.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor relu(const Tensor& self) {
-  static const OperatorHandle h = op("aten::relu");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::relu() const { return ember::relu(*this); }
-Tensor relu_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::relu_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::relu_() const { return ember::relu_(*this); }
-Tensor gelu(const Tensor& self, std::string_view approximate) {
-  static const OperatorHandle h = op("aten::gelu");
-  return h.call<Tensor, const Tensor&, std::string_view>(self, approximate);
-}
-Tensor gelu_(const Tensor& self, std::string_view approximate) {
-  static const OperatorHandle h = op("aten::gelu_");
-  return h.call<Tensor, const Tensor&, std::string_view>(self, approximate);
-}
-Tensor gelu_out(const Tensor& out, const Tensor& self, std::string_view approximate) {
-  static const OperatorHandle h = op("aten::gelu.out");
-  return h.call<Tensor, const Tensor&, std::string_view, const Tensor&>(self, approximate, out);
-}
-Tensor silu(const Tensor& self) {
-  static const OperatorHandle h = op("aten::silu");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor silu_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::silu_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor silu_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::silu.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor erf(const Tensor& self) {
-  static const OperatorHandle h = op("aten::erf");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::erf() const { return ember::erf(*this); }
-Tensor erf_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::erf_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::erf_() const { return ember::erf_(*this); }
-Tensor erf_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::erf.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor erfc(const Tensor& self) {
-  static const OperatorHandle h = op("aten::erfc");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::erfc() const { return ember::erfc(*this); }
-Tensor erfc_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::erfc_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::erfc_() const { return ember::erfc_(*this); }
-Tensor erfc_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::erfc.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor floor(const Tensor& self) {
-  static const OperatorHandle h = op("aten::floor");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::floor() const { return ember::floor(*this); }
-Tensor floor_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::floor_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::floor_() const { return ember::floor_(*this); }
-Tensor floor_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::floor.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor ceil(const Tensor& self) {
-  static const OperatorHandle h = op("aten::ceil");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::ceil() const { return ember::ceil(*this); }
-Tensor ceil_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::ceil_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::ceil_() const { return ember::ceil_(*this); }
-Tensor ceil_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::ceil.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor round(const Tensor& self) {
-  static const OperatorHandle h = op("aten::round");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::round() const { return ember::round(*this); }
-Tensor round_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::round_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::round_() const { return ember::round_(*this); }
-Tensor round_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::round.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor trunc(const Tensor& self) {
-  static const OperatorHandle h = op("aten::trunc");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::trunc() const { return ember::trunc(*this); }
-Tensor trunc_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::trunc_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::trunc_() const { return ember::trunc_(*this); }
-Tensor trunc_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::trunc.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor frac(const Tensor& self) {
-  static const OperatorHandle h = op("aten::frac");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::frac() const { return ember::frac(*this); }
-Tensor frac_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::frac_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::frac_() const { return ember::frac_(*this); }
-Tensor frac_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::frac.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor square(const Tensor& self) {
-  static const OperatorHandle h = op("aten::square");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::square() const { return ember::square(*this); }
-Tensor square_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::square_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::square_() const { return ember::square_(*this); }
-Tensor square_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::square.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor logical_not(const Tensor& self) {
-  static const OperatorHandle h = op("aten::logical_not");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::logical_not() const { return ember::logical_not(*this); }
-Tensor logical_not_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::logical_not_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::logical_not_() const { return ember::logical_not_(*this); }
-Tensor logical_not_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::logical_not.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor bitwise_not(const Tensor& self) {
-  static const OperatorHandle h = op("aten::bitwise_not");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::bitwise_not() const { return ember::bitwise_not(*this); }
-Tensor bitwise_not_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::bitwise_not_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::bitwise_not_() const { return ember::bitwise_not_(*this); }
-Tensor bitwise_not_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::bitwise_not.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
-Tensor isnan(const Tensor& self) {
-  static const OperatorHandle h = op("aten::isnan");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::isnan() const { return ember::isnan(*this); }
-Tensor isinf(const Tensor& self) {
-  static const OperatorHandle h = op("aten::isinf");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::isinf() const { return ember::isinf(*this); }
-Tensor isfinite(const Tensor& self) {
-  static const OperatorHandle h = op("aten::isfinite");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::isfinite() const { return ember::isfinite(*this); }
-Tensor nan_to_num(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
-  static const OperatorHandle h = op("aten::nan_to_num");
-  return h.call<Tensor, const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>>(self, nan, posinf, neginf);
-}
-Tensor Tensor::nan_to_num(std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) const { return ember::nan_to_num(*this, nan, posinf, neginf); }
-Tensor nan_to_num_(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
-  static const OperatorHandle h = op("aten::nan_to_num_");
-  return h.call<Tensor, const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>>(self, nan, posinf, neginf);
-}
-Tensor Tensor::nan_to_num_(std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) const { return ember::nan_to_num_(*this, nan, posinf, neginf); }
-Tensor nan_to_num_out(const Tensor& out, const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
-  static const OperatorHandle h = op("aten::nan_to_num.out");
-  return h.call<Tensor, const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>, const Tensor&>(self, nan, posinf, neginf, out);
-}
+Scalar _local_scalar_dense(const Tensor& self) {
+  static const OperatorHandle h = op("aten::_local_scalar_dense");
+  return h.call<Scalar, const Tensor&>(self);
+}
+int64_t size(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = op("aten::size.int");
+  return h.call<int64_t, const Tensor&, int64_t>(self, dim);
+}
+int64_t Int(const Tensor& a) {
+  static const OperatorHandle h = op("aten::Int.Tensor");
+  return h.call<int64_t, const Tensor&>(a);
+}
+bool equal(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::equal");
+  return h.call<bool, const Tensor&, const Tensor&>(self, other);
+}
+bool Tensor::equal(const Tensor& other) const { return ember::equal(*this, other); }
+Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  static const OperatorHandle h = op("aten::isclose");
+  return h.call<Tensor, const Tensor&, const Tensor&, double, double, bool>(self, other, rtol, atol, equal_nan);
+}
+Tensor Tensor::isclose(const Tensor& other, double rtol, double atol, bool equal_nan) const { return ember::isclose(*this, other, rtol, atol, equal_nan); }
+bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  static const OperatorHandle h = op("aten::allclose");
+  return h.call<bool, const Tensor&, const Tensor&, double, double, bool>(self, other, rtol, atol, equal_nan);
+}
+bool Tensor::allclose(const Tensor& other, double rtol, double atol, bool equal_nan) const { return ember::allclose(*this, other, rtol, atol, equal_nan); }
 Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   static const OperatorHandle h = op("aten::add.Tensor");
   return h.call<Tensor, const Tensor&, const Tensor&, const Scalar&>(self, other, alpha);
@@ -1018,6 +214,20 @@ Tensor atan2_(const Tensor& self, const Tensor& other) {
 Tensor Tensor::atan2_(const Tensor& other) const { return ember::atan2_(*this, other); }
 Tensor atan2_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   static const OperatorHandle h = op("aten::atan2.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+}
+Tensor hypot(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::hypot");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::hypot(const Tensor& other) const { return ember::hypot(*this, other); }
+Tensor hypot_(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::hypot_");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::hypot_(const Tensor& other) const { return ember::hypot_(*this, other); }
+Tensor hypot_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::hypot.out");
   return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
 }
 Tensor maximum(const Tensor& self, const Tensor& other) {
@@ -1402,33 +612,6 @@ Tensor addcdiv_out(const Tensor& out, const Tensor& self, const Tensor& tensor1,
   static const OperatorHandle h = op("aten::addcdiv.out");
   return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Tensor&>(self, tensor1, tensor2, value, out);
 }
-Scalar _local_scalar_dense(const Tensor& self) {
-  static const OperatorHandle h = op("aten::_local_scalar_dense");
-  return h.call<Scalar, const Tensor&>(self);
-}
-int64_t size(const Tensor& self, int64_t dim) {
-  static const OperatorHandle h = op("aten::size.int");
-  return h.call<int64_t, const Tensor&, int64_t>(self, dim);
-}
-int64_t Int(const Tensor& a) {
-  static const OperatorHandle h = op("aten::Int.Tensor");
-  return h.call<int64_t, const Tensor&>(a);
-}
-bool equal(const Tensor& self, const Tensor& other) {
-  static const OperatorHandle h = op("aten::equal");
-  return h.call<bool, const Tensor&, const Tensor&>(self, other);
-}
-bool Tensor::equal(const Tensor& other) const { return ember::equal(*this, other); }
-Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
-  static const OperatorHandle h = op("aten::isclose");
-  return h.call<Tensor, const Tensor&, const Tensor&, double, double, bool>(self, other, rtol, atol, equal_nan);
-}
-Tensor Tensor::isclose(const Tensor& other, double rtol, double atol, bool equal_nan) const { return ember::isclose(*this, other, rtol, atol, equal_nan); }
-bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
-  static const OperatorHandle h = op("aten::allclose");
-  return h.call<bool, const Tensor&, const Tensor&, double, double, bool>(self, other, rtol, atol, equal_nan);
-}
-bool Tensor::allclose(const Tensor& other, double rtol, double atol, bool equal_nan) const { return ember::allclose(*this, other, rtol, atol, equal_nan); }
 Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
   static const OperatorHandle h = op("aten::conv1d");
   return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef, IntArrayRef, int64_t>(input, weight, bias, stride, padding, dilation, groups);
@@ -1453,6 +636,123 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
   static const OperatorHandle h = op("aten::convolution_backward");
   return h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, const Tensor&, const Tensor&, OptionalIntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool, IntArrayRef, int64_t, std::array<bool, 3>>(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask);
 }
+Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
+  static const OperatorHandle h = op("aten::clone");
+  return h.call<Tensor, const Tensor&, std::optional<MemoryFormat>>(self, memory_format);
+}
+Tensor Tensor::clone(std::optional<MemoryFormat> memory_format) const { return ember::clone(*this, memory_format); }
+Tensor copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
+  static const OperatorHandle h = op("aten::copy_");
+  return h.call<Tensor, const Tensor&, const Tensor&, bool>(self, src, non_blocking);
+}
+Tensor Tensor::copy_(const Tensor& src, bool non_blocking) const { return ember::copy_(*this, src, non_blocking); }
+Tensor _to_copy(const Tensor& self, std::optional<DType> dtype, std::optional<Device> device, bool non_blocking, std::optional<MemoryFormat> memory_format) {
+  static const OperatorHandle h = op("aten::_to_copy");
+  return h.call<Tensor, const Tensor&, std::optional<DType>, std::optional<Device>, bool, std::optional<MemoryFormat>>(self, dtype, device, non_blocking, memory_format);
+}
+Tensor to(const Tensor& self, DType dtype, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) {
+  static const OperatorHandle h = op("aten::to.dtype");
+  return h.call<Tensor, const Tensor&, DType, bool, bool, std::optional<MemoryFormat>>(self, dtype, non_blocking, copy, memory_format);
+}
+Tensor Tensor::to(DType dtype, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) const { return ember::to(*this, dtype, non_blocking, copy, memory_format); }
+Tensor to(const Tensor& self, std::optional<DType> dtype, std::optional<Device> device, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) {
+  static const OperatorHandle h = op("aten::to.dtype_layout");
+  return h.call<Tensor, const Tensor&, std::optional<DType>, std::optional<Device>, bool, bool, std::optional<MemoryFormat>>(self, dtype, device, non_blocking, copy, memory_format);
+}
+Tensor Tensor::to(std::optional<DType> dtype, std::optional<Device> device, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) const { return ember::to(*this, dtype, device, non_blocking, copy, memory_format); }
+Tensor to(const Tensor& self, std::optional<Device> device, std::optional<DType> dtype, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) {
+  static const OperatorHandle h = op("aten::to.device");
+  return h.call<Tensor, const Tensor&, std::optional<Device>, std::optional<DType>, bool, bool, std::optional<MemoryFormat>>(self, device, dtype, non_blocking, copy, memory_format);
+}
+Tensor Tensor::to(std::optional<Device> device, std::optional<DType> dtype, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) const { return ember::to(*this, device, dtype, non_blocking, copy, memory_format); }
+Tensor to(const Tensor& self, const Tensor& other, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) {
+  static const OperatorHandle h = op("aten::to.other");
+  return h.call<Tensor, const Tensor&, const Tensor&, bool, bool, std::optional<MemoryFormat>>(self, other, non_blocking, copy, memory_format);
+}
+Tensor Tensor::to(const Tensor& other, bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) const { return ember::to(*this, other, non_blocking, copy, memory_format); }
+Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
+  static const OperatorHandle h = op("aten::contiguous");
+  return h.call<Tensor, const Tensor&, MemoryFormat>(self, memory_format);
+}
+Tensor Tensor::contiguous(MemoryFormat memory_format) const { return ember::contiguous(*this, memory_format); }
+Tensor empty(IntArrayRef size, std::optional<DType> dtype, std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
+  static const OperatorHandle h = op("aten::empty.memory_format");
+  return h.call<Tensor, IntArrayRef, std::optional<DType>, std::optional<Device>, std::optional<MemoryFormat>>(size, dtype, device, memory_format);
+}
+Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::empty_strided");
+  return h.call<Tensor, IntArrayRef, IntArrayRef, std::optional<DType>, std::optional<Device>>(size, stride, dtype, device);
+}
+Tensor zeros(IntArrayRef size, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::zeros");
+  return h.call<Tensor, IntArrayRef, std::optional<DType>, std::optional<Device>>(size, dtype, device);
+}
+Tensor ones(IntArrayRef size, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::ones");
+  return h.call<Tensor, IntArrayRef, std::optional<DType>, std::optional<Device>>(size, dtype, device);
+}
+Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::full");
+  return h.call<Tensor, IntArrayRef, const Scalar&, std::optional<DType>, std::optional<Device>>(size, fill_value, dtype, device);
+}
+Tensor scalar_tensor(const Scalar& s, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::scalar_tensor");
+  return h.call<Tensor, const Scalar&, std::optional<DType>, std::optional<Device>>(s, dtype, device);
+}
+Tensor arange(const Scalar& end, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::arange");
+  return h.call<Tensor, const Scalar&, std::optional<DType>, std::optional<Device>>(end, dtype, device);
+}
+Tensor arange(const Scalar& start, const Scalar& end, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::arange.start");
+  return h.call<Tensor, const Scalar&, const Scalar&, std::optional<DType>, std::optional<Device>>(start, end, dtype, device);
+}
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::arange.start_step");
+  return h.call<Tensor, const Scalar&, const Scalar&, const Scalar&, std::optional<DType>, std::optional<Device>>(start, end, step, dtype, device);
+}
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::linspace");
+  return h.call<Tensor, const Scalar&, const Scalar&, int64_t, std::optional<DType>, std::optional<Device>>(start, end, steps, dtype, device);
+}
+Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::logspace");
+  return h.call<Tensor, const Scalar&, const Scalar&, int64_t, double, std::optional<DType>, std::optional<Device>>(start, end, steps, base, dtype, device);
+}
+Tensor eye(int64_t n, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::eye");
+  return h.call<Tensor, int64_t, std::optional<DType>, std::optional<Device>>(n, dtype, device);
+}
+Tensor eye(int64_t n, int64_t m, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::eye.m");
+  return h.call<Tensor, int64_t, int64_t, std::optional<DType>, std::optional<Device>>(n, m, dtype, device);
+}
+Tensor empty_like(const Tensor& self, std::optional<DType> dtype, std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
+  static const OperatorHandle h = op("aten::empty_like");
+  return h.call<Tensor, const Tensor&, std::optional<DType>, std::optional<Device>, std::optional<MemoryFormat>>(self, dtype, device, memory_format);
+}
+Tensor zeros_like(const Tensor& self, std::optional<DType> dtype, std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
+  static const OperatorHandle h = op("aten::zeros_like");
+  return h.call<Tensor, const Tensor&, std::optional<DType>, std::optional<Device>, std::optional<MemoryFormat>>(self, dtype, device, memory_format);
+}
+Tensor ones_like(const Tensor& self, std::optional<DType> dtype, std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
+  static const OperatorHandle h = op("aten::ones_like");
+  return h.call<Tensor, const Tensor&, std::optional<DType>, std::optional<Device>, std::optional<MemoryFormat>>(self, dtype, device, memory_format);
+}
+Tensor full_like(const Tensor& self, const Scalar& fill_value, std::optional<DType> dtype, std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
+  static const OperatorHandle h = op("aten::full_like");
+  return h.call<Tensor, const Tensor&, const Scalar&, std::optional<DType>, std::optional<Device>, std::optional<MemoryFormat>>(self, fill_value, dtype, device, memory_format);
+}
+Tensor fill_(const Tensor& self, const Scalar& value) {
+  static const OperatorHandle h = op("aten::fill_.Scalar");
+  return h.call<Tensor, const Tensor&, const Scalar&>(self, value);
+}
+Tensor Tensor::fill_(const Scalar& value) const { return ember::fill_(*this, value); }
+Tensor zero_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::zero_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::zero_() const { return ember::zero_(*this); }
 Tensor _fused_elementwise(TensorList inputs, IntArrayRef program, IntArrayRef constants) {
   static const OperatorHandle h = op("aten::_fused_elementwise");
   return h.call<Tensor, TensorList, IntArrayRef, IntArrayRef>(inputs, program, constants);
@@ -2552,5 +1852,719 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
   return h.call<std::tuple<Tensor, Tensor>, const Tensor&, int64_t, int64_t, bool, bool>(self, k, dim, largest, sorted);
 }
 std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest, bool sorted) const { return ember::topk(*this, k, dim, largest, sorted); }
+Tensor abs(const Tensor& self) {
+  static const OperatorHandle h = op("aten::abs");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::abs() const { return ember::abs(*this); }
+Tensor abs_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::abs_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::abs_() const { return ember::abs_(*this); }
+Tensor abs_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::abs.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor neg(const Tensor& self) {
+  static const OperatorHandle h = op("aten::neg");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::neg() const { return ember::neg(*this); }
+Tensor neg_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::neg_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::neg_() const { return ember::neg_(*this); }
+Tensor neg_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::neg.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor sign(const Tensor& self) {
+  static const OperatorHandle h = op("aten::sign");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::sign() const { return ember::sign(*this); }
+Tensor sign_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::sign_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::sign_() const { return ember::sign_(*this); }
+Tensor sign_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::sign.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor exp(const Tensor& self) {
+  static const OperatorHandle h = op("aten::exp");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::exp() const { return ember::exp(*this); }
+Tensor exp_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::exp_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::exp_() const { return ember::exp_(*this); }
+Tensor exp_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::exp.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor exp2(const Tensor& self) {
+  static const OperatorHandle h = op("aten::exp2");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::exp2() const { return ember::exp2(*this); }
+Tensor exp2_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::exp2_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::exp2_() const { return ember::exp2_(*this); }
+Tensor exp2_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::exp2.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor expm1(const Tensor& self) {
+  static const OperatorHandle h = op("aten::expm1");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::expm1() const { return ember::expm1(*this); }
+Tensor expm1_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::expm1_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::expm1_() const { return ember::expm1_(*this); }
+Tensor expm1_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::expm1.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor log(const Tensor& self) {
+  static const OperatorHandle h = op("aten::log");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::log() const { return ember::log(*this); }
+Tensor log_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::log_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::log_() const { return ember::log_(*this); }
+Tensor log_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::log.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor log2(const Tensor& self) {
+  static const OperatorHandle h = op("aten::log2");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::log2() const { return ember::log2(*this); }
+Tensor log2_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::log2_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::log2_() const { return ember::log2_(*this); }
+Tensor log2_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::log2.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor log10(const Tensor& self) {
+  static const OperatorHandle h = op("aten::log10");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::log10() const { return ember::log10(*this); }
+Tensor log10_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::log10_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::log10_() const { return ember::log10_(*this); }
+Tensor log10_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::log10.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor log1p(const Tensor& self) {
+  static const OperatorHandle h = op("aten::log1p");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::log1p() const { return ember::log1p(*this); }
+Tensor log1p_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::log1p_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::log1p_() const { return ember::log1p_(*this); }
+Tensor log1p_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::log1p.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor sqrt(const Tensor& self) {
+  static const OperatorHandle h = op("aten::sqrt");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::sqrt() const { return ember::sqrt(*this); }
+Tensor sqrt_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::sqrt_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::sqrt_() const { return ember::sqrt_(*this); }
+Tensor sqrt_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::sqrt.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor rsqrt(const Tensor& self) {
+  static const OperatorHandle h = op("aten::rsqrt");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::rsqrt() const { return ember::rsqrt(*this); }
+Tensor rsqrt_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::rsqrt_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::rsqrt_() const { return ember::rsqrt_(*this); }
+Tensor rsqrt_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::rsqrt.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor reciprocal(const Tensor& self) {
+  static const OperatorHandle h = op("aten::reciprocal");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::reciprocal() const { return ember::reciprocal(*this); }
+Tensor reciprocal_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::reciprocal_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::reciprocal_() const { return ember::reciprocal_(*this); }
+Tensor reciprocal_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::reciprocal.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor sin(const Tensor& self) {
+  static const OperatorHandle h = op("aten::sin");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::sin() const { return ember::sin(*this); }
+Tensor sin_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::sin_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::sin_() const { return ember::sin_(*this); }
+Tensor sin_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::sin.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor cos(const Tensor& self) {
+  static const OperatorHandle h = op("aten::cos");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::cos() const { return ember::cos(*this); }
+Tensor cos_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::cos_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::cos_() const { return ember::cos_(*this); }
+Tensor cos_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::cos.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor tan(const Tensor& self) {
+  static const OperatorHandle h = op("aten::tan");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::tan() const { return ember::tan(*this); }
+Tensor tan_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::tan_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::tan_() const { return ember::tan_(*this); }
+Tensor tan_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::tan.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor asin(const Tensor& self) {
+  static const OperatorHandle h = op("aten::asin");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::asin() const { return ember::asin(*this); }
+Tensor asin_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::asin_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::asin_() const { return ember::asin_(*this); }
+Tensor asin_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::asin.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor acos(const Tensor& self) {
+  static const OperatorHandle h = op("aten::acos");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::acos() const { return ember::acos(*this); }
+Tensor acos_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::acos_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::acos_() const { return ember::acos_(*this); }
+Tensor acos_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::acos.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor atan(const Tensor& self) {
+  static const OperatorHandle h = op("aten::atan");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::atan() const { return ember::atan(*this); }
+Tensor atan_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::atan_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::atan_() const { return ember::atan_(*this); }
+Tensor atan_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::atan.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor sinh(const Tensor& self) {
+  static const OperatorHandle h = op("aten::sinh");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::sinh() const { return ember::sinh(*this); }
+Tensor sinh_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::sinh_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::sinh_() const { return ember::sinh_(*this); }
+Tensor sinh_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::sinh.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor cosh(const Tensor& self) {
+  static const OperatorHandle h = op("aten::cosh");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::cosh() const { return ember::cosh(*this); }
+Tensor cosh_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::cosh_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::cosh_() const { return ember::cosh_(*this); }
+Tensor cosh_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::cosh.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor tanh(const Tensor& self) {
+  static const OperatorHandle h = op("aten::tanh");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::tanh() const { return ember::tanh(*this); }
+Tensor tanh_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::tanh_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::tanh_() const { return ember::tanh_(*this); }
+Tensor tanh_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::tanh.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor sigmoid(const Tensor& self) {
+  static const OperatorHandle h = op("aten::sigmoid");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::sigmoid() const { return ember::sigmoid(*this); }
+Tensor sigmoid_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::sigmoid_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::sigmoid_() const { return ember::sigmoid_(*this); }
+Tensor sigmoid_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::sigmoid.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor relu(const Tensor& self) {
+  static const OperatorHandle h = op("aten::relu");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::relu() const { return ember::relu(*this); }
+Tensor relu_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::relu_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::relu_() const { return ember::relu_(*this); }
+Tensor gelu(const Tensor& self, std::string_view approximate) {
+  static const OperatorHandle h = op("aten::gelu");
+  return h.call<Tensor, const Tensor&, std::string_view>(self, approximate);
+}
+Tensor gelu_(const Tensor& self, std::string_view approximate) {
+  static const OperatorHandle h = op("aten::gelu_");
+  return h.call<Tensor, const Tensor&, std::string_view>(self, approximate);
+}
+Tensor gelu_out(const Tensor& out, const Tensor& self, std::string_view approximate) {
+  static const OperatorHandle h = op("aten::gelu.out");
+  return h.call<Tensor, const Tensor&, std::string_view, const Tensor&>(self, approximate, out);
+}
+Tensor silu(const Tensor& self) {
+  static const OperatorHandle h = op("aten::silu");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor silu_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::silu_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor silu_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::silu.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor erf(const Tensor& self) {
+  static const OperatorHandle h = op("aten::erf");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::erf() const { return ember::erf(*this); }
+Tensor erf_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::erf_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::erf_() const { return ember::erf_(*this); }
+Tensor erf_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::erf.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor erfc(const Tensor& self) {
+  static const OperatorHandle h = op("aten::erfc");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::erfc() const { return ember::erfc(*this); }
+Tensor erfc_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::erfc_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::erfc_() const { return ember::erfc_(*this); }
+Tensor erfc_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::erfc.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor floor(const Tensor& self) {
+  static const OperatorHandle h = op("aten::floor");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::floor() const { return ember::floor(*this); }
+Tensor floor_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::floor_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::floor_() const { return ember::floor_(*this); }
+Tensor floor_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::floor.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor ceil(const Tensor& self) {
+  static const OperatorHandle h = op("aten::ceil");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::ceil() const { return ember::ceil(*this); }
+Tensor ceil_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::ceil_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::ceil_() const { return ember::ceil_(*this); }
+Tensor ceil_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::ceil.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor round(const Tensor& self) {
+  static const OperatorHandle h = op("aten::round");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::round() const { return ember::round(*this); }
+Tensor round_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::round_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::round_() const { return ember::round_(*this); }
+Tensor round_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::round.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor trunc(const Tensor& self) {
+  static const OperatorHandle h = op("aten::trunc");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::trunc() const { return ember::trunc(*this); }
+Tensor trunc_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::trunc_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::trunc_() const { return ember::trunc_(*this); }
+Tensor trunc_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::trunc.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor frac(const Tensor& self) {
+  static const OperatorHandle h = op("aten::frac");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::frac() const { return ember::frac(*this); }
+Tensor frac_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::frac_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::frac_() const { return ember::frac_(*this); }
+Tensor frac_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::frac.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor square(const Tensor& self) {
+  static const OperatorHandle h = op("aten::square");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::square() const { return ember::square(*this); }
+Tensor square_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::square_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::square_() const { return ember::square_(*this); }
+Tensor square_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::square.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor logical_not(const Tensor& self) {
+  static const OperatorHandle h = op("aten::logical_not");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::logical_not() const { return ember::logical_not(*this); }
+Tensor logical_not_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::logical_not_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::logical_not_() const { return ember::logical_not_(*this); }
+Tensor logical_not_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::logical_not.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor bitwise_not(const Tensor& self) {
+  static const OperatorHandle h = op("aten::bitwise_not");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::bitwise_not() const { return ember::bitwise_not(*this); }
+Tensor bitwise_not_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::bitwise_not_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::bitwise_not_() const { return ember::bitwise_not_(*this); }
+Tensor bitwise_not_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::bitwise_not.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor isnan(const Tensor& self) {
+  static const OperatorHandle h = op("aten::isnan");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::isnan() const { return ember::isnan(*this); }
+Tensor isinf(const Tensor& self) {
+  static const OperatorHandle h = op("aten::isinf");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::isinf() const { return ember::isinf(*this); }
+Tensor isfinite(const Tensor& self) {
+  static const OperatorHandle h = op("aten::isfinite");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::isfinite() const { return ember::isfinite(*this); }
+Tensor nan_to_num(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  static const OperatorHandle h = op("aten::nan_to_num");
+  return h.call<Tensor, const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>>(self, nan, posinf, neginf);
+}
+Tensor Tensor::nan_to_num(std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) const { return ember::nan_to_num(*this, nan, posinf, neginf); }
+Tensor nan_to_num_(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  static const OperatorHandle h = op("aten::nan_to_num_");
+  return h.call<Tensor, const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>>(self, nan, posinf, neginf);
+}
+Tensor Tensor::nan_to_num_(std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) const { return ember::nan_to_num_(*this, nan, posinf, neginf); }
+Tensor nan_to_num_out(const Tensor& out, const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  static const OperatorHandle h = op("aten::nan_to_num.out");
+  return h.call<Tensor, const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>, const Tensor&>(self, nan, posinf, neginf, out);
+}
+Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  static const OperatorHandle h = op("aten::as_strided");
+  return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>>(self, size, stride, storage_offset);
+}
+Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) const { return ember::as_strided(*this, size, stride, storage_offset); }
+Tensor as_strided_(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  static const OperatorHandle h = op("aten::as_strided_");
+  return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>>(self, size, stride, storage_offset);
+}
+Tensor Tensor::as_strided_(IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) const { return ember::as_strided_(*this, size, stride, storage_offset); }
+Tensor view(const Tensor& self, IntArrayRef size) {
+  static const OperatorHandle h = op("aten::view");
+  return h.call<Tensor, const Tensor&, IntArrayRef>(self, size);
+}
+Tensor Tensor::view(IntArrayRef size) const { return ember::view(*this, size); }
+Tensor reshape(const Tensor& self, IntArrayRef shape) {
+  static const OperatorHandle h = op("aten::reshape");
+  return h.call<Tensor, const Tensor&, IntArrayRef>(self, shape);
+}
+Tensor Tensor::reshape(IntArrayRef shape) const { return ember::reshape(*this, shape); }
+Tensor view_as(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::view_as");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::view_as(const Tensor& other) const { return ember::view_as(*this, other); }
+Tensor reshape_as(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::reshape_as");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::reshape_as(const Tensor& other) const { return ember::reshape_as(*this, other); }
+Tensor permute(const Tensor& self, IntArrayRef dims) {
+  static const OperatorHandle h = op("aten::permute");
+  return h.call<Tensor, const Tensor&, IntArrayRef>(self, dims);
+}
+Tensor Tensor::permute(IntArrayRef dims) const { return ember::permute(*this, dims); }
+Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
+  static const OperatorHandle h = op("aten::transpose.int");
+  return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim0, dim1);
+}
+Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const { return ember::transpose(*this, dim0, dim1); }
+Tensor transpose_(const Tensor& self, int64_t dim0, int64_t dim1) {
+  static const OperatorHandle h = op("aten::transpose_.int");
+  return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim0, dim1);
+}
+Tensor Tensor::transpose_(int64_t dim0, int64_t dim1) const { return ember::transpose_(*this, dim0, dim1); }
+Tensor t(const Tensor& self) {
+  static const OperatorHandle h = op("aten::t");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::t() const { return ember::t(*this); }
+Tensor t_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::t_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::t_() const { return ember::t_(*this); }
+Tensor swapdims(const Tensor& self, int64_t dim0, int64_t dim1) {
+  static const OperatorHandle h = op("aten::swapdims");
+  return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim0, dim1);
+}
+Tensor Tensor::swapdims(int64_t dim0, int64_t dim1) const { return ember::swapdims(*this, dim0, dim1); }
+Tensor swapdims_(const Tensor& self, int64_t dim0, int64_t dim1) {
+  static const OperatorHandle h = op("aten::swapdims_");
+  return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim0, dim1);
+}
+Tensor Tensor::swapdims_(int64_t dim0, int64_t dim1) const { return ember::swapdims_(*this, dim0, dim1); }
+Tensor swapaxes(const Tensor& self, int64_t axis0, int64_t axis1) {
+  static const OperatorHandle h = op("aten::swapaxes");
+  return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, axis0, axis1);
+}
+Tensor Tensor::swapaxes(int64_t axis0, int64_t axis1) const { return ember::swapaxes(*this, axis0, axis1); }
+Tensor swapaxes_(const Tensor& self, int64_t axis0, int64_t axis1) {
+  static const OperatorHandle h = op("aten::swapaxes_");
+  return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, axis0, axis1);
+}
+Tensor Tensor::swapaxes_(int64_t axis0, int64_t axis1) const { return ember::swapaxes_(*this, axis0, axis1); }
+Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
+  static const OperatorHandle h = op("aten::expand");
+  return h.call<Tensor, const Tensor&, IntArrayRef, bool>(self, size, implicit);
+}
+Tensor Tensor::expand(IntArrayRef size, bool implicit) const { return ember::expand(*this, size, implicit); }
+Tensor expand_as(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::expand_as");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::expand_as(const Tensor& other) const { return ember::expand_as(*this, other); }
+Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  static const OperatorHandle h = op("aten::narrow");
+  return h.call<Tensor, const Tensor&, int64_t, int64_t, int64_t>(self, dim, start, length);
+}
+Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const { return ember::narrow(*this, dim, start, length); }
+Tensor select(const Tensor& self, int64_t dim, int64_t index) {
+  static const OperatorHandle h = op("aten::select.int");
+  return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim, index);
+}
+Tensor Tensor::select(int64_t dim, int64_t index) const { return ember::select(*this, dim, index); }
+Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  static const OperatorHandle h = op("aten::slice.Tensor");
+  return h.call<Tensor, const Tensor&, int64_t, std::optional<int64_t>, std::optional<int64_t>, int64_t>(self, dim, start, end, step);
+}
+Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) const { return ember::slice(*this, dim, start, end, step); }
+Tensor squeeze(const Tensor& self) {
+  static const OperatorHandle h = op("aten::squeeze");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::squeeze() const { return ember::squeeze(*this); }
+Tensor squeeze_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::squeeze_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::squeeze_() const { return ember::squeeze_(*this); }
+Tensor squeeze(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = op("aten::squeeze.dim");
+  return h.call<Tensor, const Tensor&, int64_t>(self, dim);
+}
+Tensor Tensor::squeeze(int64_t dim) const { return ember::squeeze(*this, dim); }
+Tensor squeeze_(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = op("aten::squeeze_.dim");
+  return h.call<Tensor, const Tensor&, int64_t>(self, dim);
+}
+Tensor Tensor::squeeze_(int64_t dim) const { return ember::squeeze_(*this, dim); }
+Tensor unsqueeze(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = op("aten::unsqueeze");
+  return h.call<Tensor, const Tensor&, int64_t>(self, dim);
+}
+Tensor Tensor::unsqueeze(int64_t dim) const { return ember::unsqueeze(*this, dim); }
+Tensor unsqueeze_(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = op("aten::unsqueeze_");
+  return h.call<Tensor, const Tensor&, int64_t>(self, dim);
+}
+Tensor Tensor::unsqueeze_(int64_t dim) const { return ember::unsqueeze_(*this, dim); }
+Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
+  static const OperatorHandle h = op("aten::flatten.using_ints");
+  return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, start_dim, end_dim);
+}
+Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const { return ember::flatten(*this, start_dim, end_dim); }
+Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
+  static const OperatorHandle h = op("aten::unflatten.int");
+  return h.call<Tensor, const Tensor&, int64_t, IntArrayRef>(self, dim, sizes);
+}
+Tensor Tensor::unflatten(int64_t dim, IntArrayRef sizes) const { return ember::unflatten(*this, dim, sizes); }
+Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+  static const OperatorHandle h = op("aten::unfold");
+  return h.call<Tensor, const Tensor&, int64_t, int64_t, int64_t>(self, dimension, size, step);
+}
+Tensor Tensor::unfold(int64_t dimension, int64_t size, int64_t step) const { return ember::unfold(*this, dimension, size, step); }
+Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  static const OperatorHandle h = op("aten::diagonal");
+  return h.call<Tensor, const Tensor&, int64_t, int64_t, int64_t>(self, offset, dim1, dim2);
+}
+Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const { return ember::diagonal(*this, offset, dim1, dim2); }
+Tensor movedim(const Tensor& self, int64_t source, int64_t destination) {
+  static const OperatorHandle h = op("aten::movedim.int");
+  return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, source, destination);
+}
+Tensor Tensor::movedim(int64_t source, int64_t destination) const { return ember::movedim(*this, source, destination); }
+Tensor movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination) {
+  static const OperatorHandle h = op("aten::movedim.intlist");
+  return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef>(self, source, destination);
+}
+Tensor Tensor::movedim(IntArrayRef source, IntArrayRef destination) const { return ember::movedim(*this, source, destination); }
+Tensor detach(const Tensor& self) {
+  static const OperatorHandle h = op("aten::detach");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::detach() const { return ember::detach(*this); }
+Tensor alias(const Tensor& self) {
+  static const OperatorHandle h = op("aten::alias");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor select_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t index) {
+  static const OperatorHandle h = op("aten::select_backward");
+  return h.call<Tensor, const Tensor&, IntArrayRef, int64_t, int64_t>(grad_output, input_sizes, dim, index);
+}
+Tensor slice_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t start, int64_t end, int64_t step) {
+  static const OperatorHandle h = op("aten::slice_backward");
+  return h.call<Tensor, const Tensor&, IntArrayRef, int64_t, int64_t, int64_t, int64_t>(grad_output, input_sizes, dim, start, end, step);
+}
+Tensor diagonal_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t offset, int64_t dim1, int64_t dim2) {
+  static const OperatorHandle h = op("aten::diagonal_backward");
+  return h.call<Tensor, const Tensor&, IntArrayRef, int64_t, int64_t, int64_t>(grad_output, input_sizes, offset, dim1, dim2);
+}
+Tensor unfold_backward(const Tensor& grad_in, IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step) {
+  static const OperatorHandle h = op("aten::unfold_backward");
+  return h.call<Tensor, const Tensor&, IntArrayRef, int64_t, int64_t, int64_t>(grad_in, input_sizes, dim, size, step);
+}
+Tensor as_strided_backward(const Tensor& grad_output, IntArrayRef size, IntArrayRef stride, int64_t storage_offset, IntArrayRef input_sizes, IntArrayRef input_strides, int64_t input_storage_offset) {
+  static const OperatorHandle h = op("aten::as_strided_backward");
+  return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, int64_t, IntArrayRef, IntArrayRef, int64_t>(grad_output, size, stride, storage_offset, input_sizes, input_strides, input_storage_offset);
+}
 
 }  // namespace ember

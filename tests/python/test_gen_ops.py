@@ -1,0 +1,96 @@
+"""tools/gen_ops.py's database checks: an unknown or misspelled field, a value of the wrong kind or a missing
+field stops it with the file and line; every field is documented; the committed output is current."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+
+from opgen import model  # noqa: E402
+
+GOOD = '''- schema: "twice(Tensor self) -> Tensor"
+  cpu: twice
+  shape: unary
+  doc: "2 * self."
+'''
+
+
+def load(tmp_path, text):
+    (tmp_path / "ops.yaml").write_text(text)
+    return model.load(model.load_entries(str(tmp_path)))
+
+
+def error_of(tmp_path, text):
+    with pytest.raises(model.DatabaseError) as e:
+        load(tmp_path, text)
+    return str(e.value)
+
+
+def test_a_good_entry_loads(tmp_path):
+    ops = load(tmp_path, GOOD.replace('  cpu: twice\n', '  cpu: twice\n  inplace: true\n  out: true\n'))
+    assert [o.schema.full() for o in ops] == ["aten::twice", "aten::twice_", "aten::twice.out"]
+
+
+def test_misspelled_field_names_file_line_and_suggestion(tmp_path):
+    msg = error_of(tmp_path, GOOD + '- schema: "thrice(Tensor self) -> Tensor"\n  cpu: thrice\n  shape: unary\n'
+                             '  grads:\n    self: "3 * grad"\n  doc: "3 * self."\n')
+    assert "ops.yaml:5" in msg and "unknown field 'grads'" in msg and "did you mean 'grad'" in msg
+
+
+@pytest.mark.parametrize("line, what", [
+    ("  shape: unaryy\n", "field 'shape' must be one of"),
+    ("  variants: function, mehtod\n", "field 'variants' must be"),
+    ("  tags: [pointwize]\n", "field 'tags' must be"),
+    ("  python_numbers: some\n", "field 'python_numbers' must be"),
+    ("  inplace: yes please\n", "field 'inplace' must be true or false"),
+    ("  not_differentiable: [other]\n", "names 'other', which is not a Tensor argument"),
+    ("  differentiable: true\n", "field 'differentiable' must be false"),
+    ("  fused: {opcode: 99, when: {beta: 1}}\n", "condition on 'beta'"),
+    ("  dtypes: [float33]\n", "field 'dtypes' must be"),
+])
+def test_bad_values(tmp_path, line, what):
+    key = line.split(":")[0] + ":"
+    base = "".join(ln + "\n" for ln in GOOD.splitlines() if not ln.startswith(key))
+    msg = error_of(tmp_path, base + line)
+    assert "ops.yaml:1" in msg and what in msg, msg
+
+
+@pytest.mark.parametrize("drop, what", [
+    ("  doc: \"2 * self.\"\n", "no 'doc'"),
+    ("  cpu: twice\n", "needs exactly one of cpu"),
+    ("  shape: unary\n", "needs either 'shape'"),
+])
+def test_missing_fields(tmp_path, drop, what):
+    assert what in error_of(tmp_path, GOOD.replace(drop, ""))
+
+
+def test_duplicates(tmp_path):
+    assert "given twice" in error_of(tmp_path, GOOD.replace("  doc:", "  cpu: again\n  doc:"))
+    assert "declared twice (also at" in error_of(tmp_path, GOOD + GOOD)
+
+
+def test_inconsistent_fields(tmp_path):
+    assert "without 'inplace: true'" in error_of(tmp_path, GOOD + "  inplace_composite: twice_\n")
+    assert "'grad_node' without 'grad'" in error_of(tmp_path, GOOD + "  grad_node: TwiceBackward7\n")
+    assert "differentiable: false' with a derivative" in error_of(
+        tmp_path, GOOD + "  differentiable: false\n  grad:\n    self: \"2 * grad\"\n")
+
+
+def test_every_field_is_documented_in_the_recipe():
+    readme = open(os.path.join(ROOT, "ember/ops/README.md")).read()
+    for name in model.FIELDS:
+        assert f"| `{name}` |" in readme, name
+
+
+def test_committed_output_is_current():
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools/gen_ops.py"), "--check"], capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_every_database_entry_has_a_shape_rule_or_a_reason():
+    for e in model.load_entries():
+        assert ("shape" in e) != ("no_shape" in e), e.where
