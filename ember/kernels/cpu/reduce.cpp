@@ -1,13 +1,13 @@
 // Reduction kernels: sum, mean, prod, max/min (values and indices), amax/amin, argmax/argmin, var/std
 // (Welford), vector norms, logsumexp, all/any, count_nonzero; scans (cumsum, cumprod); softmax and
-// log_softmax. See Note [reductions] for the engine. Floating sums accumulate in double, so results do not
+// log_softmax. See Note [reductions] (ReducePlan.h) for the engine. Floating sums accumulate in double, so results do not
 // depend on the order of the reduction beyond the final rounding.
 #include <cmath>
 #include <limits>
 
 #include "ember/kernels/cpu/Dispatch.h"
 #include "ember/kernels/cpu/Loops.h"
-#include "ember/kernels/cpu/Reduce.h"
+#include "ember/kernels/cpu/ReducePlan.h"
 #include "ember/kernels/cpu/generated/CPUKernels.h"
 #include "ember/kernels/cpu/isa/VecLoops.h"
 
