@@ -1,7 +1,7 @@
 // Reduction kernels: sum, mean, prod, max/min (values and indices), amax/amin, argmax/argmin, var/std
 // (Welford), vector norms, logsumexp, all/any, count_nonzero; scans (cumsum, cumprod); softmax and
-// log_softmax. See Note [reductions] (ReducePlan.h) for the engine. Floating sums accumulate in double, so results do not
-// depend on the order of the reduction beyond the final rounding.
+// log_softmax. See Note [reductions] (ReducePlan.h) for the engine. Floating sums accumulate in double, so
+// results do not depend on the order of the reduction beyond the final rounding.
 #include <cmath>
 #include <limits>
 
