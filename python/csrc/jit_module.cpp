@@ -12,7 +12,7 @@
 #include <pybind11/stl.h>
 
 #include "ember/jit/passes/Passes.h"
-#include "ember/jit/runtime/Archive.h"
+#include "ember/jit/runtime/SavedModule.h"
 #include "ember/jit/runtime/Interpreter.h"
 #include "ember/jit/runtime/Module.h"
 #include "jit.h"

@@ -1,5 +1,5 @@
-// Saving and loading runtime modules (Note [saved-model archive] in Archive.h).
-#include "ember/jit/runtime/Archive.h"
+// Saving and loading runtime modules (Note [saved-module format] in SavedModule.h).
+#include "ember/jit/runtime/SavedModule.h"
 
 #include <map>
 
@@ -8,7 +8,7 @@
 #include "ember/dispatch/LoadLibrary.h"
 #include "ember/jit/ir/IRParser.h"
 #include "ember/jit/ir/IRPrinter.h"
-#include "ember/serialize/Archive.h"
+#include "ember/serialize/EmberFormat.h"
 
 namespace ember::jit {
 namespace {

@@ -1,6 +1,6 @@
-// The archive format of Note [archive format]: the manifest (IValue tree <-> JSON) and the zip container
+// Ember's file format (Note [ember format]): the manifest (IValue tree <-> JSON) and the zip container
 // around it (read and written with libzip: Note [zip writer]).
-#include "ember/serialize/Archive.h"
+#include "ember/serialize/EmberFormat.h"
 
 #include <zip.h>
 
