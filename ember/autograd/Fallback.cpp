@@ -51,7 +51,8 @@ bool any_requires_grad(const Stack& s, size_t n) {
 void autograd_fallback(const OperatorHandle& op, Stack* s) {
   const FunctionSchema& schema = op.schema();
   size_t n = schema.arguments.size();
-  bool differentiate = GradMode::is_enabled() && any_requires_grad(*s, n) && !non_differentiable(unqualified(schema.name));
+  bool differentiate =
+      GradMode::is_enabled() && any_requires_grad(*s, n) && !non_differentiable(unqualified(schema.name));
   DispatchKeySet below = compute_keys_boxed(*s, n).remove(DispatchKey::Autograd);
   {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);

@@ -75,11 +75,15 @@ Tensor empty(IntArrayRef size, const TensorOptions& o) {
 Tensor zeros(IntArrayRef size, const TensorOptions& o) {
   return with_options(zeros(size, o.dtype_opt(), o.device_opt()), o);
 }
-Tensor ones(IntArrayRef size, const TensorOptions& o) { return with_options(ones(size, o.dtype_opt(), o.device_opt()), o); }
+Tensor ones(IntArrayRef size, const TensorOptions& o) {
+  return with_options(ones(size, o.dtype_opt(), o.device_opt()), o);
+}
 Tensor full(IntArrayRef size, const Scalar& fill_value, const TensorOptions& o) {
   return with_options(full(size, fill_value, o.dtype_opt(), o.device_opt()), o);
 }
-Tensor rand(IntArrayRef size, const TensorOptions& o) { return with_options(rand(size, o.dtype_opt(), o.device_opt()), o); }
+Tensor rand(IntArrayRef size, const TensorOptions& o) {
+  return with_options(rand(size, o.dtype_opt(), o.device_opt()), o);
+}
 Tensor randn(IntArrayRef size, const TensorOptions& o) {
   return with_options(randn(size, o.dtype_opt(), o.device_opt()), o);
 }

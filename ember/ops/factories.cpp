@@ -42,7 +42,9 @@ Tensor arange(const Scalar& end, std::optional<DType> dtype, std::optional<Devic
 Tensor arange_start(const Scalar& start, const Scalar& end, std::optional<DType> dtype, std::optional<Device> device) {
   return ember::arange(start, end, Scalar(int64_t{1}), dtype, device);
 }
-Tensor eye(int64_t n, std::optional<DType> dtype, std::optional<Device> device) { return ember::eye(n, n, dtype, device); }
+Tensor eye(int64_t n, std::optional<DType> dtype, std::optional<Device> device) {
+  return ember::eye(n, n, dtype, device);
+}
 
 namespace {
 // Whether self's elements fill a block of memory exactly once in some dim order (a permutation of a
@@ -51,7 +53,8 @@ bool non_overlapping_and_dense(const Tensor& self) {
   if (self.numel() == 0) return false;
   std::vector<int64_t> perm(static_cast<size_t>(self.dim()));
   for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int64_t>(i);
-  std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) { return self.strides()[a] > self.strides()[b]; });
+  std::stable_sort(perm.begin(), perm.end(),
+                   [&](int64_t a, int64_t b) { return self.strides()[a] > self.strides()[b]; });
   int64_t expected = 1;
   for (size_t i = perm.size(); i-- > 0;) {
     int64_t d = perm[i];
@@ -100,8 +103,8 @@ Tensor to_dtype_layout(const Tensor& self, std::optional<DType> dtype, std::opti
   check_device(device, "to");
   return to_dtype(self, dtype.value_or(self.dtype()), non_blocking, copy, mf);
 }
-Tensor to_device(const Tensor& self, std::optional<Device> device, std::optional<DType> dtype, bool non_blocking, bool copy,
-                 std::optional<MemoryFormat> mf) {
+Tensor to_device(const Tensor& self, std::optional<Device> device, std::optional<DType> dtype, bool non_blocking,
+                 bool copy, std::optional<MemoryFormat> mf) {
   check_device(device, "to");
   return to_dtype(self, dtype.value_or(self.dtype()), non_blocking, copy, mf);
 }

@@ -100,8 +100,8 @@ void save(const IValue& obj, const std::string& path, const Attributes* attrs = 
 std::string save_to_bytes(const IValue& obj, const Attributes* attrs = nullptr);
 
 /// The same file, written whole by libzip to a temporary file in TMPDIR (Note [file-like save]) and then
-/// handed to write(data, n) in order, in pieces of at most 4 MiB (the pointer is valid during the call only). Python file-like objects are written through it.
-/// Errors: as save(), and whatever write throws.
+/// handed to write(data, n) in order, in pieces of at most 4 MiB (the pointer is valid during the call only). Python
+/// file-like objects are written through it. Errors: as save(), and whatever write throws.
 void save_to_stream(const IValue& obj, const std::function<void(const void*, size_t)>& write,
                     const Attributes* attrs = nullptr);
 

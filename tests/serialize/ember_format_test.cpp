@@ -55,13 +55,14 @@ class EmberFormat : public ::testing::Test {
 };
 
 IValue sample(const Tensor& x) {
-  return IValue::dict({{"x", x},
-                       {"xt", x.t()},
-                       {"row", x.select(0, 1)},
-                       {"again", x},
-                       {"ints", IValue(std::vector<int64_t>{1, -2, 3})},
-                       {7, IValue::tuple({IValue(), true, int64_t{-5}, 2.5, std::nan(""), -0.0, "text", kBFloat16})},
-                       {"nested", IValue::list({IValue::dict({}), IValue::list({}), IValue::tuple({x.select(1, 2)})})}});
+  return IValue::dict(
+      {{"x", x},
+       {"xt", x.t()},
+       {"row", x.select(0, 1)},
+       {"again", x},
+       {"ints", IValue(std::vector<int64_t>{1, -2, 3})},
+       {7, IValue::tuple({IValue(), true, int64_t{-5}, 2.5, std::nan(""), -0.0, "text", kBFloat16})},
+       {"nested", IValue::list({IValue::dict({}), IValue::list({}), IValue::tuple({x.select(1, 2)})})}});
 }
 
 void check_sample(const IValue& v) {
@@ -185,7 +186,8 @@ TEST_F(EmberFormat, TupleClassesRoundTrip) {
   EMBER_EXPECT_ERROR(serialize::save_to_bytes(IValue::list({1, bad_size}), &attrs), Type,
                      "the Size at obj[1] holds a float, not an int");
   attrs.tuple_classes[point.payload_ptr()].fields = {"x"};
-  EMBER_EXPECT_ERROR(serialize::save_to_bytes(point, &attrs), Type, "the namedtuple at obj has 2 items but 1 field names");
+  EMBER_EXPECT_ERROR(serialize::save_to_bytes(point, &attrs), Type,
+                     "the namedtuple at obj has 2 items but 1 field names");
 }
 
 TEST_F(EmberFormat, UnsupportedValuesRaiseBeforeAnyFileExists) {

@@ -90,9 +90,10 @@ Tensor sum_impl(const char* name, const Tensor& self, OptionalIntArrayRef dim, b
 
 Tensor mean_impl(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
   DType dt = dtype.value_or(self.dtype());
-  EMBER_CHECK(is_floating_point(dt),
-              "mean(): could not infer output dtype. {} dtype must be either a floating point or complex dtype. Got: {}",
-              dtype ? "Optional" : "Input", dt);
+  EMBER_CHECK(
+      is_floating_point(dt),
+      "mean(): could not infer output dtype. {} dtype must be either a floating point or complex dtype. Got: {}",
+      dtype ? "Optional" : "Input", dt);
   Reduction r = prepare(self, dim, keepdim, dt);
   Tensor out = make_empty(r.out_sizes, dt);
   const double n = static_cast<double>(r.plan.num_reduced);
@@ -429,7 +430,9 @@ Tensor softmax_impl(const char* name, const Tensor& self, int64_t dim, std::opti
 
 }  // namespace
 
-Tensor sum(const Tensor& self, std::optional<DType> dtype) { return sum_impl<false>("sum", self, std::nullopt, false, dtype); }
+Tensor sum(const Tensor& self, std::optional<DType> dtype) {
+  return sum_impl<false>("sum", self, std::nullopt, false, dtype);
+}
 Tensor sum_dim(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
   return sum_impl<false>("sum", self, dim, keepdim, dtype);
 }

@@ -59,9 +59,9 @@ def _valid_spec(s):
 
 def save(m, f, _extra_files=None):
     """Saves the script module m (traced or loaded), or the traced function m, to f, a path or a writable binary
-    file object, as one file (Note [saved modules from python]): its module hierarchy, parameters, buffers, method graphs,
-    and _extra_files ({name: str or bytes}). A traced function is saved as a module whose forward runs it (as
-    PyTorch's): loading gives a RecursiveScriptModule, not a function. Raises AttributeError for an object that
+    file object, as one file (Note [saved modules from python]): its module hierarchy, parameters, buffers, method
+    graphs, and _extra_files ({name: str or bytes}). A traced function is saved as a module whose forward runs it
+    (as PyTorch's): loading gives a RecursiveScriptModule, not a function. Raises AttributeError for an object that
     is not a script module (as PyTorch's, which has no save method), RuntimeError naming the file for I/O
     failures."""
     if isinstance(m, TracedFunction):
