@@ -60,10 +60,12 @@ int main(int argc, char** argv) {
     if (suite == "dispatch") {
       for (int t : threads)
         for (const char* op : {"add", "mul", "exp", "relu", "view"})
-          if (wanted(ops, op)) add_pair("dispatch/" + std::string(op) + "/threads:" + std::to_string(t), {op, 1, false, t});
+          if (wanted(ops, op))
+            add_pair("dispatch/" + std::string(op) + "/threads:" + std::to_string(t), {op, 1, false, t});
     } else if (suite == "autograd") {
       for (int t : threads)
-        if (wanted(ops, "tiny_graph")) add_pair("autograd/tiny_graph/threads:" + std::to_string(t), {"tiny_graph", 1, false, t});
+        if (wanted(ops, "tiny_graph"))
+          add_pair("autograd/tiny_graph/threads:" + std::to_string(t), {"tiny_graph", 1, false, t});
     } else if (suite == "throughput") {
       for (int t : threads)
         for (int64_t n : {int64_t(1) << 20, int64_t(1) << 24})

@@ -58,7 +58,8 @@ def make_env(n, cin, cout, hw, k):
     env = {}
     for name, mod, bwd in (("ember", ember, ember.convolution_backward),
                            ("torch", torch, torch.ops.aten.convolution_backward)):
-        env[name] = dict(m=mod, bwd=bwd, cout=cout, **{k: copy_in(mod, v.astype(np.float32)) for k, v in arrays.items()})
+        tensors = {k: copy_in(mod, v.astype(np.float32)) for k, v in arrays.items()}
+        env[name] = dict(m=mod, bwd=bwd, cout=cout, **tensors)
     # The two sides must agree before they are timed.
     for _, stmt in OPS:
         got = [eval(stmt, env[fw]) for fw in ("ember", "torch")]

@@ -136,8 +136,9 @@ def main():
         ratio = step["ember"] / step["torch"]
         line = f"ember/torch step time: {ratio:.2f}"
         if args.eval_rounds:
-            line += (f"; eval time: {statistics.median(eval_samples['ember']) / statistics.median(eval_samples['torch']):.2f}"
-                     f" (accuracies after these few steps: ember {accuracy['ember']:.4f}, torch {accuracy['torch']:.4f})")
+            eval_ratio = statistics.median(eval_samples['ember']) / statistics.median(eval_samples['torch'])
+            line += (f"; eval time: {eval_ratio:.2f} (accuracies after these few steps: ember "
+                     f"{accuracy['ember']:.4f}, torch {accuracy['torch']:.4f})")
         print(line)
 
 

@@ -3,7 +3,7 @@
 
 #include "benchmarks/latency.h"
 #include "ember/api/ember.h"
-#include "ember/jit/runtime/Archive.h"
+#include "ember/jit/runtime/SavedModule.h"
 
 namespace latency {
 namespace {

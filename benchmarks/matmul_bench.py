@@ -145,7 +145,8 @@ def main():
     info = machine_info()
     # /proc/self/maps names the files actually mapped, symlinks (Debian's alternatives) resolved.
     torch_on_openblas = any("libblas.so" in path and "openblas" in path for path in info["mapped_blas"])
-    print(f"# {info['cpu']}, {info['cores']} cores, torch {info['torch_version']} (BLAS_INFO={info['torch_blas_info']})")
+    print(f"# {info['cpu']}, {info['cores']} cores, torch {info['torch_version']} "
+          f"(BLAS_INFO={info['torch_blas_info']})")
     print(f"# Ember BLAS: {info['ember_blas']}")
     print(f"# Ember oneDNN: {info['ember_onednn']}")
     print(f"# BLAS libraries mapped: {', '.join(info['mapped_blas'])}")
@@ -160,7 +161,8 @@ def main():
         for threads in args.threads:
             print(f"\n## GEMM {dtype}, threads={threads}: GFLOP/s, median of {args.repeat} samples (wall clock)")
             print(f"{'m x k x n':>16} {'output':>7} {'ember':>9} {'ember_blas':>11} {'torch':>9} {'torch/ember':>12}"
-                  f" {'torch/ember_blas':>17} {'best-of ratio':>14}" + (f" {'thread-CPU ratio':>17}" if threads == 1 else ""))
+                  f" {'torch/ember_blas':>17} {'best-of ratio':>14}"
+                  + (f" {'thread-CPU ratio':>17}" if threads == 1 else ""))
             for m, k, n in shapes:
                 env = make_env(m, k, n, dtype)
                 plan = []
@@ -190,8 +192,9 @@ def main():
                         "best_ratio": best, "thread_cpu_ratio": cpu_ratio,
                         **{f"{fw}_wall_s": wall[(label, fw)] for fw in FRAMEWORKS},
                         "ember_thread_cpu_s": cpu[(label, "ember")], "torch_thread_cpu_s": cpu[(label, "torch")]}
-                    print(f"{f'{m}x{k}x{n}':>16} {label:>7} {flop / e / 1e9:9.1f} {flop / med['ember_blas'] / 1e9:11.1f}"
-                          f" {flop / t / 1e9:9.1f} {t / e:12.3f} {t / med['ember_blas']:17.3f} {best:14.3f}"
+                    print(f"{f'{m}x{k}x{n}':>16} {label:>7} {flop / e / 1e9:9.1f}"
+                          f" {flop / med['ember_blas'] / 1e9:11.1f} {flop / t / 1e9:9.1f} {t / e:12.3f}"
+                          f" {t / med['ember_blas']:17.3f} {best:14.3f}"
                           + (f" {cpu_ratio:17.3f}" if threads == 1 else ""))
     for key in ("ratio", "best_ratio"):
         worst = min(r[key] for r in results["gemm"].values())

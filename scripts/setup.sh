@@ -17,8 +17,8 @@ PACKAGES=(
   libsleef-dev              # vectorized transcendental functions for the kernels
   libopenblas-openmp-dev    # BLAS/LAPACK provider (OpenMP threading, as the kernels use)
   libdnnl-dev               # oneDNN provider: float32 GEMM (Note [onednn gemm]); the OpenMP build
-  zlib1g-dev libzip-dev     # the archive format of ember/serialize
-  nlohmann-json3-dev        # JSON metadata in archives
+  zlib1g-dev libzip-dev     # the zip container of Ember's file format (ember/serialize)
+  nlohmann-json3-dev        # its JSON manifest
   # --- Python extension ember._C and the op generator, for Debian's /usr/bin/python3 (3.11)
   python3 python3-dev pybind11-dev python3-numpy
   python3-yaml              # tools/gen_ops.py reads the op database (ember/ops/ops*.yaml)

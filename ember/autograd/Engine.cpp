@@ -1,5 +1,12 @@
-// The engine: runs the graph backwards from its roots in dependency order (single-threaded), and the
-// tensor-level API around it (requires_grad, .grad, retain_grad).
+// The engine: runs the graph backwards from its roots in dependency order (single-threaded). Its parts, in
+// the order one backward() or grad() call uses them:
+//   GraphTask           the call: its root edges and their gradients, the inputs whose gradients it captures,
+//                       and the input buffer of every node still waiting to run
+//   count_dependencies  how many edges lead into each node reachable from the roots (and, for a capturing
+//                       call, nodes_leading_to: the nodes from which a requested input can be reached)
+//   ReadyQueue          the nodes whose gradients have all arrived, the most recently created first
+//   execute             runs the ready nodes, delivers their outputs, frees the graph unless it is kept
+// The Tensor-facing entry points (autograd::backward, autograd::grad) are in autograd.cpp.
 //
 // Note [engine order]
 // A first pass counts, for every node reachable from the roots, how many edges lead into it. A node runs
@@ -7,142 +14,27 @@
 // ready nodes the most recently created runs first (PyTorch's order; it keeps memory low on long chains).
 // For grad() and backward(inputs=...) only the nodes from which a requested input can be reached run, and
 // the gradient arriving at each requested input's edge is captured instead of being accumulated.
+#include "ember/autograd/Engine.h"
+
 #include <algorithm>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "ember/autograd/AnomalyMode.h"
-#include "ember/autograd/autograd.h"
+#include "ember/autograd/GradMode.h"
 #include "ember/ops/Functions.h"
 
-namespace ember::autograd {
-
-void set_requires_grad(const Tensor& t, bool requires_grad) {
-  AutogradMeta* m = get_meta(t);
-  if (m && m->grad_fn) {
-    EMBER_CHECK(requires_grad,
-                "you can only change requires_grad flags of leaf variables. If you want to use a computed variable "
-                "in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
-    return;
-  }
-  if (requires_grad) {
-    EMBER_CHECK(!t.is_inference() || InferenceMode::is_enabled(),
-                "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
-    EMBER_CHECK(is_floating_point(t.dtype()),
-                "only Tensors of floating point and complex dtype can require gradients");
-    materialize_meta(t)->requires_grad_ = true;
-  } else if (m) {
-    m->requires_grad_ = false;
-  }
-}
-
-bool is_leaf(const Tensor& t) {
-  AutogradMeta* m = get_meta(t);
-  return !m || !m->grad_fn;
-}
-
-std::shared_ptr<Node> grad_fn(const Tensor& t) {
-  AutogradMeta* m = get_meta(t);
-  if ((!m || m->is_view) && t.impl()->view_base()) m = refresh_view_grad_fn(t);  // Note [views and in-place]
-  return m ? m->grad_fn : nullptr;
-}
-
-void detach_(const Tensor& t) {
-  EMBER_CHECK(!t.impl()->view_base(),
-              "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) "
-              "for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and "
-              "hence detach_() cannot be called on these gradients. To fix this error, please refer to the "
-              "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.");
-  AutogradMeta* m = get_meta(t);
-  if (!m) return;
-  m->grad_fn.reset();
-  m->requires_grad_ = false;
-  m->output_nr = 0;
-  m->retained_grad.reset();
-  m->grad_accumulator.reset();
-}
-
-Tensor grad(const Tensor& t) {
-  AutogradMeta* m = get_meta(t);
-  if (!m) return Tensor();
-  if (m->grad_fn) return m->retained_grad ? *m->retained_grad : Tensor();
-  return m->grad;
-}
-
-void set_grad(const Tensor& t, const Tensor& g) {
-  if (g.defined()) {
-    EMBER_CHECK(same_sizes(g.sizes(), t.sizes()), "assigned grad has data of a different size");
-    EMBER_CHECK(g.dtype() == t.dtype(), "assigned grad has data of a different type");
-  }
-  AutogradMeta* m = get_meta(t);
-  if (!m && !g.defined()) return;
-  m = materialize_meta(t);
-  if (m->grad_fn) {
-    if (!m->retained_grad) m->retained_grad = std::make_shared<Tensor>();
-    *m->retained_grad = g;
-  } else {
-    m->grad = g;
-  }
-}
-
-void retain_grad(const Tensor& t) {
-  AutogradMeta* m = get_meta(t);
-  EMBER_CHECK(m && m->requires_grad(), "can't retain_grad on Tensor that has requires_grad=False");
-  if (!m->grad_fn || m->retained_grad) return;  // leaves keep their grad anyway
-  m->retained_grad = std::make_shared<Tensor>();
-  // A hook among the others (Note [tensor hooks]); it writes through a weak slot, so the graph does not
-  // keep the tensor's .grad alive.
-  auto hook = std::make_shared<TensorPreHook>();
-  hook->output_nr = m->output_nr;
-  hook->name = "retain_grad";
-  hook->fn = [slot = std::weak_ptr<Tensor>(m->retained_grad)](const Tensor& g) {
-    if (auto p = slot.lock()) {
-      // Under create_graph (grad mode on in the engine) the stored gradient keeps its history.
-      if (p->defined()) *p = ember::add(*p, g);
-      else *p = GradMode::is_enabled() ? g : ember::clone(g, MemoryFormat::Contiguous);
-    }
-    return Tensor();
-  };
-  m->grad_fn->tensor_pre_hooks.push_back(std::move(hook));
-}
-
-void RemovableHandle::remove() {
-  if (auto h = hook_.lock()) h->fn = nullptr;
-  hook_.reset();
-}
-
-RemovableHandle register_hook(const Tensor& t, GradHook fn, std::string name) {
-  AutogradMeta* m = get_meta(t);
-  EMBER_CHECK(m && m->requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
-  auto hook = std::make_shared<TensorPreHook>();
-  hook->fn = std::move(fn);
-  hook->name = std::move(name);
-  // Removed hooks are dropped here, so registering and removing in a loop does not grow the list.
-  auto add = [&hook](TensorPreHookList& list) {
-    std::erase_if(list, [](const std::shared_ptr<TensorPreHook>& h) { return !h->fn; });
-    list.push_back(hook);
-  };
-  if (m->grad_fn) {
-    hook->output_nr = m->output_nr;
-    add(m->grad_fn->tensor_pre_hooks);
-  } else {
-    add(m->hooks);
-  }
-  return RemovableHandle(hook);
-}
-
-bool retains_grad(const Tensor& t) {
-  AutogradMeta* m = get_meta(t);
-  return m && m->grad_fn && m->retained_grad;
-}
-
-namespace {
+namespace ember::autograd::detail {
 
 void accumulate_into(Tensor& slot, const Tensor& g) {
   if (!g.defined()) return;
   slot = slot.defined() ? ember::add(slot, g) : g;
 }
+
+namespace {
+
+// ---- graph task
 
 struct EdgeKey {
   Node* fn;
@@ -153,8 +45,158 @@ struct EdgeHash {
   size_t operator()(const EdgeKey& k) const { return std::hash<Node*>()(k.fn) * 31 + k.nr; }
 };
 
-// Runs the graph. With `inputs` empty every reachable node runs (backward()); otherwise the gradients at the
-// inputs' edges are returned and AccumulateGrad nodes do not run (Note [engine order]).
+// One call of the engine (Note [engine order]): what it starts from, what it captures, and the gradients
+// delivered to the nodes that have not run yet.
+struct GraphTask {
+  bool keep_graph = false;
+  bool create_graph = false;
+  bool allow_unused = false;
+  bool hooks_before_capture = true;  // backward(inputs=) semantics rather than grad()'s (Note [tensor hooks])
+  std::vector<Edge> root_edges;
+  variable_list root_grads;  // one per root edge
+  // Capture (grad(), backward(inputs=)): the requested inputs' edges, where each edge's gradient goes (an
+  // input may be given twice), the captured gradients, and the nodes from which an input can be reached.
+  std::vector<Edge> input_edges;
+  std::unordered_map<EdgeKey, std::vector<size_t>, EdgeHash> capture_index;
+  variable_list captured;
+  std::unordered_set<Node*> needed;
+  // The gradients delivered so far to each node that has not run, one slot per output of its forward op.
+  std::unordered_map<Node*, variable_list> buffers;
+
+  bool capturing() const { return !input_edges.empty(); }
+
+  // Adds g into the input buffer slot of edge e.
+  void deliver(const Edge& e, const Tensor& g) {
+    variable_list& buf = buffers[e.fn.get()];
+    if (buf.size() < e.fn->num_outputs) buf.resize(e.fn->num_outputs);
+    accumulate_into(buf[e.input_nr], g);
+  }
+
+  // Takes node n's input buffer (one gradient per output of its forward op, undefined where none arrived).
+  variable_list take_inputs(Node& n) {
+    variable_list in = std::move(buffers[&n]);
+    buffers.erase(&n);
+    in.resize(n.num_outputs);
+    return in;
+  }
+
+  // Adds the gradients arriving at n that belong to requested inputs into their captured gradients.
+  void capture(Node& n, const variable_list& in) {
+    for (uint32_t nr = 0; nr < in.size(); ++nr) {
+      auto it = capture_index.find(EdgeKey{&n, nr});
+      if (it != capture_index.end())
+        for (size_t k : it->second) accumulate_into(captured[k], in[nr]);
+    }
+  }
+};
+
+// The task of one call, its roots and inputs checked (the errors of autograd::backward and autograd::grad).
+GraphTask make_graph_task(const variable_list& roots, const variable_list& grad_roots, const variable_list& inputs) {
+  GraphTask task;
+  EMBER_CHECK(grad_roots.empty() || grad_roots.size() == roots.size(),
+              "grad can be implicitly created only for scalar outputs: got {} tensors and {} gradients",
+              roots.size(), grad_roots.size());
+  for (size_t i = 0; i < roots.size(); ++i) {
+    const Tensor& r = roots[i];
+    Edge e = gradient_edge(r);
+    EMBER_CHECK(e.valid(), "element {} of tensors does not require grad and does not have a grad_fn", i);
+    Tensor g = i < grad_roots.size() ? grad_roots[i] : Tensor();
+    if (!g.defined()) {
+      EMBER_CHECK(r.numel() == 1, "grad can be implicitly created only for scalar outputs");
+      g = ember::ones_like(r);
+    } else {
+      EMBER_CHECK(same_sizes(g.sizes(), r.sizes()),
+                  "Mismatch in shape: grad_output[{}] has a shape of {} and output[{}] has a shape of {}.", i,
+                  fmt::format("{}", fmt::join(g.sizes(), ", ")), i, fmt::format("{}", fmt::join(r.sizes(), ", ")));
+    }
+    task.root_edges.push_back(e);
+    task.root_grads.push_back(g);
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Edge e = gradient_edge(inputs[i]);
+    EMBER_CHECK(e.valid(), "One of the differentiated Tensors does not require grad");
+    task.input_edges.push_back(e);
+    task.capture_index[EdgeKey{e.fn.get(), e.input_nr}].push_back(i);
+  }
+  task.captured.resize(inputs.size());
+  return task;
+}
+
+// ---- dependency count
+
+struct Dependencies {
+  std::unordered_map<Node*, int> count;  // edges leading into each reachable node
+  std::vector<Node*> order;              // discovery order, children after parents
+};
+
+// The dependencies of every node reachable from the roots.
+Dependencies count_dependencies(const std::vector<Edge>& roots) {
+  Dependencies deps;
+  std::vector<Node*> stack;
+  std::unordered_set<Node*> seen;
+  for (const Edge& e : roots)
+    if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    deps.order.push_back(n);
+    for (const Edge& e : n->next_edges()) {
+      if (!e.valid()) continue;
+      deps.count[e.fn.get()] += 1;
+      if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
+    }
+  }
+  return deps;
+}
+
+// The reachable nodes that are a target's node or lead to one: the only nodes a capturing call runs.
+std::unordered_set<Node*> nodes_leading_to(const Dependencies& deps, const std::vector<Edge>& targets) {
+  std::unordered_set<Node*> target_nodes, needed;
+  for (const Edge& e : targets) target_nodes.insert(e.fn.get());
+  // Iterate to a fixed point: a node is needed when it is a target or leads to a needed node.
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (auto it = deps.order.rbegin(); it != deps.order.rend(); ++it) {
+      Node* n = *it;
+      if (needed.count(n)) continue;
+      bool need = target_nodes.count(n) > 0;
+      for (const Edge& e : n->next_edges())
+        if (e.valid() && needed.count(e.fn.get())) need = true;
+      if (need) {
+        needed.insert(n);
+        changed = true;
+      }
+    }
+  }
+  return needed;
+}
+
+// ---- ready queue
+
+// The nodes whose dependencies have all delivered, the most recently created (highest sequence_nr) first.
+class ReadyQueue {
+ public:
+  void push(std::shared_ptr<Node> n) { heap_.push(std::move(n)); }
+  std::shared_ptr<Node> pop() {
+    std::shared_ptr<Node> n = heap_.top();
+    heap_.pop();
+    return n;
+  }
+  bool empty() const { return heap_.empty(); }
+
+ private:
+  // A max-heap on sequence_nr: top() is the most recently created node.
+  struct CreatedBefore {
+    bool operator()(const std::shared_ptr<Node>& a, const std::shared_ptr<Node>& b) const {
+      return a->sequence_nr < b->sequence_nr;
+    }
+  };
+  std::priority_queue<std::shared_ptr<Node>, std::vector<std::shared_ptr<Node>>, CreatedBefore> heap_;
+};
+
+// ---- execution
+
 // Runs node.apply in anomaly mode: an error escaping it is preceded by the anomaly warning, and with
 // check_nan an output gradient holding a NaN raises (Note [anomaly mode]).
 variable_list apply_with_anomaly_checks(Node& node, variable_list&& in) {
@@ -173,118 +215,32 @@ variable_list apply_with_anomaly_checks(Node& node, variable_list&& in) {
   }
 }
 
-// hooks_before_capture: backward(inputs=) semantics rather than grad()'s (Note [tensor hooks]).
-variable_list run_backward(const variable_list& roots, const variable_list& grad_roots, bool keep_graph,
-                           bool create_graph, const variable_list& inputs, bool allow_unused,
-                           bool hooks_before_capture = true) {
+// Runs the task's graph (Note [engine order]) and returns the captured gradients (none unless capturing).
+variable_list execute(GraphTask& task) {
   const bool anomaly = AnomalyMode::is_enabled();
-  EMBER_CHECK(grad_roots.empty() || grad_roots.size() == roots.size(),
-              "grad can be implicitly created only for scalar outputs: got {} tensors and {} gradients",
-              roots.size(), grad_roots.size());
-  std::vector<Edge> root_edges;
-  variable_list root_grads;
-  for (size_t i = 0; i < roots.size(); ++i) {
-    const Tensor& r = roots[i];
-    Edge e = gradient_edge(r);
-    EMBER_CHECK(e.valid(), "element {} of tensors does not require grad and does not have a grad_fn", i);
-    Tensor g = i < grad_roots.size() ? grad_roots[i] : Tensor();
-    if (!g.defined()) {
-      EMBER_CHECK(r.numel() == 1, "grad can be implicitly created only for scalar outputs");
-      g = ember::ones_like(r);
-    } else {
-      EMBER_CHECK(same_sizes(g.sizes(), r.sizes()), "Mismatch in shape: grad_output[{}] has a shape of {} and output[{}] has a shape of {}.",
-                  i, fmt::format("{}", fmt::join(g.sizes(), ", ")), i, fmt::format("{}", fmt::join(r.sizes(), ", ")));
-    }
-    root_edges.push_back(e);
-    root_grads.push_back(g);
-  }
-  const bool capture = !inputs.empty();
-  std::vector<Edge> input_edges;
-  std::unordered_map<EdgeKey, std::vector<size_t>, EdgeHash> capture_index;  // an input may be given twice
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    Edge e = gradient_edge(inputs[i]);
-    EMBER_CHECK(e.valid(), "One of the differentiated Tensors does not require grad");
-    input_edges.push_back(e);
-    capture_index[EdgeKey{e.fn.get(), e.input_nr}].push_back(i);
-  }
+  const bool capture = task.capturing();
+  Dependencies deps = count_dependencies(task.root_edges);
+  if (capture) task.needed = nodes_leading_to(deps, task.input_edges);
 
-  // Pass 1: dependencies and (for capture) which nodes lead to an input.
-  std::unordered_map<Node*, int> deps;
-  std::vector<Node*> order;  // discovery order, children after parents
-  {
-    std::vector<Node*> stack;
-    std::unordered_set<Node*> seen;
-    for (auto& e : root_edges)
-      if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
-    while (!stack.empty()) {
-      Node* n = stack.back();
-      stack.pop_back();
-      order.push_back(n);
-      for (const Edge& e : n->next_edges()) {
-        if (!e.valid()) continue;
-        deps[e.fn.get()] += 1;
-        if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
-      }
-    }
-  }
-  std::unordered_set<Node*> needed;
-  if (capture) {
-    std::unordered_set<Node*> targets;
-    for (auto& e : input_edges) targets.insert(e.fn.get());
-    // Iterate to a fixed point: a node is needed when it is a target or leads to a needed node.
-    bool changed = true;
-    while (changed) {
-      changed = false;
-      for (auto it = order.rbegin(); it != order.rend(); ++it) {
-        Node* n = *it;
-        if (needed.count(n)) continue;
-        bool need = targets.count(n) > 0;
-        for (const Edge& e : n->next_edges())
-          if (e.valid() && needed.count(e.fn.get())) need = true;
-        if (need) {
-          needed.insert(n);
-          changed = true;
-        }
-      }
-    }
-  }
-
-  variable_list captured(inputs.size());
-  std::unordered_map<Node*, variable_list> buffers;
-  auto cmp = [](const std::shared_ptr<Node>& a, const std::shared_ptr<Node>& b) {
-    return a->sequence_nr < b->sequence_nr;
-  };
-  std::priority_queue<std::shared_ptr<Node>, std::vector<std::shared_ptr<Node>>, decltype(cmp)> ready(cmp);
-  auto deliver = [&](const Edge& e, const Tensor& g) {
-    variable_list& buf = buffers[e.fn.get()];
-    if (buf.size() < e.fn->num_outputs) buf.resize(e.fn->num_outputs);
-    accumulate_into(buf[e.input_nr], g);
-  };
-  AutoGradMode mode(create_graph);
-  for (size_t i = 0; i < root_edges.size(); ++i) deliver(root_edges[i], root_grads[i]);
+  AutoGradMode mode(task.create_graph);
+  for (size_t i = 0; i < task.root_edges.size(); ++i) task.deliver(task.root_edges[i], task.root_grads[i]);
+  ReadyQueue ready;
   {
     std::unordered_set<Node*> pushed;
-    for (auto& e : root_edges)
-      if (deps[e.fn.get()] == 0 && pushed.insert(e.fn.get()).second) ready.push(e.fn);
+    for (const Edge& e : task.root_edges)
+      if (deps.count[e.fn.get()] == 0 && pushed.insert(e.fn.get()).second) ready.push(e.fn);
   }
   std::vector<std::shared_ptr<Node>> ran;
   while (!ready.empty()) {
-    std::shared_ptr<Node> n = ready.top();
-    ready.pop();
-    variable_list in = std::move(buffers[n.get()]);
-    buffers.erase(n.get());
-    in.resize(n->num_outputs);
+    std::shared_ptr<Node> n = ready.pop();
+    variable_list in = task.take_inputs(*n);
     // Note [tensor hooks]: grad() captures before the hooks run, backward(inputs=) after.
-    if (hooks_before_capture && !n->tensor_pre_hooks.empty()) call_tensor_pre_hooks(n->tensor_pre_hooks, in);
+    if (task.hooks_before_capture && !n->tensor_pre_hooks.empty()) call_tensor_pre_hooks(n->tensor_pre_hooks, in);
     if (capture) {
-      for (uint32_t nr = 0; nr < in.size(); ++nr) {
-        auto it = capture_index.find(EdgeKey{n.get(), nr});
-        if (it != capture_index.end())
-          for (size_t k : it->second) accumulate_into(captured[k], in[nr]);
-      }
+      task.capture(*n, in);
       if (dynamic_cast<AccumulateGrad*>(n.get())) continue;
     }
-    if (!hooks_before_capture && !n->tensor_pre_hooks.empty()) call_tensor_pre_hooks(n->tensor_pre_hooks, in);
+    if (!task.hooks_before_capture && !n->tensor_pre_hooks.empty()) call_tensor_pre_hooks(n->tensor_pre_hooks, in);
     bool any = std::any_of(in.begin(), in.end(), [](const Tensor& t) { return t.defined(); });
     variable_list out;
     if (any) out = anomaly ? apply_with_anomaly_checks(*n, std::move(in)) : n->apply(std::move(in));
@@ -293,50 +249,33 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
     for (size_t i = 0; i < edges.size(); ++i) {
       const Edge& e = edges[i];
       if (!e.valid()) continue;
-      if (capture && !needed.count(e.fn.get())) continue;
-      if (i < out.size() && out[i].defined()) deliver(e, out[i]);
-      if (--deps[e.fn.get()] == 0) ready.push(e.fn);
+      if (capture && !task.needed.count(e.fn.get())) continue;
+      if (i < out.size() && out[i].defined()) task.deliver(e, out[i]);
+      if (--deps.count[e.fn.get()] == 0) ready.push(e.fn);
     }
   }
-  if (!keep_graph)
+  if (!task.keep_graph)
     for (auto& n : ran) n->release_variables();
-  if (capture && !allow_unused) {
-    for (size_t i = 0; i < inputs.size(); ++i)
-      EMBER_CHECK(captured[i].defined() || needed.count(input_edges[i].fn.get()),
+  if (capture && !task.allow_unused) {
+    for (size_t i = 0; i < task.input_edges.size(); ++i)
+      EMBER_CHECK(task.captured[i].defined() || task.needed.count(task.input_edges[i].fn.get()),
                   "One of the differentiated Tensors appears to not have been used in the graph. Set "
                   "allow_unused=True if this is the desired behavior.");
   }
-  return captured;
+  return std::move(task.captured);
 }
 
 }  // namespace
 
-void backward(const variable_list& tensors, const variable_list& grad_tensors, std::optional<bool> retain_graph,
-              bool create_graph, const variable_list& inputs) {
-  bool keep = retain_graph.value_or(create_graph);
-  if (inputs.empty()) {
-    run_backward(tensors, grad_tensors, keep, create_graph, {}, false);
-    return;
-  }
-  variable_list gs = run_backward(tensors, grad_tensors, keep, create_graph, inputs, true, true);
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!gs[i].defined()) continue;
-    AutogradMeta* m = materialize_meta(inputs[i]);
-    if (m->grad_fn) {
-      if (!m->retained_grad) m->retained_grad = std::make_shared<Tensor>();
-      accumulate_into(*m->retained_grad, gs[i]);
-    } else {
-      AccumulateGrad acc(inputs[i]);
-      acc.apply({gs[i]});
-    }
-  }
+variable_list run_backward(const variable_list& roots, const variable_list& grad_roots, bool keep_graph,
+                           bool create_graph, const variable_list& inputs, bool allow_unused,
+                           bool hooks_before_capture) {
+  GraphTask task = make_graph_task(roots, grad_roots, inputs);
+  task.keep_graph = keep_graph;
+  task.create_graph = create_graph;
+  task.allow_unused = allow_unused;
+  task.hooks_before_capture = hooks_before_capture;
+  return execute(task);
 }
 
-variable_list grad(const variable_list& outputs, const variable_list& inputs, const variable_list& grad_outputs,
-                   std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {
-  EMBER_CHECK(!inputs.empty(), "grad requires at least one input");
-  return run_backward(outputs, grad_outputs, retain_graph.value_or(create_graph), create_graph, inputs,
-                      allow_unused, false);
-}
-
-}  // namespace ember::autograd
+}  // namespace ember::autograd::detail

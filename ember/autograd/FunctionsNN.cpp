@@ -81,7 +81,9 @@ Tensor elu_backward(const Tensor& grad, const Tensor& self, const Scalar& alpha,
   return ember::where(ember::le(self, Scalar(0)), neg, grad * scale);
 }
 
-double celu_input_scale(const Scalar& alpha) { return 1.0 / static_cast<double>(static_cast<float>(alpha.to_double())); }
+double celu_input_scale(const Scalar& alpha) {
+  return 1.0 / static_cast<double>(static_cast<float>(alpha.to_double()));
+}
 
 Tensor softplus_backward(const Tensor& grad, const Tensor& self, const Scalar& beta, const Scalar& threshold) {
   const Tensor bx = self * beta;

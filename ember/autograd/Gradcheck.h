@@ -41,7 +41,8 @@ struct GradcheckResult {
 /// Checks the gradients of fn at `inputs` against finite differences (Note [gradcheck]). "input i" in
 /// messages counts the inputs that require grad. Errors (ValueError): no input requires grad. Errors of
 /// fn itself propagate.
-GradcheckResult gradcheck(const GradcheckFunction& fn, const variable_list& inputs, const GradcheckOptions& options = {});
+GradcheckResult gradcheck(const GradcheckFunction& fn, const variable_list& inputs,
+                          const GradcheckOptions& options = {});
 
 /// Checks the second derivatives of fn at `inputs` (gradcheck of fn's backward). `grad_outputs` are the
 /// vectors the backward is applied to, one per output that requires grad; when empty they are drawn

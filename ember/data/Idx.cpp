@@ -102,7 +102,8 @@ class IdxFile {
     ensure(2);
     if (zs_.avail_in >= 2 && zs_.next_in[0] == 0x1F && zs_.next_in[1] == 0x8B) {
       const int r = inflateInit2(&zs_, 16 + MAX_WBITS);  // gzip wrapper only
-      EMBER_CHECK(r == Z_OK, "read_idx: '{}': cannot start zlib ({})", path_, r == Z_MEM_ERROR ? "out of memory" : "error");
+      EMBER_CHECK(r == Z_OK, "read_idx: '{}': cannot start zlib ({})", path_,
+                  r == Z_MEM_ERROR ? "out of memory" : "error");
       mode_ = Mode::Gzip;
     } else {
       mode_ = Mode::Plain;

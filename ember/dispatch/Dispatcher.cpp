@@ -18,8 +18,9 @@ std::string_view key_name(DispatchKey k) {
 }
 
 bool parse_key(std::string_view name, DispatchKey* out) {
-  for (DispatchKey k : {DispatchKey::CPU, DispatchKey::CUDA, DispatchKey::ADInplaceOrView, DispatchKey::Autograd, DispatchKey::Tracer,
-                        DispatchKey::CompositeImplicitAutograd, DispatchKey::CompositeExplicitAutograd}) {
+  for (DispatchKey k :
+       {DispatchKey::CPU, DispatchKey::CUDA, DispatchKey::ADInplaceOrView, DispatchKey::Autograd, DispatchKey::Tracer,
+        DispatchKey::CompositeImplicitAutograd, DispatchKey::CompositeExplicitAutograd}) {
     if (key_name(k) == name) {
       *out = k;
       return true;

@@ -8,8 +8,8 @@
 // an alias of FunctionalModuleImpl<Options, function, "Name">: the options struct is the public `options`
 // member and the constructor forwards its arguments to the options' constructor (ReLU(true), Softmax(1),
 // Threshold(0.1, 20)). Options void means a module without options (Sigmoid). The name is the class name
-// Python prints (Module::name(); the default would be the template's demangled name). Losses (LossModuleImpl) also register their weight tensors as buffers, as
-// Python's weighted losses do, so their state dicts match.
+// Python prints (Module::name(); the default would be the template's demangled name). Losses (LossModuleImpl) also
+// register their weight tensors as buffers, as Python's weighted losses do, so their state dicts match.
 #include <algorithm>
 #include <concepts>
 #include <cstddef>

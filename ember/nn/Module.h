@@ -24,8 +24,8 @@
 #include "ember/nn/OrderedDict.h"
 
 namespace ember::serialize {
-class OutputArchive;  // ember/serialize/Checkpoint.h
-class InputArchive;
+class OutputArchive;  // ember/serialize/OutputArchive.h
+class InputArchive;   // ember/serialize/InputArchive.h
 }  // namespace ember::serialize
 
 namespace ember::nn {
@@ -145,7 +145,7 @@ class Module : public std::enable_shared_from_this<Module> {
   void load_state_dict(const OrderedDict<std::string, Tensor>& state, bool strict = true);
 
   /// Writes the state dict's entries into archive under their dotted names (LibTorch's Module::save; Note
-  /// [checkpoint archives] in ember/serialize/Checkpoint.h). Other keys of the archive are kept.
+  /// [checkpoint archives] in ember/serialize/OutputArchive.h). Other keys of the archive are kept.
   virtual void save(serialize::OutputArchive& archive) const;
   /// Loads the entries of the state dict's keys from archive (written by save(), or any archive holding them,
   /// e.g. Python's ember.save(model.state_dict(), path)) with load_state_dict's checks; other keys of the

@@ -5,8 +5,9 @@
 #include <ostream>
 
 #include "ember/base/Error.h"
-#include "ember/serialize/Archive.h"
-#include "ember/serialize/Checkpoint.h"
+#include "ember/serialize/EmberFormat.h"
+#include "ember/serialize/InputArchive.h"
+#include "ember/serialize/OutputArchive.h"
 
 namespace ember {
 

@@ -80,10 +80,13 @@ class Formatter {
       }
       if (int_mode_) {
         sci_ = hi / lo > 1000.0L || hi > 1.0e8L;
-        for (long double x : nz) width_ = std::max(width_, sci_ ? sci(x).size() : fmt::format("{:.0f}", static_cast<double>(x)).size() + 1);
+        for (long double x : nz)
+          width_ = std::max(width_, sci_ ? sci(x).size() : fmt::format("{:.0f}", static_cast<double>(x)).size() + 1);
       } else {
         sci_ = hi / lo > 1000.0L || hi > 1.0e8L || lo < 1.0e-4L;
-        for (long double x : nz) width_ = std::max(width_, sci_ ? sci(x).size() : fmt::format("{:.{}f}", static_cast<double>(x), o_.precision).size());
+        for (long double x : nz)
+          width_ = std::max(width_,
+                            sci_ ? sci(x).size() : fmt::format("{:.{}f}", static_cast<double>(x), o_.precision).size());
       }
       // Only with a nonzero finite value, as PyTorch's _Formatter (zeros, NaN and inf alone print as "0.",
       // "nan", "inf" even with sci_mode=True).
@@ -138,7 +141,8 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
 
 std::string vector_str(const Tensor& t, size_t indent, bool summarize, const Formatter& f, const PrintOptions& o) {
   size_t element_len = f.width() + 2;
-  size_t per_line = std::max<size_t>(1, (static_cast<size_t>(o.linewidth) - std::min<size_t>(indent, o.linewidth)) / element_len);
+  size_t per_line =
+      std::max<size_t>(1, (static_cast<size_t>(o.linewidth) - std::min<size_t>(indent, o.linewidth)) / element_len);
   std::vector<std::string> data;
   int64_t n = t.size(0), e = o.edgeitems;
   if (summarize && e == 0) {
@@ -155,7 +159,8 @@ std::string vector_str(const Tensor& t, size_t indent, bool summarize, const For
   }
   std::vector<std::string> lines;
   for (size_t i = 0; i < data.size(); i += per_line)
-    lines.push_back(join(std::vector<std::string>(data.begin() + i, data.begin() + std::min(data.size(), i + per_line)), ", "));
+    lines.push_back(
+        join(std::vector<std::string>(data.begin() + i, data.begin() + std::min(data.size(), i + per_line)), ", "));
   return "[" + join(lines, ",\n" + std::string(indent + 1, ' ')) + "]";
 }
 
@@ -171,7 +176,8 @@ std::string tensor_str(const Tensor& t, size_t indent, bool summarize, const For
   } else {
     for (int64_t i = 0; i < n; ++i) slices.push_back(tensor_str(t.select(0, i), indent + 1, summarize, f, o));
   }
-  return "[" + join(slices, "," + std::string(static_cast<size_t>(t.dim() - 1), '\n') + std::string(indent + 1, ' ')) + "]";
+  return "[" + join(slices, "," + std::string(static_cast<size_t>(t.dim() - 1), '\n') + std::string(indent + 1, ' ')) +
+         "]";
 }
 
 }  // namespace

@@ -92,7 +92,8 @@ std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
   EMBER_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: {}", chunks);
   const int64_t split_size = (size + chunks - 1) / chunks;
   // An empty dim still gives `chunks` (empty) pieces, as PyTorch: split would give one.
-  if (split_size == 0 && size == 0) return ember::split_with_sizes(self, DimVector(static_cast<size_t>(chunks), 0), dim);
+  if (split_size == 0 && size == 0)
+    return ember::split_with_sizes(self, DimVector(static_cast<size_t>(chunks), 0), dim);
   return ember::split(self, split_size, dim);
 }
 
@@ -118,7 +119,8 @@ Tensor repeat(const Tensor& self, IntArrayRef repeats) {
   for (int64_t s : self.sizes()) padded.push_back(s);
   DimVector target(static_cast<size_t>(n)), tiled, source;
   for (int64_t i = 0; i < n; ++i) {
-    EMBER_CHECK(repeats[i] >= 0, "repeat: repeats must be non-negative, but got repeats=[{}]", fmt::join(repeats, ", "));
+    EMBER_CHECK(repeats[i] >= 0, "repeat: repeats must be non-negative, but got repeats=[{}]",
+                fmt::join(repeats, ", "));
     target[i] = padded[i] * repeats[i];
     tiled.push_back(repeats[i]);
     tiled.push_back(padded[i]);

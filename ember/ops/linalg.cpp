@@ -44,8 +44,9 @@ std::string_view type_meta_name(DType dtype) {
 
 namespace {
 void check_same_dtype(std::string_view op, const Tensor& a, const Tensor& b) {
-  EMBER_CHECK(a.dtype() == b.dtype(), "{}: expected scalar type {} but found {} (both operands must have the same dtype)",
-              op, scalar_type_name(a.dtype()), scalar_type_name(b.dtype()));
+  EMBER_CHECK(a.dtype() == b.dtype(),
+              "{}: expected scalar type {} but found {} (both operands must have the same dtype)", op,
+              scalar_type_name(a.dtype()), scalar_type_name(b.dtype()));
 }
 }  // namespace
 
@@ -74,8 +75,9 @@ void check_mv(std::string_view op, const Tensor& self, const Tensor& vec) {
   EMBER_CHECK_INDEX(self.dim() > 0, "{}: Dimension specified as 0 but tensor has no dimensions", op);
   EMBER_CHECK(self.dim() == 2 && vec.dim() == 1, "{}: vector + matrix @ vector expected, got 1, {}, {}", op,
               self.dim(), vec.dim());
-  EMBER_CHECK(self.size(1) == vec.size(0), "{}: size mismatch, got {}, {}x{},{} (the matrix has {} columns, the vector {} elements)",
-              op, self.size(0), self.size(0), self.size(1), vec.size(0), self.size(1), vec.size(0));
+  EMBER_CHECK(self.size(1) == vec.size(0),
+              "{}: size mismatch, got {}, {}x{},{} (the matrix has {} columns, the vector {} elements)", op,
+              self.size(0), self.size(0), self.size(1), vec.size(0), self.size(1), vec.size(0));
   check_same_dtype(op, self, vec);
 }
 

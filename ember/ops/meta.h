@@ -1,8 +1,9 @@
 #pragma once
 // Note [shape rules]
-// Each op of the database may name a shape/dtype rule (`shape:` in the op database, ember/ops/README.md). infer_meta() applies it to a
-// call's boxed arguments and returns the result's sizes and dtype without computing anything, so graph
-// passes can propagate shapes and tests can check every kernel against its rule. The rules:
+// Each op of the database names a shape/dtype rule (`shape:`, ember/ops/README.md) or says why it has none
+// (`no_shape:`). infer_meta() applies the rule to a call's boxed arguments and returns the result's sizes and
+// dtype without computing anything, so graph passes can propagate shapes and tests can check every kernel
+// against its rule. The rules:
 //   unary        self's sizes and dtype
 //   unary_float  self's sizes; integral and bool dtypes become the default floating dtype
 //   unary_bool   self's sizes; bool

@@ -8,8 +8,8 @@ namespace ember {
 
 int64_t checked_dim(const char* op, int64_t dim, int64_t ndim) {
   const int64_t n = std::max<int64_t>(ndim, 1);
-  EMBER_CHECK_INDEX(dim >= -n && dim < n, "{}: Dimension out of range (expected to be in range of [{}, {}], but got {})",
-                    op, -n, n - 1, dim);
+  EMBER_CHECK_INDEX(dim >= -n && dim < n,
+                    "{}: Dimension out of range (expected to be in range of [{}, {}], but got {})", op, -n, n - 1, dim);
   return dim < 0 ? dim + n : dim;
 }
 

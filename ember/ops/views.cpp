@@ -91,8 +91,9 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool /*implicit*/) {
       sizes[i] = want;
       strides[i] = have == want ? self.strides()[j] : 0;
     } else {
-      EMBER_CHECK(want >= 0, "The expanded size of the tensor ({}) isn't allowed in a leading, non-existing dimension {}",
-                  want, i);
+      EMBER_CHECK(want >= 0,
+                  "The expanded size of the tensor ({}) isn't allowed in a leading, non-existing dimension {}", want,
+                  i);
       sizes[i] = want;
       strides[i] = 0;
     }
@@ -163,7 +164,8 @@ Tensor squeeze(const Tensor& self) {
 
 Tensor squeeze(const Tensor& self, int64_t dim) {
   int64_t d = wrap_dim(dim, self.dim());
-  if (self.dim() == 0 || self.sizes()[d] != 1) return make_view(self, self.sizes(), self.strides(), self.storage_offset());
+  if (self.dim() == 0 || self.sizes()[d] != 1)
+    return make_view(self, self.sizes(), self.strides(), self.storage_offset());
   DimVector sizes(self.sizes()), strides(self.strides());
   sizes.erase(sizes.begin() + d);
   strides.erase(strides.begin() + d);

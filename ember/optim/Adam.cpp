@@ -66,7 +66,8 @@ std::unique_ptr<OptimizerParamState> AdamParamState::clone() const {
 }
 
 std::vector<std::pair<std::string, IValue>> AdamParamState::items() const {
-  std::vector<std::pair<std::string, IValue>> items{{"step", step_}, {"exp_avg", exp_avg_}, {"exp_avg_sq", exp_avg_sq_}};
+  std::vector<std::pair<std::string, IValue>> items{
+      {"step", step_}, {"exp_avg", exp_avg_}, {"exp_avg_sq", exp_avg_sq_}};
   if (max_exp_avg_sq_.defined()) items.emplace_back("max_exp_avg_sq", max_exp_avg_sq_);
   return items;
 }

@@ -13,7 +13,7 @@
 #include "ember/autograd/autograd.h"
 #include "ember/ops/Functions.h"
 #include "ember/optim/Update.h"
-#include "ember/serialize/Archive.h"
+#include "ember/serialize/EmberFormat.h"
 
 namespace ember::optim {
 

@@ -253,7 +253,7 @@ void check_option(bool ok, const std::string& message);
 
 namespace ember {
 
-/// Writes optimizer.state_dict() to path in the archive format of Python's ember.save (LibTorch's
+/// Writes optimizer.state_dict() to path in the file format of Python's ember.save (LibTorch's
 /// torch::save(optimizer, path)). Errors: as ember::serialize::save.
 void save(const optim::Optimizer& optimizer, const std::string& path);
 /// Loads a state dict saved by ember::save or Python's ember.save(optimizer.state_dict(), path) into

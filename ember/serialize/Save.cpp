@@ -1,6 +1,6 @@
 #include "ember/serialize/Save.h"
 
-#include "ember/serialize/Archive.h"
+#include "ember/serialize/EmberFormat.h"
 
 namespace ember {
 namespace {

@@ -1,5 +1,5 @@
 #pragma once
-// LibTorch's torch::save / torch::load for tensors, over Ember's archive (Note [archive format] in Archive.h):
+// LibTorch's torch::save / torch::load for tensors, over Ember's archive (Note [ember format] in EmberFormat.h):
 // the files are the ones Python's ember.save(tensor, path) and ember.save([t1, t2], path) write, and
 // ember.load reads these. The nn and optim layers add overloads of the same names for modules and optimizers.
 //

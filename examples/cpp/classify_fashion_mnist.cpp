@@ -15,7 +15,7 @@
 //
 // `make demo` runs training, export and this program in that order.
 #include <ember/ember.h>
-#include <ember/jit/runtime/Archive.h>
+#include <ember/jit/runtime/SavedModule.h>
 
 #include <algorithm>
 #include <array>

@@ -1,7 +1,7 @@
 // Ember's main job from C++ with no Python: trains the CNN of examples/fashion_mnist/train.py on the 60,000
 // Fashion-MNIST training images and tests it on the 10,000 test images after every epoch, with Ember's C++
 // frontend — ember::nn modules in LibTorch's holder style, ember::optim's AdamW and OneCycleLR, ember::data's
-// DataLoader — then saves the trained model's state dict with ember::save, in the archive format of Python's
+// DataLoader — then saves the trained model's state dict with ember::save, in the file format of Python's
 // ember.save, which train.py loads and evaluates (`--eval-state-dict PATH`, on Ember or on PyTorch).
 //
 //   make && build/examples/cpp/train_fashion_mnist [--epochs 3] [--threads 2] [--data-dir DIR]

@@ -153,8 +153,8 @@ bool is_int_list_element(PyObject* o) {
   return overflow == 0;
 }
 
-// For a tuple or list (or one int) given for an int[] parameter: why it is no tuple of ints, as PyTorch words it ("but found
-// element of type float at pos 2"); empty when the sequence is not the problem.
+// For a tuple or list (or one int) given for an int[] parameter: why it is no tuple of ints, as PyTorch words it ("but
+// found element of type float at pos 2"); empty when the sequence is not the problem.
 std::string int_list_mismatch(PyObject* o) {
   if (is_int_like(o) && !is_int_list_element(o))  // empty(2**63): the one element overflows
     return fmt::format("tuple of ints, but found element of type {} at pos 1", py_type_name(o));
@@ -387,7 +387,8 @@ Signature make_signature(const OperatorHandle& op) {
                         sig.args[first].kind == ArgKind::IntList;
   if (fs.returns.size() == 1 && fs.returns[0].alias && fs.returns[0].alias->is_write) {
     for (size_t i = 0; i < fs.arguments.size(); ++i)
-      if (fs.arguments[i].alias && fs.arguments[i].alias->set == fs.returns[0].alias->set) sig.returns_alias_of = static_cast<int>(i);
+      if (fs.arguments[i].alias && fs.arguments[i].alias->set == fs.returns[0].alias->set)
+        sig.returns_alias_of = static_cast<int>(i);
   }
   // Note [requires_grad of factories]
   // PyTorch's Python signatures of the tensor factories (zeros, ones, full, arange, rand, randn, empty, the
@@ -471,7 +472,8 @@ bool parse_call(const Signature& sig, PyObject* const* args, Py_ssize_t nargs, P
     return false;
   };
   if (npos > sig.num_positional)
-    return fail([&] { return fmt::format("takes {} positional arguments but {} were given", sig.num_positional, npos); });
+    return fail(
+        [&] { return fmt::format("takes {} positional arguments but {} were given", sig.num_positional, npos); });
   for (Py_ssize_t i = 0; i < npos; ++i) given[i] = args[i];
   if (varargs_tuple) given[sig.self_offset] = varargs_tuple;
 
@@ -491,7 +493,8 @@ bool parse_call(const Signature& sig, PyObject* const* args, Py_ssize_t nargs, P
         if (requires_grad) *requires_grad = args[nargs + k];
         continue;
       }
-      if (j == n) return fail([&] { return fmt::format("got an unexpected keyword argument '{}'", PyUnicode_AsUTF8(key)); });
+      if (j == n)
+        return fail([&] { return fmt::format("got an unexpected keyword argument '{}'", PyUnicode_AsUTF8(key)); });
       if (given[j]) return fail([&] { return fmt::format("got multiple values for argument '{}'", sig.args[j].name); });
       given[j] = args[nargs + k];
     }

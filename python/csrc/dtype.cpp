@@ -95,8 +95,8 @@ PyObject* device_new(PyTypeObject*, PyObject* args, PyObject* kwargs) {
   if (index != Py_None) {
     long i = PyLong_AsLong(index);
     if (i == -1 && PyErr_Occurred()) return nullptr;
-    EMBER_CHECK(d.index < 0, "device(): type (string) must not include an index because index was passed explicitly: {}",
-                d.str());
+    EMBER_CHECK(d.index < 0,
+                "device(): type (string) must not include an index because index was passed explicitly: {}", d.str());
     EMBER_CHECK(i >= 0, "Device index must not be negative");
     d.index = static_cast<int8_t>(i);
   }

@@ -187,21 +187,25 @@ void init_jit(py::module_& m) {
         s.state->set_warning_handler(&py_warn);
         return s;
       }))
-      .def("add_input", [](PyTracingState& s, py::handle t, const std::string& name) {
-        s.state->add_input(as_tensor(t, "jit.trace input"), name);
-      })
-      .def("add_self", [](PyTracingState& s, const std::string& cls) { s.state->add_self(jit::ClassType::create(cls)); })
-      .def("register_submodule", [](PyTracingState& s, const std::string& path, const std::string& cls) {
-        s.state->register_submodule(path, jit::ClassType::create(cls));
-      })
-      .def("register_attribute", [](PyTracingState& s, py::handle t, const std::string& path) {
-        s.state->register_attribute(as_tensor(t, "register_attribute"), path);
-      })
-      .def("register_output", [](PyTracingState& s, py::handle o) {
-        s.state->graph().register_output(output_value(*s.state, o));
-      }, "Makes o (a tensor, or a tuple, list or dict of them) the graph's output.")
-      .def("finish", [](PyTracingState& s) { s.state->finish(); },
-           "Removes unused nodes and verifies the graph (TracingState::finish).")
+      .def("add_input", [](PyTracingState& s, py::handle t,
+                           const std::string& name) { s.state->add_input(as_tensor(t, "jit.trace input"), name); })
+      .def("add_self",
+           [](PyTracingState& s, const std::string& cls) { s.state->add_self(jit::ClassType::create(cls)); })
+      .def("register_submodule",
+           [](PyTracingState& s, const std::string& path, const std::string& cls) {
+             s.state->register_submodule(path, jit::ClassType::create(cls));
+           })
+      .def("register_attribute",
+           [](PyTracingState& s, py::handle t, const std::string& path) {
+             s.state->register_attribute(as_tensor(t, "register_attribute"), path);
+           })
+      .def(
+          "register_output",
+          [](PyTracingState& s, py::handle o) { s.state->graph().register_output(output_value(*s.state, o)); },
+          "Makes o (a tensor, or a tuple, list or dict of them) the graph's output.")
+      .def(
+          "finish", [](PyTracingState& s) { s.state->finish(); },
+          "Removes unused nodes and verifies the graph (TracingState::finish).")
       .def_property_readonly("graph", [](PyTracingState& s) { return s.state->graph_ptr(); });
 
   py::class_<PyTracingScope>(m, "_TracingScope", "Tracing on for this thread until close() (Note [tracing]).")

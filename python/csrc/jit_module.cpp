@@ -12,7 +12,7 @@
 #include <pybind11/stl.h>
 
 #include "ember/jit/passes/Passes.h"
-#include "ember/jit/runtime/Archive.h"
+#include "ember/jit/runtime/SavedModule.h"
 #include "ember/jit/runtime/Interpreter.h"
 #include "ember/jit/runtime/Module.h"
 #include "jit.h"
@@ -55,7 +55,8 @@ IValue python_to_ivalue(py::handle o) {
   }
   if (PyDict_Check(p)) {
     std::vector<std::pair<IValue, IValue>> items;
-    for (auto [k, v] : py::reinterpret_borrow<py::dict>(o)) items.emplace_back(python_to_ivalue(k), python_to_ivalue(v));
+    for (auto [k, v] : py::reinterpret_borrow<py::dict>(o))
+      items.emplace_back(python_to_ivalue(k), python_to_ivalue(v));
     return IValue::dict(std::move(items));
   }
   throw py::type_error(std::string("ember.jit: cannot pass a value of type '") + Py_TYPE(p)->tp_name +
@@ -84,55 +85,70 @@ void init_jit_module(py::module_& m) {
                           "A runtime module (ember/jit/runtime/Module.h); Note [python script modules].")
       .def(py::init<std::string>(), py::arg("class_name"))
       .def_property_readonly("class_name", [](const jit::Module& mod) { return mod.type()->name(); })
-      .def("register_parameter", [](jit::Module& mod, const std::string& n, py::handle t) {
-        mod.register_parameter(n, unwrap_tensor_arg(t, "register_parameter"));
-      })
-      .def("register_buffer", [](jit::Module& mod, const std::string& n, py::handle t) {
-        mod.register_buffer(n, unwrap_tensor_arg(t, "register_buffer"));
-      })
+      .def("register_parameter",
+           [](jit::Module& mod, const std::string& n, py::handle t) {
+             mod.register_parameter(n, unwrap_tensor_arg(t, "register_parameter"));
+           })
+      .def("register_buffer", [](jit::Module& mod, const std::string& n,
+                                 py::handle t) { mod.register_buffer(n, unwrap_tensor_arg(t, "register_buffer")); })
       .def("register_module", &jit::Module::register_module)
-      .def("register_attribute", [](jit::Module& mod, const std::string& n, py::handle v) {
-        mod.register_attribute(n, python_to_ivalue(v));
-      }, "A plain attribute of the value's type (int, float, bool, str, Tensor, lists and tuples of those).")
-      .def("set_attr", [](jit::Module& mod, const std::string& n, py::handle v) { mod.set_attr(n, python_to_ivalue(v)); })
+      .def(
+          "register_attribute",
+          [](jit::Module& mod, const std::string& n, py::handle v) { mod.register_attribute(n, python_to_ivalue(v)); },
+          "A plain attribute of the value's type (int, float, bool, str, Tensor, lists and tuples of those).")
+      .def("set_attr",
+           [](jit::Module& mod, const std::string& n, py::handle v) { mod.set_attr(n, python_to_ivalue(v)); })
       .def("attr", [](const jit::Module& mod, const std::string& n) { return ivalue_to_python(mod.attr(n)); })
       .def("has_attr", &jit::Module::has_attr)
-      .def("slots", [](const jit::Module& mod) {
-        // (name, kind, value) in order; kind is "parameter", "buffer", "module" or "attribute".
-        py::list l;
-        for (const jit::Slot& s : mod.object()->slots()) {
-          static const char* const kinds[] = {"parameter", "buffer", "module", "attribute"};
-          py::object v = s.kind == jit::SlotKind::Module ? py::cast(jit::Module(s.module)) : ivalue_to_python(s.value);
-          l.append(py::make_tuple(s.name, kinds[static_cast<int>(s.kind)], v));
-        }
-        return l;
-      }, "The attribute table: (name, kind, value) per slot, kind one of parameter, buffer, module, attribute.")
-      .def("named_parameters", [](const jit::Module& mod, bool recurse) { return named_tensors(mod.named_parameters(recurse)); },
-           py::arg("recurse") = true)
-      .def("named_buffers", [](const jit::Module& mod, bool recurse) { return named_tensors(mod.named_buffers(recurse)); },
-           py::arg("recurse") = true)
+      .def(
+          "slots",
+          [](const jit::Module& mod) {
+            // (name, kind, value) in order; kind is "parameter", "buffer", "module" or "attribute".
+            py::list l;
+            for (const jit::Slot& s : mod.object()->slots()) {
+              static const char* const kinds[] = {"parameter", "buffer", "module", "attribute"};
+              py::object v =
+                  s.kind == jit::SlotKind::Module ? py::cast(jit::Module(s.module)) : ivalue_to_python(s.value);
+              l.append(py::make_tuple(s.name, kinds[static_cast<int>(s.kind)], v));
+            }
+            return l;
+          },
+          "The attribute table: (name, kind, value) per slot, kind one of parameter, buffer, module, attribute.")
+      .def(
+          "named_parameters",
+          [](const jit::Module& mod, bool recurse) { return named_tensors(mod.named_parameters(recurse)); },
+          py::arg("recurse") = true)
+      .def(
+          "named_buffers",
+          [](const jit::Module& mod, bool recurse) { return named_tensors(mod.named_buffers(recurse)); },
+          py::arg("recurse") = true)
       .def("is_training", &jit::Module::is_training)
       .def("train", &jit::Module::train, py::arg("on") = true)
-      .def("define_method", [](jit::Module& mod, const std::string& n, std::shared_ptr<Graph> g) {
-        mod.define_method(n, std::move(g));
-      })
+      .def("define_method",
+           [](jit::Module& mod, const std::string& n, std::shared_ptr<Graph> g) { mod.define_method(n, std::move(g)); })
       .def("has_method", &jit::Module::has_method)
       .def("method_names", &jit::Module::method_names)
       .def("method_graph", [](const jit::Module& mod, const std::string& n) { return mod.method(n).graph; })
-      .def("run_method", [](const jit::Module& mod, const std::string& n, const py::sequence& args) {
-        std::vector<IValue> in = to_inputs(args);
-        IValue out;
-        {
-          py::gil_scoped_release nogil;  // Note [module thread safety]
-          out = mod.run_method(n, std::move(in));
-        }
-        return ivalue_to_python(out);
-      }, "Runs method n with the inputs args (self not counted) in the interpreter, the GIL released.")
+      .def(
+          "run_method",
+          [](const jit::Module& mod, const std::string& n, const py::sequence& args) {
+            std::vector<IValue> in = to_inputs(args);
+            IValue out;
+            {
+              py::gil_scoped_release nogil;  // Note [module thread safety]
+              out = mod.run_method(n, std::move(in));
+            }
+            return ivalue_to_python(out);
+          },
+          "Runs method n with the inputs args (self not counted) in the interpreter, the GIL released.")
       .def("same", [](const jit::Module& a, const jit::Module& b) { return a.object() == b.object(); })
-      .def("save", [](const jit::Module& mod, const std::string& path, const jit::ExtraFiles& extra) {
-        py::gil_scoped_release nogil;
-        jit::save(mod, path, extra);
-      }, py::arg("path"), py::arg("extra_files") = jit::ExtraFiles{}, "Writes the module to path atomically.");
+      .def(
+          "save",
+          [](const jit::Module& mod, const std::string& path, const jit::ExtraFiles& extra) {
+            py::gil_scoped_release nogil;
+            jit::save(mod, path, extra);
+          },
+          py::arg("path"), py::arg("extra_files") = jit::ExtraFiles{}, "Writes the module to path atomically.");
 
   m.def("_jit_load", [](const std::string& path) {
     jit::ExtraFiles extra;

@@ -359,8 +359,10 @@ PYBIND11_MODULE(_C, m) {
         }
       }, py::arg("path"), "Loads a shared library of ops (ember::load_library); OSError when the OS cannot load it.");
   m.def("_loaded_libraries", &ember::loaded_libraries, "The op libraries loaded so far, in order.");
-  m.def("_qualified_op", [](const std::string& name) { return py::reinterpret_steal<py::object>(make_qualified_op(name)); },
-        py::arg("name"), "The op object of every overload of 'ns::op', or None when no such op is defined.");
+  m.def(
+      "_qualified_op",
+      [](const std::string& name) { return py::reinterpret_steal<py::object>(make_qualified_op(name)); },
+      py::arg("name"), "The op object of every overload of 'ns::op', or None when no such op is defined.");
   m.def("set_num_threads", &ember::set_num_threads, py::arg("n"),
         "Sets the number of threads used by CPU kernels (and OpenBLAS). Raises RuntimeError for n < 1.");
   m.def("get_num_threads", &ember::get_num_threads, "Number of threads used by CPU kernels.");
@@ -415,9 +417,10 @@ PYBIND11_MODULE(_C, m) {
   }, "Every provider of faster kernels and whether it is on: {'blas': True, ...}.");
   m.def("_get_provider_enabled", [](const std::string& name) { return cpu::provider_enabled(name); },
         py::arg("name"), "Whether the provider called name is on. Raises RuntimeError for an unknown name.");
-  m.def("_set_provider_enabled", [](const std::string& name, bool enabled) { cpu::set_provider_enabled(name, enabled); },
-        py::arg("name"), py::arg("enabled"),
-        "Switches the provider called name on or off. Raises RuntimeError for an unknown name.");
+  m.def(
+      "_set_provider_enabled", [](const std::string& name, bool enabled) { cpu::set_provider_enabled(name, enabled); },
+      py::arg("name"), py::arg("enabled"),
+      "Switches the provider called name on or off. Raises RuntimeError for an unknown name.");
   m.def("_blas_config", &backends::blas::config,
         "OpenBLAS's build configuration, the core it chose and the path of the loaded library.");
   m.def("_onednn_config", &backends::onednn::config,

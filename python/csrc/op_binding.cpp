@@ -137,7 +137,9 @@ PyObject* op_get_doc(PyObject* self, void*) {
   if (!d.empty()) doc += "\n" + d + "\n";
   return PyUnicode_FromString(doc.c_str());
 }
-PyObject* op_get_name(PyObject* self, void*) { return PyUnicode_FromString(reinterpret_cast<PyOp*>(self)->name->c_str()); }
+PyObject* op_get_name(PyObject* self, void*) {
+  return PyUnicode_FromString(reinterpret_cast<PyOp*>(self)->name->c_str());
+}
 PyObject* op_get_schemas(PyObject* self, void*) {
   PyOp* op = reinterpret_cast<PyOp*>(self);
   PyObject* l = PyList_New(0);
@@ -293,10 +295,12 @@ void init_ops(PyObject* m, PyObject* functions, PyObject* module_functions) {
   for (auto& [name, op] : methods) sort_overloads(*op->overloads);
   for (auto& [mod, ops] : module_ops)
     for (auto& [name, op] : ops) sort_overloads(*op->overloads);
-  for (const std::string& n : fn_order) PyDict_SetItemString(functions, n.c_str(), reinterpret_cast<PyObject*>(functions_by_name()[n]));
+  for (const std::string& n : fn_order)
+    PyDict_SetItemString(functions, n.c_str(), reinterpret_cast<PyObject*>(functions_by_name()[n]));
   for (auto& [mod, names] : module_order) {
     PyObject* d = PyDict_New();
-    for (const std::string& n : names) PyDict_SetItemString(d, n.c_str(), reinterpret_cast<PyObject*>(module_ops[mod][n]));
+    for (const std::string& n : names)
+      PyDict_SetItemString(d, n.c_str(), reinterpret_cast<PyObject*>(module_ops[mod][n]));
     PyDict_SetItemString(module_functions, mod.c_str(), d);
     Py_DECREF(d);
   }

@@ -1,4 +1,4 @@
-// ember._C._save / _load: Python objects <-> IValue trees for ember/serialize (Note [archive format]); the
+// ember._C._save / _load: Python objects <-> IValue trees for ember/serialize (Note [ember format]); the
 // Python wrappers with PyTorch's signatures are in ember/serialization.py.
 #include "serialization.h"
 
@@ -10,7 +10,7 @@
 #include <unordered_set>
 
 #include "dtype.h"
-#include "ember/serialize/Archive.h"
+#include "ember/serialize/EmberFormat.h"
 #include "tensor.h"
 
 namespace py = pybind11;
@@ -307,7 +307,7 @@ void init_serialization(py::module_& m) {
         serialize::save(v, path, &attrs);
       },
       py::arg("obj"), py::arg("path"), py::arg("classes"),
-      "Writes obj as an Ember archive to path (atomically). classes: (Parameter, Size, rebuild_namedtuple).");
+      "Writes obj in Ember's file format to path (atomically). classes: (Parameter, Size, rebuild_namedtuple).");
   m.def(
       "_save_to",
       [](py::handle obj, py::handle f, py::handle classes) {
@@ -318,7 +318,7 @@ void init_serialization(py::module_& m) {
             v, [&](const void* data, size_t n) { write_all(f, write, static_cast<const char*>(data), n); }, &attrs);
       },
       py::arg("obj"), py::arg("f"), py::arg("classes"),
-      "Writes obj as an Ember archive through f.write(memoryview) calls (Note [short writes]).");
+      "Writes obj in Ember's file format through f.write(memoryview) calls (Note [short writes]).");
   m.def(
       "_load",
       [](py::handle source, std::string name, py::handle classes) -> py::object {
@@ -336,7 +336,7 @@ void init_serialization(py::module_& m) {
         return FromIValue(PyClasses(classes), attrs).convert(v);
       },
       py::arg("source"), py::arg("name"), py::arg("classes"),
-      "Reads an Ember archive from a path (str) or from bytes (name stands for it in errors). classes: "
+      "Reads a file in Ember's format from a path (str) or from bytes (name stands for it in errors). classes: "
       "(Parameter, Size, rebuild_namedtuple): tensors recorded as parameters come back as Parameter(tensor, "
       "requires_grad), Sizes as Size(items), namedtuples as rebuild_namedtuple(module, qualname, fields, items).");
 }

@@ -232,7 +232,8 @@ Tensor from_numpy_impl(PyObject* arr) {
   DType dt = *found;
   int64_t es = element_size(dt);
   DimVector sizes, strides;
-  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(shape_o); ++i) sizes.push_back(PyLong_AsLongLong(PyTuple_GET_ITEM(shape_o, i)));
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(shape_o); ++i)
+    sizes.push_back(PyLong_AsLongLong(PyTuple_GET_ITEM(shape_o, i)));
   if (strides_o && strides_o != Py_None) {
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(strides_o); ++i) {
       int64_t s = PyLong_AsLongLong(PyTuple_GET_ITEM(strides_o, i));
@@ -273,7 +274,8 @@ PyObject* py_tensor(PyObject*, PyObject* args, PyObject* kwargs) {
   }
   if (device_o != Py_None) {
     Device d;
-    EMBER_CHECK_TYPE(as_device(device_o, &d), "tensor(): argument 'device' must be Device, not {}", py_type_name(device_o));
+    EMBER_CHECK_TYPE(as_device(device_o, &d), "tensor(): argument 'device' must be Device, not {}",
+                     py_type_name(device_o));
     EMBER_CHECK(d.is_cpu(), "tensor(): device '{}' is not available; this build supports only cpu", d.str());
   }
   Tensor t = traced_constant([&] { return tensor_from_data(data, dtype); }, kTensorConstantWarning);

@@ -252,5 +252,6 @@ def split(tensor, split_size_or_sections, dim=0):
     return _C._functions["split"](tensor, split_size_or_sections, dim)
 
 
-__all__ = ["Tensor", "Size", "tensor", "from_numpy", "as_tensor", "is_tensor", "is_nonzero", "finfo", "iinfo", "set_printoptions", "Generator", "default_generator",
-           "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "fork_rng"] + sorted(_C._functions)
+__all__ = ["Tensor", "Size", "tensor", "from_numpy", "as_tensor", "is_tensor", "is_nonzero", "finfo", "iinfo",
+           "set_printoptions", "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
+           "set_rng_state", "fork_rng"] + sorted(_C._functions)

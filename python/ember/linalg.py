@@ -1,8 +1,8 @@
 """ember.linalg: PyTorch 1.13's torch.linalg over the ops of the database that PyTorch keeps in
 torch._C._linalg (declared with ``python_module: linalg``, so they live in ``ember._C._linalg``).
 
-Only the vector norm and the matmul alias exist so far (matrix norms, ``linalg.norm``, need the SVD); LAPACK-backed linear algebra (solve, svd, eigh, ...) comes with a later
-issue.
+Only the vector norm and the matmul alias exist so far (matrix norms, ``linalg.norm``, need the SVD); LAPACK-backed
+linear algebra (solve, svd, eigh, ...) comes with a later issue.
 """
 from . import _C
 

@@ -1,4 +1,4 @@
-"""ember.save and ember.load: Ember's archive format (a zip file with a JSON manifest and the raw tensor bytes,
+"""ember.save and ember.load: Ember's file format (a zip file with a JSON manifest and the raw tensor bytes,
 written and read by the C++ library, ``ember/serialize``, so C++ programs share the files).
 
 What can be saved: tensors (``ember.Tensor`` and ``ember.nn.Parameter``), None, bool, int (64-bit), float,
@@ -9,7 +9,7 @@ refused with a TypeError.
 
 An ``ember.Size`` loads as an ``ember.Size`` (as torch.Size does with torch.load). A namedtuple loads as an
 instance of its class only when that class is found without running code (Note [tuple classes] in
-ember/serialize/Archive.h): its module must already be imported, the class must be reachable from it by its
+ember/serialize/EmberFormat.h): its module must already be imported, the class must be reachable from it by its
 qualified name through plain attribute dictionaries, and its ``_fields`` must be the saved field names; the
 instance is then built with ``tuple.__new__``, so no ``__new__`` or ``__init__`` of the class runs. Otherwise it
 loads as a plain tuple with a UserWarning naming the class. (``torch.load`` imports the module and calls the
@@ -53,7 +53,7 @@ def _static_attr(obj, name):
 
 def _rebuild_namedtuple(module, qualname, fields, items):
     """A loaded namedtuple: an instance of module.qualname when that class is already imported and has these
-    fields, else a plain tuple with a warning (Note [tuple classes] in ember/serialize/Archive.h)."""
+    fields, else a plain tuple with a warning (Note [tuple classes] in ember/serialize/EmberFormat.h)."""
     cls = sys.modules.get(module)
     for part in qualname.split("."):
         if cls is None or not part.isidentifier():
@@ -70,7 +70,7 @@ def _rebuild_namedtuple(module, qualname, fields, items):
 
 
 def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True):
-    r"""Saves obj to the file f in Ember's archive format (PyTorch's ``torch.save``).
+    r"""Saves obj to the file f in Ember's file format (PyTorch's ``torch.save``).
 
     Writing to a path is atomic: the archive goes to a temporary file in the same directory that replaces
     ``f`` only when it is complete; on any error it is removed and an existing ``f`` is left as it was.

@@ -127,7 +127,8 @@ TEST(Indexing, ErrorsAsPyTorch) {
   EMBER_EXPECT_ERROR(t.index({5}), Index, "index 5 is out of bounds for dimension 0 with size 2");
   EMBER_EXPECT_ERROR(t.index({0, -4}), Index, "index -4 is out of bounds for dimension 1 with size 3");
   EMBER_EXPECT_ERROR(t.index({0, 0, 0, 0}), Index, "too many indices for tensor of dimension 3");
-  EMBER_EXPECT_ERROR(t.index({Slice(), Slice(), Slice(), Slice()}), Index, "too many indices for tensor of dimension 3");
+  EMBER_EXPECT_ERROR(t.index({Slice(), Slice(), Slice(), Slice()}), Index,
+                     "too many indices for tensor of dimension 3");
   EMBER_EXPECT_ERROR(ember::full({}, 1.0, ember::kFloat32).index({0}), Index, "invalid index of a 0-dim tensor");
   EMBER_EXPECT_ERROR(Slice(0, 2, 0), Value, "slice step cannot be zero");
   EMBER_EXPECT_ERROR(Slice(0, 2, -1), Value, "step must be greater than zero");

@@ -85,7 +85,8 @@ TEST(TensorAutograd, BackwardInputsLimitTheLeaves) {
   (a * b).sum().backward({}, std::nullopt, false, {{a}});
   EXPECT_EQ(values<double>(a.grad()), (std::vector<double>{2}));
   EXPECT_FALSE(b.grad().defined());
-  EMBER_EXPECT_ERROR((a * b).sum().backward({}, std::nullopt, false, std::vector<Tensor>{}), Runtime, "cannot be empty");
+  EMBER_EXPECT_ERROR((a * b).sum().backward({}, std::nullopt, false, std::vector<Tensor>{}), Runtime,
+                     "cannot be empty");
 }
 
 TEST(TensorAutograd, RetainGradAndMutableGrad) {
@@ -97,7 +98,8 @@ TEST(TensorAutograd, RetainGradAndMutableGrad) {
   (h * h).sum().backward();
   EXPECT_EQ(values<double>(h.grad()), (std::vector<double>{6, 12}));
   EXPECT_EQ(values<double>(x.grad()), (std::vector<double>{18, 36}));
-  EMBER_EXPECT_ERROR(make_tensor<double>({1}).retain_grad(), Runtime, "can't retain_grad on Tensor that has requires_grad=False");
+  EMBER_EXPECT_ERROR(make_tensor<double>({1}).retain_grad(), Runtime,
+                     "can't retain_grad on Tensor that has requires_grad=False");
 
   // mutable_grad is the slot itself: assign, zero in place, reset.
   x.mutable_grad() = ember::ones({2}, ember::kFloat64);
@@ -165,8 +167,8 @@ TEST(TensorApi, FromBlobOverloads) {
   EXPECT_EQ(values<float>(cols), (std::vector<float>{0, 3, 1, 4, 2, 5}));
   static int deleted = 0;
   {
-    Tensor owned = ember::from_blob(data, {6}, {1}, ember::kFloat32, [](void* ctx, void*) { *static_cast<int*>(ctx) += 1; },
-                                    &deleted);
+    Tensor owned = ember::from_blob(
+        data, {6}, {1}, ember::kFloat32, [](void* ctx, void*) { *static_cast<int*>(ctx) += 1; }, &deleted);
     EXPECT_EQ(deleted, 0);
   }
   EXPECT_EQ(deleted, 1);
@@ -226,7 +228,8 @@ TEST(TensorApi, TensorFromBracedLists) {
   EXPECT_TRUE(g.requires_grad());
   EXPECT_EQ(values<float>(ember::tensor(std::vector<float>{0.25f, 4.0f})), (std::vector<float>{0.25f, 4.0f}));
   EXPECT_EQ(ember::tensor({{1.0}, {2.0}, {3.0}}).sizes().vec(), (std::vector<int64_t>{3, 1}));
-  EMBER_EXPECT_ERROR(ember::tensor({{1, 2}, {3}}), Runtime, "expected all sub-lists to have sizes [2] but got one with sizes [1]");
+  EMBER_EXPECT_ERROR(ember::tensor({{1, 2}, {3}}), Runtime,
+                     "expected all sub-lists to have sizes [2] but got one with sizes [1]");
 }
 
 }  // namespace

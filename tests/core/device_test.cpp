@@ -32,7 +32,8 @@ TEST(Device, StrRoundTrips) {
 }
 
 TEST(Device, MalformedStringsRaise) {
-  for (const char* s : {"gpu", "", "CPU", "cpu:", "cpu:x", "cpu:-1", "cpu:0x", "cpu:1:2", "cuda:128", " cpu", "cpu:01a"}) {
+  for (const char* s :
+       {"gpu", "", "CPU", "cpu:", "cpu:x", "cpu:-1", "cpu:0x", "cpu:1:2", "cuda:128", " cpu", "cpu:01a"}) {
     try {
       Device d{std::string_view(s)};
       ADD_FAILURE() << "accepted '" << s << "' as " << d.str();

@@ -101,10 +101,14 @@ void expect_broadcast_error(IntArrayRef a, IntArrayRef b, const std::string& msg
 
 TEST(BroadcastShapes, ErrorsNameTheDimensionAsPyTorch) {
   // PyTorch compares from the trailing dimension and reports the first mismatch it meets there.
-  expect_broadcast_error({0}, {2}, "The size of tensor a (0) must match the size of tensor b (2) at non-singleton dimension 0");
-  expect_broadcast_error({2, 3}, {3, 2}, "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1");
-  expect_broadcast_error({4, 3}, {5, 1, 2}, "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 2");
-  expect_broadcast_error({2, 0}, {3}, "The size of tensor a (0) must match the size of tensor b (3) at non-singleton dimension 1");
+  expect_broadcast_error({0}, {2},
+                         "The size of tensor a (0) must match the size of tensor b (2) at non-singleton dimension 0");
+  expect_broadcast_error({2, 3}, {3, 2},
+                         "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1");
+  expect_broadcast_error({4, 3}, {5, 1, 2},
+                         "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 2");
+  expect_broadcast_error({2, 0}, {3},
+                         "The size of tensor a (0) must match the size of tensor b (3) at non-singleton dimension 1");
 }
 
 }  // namespace

@@ -204,7 +204,8 @@ TEST_F(Idx, GarbageAfterGzipStream) {
     std::string error;  // empty: the file is valid
   };
   const std::vector<Case> cases = {
-      {{'j', 'u', 'n', 'k'}, fmt::format("trailing garbage after the end of the gzip stream at byte {} (0x6A...)", z.size())},
+      {{'j', 'u', 'n', 'k'},
+       fmt::format("trailing garbage after the end of the gzip stream at byte {} (0x6A...)", z.size())},
       {{0, 0, 'x'}, fmt::format("at byte {} (0x78...)", z.size() + 2)},
       {{0x1F}, "trailing garbage after the end of the gzip stream"},  // half a magic number
       {{0x1F, 0x8B}, "the gzip stream ends early"},                   // a member cut after its magic
@@ -226,7 +227,8 @@ TEST_F(Idx, GarbageAfterGzipStream) {
   // Garbage after a member that ends inside the header is reported as such, not as a short header.
   Bytes b = gzip(Bytes{0, 0});
   b.insert(b.end(), {'?', '?'});
-  EMBER_EXPECT_ERROR(data::read_idx(plain("h.idx.gz", b)), Runtime, "trailing garbage after the end of the gzip stream");
+  EMBER_EXPECT_ERROR(data::read_idx(plain("h.idx.gz", b)), Runtime,
+                     "trailing garbage after the end of the gzip stream");
 }
 
 TEST_F(Idx, Pipe) {

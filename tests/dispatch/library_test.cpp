@@ -51,7 +51,8 @@ int64_t optionals_cpu(const std::vector<std::optional<Tensor>>& xs, const std::o
                       std::optional<bool> b, std::optional<MemoryFormat> mf, std::optional<Device> d) {
   int64_t n = 0;
   for (const auto& x : xs) n += x.has_value();
-  n += s.has_value() + g.has_value() + dims.has_value() + f.has_value() + b.has_value() + mf.has_value() + d.has_value();
+  n +=
+      s.has_value() + g.has_value() + dims.has_value() + f.has_value() + b.has_value() + mf.has_value() + d.has_value();
   trace().push_back(fmt::format("xs={} s={} dims={} f={} mf={} d={}", xs.size(), s ? s->str() : "None",
                                 dims ? fmt::format("[{}]", fmt::join(*dims, ",")) : "None", f ? *f : -1.0,
                                 mf ? static_cast<int>(*mf) : -1, d ? d->str() : "None"));
@@ -108,8 +109,11 @@ EMBER_LIBRARY(gtest_ops, m) {
   m.def("count(Tensor[] xs) -> int");
   m.def("repeat(Tensor x, int n) -> Tensor[]");
   m.def("sink(Tensor x) -> ()");
-  m.def("describe(Tensor x, Tensor? y, int[] dims, str mode, ScalarType? dtype, Scalar s, int? k, bool flag) -> Tensor");
-  m.def("describe_boxed(Tensor x, Tensor? y, int[] dims, str mode, ScalarType? dtype, Scalar s, int? k, bool flag) -> Tensor");
+  m.def(
+      "describe(Tensor x, Tensor? y, int[] dims, str mode, ScalarType? dtype, Scalar s, int? k, bool flag) -> Tensor");
+  m.def(
+      "describe_boxed(Tensor x, Tensor? y, int[] dims, str mode, ScalarType? dtype, Scalar s, int? k, bool flag) -> "
+      "Tensor");
   m.def("optionals(Tensor?[] xs, Scalar? s, Generator? g, int[]? dims, float? f, bool? b, MemoryFormat? mf, "
         "Device? d) -> int");
   m.def("optionals_boxed(Tensor?[] xs, Scalar? s, Generator? g, int[]? dims, float? f, bool? b, MemoryFormat? mf, "
@@ -161,13 +165,12 @@ EMBER_LIBRARY_IMPL(gtest_ops, CPU, m) {
     // Unboxes with the same converters the typed kernels use, then calls the typed kernel.
     ASSERT_EQ(op.schema().arguments.size(), 8u);
     const IValue* a = s->data() + s->size() - 8;
-    int64_t r = optionals_cpu(boxing::Arg<const std::vector<std::optional<Tensor>>&>::get(a[0]),
-                              boxing::Arg<const std::optional<Scalar>&>::get(a[1]),
-                              boxing::Arg<const std::optional<Generator>&>::get(a[2]),
-                              boxing::Arg<OptionalIntArrayRef>::get(a[3]), boxing::Arg<std::optional<double>>::get(a[4]),
-                              boxing::Arg<std::optional<bool>>::get(a[5]),
-                              boxing::Arg<std::optional<MemoryFormat>>::get(a[6]),
-                              boxing::Arg<std::optional<Device>>::get(a[7]));
+    int64_t r = optionals_cpu(
+        boxing::Arg<const std::vector<std::optional<Tensor>>&>::get(a[0]),
+        boxing::Arg<const std::optional<Scalar>&>::get(a[1]), boxing::Arg<const std::optional<Generator>&>::get(a[2]),
+        boxing::Arg<OptionalIntArrayRef>::get(a[3]), boxing::Arg<std::optional<double>>::get(a[4]),
+        boxing::Arg<std::optional<bool>>::get(a[5]), boxing::Arg<std::optional<MemoryFormat>>::get(a[6]),
+        boxing::Arg<std::optional<Device>>::get(a[7]));
     s->resize(s->size() - 8);
     s->emplace_back(r);
   }));
@@ -244,8 +247,9 @@ TEST_F(Library, BoxedOnlyKernelFromATypedCall) {
 TEST_F(Library, EveryArgumentKindBoxesAndUnboxes) {
   Tensor x = make_tensor<float>({1, 2, 3}), y = make_tensor<float>({1});
   std::vector<int64_t> dims{0, -1};
-  auto typed = typed_op<Tensor(const Tensor&, const std::optional<Tensor>&, IntArrayRef, std::string_view,
-                               std::optional<DType>, const Scalar&, std::optional<int64_t>, bool)>("gtest_ops::describe");
+  auto typed =
+      typed_op<Tensor(const Tensor&, const std::optional<Tensor>&, IntArrayRef, std::string_view, std::optional<DType>,
+                      const Scalar&, std::optional<int64_t>, bool)>("gtest_ops::describe");
   auto boxed = typed_op<Tensor(const Tensor&, const std::optional<Tensor>&, IntArrayRef, std::string_view,
                                std::optional<DType>, const Scalar&, std::optional<int64_t>, bool)>(
       "gtest_ops::describe_boxed");
@@ -280,7 +284,8 @@ TEST_F(Library, OptionalAndListArguments) {
     EXPECT_EQ(op(xs, Scalar(1.5), default_generator(), IntArrayRef(dims), 0.5, true, MemoryFormat::Preserve,
                  Device("cpu:0")),
               2 + 7);
-    EXPECT_EQ(op({}, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt), 0);
+    EXPECT_EQ(op({}, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt),
+              0);
     ASSERT_EQ(trace().size(), 2u);
     EXPECT_EQ(trace()[0], "xs=3 s=1.5 dims=[2,3] f=0.5 mf=1 d=cpu:0");
     EXPECT_EQ(trace()[1], "xs=0 s=None dims=None f=-1 mf=-1 d=None");
@@ -292,7 +297,8 @@ TEST_F(Library, OptionalAndListArguments) {
   h.call_boxed(&s);
   ASSERT_EQ(s.size(), 1u);
   EXPECT_EQ(s[0].to_int(), 1 + 2);  // one tensor, the empty int list, the int as a float
-  Stack s2{IValue(std::vector<Tensor>{t, t}), IValue(), IValue(), IValue(), IValue(), IValue(false), IValue(), IValue()};
+  Stack s2{
+      IValue(std::vector<Tensor>{t, t}), IValue(), IValue(), IValue(), IValue(), IValue(false), IValue(), IValue()};
   h.call_boxed(&s2);
   EXPECT_EQ(s2.at(0).to_int(), 3);
 }
@@ -349,7 +355,8 @@ TEST_F(Library, DuplicatesAreRejected) {
   Error e = expect_error([&] { defs.def("scale(Tensor x, float alpha=1.0) -> Tensor"); });
   EXPECT_TRUE(contains(e.what(), "duplicate definition of op gtest_ops::scale"));
   expect_error([&] { defs.def("scale(Tensor x) -> Tensor"); });  // same name and overload, other signature
-  expect_error([&] { Dispatcher::singleton().def("add.Tensor(Tensor self, Tensor other) -> Tensor", {}, "aten", "t"); });
+  expect_error(
+      [&] { Dispatcher::singleton().def("add.Tensor(Tensor self, Tensor other) -> Tensor", {}, "aten", "t"); });
   ember::Library impls(ember::Library::Kind::Impl, "gtest_ops", DispatchKey::CPU, "dup test");
   Error k = expect_error([&] { impls.impl("scale", &scale_cpu); });
   EXPECT_TRUE(contains(k.what(), "already registered"));

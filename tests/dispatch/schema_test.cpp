@@ -224,7 +224,8 @@ TEST(Schema, DefaultsOfEveryKind) {
 TEST(Schema, ReductionEnumDefaults) {
   // PyTorch writes loss reductions as enum names (at::Reduction: Mean = 1, Sum = 2) and dtypes by their
   // short names (randperm's dtype=long).
-  FunctionSchema s = parse_schema("l(Tensor self, int b=Mean, int c=Sum, ScalarType? d=long, ScalarType e=float) -> Tensor");
+  FunctionSchema s =
+      parse_schema("l(Tensor self, int b=Mean, int c=Sum, ScalarType? d=long, ScalarType e=float) -> Tensor");
   ASSERT_TRUE(s.arguments[1].default_value->is_int());
   EXPECT_EQ(s.arguments[1].default_value->to_int(), 1);
   EXPECT_EQ(s.arguments[2].default_value->to_int(), 2);

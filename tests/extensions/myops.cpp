@@ -57,7 +57,9 @@ ember::Tensor scale_inplace(const ember::Tensor& x, double s) {
 }  // namespace
 
 // A plain function bound without a written schema (Note [inferred schemas]).
-ember::Tensor add_scaled(ember::Tensor a, ember::Tensor b, double s) { return ember::add(a, ember::mul(b, ember::Scalar(s))); }
+ember::Tensor add_scaled(ember::Tensor a, ember::Tensor b, double s) {
+  return ember::add(a, ember::mul(b, ember::Scalar(s)));
+}
 
 EMBER_LIBRARY(myops, m) {
   m.def("fused_act(Tensor x, float alpha=1.0) -> Tensor");

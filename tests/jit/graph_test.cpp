@@ -599,7 +599,8 @@ TEST(JitTypes, SpellingsAndSubtyping) {
   EXPECT_EQ(TupleType::create({Type::tensor_type(), ListType::create(Type::int_type())})->str(), "(Tensor, int[])");
   EXPECT_EQ(TupleType::create({})->str(), "()");
   EXPECT_EQ(DictType::create(Type::str_type(), Type::tensor_type())->str(), "Dict(str, Tensor)");
-  EXPECT_TRUE(*DictType::create(Type::str_type(), Type::int_type()) == *DictType::create(Type::str_type(), Type::int_type()));
+  EXPECT_TRUE(*DictType::create(Type::str_type(), Type::int_type()) ==
+              *DictType::create(Type::str_type(), Type::int_type()));
   EXPECT_FALSE(*ListType::create(Type::int_type()) == *ListType::create(Type::float_type()));
   expect_error([] { DictType::create(Type::float_type(), Type::int_type()); });
   expect_error([] { ClassType::create("not a name"); });

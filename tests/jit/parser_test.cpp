@@ -275,7 +275,8 @@ TEST(JitParser, ErrorsNameLineAndColumn) {
       {"graph(%x : Tensor)\n  return (%x)\n", "line 2, column 3: expected ':' but found 'return'"},
       {"graph(%x : Tensr):\n  return (%x)\n", "line 1, column 12: unknown type 'Tensr'"},
       {"graph(%x : Tensor, %x : int):\n  return ()\n", "line 1, column 20: value %x is defined twice"},
-      {"graph(%1 : Tensor):\n  %1 : Tensor = aten::neg(%1)\n  return ()\n", "line 2, column 3: value %1 is defined twice"},
+      {"graph(%1 : Tensor):\n  %1 : Tensor = aten::neg(%1)\n  return ()\n",
+       "line 2, column 3: value %1 is defined twice"},
       {"graph():\n  %1 : int = prim::Constant[value=\"abc]()\n  return ()\n",
        "line 2, column 35: unterminated string literal"},
       {"graph():\n  %1 : int = prim::Constant[value=\"a\\qb\"]()\n  return ()\n",
@@ -300,14 +301,16 @@ TEST(JitParser, ErrorsNameLineAndColumn) {
       {"graph(%x : Float(2, a)):\n  return ()\n", "line 1, column 21: expected a size or '*' but found 'a'"},
       {"graph(%x : Dict(float, int)):\n  return ()\n", "line 1, column 17: dict keys must be str, int or Tensor"},
       {"graph(%x : (int, float):\n  return ()\n", "line 1, column 24: expected ',' or ')' but found ':'"},
-      {"graph():\n  %1 : int = prim::Constant[value=1]() @\n  return ()\n", "line 2, column 40: unexpected character '@'"},
+      {"graph():\n  %1 : int = prim::Constant[value=1]() @\n  return ()\n",
+       "line 2, column 40: unexpected character '@'"},
       {"graph():\n  %1 : int = prim::Param()\n  return ()\n", "line 2, column 14: prim::Param nodes are implicit"},
       {"graf():\n  return ()\n", "line 1, column 1: expected 'graph' but found 'graf'"},
       {"", "line 1, column 1: expected 'graph' but found end of input"},
       {"graph(%x : Tensor):\n  % = aten::neg(%x)\n  return ()\n", "line 2, column 3: expected a value name after '%'"},
       {"graph(%07 : Tensor):\n  return ()\n", "line 1, column 7: a value number with a leading zero: %07"},
       {"graph():\n   = a::b::c()\n  return ()\n", "line 2, column 6: jit: 'a::b::c' is not a qualified name"},
-      {"graph(%x : __torch__.0Net):\n  return ()\n", "line 1, column 12: jit: '__torch__.0Net' is not a valid class name"},
+      {"graph(%x : __torch__.0Net):\n  return ()\n",
+       "line 1, column 12: jit: '__torch__.0Net' is not a valid class name"},
   };
   for (const BadText& c : cases) {
     Error e = expect_error([&] { parse_ir(c.text); });
@@ -388,11 +391,13 @@ TEST(JitParser, ReadsTorchScriptDumps) {
   const char* traced =
       "graph(%self.1 : __torch__.torch.nn.modules.container.___torch_mangle_4.Sequential,\n"
       "      %input.1 : Float(1, 1, 5, 5, strides=[25, 25, 5, 1], requires_grad=0, device=cpu)):\n"
-      "  %9 : int = prim::Constant[value=1](), scope: __module.0 # /usr/lib/python3/dist-packages/torch/nn/modules/conv.py:459:0\n"
+      "  %9 : int = prim::Constant[value=1](), scope: __module.0 # "
+      "/usr/lib/python3/dist-packages/torch/nn/modules/conv.py:459:0\n"
       "  %self.0.weight : Float(2, 1, 3, 3, strides=[9, 9, 3, 1], requires_grad=0, device=cpu) = "
       "prim::Constant[value=<Tensor>]()\n"
       "  %b : Float(requires_grad=0, device=cpu) = prim::Constant[value=<Tensor>]()\n"
-      "  %17 : Tensor = aten::relu(%input.1), scope: __module.1 # /usr/lib/python3/dist-packages/torch/nn/functional.py:1457:0\n"
+      "  %17 : Tensor = aten::relu(%input.1), scope: __module.1 # "
+      "/usr/lib/python3/dist-packages/torch/nn/functional.py:1457:0\n"
       "  return (%17)\n";
   auto t = parse_ir(traced);
   EXPECT_EQ(t->str(),

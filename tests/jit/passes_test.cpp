@@ -788,7 +788,8 @@ TEST(FoldBatchNorm, LinearBatchNorm1dAndRankChecks) {
 TEST(FoldBatchNorm, ConvWithoutBiasBeforeInPlaceRelu) {
   // relu_ writes the batch norm's result in place; the conv's result, which takes its place, is as fresh.
   std::vector<Tensor> table{randn({3, 2, 3, 3}), add(rand({3}), 0.5), randn({3}), randn({3}), add(rand({3}), 0.5)};
-  check_pass([](std::shared_ptr<Graph>& g) { return optimize_frozen_graph(g), true; }, R"IR(graph(%x : Float(1, 2, 5, 5)):
+  check_pass([](std::shared_ptr<Graph>& g) { return optimize_frozen_graph(g), true; },
+             R"IR(graph(%x : Float(1, 2, 5, 5)):
   %w : Float(3, 2, 3, 3) = prim::Constant[value=<Tensor:0>]()
   %none : NoneType = prim::Constant()
   %gamma : Float(3) = prim::Constant[value=<Tensor:1>]()
@@ -805,7 +806,8 @@ TEST(FoldBatchNorm, ConvWithoutBiasBeforeInPlaceRelu) {
   %y : Float(1, 3, 3, 3) = aten::batch_norm(%c, %gamma, %beta, %mean, %var, %f, %mom, %eps, %f)
   %r : Float(1, 3, 3, 3) = aten::relu_(%y)
   return (%r)
-)IR", R"IR(graph(%x : Float(1, 2, 5, 5)):
+)IR",
+             R"IR(graph(%x : Float(1, 2, 5, 5)):
   %l : int[] = prim::Constant[value=[1, 1]]()
   %z : int[] = prim::Constant[value=[0, 0]]()
   %g : int = prim::Constant[value=1]()
@@ -814,7 +816,8 @@ TEST(FoldBatchNorm, ConvWithoutBiasBeforeInPlaceRelu) {
   %c : Float(1, 3, 3, 3) = aten::conv2d(%x, %w, %17, %l, %z, %l, %g)
   %r : Float(1, 3, 3, 3) = aten::relu_(%c)
   return (%r)
-)IR", true, tensors({{1, 2, 5, 5}}), &table, 1e-5);
+)IR",
+             true, tensors({{1, 2, 5, 5}}), &table, 1e-5);
 }
 
 TEST(Pipeline, OptimizeForInference) {

@@ -19,8 +19,9 @@ std::string text(const Graph& g) { return to_string(g); }
 
 TEST(Tracer, RecordsOpsWithConstantsAndTypes) {
   Tensor x = ember::ones({2, 3}), y = ember::ones({2, 3});
-  auto g = tr::trace([](const std::vector<Tensor>& in) { return std::vector<Tensor>{ember::relu(ember::add(in[0], in[1], 2)).sum()}; },
-                     {x, y}, {"x", "y"});
+  auto g = tr::trace(
+      [](const std::vector<Tensor>& in) { return std::vector<Tensor>{ember::relu(ember::add(in[0], in[1], 2)).sum()}; },
+      {x, y}, {"x", "y"});
   EXPECT_EQ(text(*g),
             "graph(%x : Float(2, 3),\n"
             "      %y : Float(2, 3)):\n"
@@ -36,8 +37,8 @@ TEST(Tracer, RecordsOpsWithConstantsAndTypes) {
 
 TEST(Tracer, CompositeOpsAreRecordedWhole) {
   Tensor x = ember::ones({4, 3}), w = ember::ones({2, 3}), b = ember::ones({2});
-  auto g = tr::trace([](const std::vector<Tensor>& in) { return std::vector<Tensor>{ember::linear(in[0], in[1], in[2])}; },
-                     {x, w, b});
+  auto g = tr::trace(
+      [](const std::vector<Tensor>& in) { return std::vector<Tensor>{ember::linear(in[0], in[1], in[2])}; }, {x, w, b});
   int n = 0;
   for (Node* node : g->nodes()) {
     EXPECT_EQ(node->kind().qual_string(), "aten::linear") << node->str();

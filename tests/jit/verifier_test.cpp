@@ -81,7 +81,8 @@ TEST(JitVerifier, RejectsBrokenGraphs) {
        "  %1 : Tensor = aten::add(%x, %x)\n"
        "  return (%1)\n",
        "no overload of aten::add accepts these 2 input(s); candidates:\n"
-       "    aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor  (takes 3 argument(s), the node passes 2)",
+       "    aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor  (takes 3 argument(s), the node "
+       "passes 2)",
        "%1 : Tensor = aten::add(%x, %x)"},
       {"too many arguments",
        "graph(%x : Tensor):\n"

@@ -20,9 +20,11 @@ using ember::testing::values;
 template <class T>
 ::testing::AssertionResult same_values(const Tensor& t, const std::vector<T>& want) {
   if (t.dtype() != dtype_of<T>())
-    return ::testing::AssertionFailure() << "dtype " << dtype_name(t.dtype()) << ", expected " << dtype_name(dtype_of<T>());
+    return ::testing::AssertionFailure() << "dtype " << dtype_name(t.dtype()) << ", expected "
+                                         << dtype_name(dtype_of<T>());
   std::vector<T> got = values<T>(t);
-  if (got.size() != want.size()) return ::testing::AssertionFailure() << got.size() << " values, expected " << want.size();
+  if (got.size() != want.size())
+    return ::testing::AssertionFailure() << got.size() << " values, expected " << want.size();
   for (size_t i = 0; i < got.size(); ++i) {
     bool both_nan = false;
     if constexpr (std::is_floating_point_v<T>) both_nan = std::isnan(got[i]) && std::isnan(want[i]);
@@ -50,13 +52,16 @@ TEST(Binary, IntegerDivisionFamily) {
   EXPECT_TRUE(same_values<float>(div(af, bf, "trunc"), {-3, 0, 0, -2, 2}));
   EXPECT_TRUE(same_values<float>(floor_divide(af, bf), {-4, 0, 0, -3, 2}));
   // Division by zero: floats follow IEEE, integers raise ZeroDivisionError as PyTorch.
-  EXPECT_TRUE(same_values<float>(div(make_tensor<float>({1, -1, 0}), make_tensor<float>({0, 0, 0})), {kInf, -kInf, kNaN}));
+  EXPECT_TRUE(
+      same_values<float>(div(make_tensor<float>({1, -1, 0}), make_tensor<float>({0, 0, 0})), {kInf, -kInf, kNaN}));
   EXPECT_TRUE(same_values<float>(div(make_tensor<int64_t>({5}), make_tensor<int64_t>({0})), {kInf}));
   Tensor zero = make_tensor<int64_t>({1, 0});
   EMBER_EXPECT_ERROR(floor_divide(make_tensor<int64_t>({1, 2}), zero), Runtime, "ZeroDivisionError");
-  EMBER_EXPECT_ERROR(remainder(make_tensor<int32_t>({1, 2}), make_tensor<int32_t>({0, 1})), Runtime, "ZeroDivisionError");
+  EMBER_EXPECT_ERROR(remainder(make_tensor<int32_t>({1, 2}), make_tensor<int32_t>({0, 1})), Runtime,
+                     "ZeroDivisionError");
   EMBER_EXPECT_ERROR(fmod(make_tensor<int8_t>({1}), make_tensor<int8_t>({0})), Runtime, "ZeroDivisionError");
-  EMBER_EXPECT_ERROR(div(make_tensor<int64_t>({1, 2}), make_tensor<int64_t>({0, 0}), "trunc"), Runtime, "ZeroDivisionError");
+  EMBER_EXPECT_ERROR(div(make_tensor<int64_t>({1, 2}), make_tensor<int64_t>({0, 0}), "trunc"), Runtime,
+                     "ZeroDivisionError");
   EMBER_EXPECT_ERROR(div(af, bf, "round"), Runtime,
                      "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found 'round'");
 }
@@ -102,13 +107,15 @@ TEST(Binary, AddSubMulPowWithPromotion) {
 
 TEST(Binary, AlphaAndBoolRules) {
   Tensor i = make_tensor<int64_t>({1}), f = make_tensor<float>({1});
-  EMBER_EXPECT_ERROR(add(i, i, 0.5), Runtime, "For integral input tensors, argument alpha must not be a floating point number.");
+  EMBER_EXPECT_ERROR(add(i, i, 0.5), Runtime,
+                     "For integral input tensors, argument alpha must not be a floating point number.");
   EMBER_EXPECT_ERROR(add(f, f, true), Runtime, "Boolean alpha only supported for Boolean results.");
   Tensor t = make_bool_tensor({1}, {1}), fl = make_bool_tensor({0}, {1});
   EMBER_EXPECT_ERROR(sub(t, fl), Runtime, "Subtraction, the `-` operator, with two bool tensors is not supported.");
   EMBER_EXPECT_ERROR(sub(t, i), Runtime, "Subtraction, the `-` operator, with a bool tensor is not supported.");
   EMBER_EXPECT_ERROR(sub(i, t), Runtime, "with a bool tensor is not supported");
-  EMBER_EXPECT_ERROR(pow(make_tensor<int64_t>({2}), -1), Runtime, "Integers to negative integer powers are not allowed.");
+  EMBER_EXPECT_ERROR(pow(make_tensor<int64_t>({2}), -1), Runtime,
+                     "Integers to negative integer powers are not allowed.");
   EMBER_EXPECT_ERROR(bitwise_and(f, f), Runtime, "not implemented for 'float32'");
   EMBER_EXPECT_ERROR(add(ones({2}), ones({3})), Runtime,
                      "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0");
@@ -140,12 +147,16 @@ TEST(Binary, Bitwise) {
   EXPECT_TRUE(same_values<int32_t>(bitwise_and(a, b), {8, 5}));
   EXPECT_TRUE(same_values<int32_t>(bitwise_or(a, b), {14, -1}));
   EXPECT_TRUE(same_values<int32_t>(bitwise_xor(a, b), {6, -6}));
-  EXPECT_TRUE(same_values<bool>(bitwise_xor(make_bool_tensor({1, 1}, {2}), make_bool_tensor({1, 0}, {2})), {false, true}));
-  EXPECT_TRUE(same_values<int8_t>(bitwise_left_shift(make_tensor<int8_t>({1, -1}), make_tensor<int8_t>({3, 1})), {8, -2}));
-  EXPECT_TRUE(same_values<int64_t>(bitwise_right_shift(make_tensor<int64_t>({-16, 16}), make_tensor<int64_t>({2, 2})), {-4, 4}));
+  EXPECT_TRUE(
+      same_values<bool>(bitwise_xor(make_bool_tensor({1, 1}, {2}), make_bool_tensor({1, 0}, {2})), {false, true}));
+  EXPECT_TRUE(
+      same_values<int8_t>(bitwise_left_shift(make_tensor<int8_t>({1, -1}), make_tensor<int8_t>({3, 1})), {8, -2}));
+  EXPECT_TRUE(same_values<int64_t>(bitwise_right_shift(make_tensor<int64_t>({-16, 16}), make_tensor<int64_t>({2, 2})),
+                                   {-4, 4}));
   // Shifts by the width or more: 0 for left, the sign for right (PyTorch's rule).
   EXPECT_TRUE(same_values<int32_t>(bitwise_left_shift(make_tensor<int32_t>({1}), make_tensor<int32_t>({40})), {0}));
-  EXPECT_TRUE(same_values<int32_t>(bitwise_right_shift(make_tensor<int32_t>({-5, 5}), make_tensor<int32_t>({40, 40})), {-1, 0}));
+  EXPECT_TRUE(same_values<int32_t>(bitwise_right_shift(make_tensor<int32_t>({-5, 5}), make_tensor<int32_t>({40, 40})),
+                                   {-1, 0}));
   EXPECT_TRUE(same_values<int32_t>(operator&(a, b), {8, 5}));
 }
 
@@ -165,7 +176,8 @@ TEST(Binary, MinMaxPropagateNaNFminFmaxDoNot) {
 
 TEST(Binary, WhereClampLerpAddc) {
   Tensor c = make_bool_tensor({1, 0, 1}, {3});
-  EXPECT_TRUE(same_values<float>(where(c, make_tensor<float>({1, 2, 3}), make_tensor<float>({-1, -2, -3})), {1, -2, 3}));
+  EXPECT_TRUE(
+      same_values<float>(where(c, make_tensor<float>({1, 2, 3}), make_tensor<float>({-1, -2, -3})), {1, -2, 3}));
   EXPECT_TRUE(same_values<int64_t>(where(make_bool_tensor({1, 0}, {2, 1}), make_tensor<int64_t>({1, 2, 3}),
                                          make_tensor<int64_t>({0}, {})),
                                    {1, 2, 3, 0, 0, 0}));
@@ -182,13 +194,13 @@ TEST(Binary, WhereClampLerpAddc) {
   EMBER_EXPECT_ERROR(clamp(x, std::optional<Scalar>(), std::optional<Scalar>()), Runtime,
                      "At least one of 'min' or 'max' must not be None");
   EXPECT_TRUE(same_values<float>(lerp(make_tensor<float>({0, 10}), make_tensor<float>({10, 20}), 0.25), {2.5f, 12.5f}));
-  EXPECT_TRUE(same_values<float>(lerp(make_tensor<float>({0, 10}), make_tensor<float>({10, 20}), make_tensor<float>({1, 0.5f})),
-                                 {10, 15}));
+  EXPECT_TRUE(same_values<float>(
+      lerp(make_tensor<float>({0, 10}), make_tensor<float>({10, 20}), make_tensor<float>({1, 0.5f})), {10, 15}));
   EMBER_EXPECT_ERROR(lerp(ones({2}), ones({2}, kFloat64), 0.5), Runtime, "lerp");
-  EXPECT_TRUE(same_values<float>(addcdiv(make_tensor<float>({1, 1}), make_tensor<float>({1, 2}), make_tensor<float>({2, 4}), 2),
-                                 {2, 2}));
-  EXPECT_TRUE(same_values<float>(addcmul(make_tensor<float>({1, 1}), make_tensor<float>({1, 2}), make_tensor<float>({2, 4}), 0.5),
-                                 {2, 5}));
+  EXPECT_TRUE(same_values<float>(
+      addcdiv(make_tensor<float>({1, 1}), make_tensor<float>({1, 2}), make_tensor<float>({2, 4}), 2), {2, 2}));
+  EXPECT_TRUE(same_values<float>(
+      addcmul(make_tensor<float>({1, 1}), make_tensor<float>({1, 2}), make_tensor<float>({2, 4}), 0.5), {2, 5}));
   EMBER_EXPECT_ERROR(addcdiv(ones({1}, kInt64), ones({1}, kInt64), ones({1}, kInt64)), Runtime,
                      "Integer division with addcdiv is no longer supported");
 }

@@ -108,8 +108,8 @@ TEST(ConvProviders, OneDnnMatchesReference) {
     std::optional<Tensor> bias;
     if (c.bias) bias = randn({c.weight[0]});
     auto run = [&] {
-      Tensor y = convolution(x, w, bias, c.stride, c.padding, c.dilation, false, std::vector<int64_t>(c.stride.size(), 0),
-                             c.groups);
+      Tensor y = convolution(x, w, bias, c.stride, c.padding, c.dilation, false,
+                             std::vector<int64_t>(c.stride.size(), 0), c.groups);
       Tensor dy = randn(y.sizes());
       return std::make_pair(y, dy);
     };

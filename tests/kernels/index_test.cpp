@@ -69,8 +69,10 @@ TEST(Index, AdvancedIndexShapesAndValues) {
   Tensor m = index(x, {mask});
   EXPECT_EQ(m.sizes().vec(), (std::vector<int64_t>{3, 4}));
   EXPECT_EQ(values<float>(m.select(1, 0)), (std::vector<float>{0, 12, 20}));
-  EMBER_EXPECT_ERROR(index(x, {make_tensor<int64_t>({2})}), Index, "index 2 is out of bounds for dimension 0 with size 2");
-  EMBER_EXPECT_ERROR(index(x, {make_tensor<int32_t>({0})}), Index, "tensors used as indices must be long, byte or bool");
+  EMBER_EXPECT_ERROR(index(x, {make_tensor<int64_t>({2})}), Index,
+                     "index 2 is out of bounds for dimension 0 with size 2");
+  EMBER_EXPECT_ERROR(index(x, {make_tensor<int32_t>({0})}), Index,
+                     "tensors used as indices must be long, byte or bool");
   EMBER_EXPECT_ERROR(index(x, {make_tensor<int64_t>({0, 1}), make_tensor<int64_t>({0, 1, 2})}), Index,
                      "shape mismatch: indexing tensors could not be broadcast together with shapes [2], [3]");
   EMBER_EXPECT_ERROR(index(x, {make_bool_tensor({1, 0, 1}, {3})}), Index, "The shape of the mask [3] at index 0");

@@ -44,7 +44,8 @@ TEST(Iterator, Broadcasting) {
   EXPECT_EQ(vec(add(make_tensor<float>({}, {0, 3}), ones({1, 3})).sizes()), (Shape{0, 3}));
   EXPECT_EQ(vec(mul(zeros({2, 0}), 3).sizes()), (Shape{2, 0}));
   EXPECT_EQ(vec(add(zeros({2, 1, 0}), zeros({3, 1})).sizes()), (Shape{2, 3, 0}));
-  EMBER_EXPECT_ERROR(add(zeros({0}), zeros({2})), Runtime, "The size of tensor a (0) must match the size of tensor b (2)");
+  EMBER_EXPECT_ERROR(add(zeros({0}), zeros({2})), Runtime,
+                     "The size of tensor a (0) must match the size of tensor b (2)");
 }
 
 TEST(Iterator, OutVariants) {
@@ -91,9 +92,11 @@ TEST(Iterator, InPlaceRules) {
   operator+=(x, make_tensor<float>({1, 1, 1}));
   EXPECT_EQ(values<float>(x), (std::vector<float>{3, 5, 7}));
   Tensor i = make_tensor<int64_t>({1, 2});
-  EMBER_EXPECT_ERROR(i.add_(make_tensor<float>({1.5f, 1.5f})), Runtime, "result type float32 can't be cast to the desired output type int64");
+  EMBER_EXPECT_ERROR(i.add_(make_tensor<float>({1.5f, 1.5f})), Runtime,
+                     "result type float32 can't be cast to the desired output type int64");
   EMBER_EXPECT_ERROR(i.div_(make_tensor<int64_t>({1, 1})), Runtime, "can't be cast");
-  EMBER_EXPECT_ERROR(ember::testing::make_bool_tensor({1}, {1}).add_(make_tensor<int64_t>({1})), Runtime, "can't be cast");
+  EMBER_EXPECT_ERROR(ember::testing::make_bool_tensor({1}, {1}).add_(make_tensor<int64_t>({1})), Runtime,
+                     "can't be cast");
   EXPECT_EQ(values<int64_t>(i), (std::vector<int64_t>{1, 2}));  // a failed in-place op leaves self unchanged
   EMBER_EXPECT_ERROR(make_tensor<float>({1}).add_(ones({2, 1})), Runtime,
                      "output with shape [1] doesn't match the broadcast shape [2, 1]");

@@ -122,7 +122,8 @@ TEST(GemmProviders, BlasIsRegisteredForFloatingTypes) {
   const auto* k64 = cpu::gemm_providers().select(gemm_args(kFloat64));
   ASSERT_NE(k64, nullptr);
   EXPECT_EQ(k64->provider->name(), "blas");
-  for (DType d : {kInt32, kInt64, kFloat16, kBFloat16, kBool}) EXPECT_EQ(cpu::gemm_providers().select(gemm_args(d)), nullptr) << d;
+  for (DType d : {kInt32, kInt64, kFloat16, kBFloat16, kBool})
+    EXPECT_EQ(cpu::gemm_providers().select(gemm_args(d)), nullptr) << d;
   backends::onednn::set_enabled(false);
   EXPECT_EQ(cpu::gemm_providers().select(gemm_args(kFloat32))->provider->name(), "blas");
   backends::blas::set_enabled(false);
@@ -188,7 +189,8 @@ TEST(GemmProviders, BlasMatchesReference) {
   Tensor b1 = base.reshape({2, 4, 12}), b2 = base.reshape({2, 12, 4});
   Tensor out = empty({2, 4, 4}, kFloat64).transpose(1, 2);
   Tensor c = ones({4, 4}, kFloat64);
-  Tensor blas_bmm = bmm(b1, b2), blas_out = bmm_out(out, b1, b2).clone(), blas_addmm = addmm(c, b1.select(0, 0), b2.select(0, 1), 0.5, 2);
+  Tensor blas_bmm = bmm(b1, b2), blas_out = bmm_out(out, b1, b2).clone(),
+         blas_addmm = addmm(c, b1.select(0, 0), b2.select(0, 1), 0.5, 2);
   backends::blas::set_enabled(false);
   expect_close(blas_bmm, bmm(b1, b2));
   expect_close(blas_out, bmm_out(out, b1, b2));

@@ -29,7 +29,8 @@ int64_t ulps(F a, F b) {
   using I = std::conditional_t<sizeof(F) == 4, int32_t, int64_t>;
   auto key = [](F x) {
     I i = std::bit_cast<I>(x);
-    return i < 0 ? static_cast<int64_t>(std::numeric_limits<I>::min()) - static_cast<int64_t>(i) : static_cast<int64_t>(i);
+    return i < 0 ? static_cast<int64_t>(std::numeric_limits<I>::min()) - static_cast<int64_t>(i)
+                 : static_cast<int64_t>(i);
   };
   return std::abs(key(a) - key(b));
 }

@@ -67,8 +67,10 @@ TEST(Conv2dModule, Gradients) {
 }
 
 TEST(ConvModule, Errors) {
-  EMBER_EXPECT_ERROR(Conv2d(Conv2dOptions(3, 4, 3).groups(2)), Value, "in_channels (3) must be divisible by groups (2)");
-  EMBER_EXPECT_ERROR(Conv2d(Conv2dOptions(4, 3, 3).groups(2)), Value, "out_channels (3) must be divisible by groups (2)");
+  EMBER_EXPECT_ERROR(Conv2d(Conv2dOptions(3, 4, 3).groups(2)), Value,
+                     "in_channels (3) must be divisible by groups (2)");
+  EMBER_EXPECT_ERROR(Conv2d(Conv2dOptions(4, 3, 3).groups(2)), Value,
+                     "out_channels (3) must be divisible by groups (2)");
   EMBER_EXPECT_ERROR(Conv2d(Conv2dOptions(4, 4, 3).groups(0)), Value, "groups must be a positive integer");
   EMBER_EXPECT_ERROR(Conv2d(Conv2dOptions(4, 4, 3).stride(2).padding(ember::kSame)), Value,
                      "padding='same' is not supported for strided convolutions");

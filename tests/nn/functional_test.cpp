@@ -213,7 +213,8 @@ TEST(FunctionalLoss, MatchesTorch) {
   EXPECT_TRUE(close(F::smooth_l1_loss(x, y, F::SmoothL1LossFuncOptions().beta(0.5)), fixture("loss.smooth_l1")));
   EXPECT_TRUE(close(F::huber_loss(x, y, F::HuberLossFuncOptions().delta(0.7)), fixture("loss.huber")));
   const Tensor p = fixture("loss.p"), tb = fixture("loss.tb");
-  EXPECT_TRUE(close(F::binary_cross_entropy(p, tb, F::BinaryCrossEntropyFuncOptions().weight(cw)), fixture("loss.bce")));
+  EXPECT_TRUE(
+      close(F::binary_cross_entropy(p, tb, F::BinaryCrossEntropyFuncOptions().weight(cw)), fixture("loss.bce")));
   EXPECT_TRUE(close(F::binary_cross_entropy_with_logits(
                         x, tb, F::BinaryCrossEntropyWithLogitsFuncOptions().pos_weight(fixture("loss.pw")).reduction(
                                    ember::kSum)),
@@ -227,7 +228,8 @@ TEST(FunctionalLoss, BroadcastTargetAndBatchOfOne) {
   const Tensor expected = ember::mean(ember::pow(x - row.expand({5, 4}), 2));
   EXPECT_TRUE(close(F::mse_loss(x, row), expected));
   const Tensor x1 = ember::narrow(x, 0, 0, 1), t1 = ember::narrow(fixture("loss.t"), 0, 0, 1);
-  EXPECT_TRUE(close(F::cross_entropy(x1, t1, F::CrossEntropyFuncOptions().reduction(ember::kNone)).reshape({}), F::cross_entropy(x1, t1)));
+  EXPECT_TRUE(close(F::cross_entropy(x1, t1, F::CrossEntropyFuncOptions().reduction(ember::kNone)).reshape({}),
+                    F::cross_entropy(x1, t1)));
 }
 
 TEST(FunctionalLoss, CrossEntropyGradient) {

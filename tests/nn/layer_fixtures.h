@@ -9,7 +9,7 @@
 #include "TestSupport.h"
 #include "ember/autograd/autograd.h"
 #include "ember/ops/Functions.h"
-#include "ember/serialize/Archive.h"
+#include "ember/serialize/EmberFormat.h"
 
 namespace ember::testing {
 

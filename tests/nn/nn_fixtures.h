@@ -4,7 +4,7 @@
 #include <string>
 
 #include "ember/nn/Serialize.h"
-#include "ember/serialize/Archive.h"
+#include "ember/serialize/EmberFormat.h"
 
 namespace ember::testing {
 

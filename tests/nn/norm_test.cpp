@@ -97,8 +97,9 @@ TEST(GroupNormModule, MatchesTorchAndChecksShape) {
   GroupNorm gn(3, 6);
   EXPECT_TRUE(close(gn->forward(fixture("norm.x").reshape({2, 6, 5, 2})), fixture("norm.gm.y"), 1e-5, 1e-5));
   EMBER_EXPECT_ERROR(GroupNorm(4, 6), Value, "GroupNorm: num_channels (6) must be divisible by num_groups (4)");
-  EMBER_EXPECT_ERROR(gn->forward(ember::zeros({2, 4, 3})), Runtime,
-                     "GroupNorm: expected input of shape (N, 6, *) for num_channels=6, but got input of shape [2, 4, 3]");
+  EMBER_EXPECT_ERROR(
+      gn->forward(ember::zeros({2, 4, 3})), Runtime,
+      "GroupNorm: expected input of shape (N, 6, *) for num_channels=6, but got input of shape [2, 4, 3]");
 }
 
 TEST(NormModules, StateDictKeysAsPythonInASequential) {

@@ -59,7 +59,8 @@ TEST(Print, NarrowFloats) {
 
 TEST(Print, MultiDimensionalAndNonContiguous) {
   EXPECT_EQ(arange(12.0).reshape({2, 2, 3}).str(),
-            "tensor([[[ 0.,  1.,  2.],\n         [ 3.,  4.,  5.]],\n\n        [[ 6.,  7.,  8.],\n         [ 9., 10., 11.]]])");
+            "tensor([[[ 0.,  1.,  2.],\n         [ 3.,  4.,  5.]],\n\n        [[ 6.,  7.,  8.],\n         [ 9., 10., "
+            "11.]]])");
   EXPECT_EQ(arange(6).reshape({2, 3}).t().str(), "tensor([[0, 3],\n        [1, 4],\n        [2, 5]])");
   EXPECT_EQ(arange(12).reshape({3, 4}).slice(1, std::nullopt, std::nullopt, 2).str(),
             "tensor([[ 0,  2],\n        [ 4,  6],\n        [ 8, 10]])");
@@ -119,9 +120,10 @@ TEST(Print, PrintOptions) {
   print_options().threshold = 1000;
   print_options().edgeitems = 3;
   print_options().linewidth = 40;
-  EXPECT_EQ(arange(20, kInt32).str(),
-            "tensor([ 0,  1,  2,  3,  4,  5,  6,  7,\n         8,  9, 10, 11, 12, 13, 14, 15,\n        16, 17, 18, 19],\n"
-            "       dtype=ember.int32)");
+  EXPECT_EQ(
+      arange(20, kInt32).str(),
+      "tensor([ 0,  1,  2,  3,  4,  5,  6,  7,\n         8,  9, 10, 11, 12, 13, 14, 15,\n        16, 17, 18, 19],\n"
+      "       dtype=ember.int32)");
 }
 
 }  // namespace

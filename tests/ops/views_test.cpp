@@ -145,19 +145,24 @@ TEST_F(Views, ReshapeCopiesOnlyWhenItMust) {
 
 TEST_F(Views, Errors) {
   EMBER_EXPECT_ERROR(x.view({5, 5}), Runtime, "shape '[5, 5]' is invalid for input of size 24");
-  EMBER_EXPECT_ERROR(x.transpose(0, 1).view({24}), Runtime, "view size is not compatible with input tensor's size and stride");
+  EMBER_EXPECT_ERROR(x.transpose(0, 1).view({24}), Runtime,
+                     "view size is not compatible with input tensor's size and stride");
   EMBER_EXPECT_ERROR(x.view({-1, -1}), Runtime, "only one dimension can be inferred");
   EMBER_EXPECT_ERROR(x.view({-2, 12}), Runtime, "invalid shape dimension -2");
   EMBER_EXPECT_ERROR(x.permute({0, 1}), Runtime, "permute");
   EMBER_EXPECT_ERROR(x.permute({0, 1, 1}), Runtime, "permute(): duplicate dims are not allowed.");
   EMBER_EXPECT_ERROR(x.permute({0, 1, 3}), Index, "Dimension out of range");
-  EMBER_EXPECT_ERROR(x.expand({3, 3, 4}), Runtime,
-                     "The expanded size of the tensor (3) must match the existing size (2) at non-singleton dimension 0.");
-  EMBER_EXPECT_ERROR(x.expand({3, 4}), Runtime, "the number of sizes provided (2) must be greater or equal to the number of dimensions in the tensor (3)");
+  EMBER_EXPECT_ERROR(
+      x.expand({3, 3, 4}), Runtime,
+      "The expanded size of the tensor (3) must match the existing size (2) at non-singleton dimension 0.");
+  EMBER_EXPECT_ERROR(
+      x.expand({3, 4}), Runtime,
+      "the number of sizes provided (2) must be greater or equal to the number of dimensions in the tensor (3)");
   EMBER_EXPECT_ERROR(x.expand({-1, -1, -1, 4}), Runtime, "isn't allowed in a leading, non-existing dimension 0");
   EMBER_EXPECT_ERROR(x.narrow(2, 3, 2), Runtime, "start (3) + length (2) exceeds dimension size (4).");
   EMBER_EXPECT_ERROR(x.narrow(0, -3, 1), Index, "");
-  EMBER_EXPECT_ERROR(x.select(1, 3), Index, "select(): index 3 out of range for tensor of size [2, 3, 4] at dimension 1");
+  EMBER_EXPECT_ERROR(x.select(1, 3), Index,
+                     "select(): index 3 out of range for tensor of size [2, 3, 4] at dimension 1");
   EMBER_EXPECT_ERROR(x.select(3, 0), Index, "Dimension out of range (expected to be in range of [-3, 2], but got 3)");
   EMBER_EXPECT_ERROR(scalar_tensor(1.0).select(0, 0), Index, "select() cannot be applied to a 0-dim tensor.");
   EMBER_EXPECT_ERROR(x.slice(0, 0, 1, 0), Value, "slice step must be positive");
@@ -168,15 +173,17 @@ TEST_F(Views, Errors) {
   EMBER_EXPECT_ERROR(x.diagonal(0, 1, 1), Runtime, "diagonal dimensions cannot be identical 1, 1");
   EMBER_EXPECT_ERROR(x.movedim({0, 0}, {1, 2}), Runtime, "movedim: repeated dim in `source`");
   EMBER_EXPECT_ERROR(x.movedim({0}, {1, 2}), Runtime, "movedim");
-  EMBER_EXPECT_ERROR(x.as_strided({5, 5}, {5, 1}), Runtime,
-                     "setStorage: sizes [5, 5], strides [5, 1], storage offset 0, and itemsize 4 requiring a storage size "
-                     "of 100 are out of bounds for storage of size 96");
+  EMBER_EXPECT_ERROR(
+      x.as_strided({5, 5}, {5, 1}), Runtime,
+      "setStorage: sizes [5, 5], strides [5, 1], storage offset 0, and itemsize 4 requiring a storage size "
+      "of 100 are out of bounds for storage of size 96");
   EMBER_EXPECT_ERROR(x.as_strided({2}, {1, 1}), Runtime, "as_strided");
   EMBER_EXPECT_ERROR(x.as_strided({2}, {int64_t{1} << 62}), Runtime, "out of bounds");  // no wrap-around
   EMBER_EXPECT_ERROR(x.as_strided({1}, {1}, int64_t{1} << 62), Runtime, "out of bounds");
   EMBER_EXPECT_ERROR(empty_strided({3}, {int64_t{1} << 62}), Runtime, "need more than 2^63 bytes");
   EMBER_EXPECT_ERROR(zeros({2, 3, 4}).t(), Runtime, "t() expects a tensor with <= 2 dimensions, but self is 3D");
-  EMBER_EXPECT_ERROR(x.transpose(0, 3), Index, "Dimension out of range (expected to be in range of [-3, 2], but got 3)");
+  EMBER_EXPECT_ERROR(x.transpose(0, 3), Index,
+                     "Dimension out of range (expected to be in range of [-3, 2], but got 3)");
   EMBER_EXPECT_ERROR(x.squeeze(3), Index, "Dimension out of range");
   EMBER_EXPECT_ERROR(x.unsqueeze(4), Index, "Dimension out of range (expected to be in range of [-4, 3], but got 4)");
 }

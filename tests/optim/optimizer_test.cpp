@@ -23,7 +23,9 @@ class Case {
  public:
   explicit Case(const std::string& name) : c_(at(fixture("optimizers.ember"), name)) {}
 
-  std::vector<Tensor> initial_params() const { return split_flat(at(c_, "params").to_tensor(), at(c_, "shapes"), true); }
+  std::vector<Tensor> initial_params() const {
+    return split_flat(at(c_, "params").to_tensor(), at(c_, "shapes"), true);
+  }
   /// The parameters after `steps` steps as Python's ember.optim computed them.
   std::vector<Tensor> ember_params(int64_t steps) const {
     return split_flat(at(c_, "ember").to_tensor().select(0, steps - 1), at(c_, "shapes"), true);
@@ -265,9 +267,10 @@ TEST(Optimizer, LoadConvertsStateToTheParametersDtype) {
   EXPECT_FALSE(s->exp_avg().is_same(m));
   EXPECT_EQ(adam.param_groups()[0].options().get_lr(), 0.5);
   // Keys that are not options (a scheduler's initial_lr) are kept and saved back.
-  IValue with_extra = IValue::dict(
-      {{"state", IValue::dict({})},
-       {"param_groups", IValue::list({IValue::dict({{"lr", 0.5}, {"initial_lr", 0.5}, {"params", IValue::list({0})}})})}});
+  IValue with_extra =
+      IValue::dict({{"state", IValue::dict({})},
+                    {"param_groups",
+                     IValue::list({IValue::dict({{"lr", 0.5}, {"initial_lr", 0.5}, {"params", IValue::list({0})}})})}});
   adam.load_state_dict(with_extra);
   EXPECT_EQ(adam.state_size(), 0u);
   EXPECT_EQ(adam.param_groups()[0].get("initial_lr").to_double(), 0.5);

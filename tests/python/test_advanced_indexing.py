@@ -74,7 +74,8 @@ J = idx([[1], [3]])
 
 BASIC = [
     0, -1, 2, slice(None), slice(1, None), slice(None, None, 2), slice(-3, -1), slice(5, 1), slice(-100, 100, 3),
-    None, E, (0, 1), (0, 1, 2), (-1, slice(1, 3), 4), (E, 0), (0, E), (E, None), (None, E, None), (slice(None), None, 1),
+    None, E, (0, 1), (0, 1, 2), (-1, slice(1, 3), 4), (E, 0), (0, E), (E, None), (None, E, None),
+    (slice(None), None, 1),
     (1, E, 2), (None, None, 0), (E, E), (0, E, None, 1), (slice(1, 2), slice(0, 0), slice(None)), (idx(-1),),
     (0, idx(2)),
 ]
@@ -96,7 +97,8 @@ MASKS = [
 ]
 
 ERRORS = [
-    3, -4, (0, 4), (0, 0, 5), (0, 0, 0, 0), (E, 0, 0, 0, 0), slice(None, None, -1), (slice(None), slice(None, None, -2)),
+    3, -4, (0, 4), (0, 0, 5), (0, 0, 0, 0), (E, 0, 0, 0, 0), slice(None, None, -1),
+    (slice(None), slice(None, None, -2)),
     slice(None, None, 0), idx([3]), idx([-4]), [0, 3], (I, idx([0, 1])), (B1,), (M12,), (B0, B0), 1.5, "a", (1.5,),
     idx([0], "int32"), idx([0.0], "float32"), idx([1], "int16"), (E, B0), {0: 1}, (slice("a", None),),
 ]

@@ -286,9 +286,11 @@ def test_errors_match_torch():
         x = m.tensor([1.0, 2.0], requires_grad=True)
         with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
             (x * 2).backward()
-        with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad and does not have a grad_fn"):
+        with pytest.raises(RuntimeError,
+                           match="element 0 of tensors does not require grad and does not have a grad_fn"):
             m.tensor([1.0]).sum().backward()
-        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."):
+        with pytest.raises(RuntimeError,
+                           match="a leaf Variable that requires grad is being used in an in-place operation."):
             x.add_(1)
         with pytest.raises(RuntimeError, match="only Tensors of floating point"):
             m.tensor([1, 2]).requires_grad_()

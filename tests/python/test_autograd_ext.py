@@ -43,7 +43,8 @@ def raises_both(scenario, exc, *parts):
 
 
 def ones(lib, *shape, rg=True, dtype=None):
-    return lib.ones(*shape, dtype=dtype or lib.float64, requires_grad=rg) if rg else lib.ones(*shape, dtype=dtype or lib.float64)
+    dtype = dtype or lib.float64
+    return lib.ones(*shape, dtype=dtype, requires_grad=rg) if rg else lib.ones(*shape, dtype=dtype)
 
 
 def leaf(lib, values, dtype=None):
@@ -329,7 +330,8 @@ def test_function_backward_errors():
             def backward(ctx, g):
                 return g
         F.apply(leaf(lib, [1.0]), 2).sum().backward()
-    raises_both(wrong_count, RuntimeError, "function FBackward returned an incorrect number of gradients (expected 2, got 1)")
+    raises_both(wrong_count, RuntimeError,
+                "function FBackward returned an incorrect number of gradients (expected 2, got 1)")
 
     def grad_for_number(lib):
         class G(lib.autograd.Function):
@@ -423,7 +425,8 @@ def test_function_backward_errors():
         class N(lib.autograd.Function):
             pass
         N.apply(leaf(lib, [1.0]))
-    raises_both(no_forward, NotImplementedError, "You must implement the forward function for custom autograd.Function.")
+    raises_both(no_forward, NotImplementedError,
+                "You must implement the forward function for custom autograd.Function.")
 
     def no_backward(lib):
         class NB(lib.autograd.Function):

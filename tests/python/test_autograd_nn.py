@@ -145,7 +145,8 @@ def test_glu_grads(dim):
 
 def test_inplace_activation_grads():
     for efn, tfn in [(lambda x: F.hardtanh(x * 1, inplace=True), lambda x: TF.hardtanh(x * 1, inplace=True)),
-                     (lambda x: F.leaky_relu(x * 1, 0.1, inplace=True), lambda x: TF.leaky_relu(x * 1, 0.1, inplace=True)),
+                     (lambda x: F.leaky_relu(x * 1, 0.1, inplace=True),
+                      lambda x: TF.leaky_relu(x * 1, 0.1, inplace=True)),
                      (lambda x: F.elu(x * 1, inplace=True), lambda x: TF.elu(x * 1, inplace=True)),
                      (lambda x: F.celu(x * 1, 0.5, inplace=True), lambda x: TF.celu(x * 1, 0.5, inplace=True)),
                      (lambda x: F.selu(x * 1, inplace=True), lambda x: TF.selu(x * 1, inplace=True)),
@@ -383,8 +384,8 @@ def _class_weight(C):
     return ember.tensor(w.tolist(), dtype=ember.float64), torch.tensor(w.tolist(), dtype=torch.float64)
 
 
-NLL_SHAPES = [((4, 5), (4,)), ((5,), ()), ((2, 3, 4, 2), (2, 4, 2)), ((2, 3, 4), (2, 4)), ((2, 3, 2, 2, 2), (2, 2, 2, 2)),
-              ((1, 3), (1,))]
+NLL_SHAPES = [((4, 5), (4,)), ((5,), ()), ((2, 3, 4, 2), (2, 4, 2)), ((2, 3, 4), (2, 4)),
+              ((2, 3, 2, 2, 2), (2, 2, 2, 2)), ((1, 3), (1,))]
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)

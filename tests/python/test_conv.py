@@ -207,8 +207,8 @@ def test_integer_dtypes_forward(dtype):
     x = from_array(make_array((2, 4, 7, 6), dtype, low=lo, high=hi), dtype)
     w = from_array(make_array((6, 2, 3, 3), dtype, low=lo, high=hi, seed=1), dtype)
     b = from_array(make_array((6,), dtype, low=lo, high=hi, seed=2), dtype)
-    compare(lambda: ember.conv2d(x, w, b, 1, 1, 1, 2), lambda: torch.conv2d(to_torch(x), to_torch(w), to_torch(b), 1, 1, 1, 2),
-            dtype)
+    compare(lambda: ember.conv2d(x, w, b, 1, 1, 1, 2),
+            lambda: torch.conv2d(to_torch(x), to_torch(w), to_torch(b), 1, 1, 1, 2), dtype)
     compare(lambda: ember.conv1d(x[:, :, 0], w[:, :4 // 2, 0], None, 2, groups=2),
             lambda: torch.conv1d(to_torch(x)[:, :, 0], to_torch(w)[:, :2, 0], None, 2, groups=2), dtype)
 
@@ -402,7 +402,8 @@ def test_convolution_backward_threads(threads):
     w, tw = pair((8, 3, 3, 3), seed=1)
     gy, tgy = pair((5, 8, 10, 10), seed=3)
     args = ([8], [1, 1], [1, 1], [1, 1], False, [0, 0], 1, [True, True, True])
-    for a, e in zip(ember.convolution_backward(gy, x, w, *args), torch.ops.aten.convolution_backward(tgy, tx, tw, *args)):
+    expected = torch.ops.aten.convolution_backward(tgy, tx, tw, *args)
+    for a, e in zip(ember.convolution_backward(gy, x, w, *args), expected):
         assert_same(a, e, rtol=1e-4, atol=1e-4)
 
 

@@ -235,7 +235,8 @@ def add_into(a: ember.Tensor, b: ember.Tensor, out: ember.Tensor) -> None:
 
 
 @elib.custom_op("pyops::split_sign", mutates_args=())
-def split_sign(x: ember.Tensor, dims: List[int], bias: Optional[ember.Tensor] = None) -> Tuple[ember.Tensor, ember.Tensor]:
+def split_sign(x: ember.Tensor, dims: List[int],
+               bias: Optional[ember.Tensor] = None) -> Tuple[ember.Tensor, ember.Tensor]:
     y = x if bias is None else x + bias
     return ember.relu(y).sum(dims), ember.relu(-y).sum(dims)
 

@@ -366,7 +366,8 @@ def test_numpy_shares_memory(dtype):
 def test_numpy_of_views_and_edge_shapes():
     x = make_tensor((3, 4), "float32")
     for v, tv in [(x.t(), to_torch(x).t()), (x[:, ::2], to_torch(x)[:, ::2]), (x[1], to_torch(x)[1]),
-                  (x[0, 0], to_torch(x)[0, 0]), (x[:0], to_torch(x)[:0]), (x.expand(2, 3, 4), to_torch(x).expand(2, 3, 4))]:
+                  (x[0, 0], to_torch(x)[0, 0]), (x[:0], to_torch(x)[:0]),
+                  (x.expand(2, 3, 4), to_torch(x).expand(2, 3, 4))]:
         a = v.numpy()
         assert a.shape == tuple(tv.shape) and a.strides == tuple(s * 4 for s in tv.stride())
         np.testing.assert_array_equal(a, tv.numpy())

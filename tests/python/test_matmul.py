@@ -13,8 +13,8 @@ import pytest
 import torch
 
 import ember
-from conftest import (INT_DTYPES, NUMERIC_DTYPES, assert_raises_like, assert_same, check, dtype_name, edtype, from_array,
-                      make_array, make_tensor, tdtype, to_numpy, to_torch)
+from conftest import (INT_DTYPES, NUMERIC_DTYPES, assert_raises_like, assert_same, check, dtype_name, edtype,
+                      from_array, make_array, make_tensor, tdtype, to_numpy, to_torch)
 
 # Sums of k products of values in [-4, 4): float32 keeps about 7 digits of the largest partial sum, so absolute
 # tolerances scale with it rather than with the (possibly cancelling) result.

@@ -1,7 +1,8 @@
 """max_pool2d's path for windows wholly inside the input (Note [max pooling inside the input] in
-ember/kernels/cpu/pool.cpp, and its 2x2 case, Note [2x2 max pooling]) against PyTorch 1.13: values and indices, with NaN, ties and -inf in the windows,
-several kernel/stride shapes (overlapping, strided, wider than a 64-column block), float32 and float64, and the
-general path's cases next to them (padding, dilation, ceil_mode windows past the edge)."""
+ember/kernels/cpu/pool.cpp, and its 2x2 case, Note [2x2 max pooling]) against PyTorch 1.13: values and indices,
+with NaN, ties and -inf in the windows, several kernel/stride shapes (overlapping, strided, wider than a 64-column
+block), float32 and float64, and the general path's cases next to them (padding, dilation, ceil_mode windows past
+the edge)."""
 import numpy as np
 import pytest
 import torch

@@ -61,7 +61,8 @@ def test_rule_matches_kernel(name):
 def test_rule_for_out_is_out_dtype(name):
     x = ember.arange(6.0).reshape(2, 3)
     # clamp with a tensor bound: with number bounds out= must have the result dtype (as PyTorch, test_binary.py)
-    args = {"where": (x > 1, x, x), "clamp": (x, ember.tensor(1.0))}.get(name, (x, x) if name in ("add", "mul", "eq") else (x,))
+    default = (x, x) if name in ("add", "mul", "eq") else (x,)
+    args = {"where": (x > 1, x, x), "clamp": (x, ember.tensor(1.0))}.get(name, default)
     out = ember.empty(0, dtype=ember.float64)
     meta = ember._C._meta(F[name], *args, out=out) if name != "where" else ember._C._meta(F[name], *args)
     result = F[name](*args, out=out) if name != "where" else F[name](*args)

@@ -46,7 +46,8 @@ ACTIVATIONS = {
     "relu6": both("relu6"),
     "hardtanh": both("hardtanh"),
     "hardtanh_args": both("hardtanh", min_val=-0.5, max_val=2.0),
-    "hardtanh_min_above_max": (lambda x: ember._C._nn.hardtanh(x, 2.0, -1.0), lambda x: torch._C._nn.hardtanh(x, 2.0, -1.0)),
+    "hardtanh_min_above_max": (lambda x: ember._C._nn.hardtanh(x, 2.0, -1.0),
+                               lambda x: torch._C._nn.hardtanh(x, 2.0, -1.0)),
     "leaky_relu": both("leaky_relu"),
     "leaky_relu_0.2": both("leaky_relu", negative_slope=0.2),
     "elu": both("elu"),
@@ -182,7 +183,8 @@ def test_hardtanh_dtype_rules():
 def test_glu_errors():
     assert_raises_like(lambda: F.glu(make_tensor((), "float32")), lambda: TF.glu(torch.tensor(1.0)))
     assert_raises_like(lambda: F.glu(make_tensor((2, 3), "float32")), lambda: TF.glu(torch.ones(2, 3)))
-    assert_raises_like(lambda: ember._C._nn.glu(make_tensor((), "float32")), lambda: torch._C._nn.glu(torch.tensor(1.0)))
+    assert_raises_like(lambda: ember._C._nn.glu(make_tensor((), "float32")),
+                       lambda: torch._C._nn.glu(torch.tensor(1.0)))
     assert_raises_like(lambda: F.glu(make_tensor((2, 4), "float32"), 2), lambda: TF.glu(torch.ones(2, 4), 2))
     check_f("glu", make_tensor((4, 0), "float32"), 0)
 
@@ -926,8 +928,8 @@ def test_binary_cross_entropy_log_clamp_and_errors():
               a, b, w)
     # the op itself broadcasts target to input
     a, b = make_tensor((2, 3), "float32", low=0, high=1), make_tensor((3,), "float32", low=0, high=1, seed=1)
-    assert_same(ember._C._nn.binary_cross_entropy(a, b, None, 0), torch._C._nn.binary_cross_entropy(to_torch(a), to_torch(b),
-                                                                                             None, 0))
+    assert_same(ember._C._nn.binary_cross_entropy(a, b, None, 0),
+                torch._C._nn.binary_cross_entropy(to_torch(a), to_torch(b), None, 0))
 
 
 @pytest.mark.parametrize("pos_weight", [None, "row", "full"])
@@ -983,7 +985,8 @@ def test_loss_ops_take_int_reductions():
     assert_same(ember._C._nn.mse_loss(a, b), torch.ops.aten.mse_loss(to_torch(a), to_torch(b)))
     x, t = make_tensor((3, 4), "float32"), targets((3,), 4)
     assert_same(ember._C._nn.cross_entropy_loss(x, t), torch.ops.aten.cross_entropy_loss(to_torch(x), to_torch(t)))
-    assert_same(ember._C._nn.nll_loss(x.log_softmax(1), t), torch.ops.aten.nll_loss(to_torch(x).log_softmax(1), to_torch(t)))
+    assert_same(ember._C._nn.nll_loss(x.log_softmax(1), t),
+                torch.ops.aten.nll_loss(to_torch(x).log_softmax(1), to_torch(t)))
 
 
 @pytest.mark.parametrize("kwargs", [dict(dilation=2 ** 61), dict(stride=2 ** 62), dict(stride=2 ** 63 - 1),

@@ -60,7 +60,8 @@ def test_repr_matches_reference(case, dtype):
         a = a != 0
     elif dtype in ("uint8", "int8", "int16", "int32", "int64"):
         info = np.iinfo(dtype)  # NaN and inf do not exist there: 0 instead; the rest clipped to the range
-        a = np.clip(np.where(np.isfinite(a), a, 0), max(info.min, -2 ** 53), min(info.max, 2 ** 53)).round().astype(dtype)
+        a = np.clip(np.where(np.isfinite(a), a, 0), max(info.min, -2 ** 53), min(info.max, 2 ** 53))
+        a = a.round().astype(dtype)
     x = from_array(a, dtype)
     assert_repr_same(x)
 
@@ -115,9 +116,10 @@ def test_set_printoptions(options):
     # (the autouse fixture of conftest.py restores the defaults afterwards)
     ember.set_printoptions(**options)
     torch.set_printoptions(**options)
-    for x in [make_tensor((3, 4), "float32"), make_tensor((6,), "int64"), from_array(np.array([1e-8, 1.0, 3e5]), "float64"),
-              make_tensor((50,), "float64"), from_array(np.array([1.0, 2.0]), "float32"), make_tensor((), "float32"),
-              make_tensor((20, 20), "int32"), from_array(np.array([float("nan"), 0.333333]), "float32")]:
+    for x in [make_tensor((3, 4), "float32"), make_tensor((6,), "int64"),
+              from_array(np.array([1e-8, 1.0, 3e5]), "float64"), make_tensor((50,), "float64"),
+              from_array(np.array([1.0, 2.0]), "float32"), make_tensor((), "float32"), make_tensor((20, 20), "int32"),
+              from_array(np.array([float("nan"), 0.333333]), "float32")]:
         assert_repr_same(x)
 
 

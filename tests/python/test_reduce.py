@@ -55,7 +55,8 @@ def test_sum_dtype_argument(dtype):
     x = make_tensor((3, 4), dtype)
     for out_dtype in ("float64", "int64", "float32"):
         check(lambda t: t.sum(dtype=getattr(ember, out_dtype)), lambda t: t.sum(dtype=getattr(torch, out_dtype)), x)
-        check(lambda t: t.sum(1, dtype=getattr(ember, out_dtype)), lambda t: t.sum(1, dtype=getattr(torch, out_dtype)), x)
+        check(lambda t: t.sum(1, dtype=getattr(ember, out_dtype)), lambda t: t.sum(1, dtype=getattr(torch, out_dtype)),
+              x)
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
@@ -77,8 +78,8 @@ def test_max_min_values_and_indices(dtype, shape, layout):
         check_native(lambda t: getattr(t, name)(), lambda t: getattr(t, name)(), x)
         for dim in range(-len(shape) if shape else -1, len(shape) if shape else 1):
             for keepdim in (False, True):
-                check_native(lambda t: tuple(getattr(t, name)(dim, keepdim)), lambda t: tuple(getattr(t, name)(dim, keepdim)),
-                      x)
+                check_native(lambda t: tuple(getattr(t, name)(dim, keepdim)),
+                             lambda t: tuple(getattr(t, name)(dim, keepdim)), x)
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
@@ -89,7 +90,8 @@ def test_amax_amin_argmax_argmin(dtype, shape):
         if len(shape) == 0 and dims:
             dims = (0,)
         for name in ("amax", "amin"):
-            check_native(lambda t: getattr(ember, name)(t, dims, True), lambda t: getattr(torch, name)(t, dims, True), x)
+            check_native(lambda t: getattr(ember, name)(t, dims, True), lambda t: getattr(torch, name)(t, dims, True),
+                         x)
     for name in ("argmax", "argmin"):
         check_native(lambda t: getattr(t, name)(), lambda t: getattr(t, name)(), x)
         check_native(lambda t: getattr(t, name)(keepdim=True), lambda t: getattr(t, name)(keepdim=True), x)

@@ -595,7 +595,7 @@ def test_overlapping_entries_rejected(tmp_path):
         ember.load(p)
 
 
-# ---- ember.Size and namedtuples (Note [tuple classes] in ember/serialize/Archive.h) ------------------------
+# ---- ember.Size and namedtuples (Note [tuple classes] in ember/serialize/EmberFormat.h) ------------------------
 
 Point = collections.namedtuple("Point", ["x", "y"])
 

@@ -204,7 +204,7 @@ def test_stack_errors(shapes, dim):
     assert_raises_like(lambda: ember.stack(ts, dim), lambda: torch.stack([to_torch(t) for t in ts], dim))
 
 
-# ---------------------------------------------------------------------------------------------------- split, chunk, unbind
+# ------------------------------------------------------------------------------------------------ split, chunk, unbind
 SPLIT_SAMPLES = [
     ("even", (6, 2), 2, 0),
     ("uneven", (5, 2), 2, 0),
@@ -243,7 +243,8 @@ def test_split_python_keywords():
     # split_size.
     x = make_tensor((4, 3), "float32")
     tx = to_torch(x)
-    assert_same(ember.split(x, split_size_or_sections=[1, 3], dim=0), torch.split(tx, split_size_or_sections=[1, 3], dim=0))
+    assert_same(ember.split(x, split_size_or_sections=[1, 3], dim=0),
+                torch.split(tx, split_size_or_sections=[1, 3], dim=0))
     assert_same(ember.split(tensor=x, split_size_or_sections=2), torch.split(tensor=tx, split_size_or_sections=2))
     assert_same(x.split(split_size=3, dim=0), tx.split(split_size=3, dim=0))
 
@@ -550,8 +551,8 @@ def test_pad_constant(shape, pad, dtype):
 
 
 @pytest.mark.parametrize("dtype, value", [("float32", 2.5), ("int64", 2.5), ("int32", -7), ("bool", 2),
-                                          ("uint8", 255), ("float16", 1e4), ("bfloat16", -3.0), ("float64", float("nan")),
-                                          ("float32", float("-inf"))])
+                                          ("uint8", 255), ("float16", 1e4), ("bfloat16", -3.0),
+                                          ("float64", float("nan")), ("float32", float("-inf"))])
 def test_pad_constant_value(dtype, value):
     x = make_tensor((2, 3), dtype)
     check(lambda t: EF.pad(t, (1, 2, 1, 0), value=value), lambda t: TF.pad(t, (1, 2, 1, 0), value=value), x,

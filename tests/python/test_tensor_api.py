@@ -258,8 +258,8 @@ def test_to_dtype(src, dst):
     assert c is not x and c.data_ptr() != x.data_ptr()
     check(lambda a, b: a.to(b), lambda a, b: a.to(b), x, make_tensor((1,), dst), native_narrow=True)
     check(lambda a: a.type(edtype(dst)), lambda a: a.type(tdtype(dst)), x, native_narrow=True)
-    check(lambda a: a.type_as(ember.empty(1, dtype=edtype(dst))), lambda a: a.type_as(torch.empty(1, dtype=tdtype(dst))),
-          x, native_narrow=True)
+    check(lambda a: a.type_as(ember.empty(1, dtype=edtype(dst))),
+          lambda a: a.type_as(torch.empty(1, dtype=tdtype(dst))), x, native_narrow=True)
 
 
 def test_to_device_and_errors():

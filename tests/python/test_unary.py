@@ -8,8 +8,8 @@ import torch
 import torch.nn.functional as F
 
 import ember
-from conftest import (ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, NARROW_DTYPES, TOLERANCES, assert_raises_like, assert_same, check,
-                      edtype, make_tensor, special_tensor, tdtype, to_torch, torch_reference)
+from conftest import (ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, NARROW_DTYPES, TOLERANCES, assert_raises_like, assert_same,
+                      check, edtype, make_tensor, special_tensor, tdtype, to_torch, torch_reference)
 
 # name -> (ember function, torch function). Most share the name; gelu and silu are torch.nn.functional's.
 UNARY_OPS = {name: (getattr(ember, name), getattr(torch, name)) for name in [
@@ -160,7 +160,8 @@ def test_gelu_out(approximate, dtype):
 
 def test_gelu_rejects_unknown_approximation():
     x = make_tensor((3,), "float32")
-    assert_raises_like(lambda: ember._C._nn.gelu(x, approximate="fast"), lambda: F.gelu(to_torch(x), approximate="fast"))
+    assert_raises_like(lambda: ember._C._nn.gelu(x, approximate="fast"),
+                       lambda: F.gelu(to_torch(x), approximate="fast"))
 
 
 @pytest.mark.parametrize("dtype", INT_DTYPES + ["bool"])

@@ -255,7 +255,8 @@ def test_view_errors(case):
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
 def test_views_keep_dtype(dtype):
     x = make_tensor((2, 3), dtype)
-    for f in [lambda t: t.t(), lambda t: t.view(6), lambda t: t[0], lambda t: t.unsqueeze(0), lambda t: t.expand(2, 2, 3)]:
+    for f in [lambda t: t.t(), lambda t: t.view(6), lambda t: t[0], lambda t: t.unsqueeze(0),
+              lambda t: t.expand(2, 2, 3)]:
         check(f, f, x)
 
 

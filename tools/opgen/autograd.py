@@ -24,7 +24,8 @@ SAVED_TYPES = {
     "const std::vector<std::optional<Tensor>>&": ("std::vector<std::optional<Tensor>>",
                                                   "const std::vector<std::optional<Tensor>>& {n} = {n}_;"),
     "std::optional<std::string_view>": ("std::optional<std::string>",
-                                        "std::optional<std::string_view> {n} = {n}_ ? std::optional<std::string_view>(*{n}_) : std::nullopt;"),
+                                        "std::optional<std::string_view> {n} = {n}_ ? "
+                                        "std::optional<std::string_view>(*{n}_) : std::nullopt;"),
 }
 
 
@@ -102,7 +103,8 @@ def gen_autograd(ops):
                         f"  static const OperatorHandle h = Dispatcher::singleton().find_or_throw({cstr(s.full())});\n"
                         f"{refuse_requires_grad(o)}  ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n"
                         f"  return h.call<{o.call_types()}>({', '.join(a.name for a in s.args)});\n}}\n\n")
-            reg.append(f"  m.impl({cstr(s.full())}, DispatchKey::Autograd, static_cast<{o.fn_ptr_type()}>(&{kname}));\n")
+            reg.append(f"  m.impl({cstr(s.full())}, DispatchKey::Autograd, "
+                       f"static_cast<{o.fn_ptr_type()}>(&{kname}));\n")
             continue
         if not g or o.kind == "out":
             continue
@@ -126,7 +128,8 @@ def gen_autograd(ops):
                         f"  check_inplace(self);\n"
                         f"  Tensor r = generated::{fk}({rest});\n"
                         f"  commit_inplace(self, r, {0 if 'self' in target_names else -1});\n  return self;\n}}\n\n")
-            reg.append(f"  m.impl({cstr(s.full())}, DispatchKey::Autograd, static_cast<{o.fn_ptr_type()}>(&{kname}_));\n")
+            reg.append(f"  m.impl({cstr(s.full())}, DispatchKey::Autograd, "
+                       f"static_cast<{o.fn_ptr_type()}>(&{kname}_));\n")
             continue
         if "grad_node" in o.entry and o.inplace_view:
             raise SystemExit(f"gen_ops: {s.full()}: grad_node would name the in-place view op's node too")
@@ -158,7 +161,8 @@ def gen_autograd(ops):
             if a.type == "Tensor[]":
                 lists.append(a)
             slot = str(int(slot) + 1) if slot.isdigit() and step == "1" else f"{slot} + {step}"
-        members = [f"  SavedVariable {a.name}_;\n" if a.type != "Tensor[]" else f"  std::vector<SavedVariable> {a.name}_;\n"
+        members = [f"  SavedVariable "
+                   f"{a.name}_;\n" if a.type != "Tensor[]" else f"  std::vector<SavedVariable> {a.name}_;\n"
                    for a in saved_t]
         members += [f"  size_t {a.name}_size_ = 0;\n" for a in lists]
         for a, t in saved_o:
@@ -213,17 +217,20 @@ def gen_autograd(ops):
                 n, p = tnames[0], pos[tnames[0]]
                 ap.append(f"  if (any_needed(*this, {p}, {n}_size_)) {{\n    const variable_list gs = {f};\n"
                           f"    for (size_t k = 0; k < {n}_size_; ++k)\n"
-                          f"      if (needs_input_grad({p} + k)) out[{p} + k] = reduce_grad(gs[k], input_meta[{p} + k]);\n  }}\n")
+                          f"      if (needs_input_grad({p} + k)) out[{p} + k] = reduce_grad(gs[k], input_meta[{p} + "
+                          f"k]);\n  }}\n")
             elif len(tnames) == 1:
                 p = pos[tnames[0]]
                 ap.append(f"  if (needs_input_grad({p})) out[{p}] = reduce_grad({f}, input_meta[{p}]);\n")
             else:
                 mask = ", ".join(f"needs_input_grad({pos[n]})" for n in tnames)
                 ap.append(f"  {{\n    const std::array<bool, {len(tnames)}> grad_input_mask{{{mask}}};\n"
-                          f"    if (std::find(grad_input_mask.begin(), grad_input_mask.end(), true) != grad_input_mask.end()) {{\n"
+                          f"    if (std::find(grad_input_mask.begin(), grad_input_mask.end(), true) != "
+                          f"grad_input_mask.end()) {{\n"
                           f"      const auto r = {f};\n")
                 for j, n in enumerate(tnames):
-                    ap.append(f"      if (grad_input_mask[{j}]) out[{pos[n]}] = reduce_grad(std::get<{j}>(r), input_meta[{pos[n]}]);\n")
+                    ap.append(f"      if (grad_input_mask[{j}]) out[{pos[n]}] = reduce_grad(std::get<{j}>(r), "
+                              f"input_meta[{pos[n]}]);\n")
                 ap.append("    }\n  }\n")
         ap.append("  return out;\n}\n\n")
         body.append("".join(ap))
@@ -250,7 +257,8 @@ def gen_autograd(ops):
             k.append(f"  {{\n    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n    {call};\n  }}\n"
                      f"  {history}\n  return self;\n}}\n\n")
             body.append("".join(k))
-            reg.append(f"  m.impl({cstr(s.full())}, DispatchKey::Autograd, static_cast<{o.fn_ptr_type()}>(&{kname}));\n")
+            reg.append(f"  m.impl({cstr(s.full())}, DispatchKey::Autograd, "
+                       f"static_cast<{o.fn_ptr_type()}>(&{kname}));\n")
             continue
         if list_out:
             outs = None
@@ -319,9 +327,11 @@ def record_inputs(s, diff, saved_t, saved_o, saved_g):
     for a, t in saved_o:
         conv = {"std::vector<int64_t>": f"std::vector<int64_t>({a.name}.begin(), {a.name}.end())",
                 "std::optional<std::vector<int64_t>>":
-                    f"{a.name} ? std::optional<std::vector<int64_t>>(std::vector<int64_t>({a.name}->begin(), {a.name}->end())) : std::nullopt",
+                    f"{a.name} ? std::optional<std::vector<int64_t>>(std::vector<int64_t>({a.name}->begin(), "
+                    f"{a.name}->end())) : std::nullopt",
                 "std::string": f"std::string({a.name})",
-                "std::optional<std::string>": f"{a.name} ? std::optional<std::string>(std::string(*{a.name})) : std::nullopt",
+                "std::optional<std::string>": f"{a.name} ? std::optional<std::string>(std::string(*{a.name})) : "
+                                              f"std::nullopt",
                 }.get(saved_type(s, a, t)[0], a.name)
         k.append(f"  node->{a.name}_ = {conv};\n")
     for a in saved_g:
@@ -395,9 +405,12 @@ def gen_non_differentiable(ops):
         if o.entry.get("differentiable", True) is False:
             rows.append(f"    {{{cstr(o.schema.name if '::' in o.schema.name else 'aten::' + o.schema.name)}, "
                         f"{cstr(o.schema.overload)}}},\n")
-    text = [HEADER, "#pragma once\n// The ops whose floating results PyTorch leaves without a gradient: the database's\n"
+    text = [HEADER, "#pragma once\n// The ops whose floating results PyTorch leaves without a gradient: the "
+                    "database's\n"
             "// `differentiable: false`. Read by ember/autograd/Fallback.cpp (Note [ops without a derivative]).\n"
             "#include <string_view>\n\nnamespace ember::autograd {\n\n"
-            "struct OpName {\n  std::string_view name;      // \"aten::detach\"\n  std::string_view overload;  // \"\" or \"p\"\n};\n\n"
-            "inline constexpr OpName kNonDifferentiable[] = {\n", "".join(rows), "};\n\n}  // namespace ember::autograd\n"]
+            "struct OpName {\n  std::string_view name;      // \"aten::detach\"\n  std::string_view overload;  // "
+            "\"\" or \"p\"\n};\n\n"
+            "inline constexpr OpName kNonDifferentiable[] = "
+            "{\n", "".join(rows), "};\n\n}  // namespace ember::autograd\n"]
     return {"ember/autograd/generated/NonDifferentiable.h": "".join(text)}

@@ -6,7 +6,8 @@ def gen_cpp_api(ops):
     """The public functional API (ember::add, ...) and Tensor's methods: declarations and definitions, each a
     cached OperatorHandle and a typed call."""
     files = {}
-    meth = [HEADER, "// Included inside class Tensor (ember/core/Tensor.h); defined in ember/ops/generated/Functions.cpp.\n"]
+    meth = [HEADER, "// Included inside class Tensor (ember/core/Tensor.h); defined in "
+                    "ember/ops/generated/Functions.cpp.\n"]
     decl = [HEADER, "// Included by ember/ops/Functions.h inside namespace ember.\n"]
     defs = [HEADER, '#include <limits>\n\n#include "ember/ops/Functions.h"\n#include "ember/dispatch/Dispatcher.h"\n\n',
             "namespace ember {\n\nnamespace {\n"

@@ -58,9 +58,11 @@ def gen_fused_ops(ops):
     table = [f"    {{FusedOpcode::{enum_name(n)}, {cstr(n)}, 0, nullptr, 0, {{}}}},\n" for n, _ in LOADS]
     for code, name, arity, op, nargs, when in rows:
         conds = ", ".join(cpp_condition(i, v) for i, v in when)
-        table.append(f"    {{FusedOpcode::{enum_name(name)}, {cstr(name)}, {arity}, {cstr(op)}, {nargs}, {{{conds}}}}},\n")
+        table.append(f"    {{FusedOpcode::{enum_name(name)}, {cstr(name)}, {arity}, {cstr(op)}, {nargs}, "
+                     f"{{{conds}}}}},\n")
     text = [HEADER,
-            "#pragma once\n// The opcodes of fused elementwise programs and the graph nodes each one stands for, from the op\n"
+            "#pragma once\n// The opcodes of fused elementwise programs and the graph nodes each one stands for, from "
+            "the op\n"
             "// database's `fused:` fields. See Note [fused elementwise programs] (ember/ops/FusedProgram.h).\n"
             "#include <cstdint>\n\nnamespace ember {\n\n"
             "/// Opcodes are a file format (saved models carry them): never renumbered, only appended.\n"

@@ -166,7 +166,8 @@ def check_value(e, key, kind, schema):
     elif kind == "tags":
         need(isinstance(v, list) and all(t in TAGS for t in v), "a list of " + ", ".join(TAGS))
     elif kind == "dtypes":
-        need((isinstance(v, str) and v in DTYPE_SETS) or (isinstance(v, list) and v and all(d in DTYPE_NAMES for d in v)),
+        named_set = isinstance(v, str) and v in DTYPE_SETS
+        need(named_set or (isinstance(v, list) and v and all(d in DTYPE_NAMES for d in v)),
              "a list of dtype names or one of " + ", ".join(DTYPE_SETS))
     elif kind == "python_module":
         need(v in PYTHON_MODULES, "one of " + ", ".join(PYTHON_MODULES))

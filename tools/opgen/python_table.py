@@ -73,6 +73,7 @@ def gen_test_op_table(entries, ops):
             "tags": list(e.get("tags", [])),
             "shape": e.get("shape", ""),
         })
-    text = ("# " + HEADER[3:] + '"""Every Python-visible entry of the op database, for tests/python/test_ops_generic.py."""\n\n'
+    text = ("# " + HEADER[3:] + '"""Every Python-visible entry of the op database, for '
+                                'tests/python/test_ops_generic.py."""\n\n'
             "OPS = " + pprint.pformat(table, width=118, sort_dicts=False) + "\n")
     return {"tests/python/generated/op_table.py": text}

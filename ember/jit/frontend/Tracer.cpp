@@ -116,8 +116,8 @@ Tensor TracingState::size_of(const Tensor& x, int64_t dim) {
   const int64_t n = x.size(wrap_dim(dim, x.dim()));
   Value* xv = value_of(x);
   Node* size = graph_->insert_op("aten::size.int", {xv, graph_->insert_constant(IValue(dim))});
-  Node* num = graph_->insert_op("aten::scalar_tensor",
-                                {size->output(), graph_->insert_constant(IValue(kLong)), graph_->insert_constant(IValue())});
+  Node* num = graph_->insert_op("aten::scalar_tensor", {size->output(), graph_->insert_constant(IValue(kLong)),
+                                                        graph_->insert_constant(IValue())});
   Tensor t;
   {
     ExcludeDispatchKeyGuard no_trace(DispatchKey::Tracer);
@@ -217,7 +217,8 @@ Value* argument_value(TracingState& s, const IValue& v, const FunctionSchema& sc
     IntArrayRef l = v.to_int_list();
     std::vector<Value*> elems(l.size(), nullptr);
     bool any = false;
-    for (size_t k = 0; k < l.size(); ++k) any |= (elems[k] = s.int_argument(schema, i, static_cast<int64_t>(k))) != nullptr;
+    for (size_t k = 0; k < l.size(); ++k)
+      any |= (elems[k] = s.int_argument(schema, i, static_cast<int64_t>(k))) != nullptr;
     if (any) {
       for (size_t k = 0; k < l.size(); ++k)
         if (!elems[k]) elems[k] = g.insert_constant(IValue(l[k]));
@@ -237,7 +238,8 @@ Value* argument_value(TracingState& s, const IValue& v, const FunctionSchema& sc
       const auto* lt = elem->cast<ListType>();
       TypePtr et = lt ? lt->elem() : OptionalType::create(Type::tensor_type());
       std::vector<Value*> elems;
-      for (const IValue& e : v.to_list()) elems.push_back(e.is_tensor() ? s.value_of(e.to_tensor()) : g.insert_constant(e));
+      for (const IValue& e : v.to_list())
+        elems.push_back(e.is_tensor() ? s.value_of(e.to_tensor()) : g.insert_constant(e));
       return g.insert_list(et, elems);
     }
   }

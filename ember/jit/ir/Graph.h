@@ -388,7 +388,8 @@ class Graph {
   Value* insert_dict(TypePtr key_type, TypePtr value_type, std::span<Value* const> keys,
                      std::span<Value* const> values);
   /// prim::GetAttr[name=...](obj), its output named after the attribute. The result type comes from obj's
-  /// class type when it knows the attribute, else `type` (required then). Errors: obj is not of a class type; no type known.
+  /// class type when it knows the attribute, else `type` (required then). Errors: obj is not of a class type;
+  /// no type known.
   Value* insert_get_attr(Value* obj, const std::string& name, TypePtr type = nullptr);
   /// prim::If(cond) with two empty blocks and n outputs (fill the blocks, register their outputs).
   Node* insert_if(Value* cond, size_t num_outputs);

@@ -100,7 +100,9 @@ class IRParser {
   // ---------------------------------------------------------------- lexer
   void lex() {
     size_t i = 0, line = 1, line_start = 0;
-    auto push = [&](Tok k, std::string text, size_t at) { toks_.push_back({k, std::move(text), line, at - line_start + 1}); };
+    auto push = [&](Tok k, std::string text, size_t at) {
+      toks_.push_back({k, std::move(text), line, at - line_start + 1});
+    };
     while (i < src_.size()) {
       char c = src_[i];
       if (c == '\n') {
@@ -177,7 +179,10 @@ class IRParser {
               bool ok = i + 2 <= src_.size();
               for (size_t k = 0; ok && k < 2; ++k) {
                 char h = src_[i + k];
-                int d2 = digit(h) ? h - '0' : (h >= 'a' && h <= 'f') ? h - 'a' + 10 : (h >= 'A' && h <= 'F') ? h - 'A' + 10 : -1;
+                int d2 = digit(h)                 ? h - '0'
+                         : (h >= 'a' && h <= 'f') ? h - 'a' + 10
+                         : (h >= 'A' && h <= 'F') ? h - 'A' + 10
+                                                  : -1;
                 ok = d2 >= 0;
                 x = x * 16 + d2;
               }

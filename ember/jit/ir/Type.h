@@ -18,7 +18,9 @@ class Tensor;
 
 namespace ember::jit {
 
-enum class TypeKind : uint8_t { Any, Tensor, Int, Float, Bool, Str, None, Device, Number, List, Tuple, Dict, Optional, Class };
+enum class TypeKind : uint8_t {
+  Any, Tensor, Int, Float, Bool, Str, None, Device, Number, List, Tuple, Dict, Optional, Class
+};
 
 class Type;
 /// Types are immutable and shared (class types excepted: their attribute table grows, Note [class types]).

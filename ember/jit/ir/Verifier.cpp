@@ -239,8 +239,9 @@ class Verifier {
     } else if (k == prim::TupleConstruct) {
       check(n->num_outputs() == 1, n, "prim::TupleConstruct has one output");
       const auto* tt = n->output()->type()->cast<TupleType>();
-      check(tt && tt->elements().size() == n->num_inputs(), n,
-            fmt::format("prim::TupleConstruct of {} input(s) produces {}", n->num_inputs(), n->output()->type()->str()));
+      check(
+          tt && tt->elements().size() == n->num_inputs(), n,
+          fmt::format("prim::TupleConstruct of {} input(s) produces {}", n->num_inputs(), n->output()->type()->str()));
       for (size_t i = 0; i < n->num_inputs(); ++i)
         check(subtype(n->input(i), tt->elements()[i]), n, fmt::format("tuple element {} has another type", i));
     } else if (k == prim::TupleUnpack) {

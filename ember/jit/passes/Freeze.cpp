@@ -164,7 +164,9 @@ Module freeze(const Module& module, const FreezeOptions& options) {
       case SlotKind::Parameter: frozen.register_parameter(s.name, copy(s.value)); break;
       case SlotKind::Buffer: frozen.register_buffer(s.name, copy(s.value)); break;
       case SlotKind::Module: frozen.register_module(s.name, Module(s.module)); break;
-      case SlotKind::Attribute: frozen.register_attribute(s.name, s.value, module.type()->find_attribute(s.name)); break;
+      case SlotKind::Attribute:
+        frozen.register_attribute(s.name, s.value, module.type()->find_attribute(s.name));
+        break;
     }
   }
   frozen.eval();

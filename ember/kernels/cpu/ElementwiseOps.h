@@ -19,7 +19,12 @@ template <class T>
 constexpr bool kIsFloat = std::is_floating_point_v<T>;
 
 // ---- unary, same dtype in and out. X(Name, functor expression in x)
-struct Abs { template <class T> static T f(T x) { if constexpr (std::is_unsigned_v<T> || std::is_same_v<T, bool>) return x; else return x < 0 ? T(-x) : x; } };
+struct Abs {
+  template <class T> static T f(T x) {
+    if constexpr (std::is_unsigned_v<T> || std::is_same_v<T, bool>) return x;
+    else return x < 0 ? T(-x) : x;
+  }
+};
 struct Neg { template <class T> static T f(T x) { return static_cast<T>(-x); } };
 struct Sign {
   template <class T> static T f(T x) {
@@ -67,7 +72,12 @@ struct GeluTanh {
 struct Silu { template <class T> static T f(T x) { return x / (T(1) + std::exp(-x)); } };
 struct Floor { template <class T> static T f(T x) { if constexpr (kIsFloat<T>) return std::floor(x); else return x; } };
 struct Ceil { template <class T> static T f(T x) { if constexpr (kIsFloat<T>) return std::ceil(x); else return x; } };
-struct Round { template <class T> static T f(T x) { if constexpr (kIsFloat<T>) return std::nearbyint(x); else return x; } };
+struct Round {
+  template <class T> static T f(T x) {
+    if constexpr (kIsFloat<T>) return std::nearbyint(x);
+    else return x;
+  }
+};
 struct Trunc { template <class T> static T f(T x) { if constexpr (kIsFloat<T>) return std::trunc(x); else return x; } };
 struct Frac { template <class T> static T f(T x) { return x - std::trunc(x); } };
 struct Square { template <class T> static T f(T x) { return static_cast<T>(x * x); } };
@@ -79,13 +89,33 @@ struct BitwiseNot {
 };
 
 // ---- unary predicates (bool out)
-struct IsNan { template <class T> static bool f(T x) { if constexpr (kIsFloat<T>) return std::isnan(x); else return false; } };
-struct IsInf { template <class T> static bool f(T x) { if constexpr (kIsFloat<T>) return std::isinf(x); else return false; } };
-struct IsFinite { template <class T> static bool f(T x) { if constexpr (kIsFloat<T>) return std::isfinite(x); else return true; } };
+struct IsNan {
+  template <class T> static bool f(T x) {
+    if constexpr (kIsFloat<T>) return std::isnan(x);
+    else return false;
+  }
+};
+struct IsInf {
+  template <class T> static bool f(T x) {
+    if constexpr (kIsFloat<T>) return std::isinf(x);
+    else return false;
+  }
+};
+struct IsFinite {
+  template <class T> static bool f(T x) {
+    if constexpr (kIsFloat<T>) return std::isfinite(x);
+    else return true;
+  }
+};
 struct LogicalNot { template <class T> static bool f(T x) { return !static_cast<bool>(x); } };
 
 // ---- binary, same dtype in and out
-struct Mul { template <class T> static T f(T a, T b) { if constexpr (std::is_same_v<T, bool>) return a && b; else return static_cast<T>(a * b); } };
+struct Mul {
+  template <class T> static T f(T a, T b) {
+    if constexpr (std::is_same_v<T, bool>) return a && b;
+    else return static_cast<T>(a * b);
+  }
+};
 struct Div { template <class T> static T f(T a, T b) { return a / b; } };
 struct Atan2 { template <class T> static T f(T a, T b) { return std::atan2(a, b); } };
 struct Hypot { template <class T> static T f(T a, T b) { return std::hypot(a, b); } };
@@ -101,8 +131,18 @@ struct Minimum {
     return a < b ? a : b;
   }
 };
-struct Fmax { template <class T> static T f(T a, T b) { if constexpr (kIsFloat<T>) return std::fmax(a, b); else return a > b ? a : b; } };
-struct Fmin { template <class T> static T f(T a, T b) { if constexpr (kIsFloat<T>) return std::fmin(a, b); else return a < b ? a : b; } };
+struct Fmax {
+  template <class T> static T f(T a, T b) {
+    if constexpr (kIsFloat<T>) return std::fmax(a, b);
+    else return a > b ? a : b;
+  }
+};
+struct Fmin {
+  template <class T> static T f(T a, T b) {
+    if constexpr (kIsFloat<T>) return std::fmin(a, b);
+    else return a < b ? a : b;
+  }
+};
 struct BitAnd { template <class T> static T f(T a, T b) { return static_cast<T>(a & b); } };
 struct BitOr { template <class T> static T f(T a, T b) { return static_cast<T>(a | b); } };
 struct BitXor { template <class T> static T f(T a, T b) { return static_cast<T>(a ^ b); } };
@@ -257,9 +297,15 @@ struct Lt { template <class T> static bool f(T a, T b) { return a < b; } };
 struct Le { template <class T> static bool f(T a, T b) { return a <= b; } };
 struct Gt { template <class T> static bool f(T a, T b) { return a > b; } };
 struct Ge { template <class T> static bool f(T a, T b) { return a >= b; } };
-struct LogicalAnd { template <class T> static bool f(T a, T b) { return static_cast<bool>(a) && static_cast<bool>(b); } };
-struct LogicalOr { template <class T> static bool f(T a, T b) { return static_cast<bool>(a) || static_cast<bool>(b); } };
-struct LogicalXor { template <class T> static bool f(T a, T b) { return static_cast<bool>(a) != static_cast<bool>(b); } };
+struct LogicalAnd {
+  template <class T> static bool f(T a, T b) { return static_cast<bool>(a) && static_cast<bool>(b); }
+};
+struct LogicalOr {
+  template <class T> static bool f(T a, T b) { return static_cast<bool>(a) || static_cast<bool>(b); }
+};
+struct LogicalXor {
+  template <class T> static bool f(T a, T b) { return static_cast<bool>(a) != static_cast<bool>(b); }
+};
 
 }  // namespace EMBER_ISA_NS
 }  // namespace ember::cpu::ops

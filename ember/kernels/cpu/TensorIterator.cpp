@@ -95,8 +95,8 @@ TensorIterator::TensorIterator(const IterConfig& config, const Tensor& out,
   if (out.defined()) {
     EMBER_CHECK(!config.same_dtype_out || out.dtype() == common_, "{}: Found dtype {} but expected {}", config.name,
                 out.dtype(), common_);
-    EMBER_CHECK(!config.check_cast || can_cast(out_dtype, out.dtype()), "{}: result type {} can't be cast to the desired output type {}",
-                config.name, out_dtype, out.dtype());
+    EMBER_CHECK(!config.check_cast || can_cast(out_dtype, out.dtype()),
+                "{}: result type {} can't be cast to the desired output type {}", config.name, out_dtype, out.dtype());
     if (config.is_inplace) {
       EMBER_CHECK(out.sizes().equals(shape), "{}: output with shape [{}] doesn't match the broadcast shape [{}]",
                   config.name, fmt::join(out.sizes(), ", "), fmt::join(shape, ", "));

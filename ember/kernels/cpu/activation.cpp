@@ -1,7 +1,7 @@
 // Activation kernels of the nn ops: hardtanh, leaky_relu, elu, softplus, hardsigmoid, hardswish, mish,
-// log_sigmoid, threshold (elementwise, one functor each in ElementwiseOps.h), threshold_backward and glu (a binary loop over the two
-// halves of its input). Each has a functional, an in-place (where PyTorch has one) and an out= form; out= must
-// have self's dtype, as PyTorch's ("Found dtype Double but expected Float"). See Note [elementwise loops].
+// log_sigmoid, threshold (elementwise, one functor each in ElementwiseOps.h), threshold_backward and glu (a binary loop
+// over the two halves of its input). Each has a functional, an in-place (where PyTorch has one) and an out= form; out=
+// must have self's dtype, as PyTorch's ("Found dtype Double but expected Float"). See Note [elementwise loops].
 #include <limits>
 
 #include "ember/kernels/cpu/Dispatch.h"

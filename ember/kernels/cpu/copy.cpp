@@ -23,10 +23,10 @@ inline To convert(From x) {
 // Note [transposed copy]
 // Copying between two layouts whose unit-stride dims differ (a.t().contiguous(), dst.copy_(a.t()), a permuted
 // batch) through the generic loop walks one side with a large stride, touching a new cache line (and often a
-// new page) per element. Instead the two unit-stride dims are cut into square tiles of kTile x kTile elements (at most 32 KiB of buffer on the stack):
-// each tile is read row by row into a small buffer and written row by row from it, so every cache line of
-// either side is touched once. Same dtype only, dispatched by element size (a copy
-// moves bytes), tiles in parallel; any other dims (a batch) are walked around the tiles.
+// new page) per element. Instead the two unit-stride dims are cut into square tiles of kTile x kTile elements (at most
+// 32 KiB of buffer on the stack): each tile is read row by row into a small buffer and written row by row from it, so
+// every cache line of either side is touched once. Same dtype only, dispatched by element size (a copy moves bytes),
+// tiles in parallel; any other dims (a batch) are walked around the tiles.
 constexpr int64_t kTile = 64;
 
 template <class E>

@@ -206,8 +206,8 @@ AdvancedIndex make_advanced_index(const Tensor& self, const std::vector<std::opt
       std::string shapes;
       for (const Tensor& u : idx)
         if (u.defined()) shapes += fmt::format("{}[{}]", shapes.empty() ? "" : ", ", fmt::join(u.sizes(), ", "));
-      EMBER_FAIL_KIND(ErrorKind::Index, "shape mismatch: indexing tensors could not be broadcast together with shapes {}",
-                      shapes);
+      EMBER_FAIL_KIND(ErrorKind::Index,
+                      "shape mismatch: indexing tensors could not be broadcast together with shapes {}", shapes);
     }
   }
   AdvancedIndex ai;
@@ -420,10 +420,10 @@ void index_add_into(const Tensor& target, int64_t dim, const Tensor& index, cons
                     "index_add_(): Index is supposed to be a vector, but got dim: {} with type: {} and size: [{}]",
                     index.dim(), index.dtype(), fmt::join(index.sizes(), ", "));
   EMBER_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32, "index_add_(): Expected dtype int32/int64 for index");
-  EMBER_CHECK(target.dtype() == source.dtype(), "index_add_(): self ({}) and source ({}) must have the same scalar type",
-              target.dtype(), source.dtype());
-  EMBER_CHECK(d == 0 || d < source.dim(), "index_add_(): Indexing dim {} is out of bounds of the source tensor with dim {}",
-              d, source.dim());
+  EMBER_CHECK(target.dtype() == source.dtype(),
+              "index_add_(): self ({}) and source ({}) must have the same scalar type", target.dtype(), source.dtype());
+  EMBER_CHECK(d == 0 || d < source.dim(),
+              "index_add_(): Indexing dim {} is out of bounds of the source tensor with dim {}", d, source.dim());
   const int64_t n = index.numel();
   EMBER_CHECK(n == (source.dim() == 0 ? 1 : source.size(d)),
               "index_add_(): Number of indices ({}) should be equal to source.size(dim): ({}), for dim: {}", n,
@@ -452,8 +452,8 @@ void index_add_into(const Tensor& target, int64_t dim, const Tensor& index, cons
                 fmt::join(source.sizes(), ", "), d);
     src_slice = src_slice.expand(slice_sizes);
   } else {
-    EMBER_CHECK(source.dim() <= 1, "index_add_(): source.dim() ({}) must one or zero for given self.dim() ({})", source.dim(),
-                target.dim());
+    EMBER_CHECK(source.dim() <= 1, "index_add_(): source.dim() ({}) must one or zero for given self.dim() ({})",
+                source.dim(), target.dim());
     if (n == 0) return;
     src_slice = make_view(source, {}, {}, source.storage_offset());
   }
@@ -494,7 +494,8 @@ Tensor index_select_impl(const Tensor& self, int64_t dim, const Tensor& index, c
   EMBER_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32,
               "index_select(): Expected dtype int32 or int64 for index");
   const int64_t n = index.numel();
-  EMBER_CHECK(!(self.dim() > 0 && self.size(d) == 0 && n > 0), "index_select(): self indexing axis dim should be positive");
+  EMBER_CHECK(!(self.dim() > 0 && self.size(d) == 0 && n > 0),
+              "index_select(): self indexing axis dim should be positive");
   const int64_t size = nonempty_size(self, d), stride = nonempty_stride(self, d);
   Tensor offset = ember::empty({n}, kInt64);
   int64_t* off = offset.data_ptr<int64_t>();
@@ -551,7 +552,8 @@ Tensor gather_impl(const Tensor& self, int64_t dim, const Tensor& index, const T
     it.for_each([&](char** p, const int64_t* s, int64_t n) {
       for (int64_t i = 0; i < n; ++i) {
         const int64_t j = load<int64_t>(p[2] + i * s[2]);
-        EMBER_CHECK(j >= 0 && j < size, "gather(): index {} is out of bounds for dimension {} with size {}", j, d, size);
+        EMBER_CHECK(j >= 0 && j < size, "gather(): index {} is out of bounds for dimension {} with size {}", j, d,
+                    size);
         std::memcpy(p[0] + i * s[0], p[1] + i * s[1] + j * dim_stride, sizeof(U));
       }
     });
@@ -582,7 +584,8 @@ Tensor masked_select_impl(const Tensor& self, const Tensor& mask) {
   const char* sbase = static_cast<const char*>(s.data_ptr());
   const char* mbase = static_cast<const char*>(m.data_ptr());
   int64_t count = 0;
-  for_each_offset<2>(shape, strides, [&](const std::array<int64_t, 2>& o) { count += load<uint8_t>(mbase + o[1]) != 0; });
+  for_each_offset<2>(shape, strides,
+                     [&](const std::array<int64_t, 2>& o) { count += load<uint8_t>(mbase + o[1]) != 0; });
   Tensor result = ember::empty({count}, self.dtype());
   char* out = static_cast<char*>(result.data_ptr());
   dispatch_element_size(self.element_size(), [&]<class U>() {
@@ -632,7 +635,9 @@ Tensor index_select_out(const Tensor& self, int64_t dim, const Tensor& index, co
   return index_select_impl(self, dim, index, out);
 }
 
-Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool) { return gather_impl(self, dim, index, Tensor()); }
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool) {
+  return gather_impl(self, dim, index, Tensor());
+}
 Tensor gather_out(const Tensor& self, int64_t dim, const Tensor& index, bool, const Tensor& out) {
   return gather_impl(self, dim, index, out);
 }
@@ -729,7 +734,8 @@ Tensor index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& 
   check_writable("index_put_", self);
   check_index_count(self, indices.size());
   if (!accumulate) {
-    if (std::optional<Tensor> mask = mask_for_fill(self, indices, values)) return self.masked_fill_(*mask, values.item());
+    if (std::optional<Tensor> mask = mask_for_fill(self, indices, values))
+      return self.masked_fill_(*mask, values.item());
   }
   EMBER_CHECK(values.dtype() == self.dtype(),
               "Index put requires the source and destination dtypes match, got {} for the destination and {} for the "
@@ -747,7 +753,8 @@ Tensor index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& 
     }
     return true;
   }();
-  EMBER_CHECK(expandable, "shape mismatch: value tensor of shape [{}] cannot be broadcast to indexing result of shape [{}]",
+  EMBER_CHECK(expandable,
+              "shape mismatch: value tensor of shape [{}] cannot be broadcast to indexing result of shape [{}]",
               fmt::join(values.sizes(), ", "), fmt::join(ai.shape, ", "));
   Tensor v = same_storage(self, values) ? values.clone(MemoryFormat::Contiguous) : values;  // read before writing
   v = v.expand(ai.shape);

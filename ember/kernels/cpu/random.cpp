@@ -200,7 +200,8 @@ void normal_block16_f32_scalar(float* d, float mean, float std) {
   const __m256 u1 = _mm256_sub_ps(one, _mm256_loadu_ps(d));
   const __m256 u2 = _mm256_loadu_ps(d + 8);
   // log(u1)
-  __m256 e = _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_srli_epi32(_mm256_castps_si256(u1), 23), _mm256_set1_epi32(127)));
+  __m256 e =
+      _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_srli_epi32(_mm256_castps_si256(u1), 23), _mm256_set1_epi32(127)));
   e = _mm256_add_ps(e, one);
   __m256 x = _mm256_or_ps(_mm256_and_ps(u1, _mm256_castsi256_ps(_mm256_set1_epi32(~0x7f800000))), half);
   const __m256 below = _mm256_cmp_ps(x, _mm256_set1_ps(kSqrtHalf), _CMP_LT_OS);
@@ -544,8 +545,10 @@ void randperm_fill(const Tensor& result, int64_t n, GeneratorImpl& gen) {
   // check_supported_max_int_with_precision: n - 1 must fit the dtype, exactly for floating ones.
   (void)ember::scalar_tensor(Scalar(n > 0 ? n - 1 : n), dt);
   EMBER_CHECK(dt != kFloat16 || n <= (int64_t{1} << 11) + 1, "randperm: n cannot be greater than 2049 for Half type.");
-  EMBER_CHECK(dt != kFloat32 || n <= (int64_t{1} << 24) + 1, "randperm: n cannot be greater than 2^24+1 for Float type.");
-  EMBER_CHECK(dt != kFloat64 || n <= (int64_t{1} << 53) + 1, "randperm: n cannot be greater than 2^53+1 for Double type.");
+  EMBER_CHECK(dt != kFloat32 || n <= (int64_t{1} << 24) + 1,
+              "randperm: n cannot be greater than 2^24+1 for Float type.");
+  EMBER_CHECK(dt != kFloat64 || n <= (int64_t{1} << 53) + 1,
+              "randperm: n cannot be greater than 2^53+1 for Double type.");
   dispatch_dtypes<kNumericTypes>(dt, "randperm", [&]<class T>() {
     T* r = result.data_ptr<T>();
     for (int64_t i = 0; i < n; ++i) {

@@ -1,13 +1,13 @@
 // Reduction kernels: sum, mean, prod, max/min (values and indices), amax/amin, argmax/argmin, var/std
 // (Welford), vector norms, logsumexp, all/any, count_nonzero; scans (cumsum, cumprod); softmax and
-// log_softmax. See Note [reductions] for the engine. Floating sums accumulate in double, so results do not
-// depend on the order of the reduction beyond the final rounding.
+// log_softmax. See Note [reductions] (ReducePlan.h) for the engine. Floating sums accumulate in double, so
+// results do not depend on the order of the reduction beyond the final rounding.
 #include <cmath>
 #include <limits>
 
 #include "ember/kernels/cpu/Dispatch.h"
 #include "ember/kernels/cpu/Loops.h"
-#include "ember/kernels/cpu/Reduce.h"
+#include "ember/kernels/cpu/ReducePlan.h"
 #include "ember/kernels/cpu/generated/CPUKernels.h"
 #include "ember/kernels/cpu/isa/VecLoops.h"
 
@@ -90,9 +90,10 @@ Tensor sum_impl(const char* name, const Tensor& self, OptionalIntArrayRef dim, b
 
 Tensor mean_impl(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
   DType dt = dtype.value_or(self.dtype());
-  EMBER_CHECK(is_floating_point(dt),
-              "mean(): could not infer output dtype. {} dtype must be either a floating point or complex dtype. Got: {}",
-              dtype ? "Optional" : "Input", dt);
+  EMBER_CHECK(
+      is_floating_point(dt),
+      "mean(): could not infer output dtype. {} dtype must be either a floating point or complex dtype. Got: {}",
+      dtype ? "Optional" : "Input", dt);
   Reduction r = prepare(self, dim, keepdim, dt);
   Tensor out = make_empty(r.out_sizes, dt);
   const double n = static_cast<double>(r.plan.num_reduced);
@@ -429,7 +430,9 @@ Tensor softmax_impl(const char* name, const Tensor& self, int64_t dim, std::opti
 
 }  // namespace
 
-Tensor sum(const Tensor& self, std::optional<DType> dtype) { return sum_impl<false>("sum", self, std::nullopt, false, dtype); }
+Tensor sum(const Tensor& self, std::optional<DType> dtype) {
+  return sum_impl<false>("sum", self, std::nullopt, false, dtype);
+}
 Tensor sum_dim(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
   return sum_impl<false>("sum", self, dim, keepdim, dtype);
 }

@@ -342,15 +342,16 @@ Tensor triu_out(const Tensor& self, int64_t diagonal, const Tensor& out) {
 
 // The accepted ranks and zero sizes are PyTorch 1.13's, which differ between the ops.
 Tensor reflection_pad1d(const Tensor& self, IntArrayRef padding) {
-  EMBER_CHECK((self.dim() == 2 && self.sizes()[1] != 0) ||
-                  (self.dim() == 3 && self.sizes()[1] != 0 && self.sizes()[2] != 0),
-              "reflection_pad1d: 2D or 3D (batch mode) tensor expected for input, but got: {}", sizes_str(self.sizes()));
+  EMBER_CHECK(
+      (self.dim() == 2 && self.sizes()[1] != 0) || (self.dim() == 3 && self.sizes()[1] != 0 && self.sizes()[2] != 0),
+      "reflection_pad1d: 2D or 3D (batch mode) tensor expected for input, but got: {}", sizes_str(self.sizes()));
   return pad_nd("reflection_pad1d", self, padding, 1, PadMode::Reflect);
 }
 Tensor reflection_pad2d(const Tensor& self, IntArrayRef padding) {
   const bool valid = self.dim() >= 3 && self.sizes()[1] != 0 && self.sizes()[2] != 0;
   EMBER_CHECK((self.dim() == 3 && valid) || (self.dim() == 4 && valid && self.sizes()[3] != 0),
-              "reflection_pad2d: 3D or 4D (batch mode) tensor expected for input, but got: {}", sizes_str(self.sizes()));
+              "reflection_pad2d: 3D or 4D (batch mode) tensor expected for input, but got: {}",
+              sizes_str(self.sizes()));
   return pad_nd("reflection_pad2d", self, padding, 2, PadMode::Reflect);
 }
 Tensor reflection_pad3d(const Tensor& self, IntArrayRef padding) {

@@ -16,7 +16,7 @@
 
 #include "ember/kernels/cpu/Dispatch.h"
 #include "ember/kernels/cpu/Loops.h"
-#include "ember/kernels/cpu/Reduce.h"
+#include "ember/kernels/cpu/ReducePlan.h"
 #include "ember/kernels/cpu/generated/CPUKernels.h"
 #include "ember/ops/shape.h"
 

@@ -101,8 +101,12 @@ EMBER_UNARY_OPS(EMBER_DEFINE_UNARY)
 // relu has no out= variant in PyTorch's schema; the generated table names only relu and relu_.
 
 // Predicates: bool out, no in-place or out= variants.
-Tensor isnan(const Tensor& self) { return unary<ops::IsNan, kAllTypes, OutRule::Bool>("isnan", self, {}, false, kNoVec); }
-Tensor isinf(const Tensor& self) { return unary<ops::IsInf, kAllTypes, OutRule::Bool>("isinf", self, {}, false, kNoVec); }
+Tensor isnan(const Tensor& self) {
+  return unary<ops::IsNan, kAllTypes, OutRule::Bool>("isnan", self, {}, false, kNoVec);
+}
+Tensor isinf(const Tensor& self) {
+  return unary<ops::IsInf, kAllTypes, OutRule::Bool>("isinf", self, {}, false, kNoVec);
+}
 Tensor isfinite(const Tensor& self) {
   return unary<ops::IsFinite, kAllTypes, OutRule::Bool>("isfinite", self, {}, false, kNoVec);
 }

@@ -18,7 +18,8 @@ template <size_t D>
 using conv_padding_t = std::variant<ExpandingArray<D>, enumtype::kValid, enumtype::kSame>;
 
 /// How a Conv module pads: with zeros (inside the op) or by F::pad's reflect, replicate or circular modes.
-using conv_padding_mode_t = std::variant<enumtype::kZeros, enumtype::kReflect, enumtype::kReplicate, enumtype::kCircular>;
+using conv_padding_mode_t =
+    std::variant<enumtype::kZeros, enumtype::kReflect, enumtype::kReplicate, enumtype::kCircular>;
 
 // The setter `padding({1, 2})`: a braced list cannot convert to the variant by itself.
 #define EMBER_CONV_PADDING_LIST_SETTER(D)                                     \

@@ -16,9 +16,9 @@ def _check(mod, what):
 def freeze(mod, preserved_attrs=None, optimize_numerics=True):
     """A frozen copy of the script module mod, in eval mode: its parameters, buffers and attributes become
     constants of the graph (copies: later changes to mod do not reach it), submodule calls are inlined, and
-    (optimize_numerics) the frozen-graph optimisations run (Conv/Linear + BatchNorm folding, constant
-    propagation, peephole, common subexpressions, dead code). The result has no parameters but the preserved
-    ones; forward takes the same arguments. preserved_attrs: names of methods to keep besides forward, and of attributes to keep as
+    (optimize_numerics) the frozen-graph optimisations run (Conv/Linear + BatchNorm folding, constant propagation,
+    peephole, common subexpressions, dead code). The result has no parameters but the preserved ones; forward takes
+    the same arguments. preserved_attrs: names of methods to keep besides forward, and of attributes to keep as
     attributes ("weight", or a submodule's: "fc.weight"; the frozen module shares those tensors with mod, as
     torch's does, Note [preserved attributes] in ember/jit/passes/Freeze.cpp). Raises RuntimeError for a module
     that is not a script module or is in training mode, or a preserved name that is neither a method nor an

@@ -15,7 +15,7 @@ The graph's inputs are the tensors of the example inputs, flattened in order (tu
 element, dicts by their keys' order); a call flattens its arguments the same way and checks that their
 structure (container kinds, lengths, dict keys) is the example's. Outputs keep their structure in the graph
 (prim::TupleConstruct, ListConstruct, DictConstruct). A saved module keeps the structure of each method's
-inputs in the extra file ``.ember/input_spec/<method>`` (Note [python archive] in _serialization.py), so a
+inputs in the extra file ``.ember/input_spec/<method>`` (Note [saved modules from python] in _serialization.py), so a
 loaded module takes the same arguments as the traced one.
 """
 import copy

@@ -1,16 +1,16 @@
-"""ember.jit.save and ember.jit.load: a script module as one file, over the C++ archive
-(ember/jit/runtime/Archive.h, Note [saved-model archive]).
+"""ember.jit.save and ember.jit.load: a script module as one file, the C++ runtime's saved-module file
+(ember/jit/runtime/SavedModule.h, Note [saved-module format]).
 
-Note [python archive]
-The file is the C++ runtime's saved-model archive, so ``ember::jit::load`` reads what Python saves and the
+Note [saved modules from python]
+The file is the one the C++ runtime writes and reads, so ``ember::jit::load`` reads what Python saves and the
 reverse. Python adds one thing: the structure and names of the root's method inputs (Note [flattened inputs]
 in _module.py), as the extra file ``.ember/input_spec/<method>`` holding the Python literal of the pair, so
 that a loaded module accepts tuples, lists, dicts and keyword arguments as the traced one did (C++ callers
 pass the flat tensors). Extra files whose names start with ``.ember/`` are reserved; user extra files may be
 any other name, with str or bytes contents, read back as bytes (as PyTorch's); unlike PyTorch's, the contents
-must be UTF-8 text (the C++ archive keeps extra files as strings, which C++ readers get as std::string).
-Writing is atomic (the C++ archive writes a temporary file and renames it). A file object is written through
-a temporary file (and read likewise), which the C++ archive needs to seek in.
+must be UTF-8 text (the C++ saved-module file keeps extra files as strings, which C++ readers get as std::string).
+Writing is atomic (the C++ writer writes a temporary file and renames it). A file object is written through
+a temporary file (and read likewise), which the C++ reader needs to seek in.
 """
 import ast
 import os
@@ -59,9 +59,9 @@ def _valid_spec(s):
 
 def save(m, f, _extra_files=None):
     """Saves the script module m (traced or loaded), or the traced function m, to f, a path or a writable binary
-    file object, as one archive (Note [python archive]): its module hierarchy, parameters, buffers, method graphs,
-    and _extra_files ({name: str or bytes}). A traced function is saved as a module whose forward runs it (as
-    PyTorch's): loading gives a RecursiveScriptModule, not a function. Raises AttributeError for an object that
+    file object, as one file (Note [saved modules from python]): its module hierarchy, parameters, buffers, method
+    graphs, and _extra_files ({name: str or bytes}). A traced function is saved as a module whose forward runs it
+    (as PyTorch's): loading gives a RecursiveScriptModule, not a function. Raises AttributeError for an object that
     is not a script module (as PyTorch's, which has no save method), RuntimeError naming the file for I/O
     failures."""
     if isinstance(m, TracedFunction):

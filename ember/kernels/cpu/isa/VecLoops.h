@@ -32,8 +32,9 @@ VecLoopFn vec_loop(VecOp op, DType dtype);
 // Floating sums accumulate in double (Note [reductions]). A single double accumulator makes the sum a chain of
 // dependent additions (one element per add latency); these kernels keep 32 independent double accumulators
 // (lane k takes the elements at positions = k mod 32 up to the last whole group of 32, then the 32 are added
-// pairwise, then the tail in order), written with 4-lane generic vectors so every instruction-set build performs exactly the same additions in the same
-// order: results are identical whichever build runs, and do not depend on timing.
+// pairwise, then the tail in order), written with 4-lane generic vectors so every instruction-set build
+// performs exactly the same additions in the same order: results are identical whichever build runs, and do not
+// depend on timing.
 
 /// Sum of x[0..n) in the order of Note [vectorized sums].
 double sum_contiguous(const float* x, int64_t n);

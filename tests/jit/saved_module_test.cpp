@@ -1,4 +1,4 @@
-// The saved-model archive (ember/jit/runtime/Archive.h): round trips of a module hierarchy, tensor constants,
+// The saved-module file (ember/jit/runtime/SavedModule.h): round trips of a module hierarchy, tensor constants,
 // extra files; and bad files: missing, truncated, byte-flipped, not a module, newer version, unknown op,
 // malformed fields.
 #include <gtest/gtest.h>
@@ -12,9 +12,9 @@
 #include "TestSupport.h"
 #include "ember/jit/ir/IRParser.h"
 #include "ember/dispatch/LoadLibrary.h"
-#include "ember/jit/runtime/Archive.h"
+#include "ember/jit/runtime/SavedModule.h"
 #include "ember/jit/runtime/Interpreter.h"
-#include "ember/serialize/Archive.h"
+#include "ember/serialize/EmberFormat.h"
 
 namespace {
 
@@ -39,7 +39,7 @@ void write_file(const std::string& p, const std::string& data) {
   f << data;
 }
 
-TEST(Archive, RoundTripRunsTheSame) {
+TEST(SavedModule, RoundTripRunsTheSame) {
   Net n;
   n.conv.eval();  // a submodule's own flag is kept
   std::string p = temp_path("net.ember");
@@ -66,7 +66,7 @@ TEST(Archive, RoundTripRunsTheSame) {
 }
 
 // Note [saved functions]: a function's graph as a module with forward, saved and loaded.
-TEST(Archive, SavedFunctionIsAModuleWithForward) {
+TEST(SavedModule, SavedFunctionIsAModuleWithForward) {
   Function f("f", R"IR(graph(%x : Float(2, 3), %y : Float(2, 3)):
   %one : int = prim::Constant[value=1]()
   %s : Tensor = aten::add(%x, %y, %one)
@@ -98,7 +98,7 @@ TEST(Archive, SavedFunctionIsAModuleWithForward) {
 
 // A traced function saved by Python (tests/jit/fixtures/make_fixtures.py) runs in C++ and returns what PyTorch
 // 1.13's saved trace of the same function returns, on inputs of another batch size than the trace's.
-TEST(Archive, TracedFunctionSavedByPythonMatchesTorch) {
+TEST(SavedModule, TracedFunctionSavedByPythonMatchesTorch) {
   const std::string dir = EMBER_TEST_FIXTURES;
   Module m = load(dir + "/traced_function.pt");
   EXPECT_EQ(m.type()->name(), kFunctionModuleClass);
@@ -116,7 +116,7 @@ TEST(Archive, TracedFunctionSavedByPythonMatchesTorch) {
   }
 }
 
-TEST(Archive, TensorConstantsAndAttributeTypes) {
+TEST(SavedModule, TensorConstantsAndAttributeTypes) {
   Module m("__torch__.C");
   Tensor c = randn({3});
   std::vector<Tensor> table{c};
@@ -141,7 +141,7 @@ TEST(Archive, TensorConstantsAndAttributeTypes) {
   std::filesystem::remove(p);
 }
 
-TEST(Archive, LoadedModuleFromManyThreads) {
+TEST(SavedModule, LoadedModuleFromManyThreads) {
   Net n;
   std::string p = temp_path("threads.ember");
   save(n.net, p);
@@ -160,7 +160,7 @@ TEST(Archive, LoadedModuleFromManyThreads) {
   for (int b : bad) EXPECT_EQ(b, 0);
 }
 
-TEST(Archive, FailedSaveLeavesTheOldFile) {
+TEST(SavedModule, FailedSaveLeavesTheOldFile) {
   Net n;
   std::string p = temp_path("atomic.ember");
   save(n.net, p);
@@ -193,7 +193,7 @@ IValue module_archive(const std::string& method_text, int64_t version = 1) {
                        {IValue("extra_files"), IValue::dict({})}});
 }
 
-TEST(Archive, UnknownOpNamesTheOpAndTheLibrary) {
+TEST(SavedModule, UnknownOpNamesTheOpAndTheLibrary) {
   std::string p = write_root("unknown.ember", module_archive(R"IR(graph(%self : __torch__.M, %x : Tensor):
   %y : Tensor = myns::fancy(%x)
   return (%y)
@@ -217,7 +217,7 @@ IValue archive_with_source(const std::string& kind, const std::string& detail) {
   return IValue::dict(std::move(items));
 }
 
-TEST(Archive, MissingOpSaysWhatToLoad) {
+TEST(SavedModule, MissingOpSaysWhatToLoad) {
   // Note [op sources]: an op of a custom library names the library to load; a Python op says it needs Python.
   std::string p = write_root("libop.ember", archive_with_source("library", "/opt/ext/libmyns.so"));
   auto e = expect_error([&] { load(p); });
@@ -232,7 +232,7 @@ TEST(Archive, MissingOpSaysWhatToLoad) {
   std::filesystem::remove(p);
 }
 
-TEST(Archive, RecordsTheLibraryOfCustomOps) {
+TEST(SavedModule, RecordsTheLibraryOfCustomOps) {
   load_library(EMBER_TEST_MYOPS);
   Module m("__torch__.UsesMyops");
   m.define_method("forward", R"IR(graph(%self : __torch__.UsesMyops, %x : Tensor):
@@ -260,7 +260,7 @@ TEST(Archive, RecordsTheLibraryOfCustomOps) {
   std::filesystem::remove(p);
 }
 
-TEST(Archive, BadFilesGiveClearErrors) {
+TEST(SavedModule, BadFilesGiveClearErrors) {
   // Missing file.
   EXPECT_TRUE(contains(expect_error([&] { load(temp_path("missing.ember")); }).what(), "missing.ember"));
   // A plain archive, not a module.
@@ -283,7 +283,7 @@ TEST(Archive, BadFilesGiveClearErrors) {
   std::filesystem::remove(p);
 }
 
-TEST(Archive, TruncatedAndFlippedFilesNeverCrash) {
+TEST(SavedModule, TruncatedAndFlippedFilesNeverCrash) {
   Net n;
   std::string p = temp_path("good.ember");
   save(n.net, p);

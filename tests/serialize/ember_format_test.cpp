@@ -1,6 +1,6 @@
-// ember::serialize: round trips of IValue trees through files and bytes (values, shared storages and views,
-// attributes), atomic writes, and corrupt archives (cut, flipped bytes, hand-made zips with missing or short
-// entries) that must raise "load: '<file>': ..." and never crash.
+// Ember's file format (ember/serialize/EmberFormat.h): round trips of IValue trees through files and bytes
+// (values, shared storages and views, attributes), atomic writes, and corrupt files (cut, flipped bytes,
+// hand-made zips with missing or short entries) that must raise "load: '<file>': ..." and never crash.
 #include <gtest/gtest.h>
 #include <zip.h>
 
@@ -35,7 +35,7 @@ void write_file(const fs::path& p, std::string_view data) {
 }
 
 // A fresh directory per test, removed afterwards.
-class Archive : public ::testing::Test {
+class EmberFormat : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
@@ -55,13 +55,14 @@ class Archive : public ::testing::Test {
 };
 
 IValue sample(const Tensor& x) {
-  return IValue::dict({{"x", x},
-                       {"xt", x.t()},
-                       {"row", x.select(0, 1)},
-                       {"again", x},
-                       {"ints", IValue(std::vector<int64_t>{1, -2, 3})},
-                       {7, IValue::tuple({IValue(), true, int64_t{-5}, 2.5, std::nan(""), -0.0, "text", kBFloat16})},
-                       {"nested", IValue::list({IValue::dict({}), IValue::list({}), IValue::tuple({x.select(1, 2)})})}});
+  return IValue::dict(
+      {{"x", x},
+       {"xt", x.t()},
+       {"row", x.select(0, 1)},
+       {"again", x},
+       {"ints", IValue(std::vector<int64_t>{1, -2, 3})},
+       {7, IValue::tuple({IValue(), true, int64_t{-5}, 2.5, std::nan(""), -0.0, "text", kBFloat16})},
+       {"nested", IValue::list({IValue::dict({}), IValue::list({}), IValue::tuple({x.select(1, 2)})})}});
 }
 
 void check_sample(const IValue& v) {
@@ -98,7 +99,7 @@ void check_sample(const IValue& v) {
   EXPECT_TRUE(shares_storage(col, x));
 }
 
-TEST_F(Archive, RoundTripThroughFileAndBytes) {
+TEST_F(EmberFormat, RoundTripThroughFileAndBytes) {
   Tensor x = arange(6, kFloat32).reshape({2, 3});
   serialize::save(sample(x), path("a.ember"));
   EXPECT_EQ(listing(), std::vector<std::string>{"a.ember"});  // no temporary left behind
@@ -110,7 +111,7 @@ TEST_F(Archive, RoundTripThroughFileAndBytes) {
   EXPECT_EQ(serialize::save_to_bytes(sample(x)), bytes);
 }
 
-TEST_F(Archive, EveryDTypeAndEmptyAndZeroDim) {
+TEST_F(EmberFormat, EveryDTypeAndEmptyAndZeroDim) {
   std::vector<IValue> items;
   for (DType d : {kUInt8, kInt8, kInt16, kInt32, kInt64, kFloat16, kFloat32, kFloat64, kBool, kBFloat16}) {
     items.push_back(arange(5, d == kBool ? kInt64 : kFloat32).to(d));
@@ -129,7 +130,7 @@ TEST_F(Archive, EveryDTypeAndEmptyAndZeroDim) {
   }
 }
 
-TEST_F(Archive, AttributesRoundTrip) {
+TEST_F(EmberFormat, AttributesRoundTrip) {
   Tensor w = ones({2, 2});
   Tensor b = zeros({2});
   autograd::set_requires_grad(w, true);
@@ -156,7 +157,7 @@ TEST_F(Archive, AttributesRoundTrip) {
 
 // Note [tuple classes]: a Size and a namedtuple keep their class through save and load; a C++ reader without
 // attributes sees plain tuples; a Size of non-ints or a namedtuple with the wrong number of fields is refused.
-TEST_F(Archive, TupleClassesRoundTrip) {
+TEST_F(EmberFormat, TupleClassesRoundTrip) {
   IValue size = IValue::tuple({2, 3});
   IValue point = IValue::tuple({ones({2}), 7});
   IValue plain = IValue::tuple({});
@@ -185,10 +186,11 @@ TEST_F(Archive, TupleClassesRoundTrip) {
   EMBER_EXPECT_ERROR(serialize::save_to_bytes(IValue::list({1, bad_size}), &attrs), Type,
                      "the Size at obj[1] holds a float, not an int");
   attrs.tuple_classes[point.payload_ptr()].fields = {"x"};
-  EMBER_EXPECT_ERROR(serialize::save_to_bytes(point, &attrs), Type, "the namedtuple at obj has 2 items but 1 field names");
+  EMBER_EXPECT_ERROR(serialize::save_to_bytes(point, &attrs), Type,
+                     "the namedtuple at obj has 2 items but 1 field names");
 }
 
-TEST_F(Archive, UnsupportedValuesRaiseBeforeAnyFileExists) {
+TEST_F(EmberFormat, UnsupportedValuesRaiseBeforeAnyFileExists) {
   IValue bad = IValue::dict({{"g", IValue::list({1, default_generator()})}});
   EMBER_EXPECT_ERROR(serialize::save(bad, path("bad.ember")), Type, "Generator (at obj['g'][1])");
   EMBER_EXPECT_ERROR(serialize::save(IValue::dict({{IValue(2.5), 1}}), path("bad.ember")), Type,
@@ -200,7 +202,7 @@ TEST_F(Archive, UnsupportedValuesRaiseBeforeAnyFileExists) {
   EXPECT_TRUE(listing().empty());
 }
 
-TEST_F(Archive, FailedWritesLeaveNothingBehind) {
+TEST_F(EmberFormat, FailedWritesLeaveNothingBehind) {
   serialize::save(IValue(ones({3})), path("keep.ember"));
   const std::string before = read_file(dir / "keep.ember");
   EMBER_EXPECT_ERROR(serialize::save(IValue(default_generator()), path("keep.ember")), Type, "Generator");
@@ -260,7 +262,7 @@ void replace(std::string& s, std::string_view from, std::string_view to) {
   s.replace(pos, from.size(), to);
 }
 
-TEST_F(Archive, CorruptFilesRaiseNamingTheFile) {
+TEST_F(EmberFormat, CorruptFilesRaiseNamingTheFile) {
   auto expect_corrupt = [&](const std::vector<Entry>& entries, const std::string& part) {
     write_zip(path("bad.ember"), entries);
     std::string msg = ember::testing::expect_error([&] { serialize::load(path("bad.ember")); }).what();
@@ -297,7 +299,7 @@ TEST_F(Archive, CorruptFilesRaiseNamingTheFile) {
             (std::vector<float>{0, 1, 2, 3, 4, 5}));
 }
 
-TEST_F(Archive, TruncatedOrFlippedBytesNeverCrash) {
+TEST_F(EmberFormat, TruncatedOrFlippedBytesNeverCrash) {
   serialize::save(IValue::dict({{"w", arange(1000, kFloat32)}}), path("good.ember"));
   const std::string good = read_file(dir / "good.ember");
   // Every cut point of the header and the tail, and a sample in between: an error each time.
@@ -320,7 +322,7 @@ TEST_F(Archive, TruncatedOrFlippedBytesNeverCrash) {
   }
 }
 
-TEST_F(Archive, MissingAndEmptyFiles) {
+TEST_F(EmberFormat, MissingAndEmptyFiles) {
   EMBER_EXPECT_ERROR(serialize::load(path("nope.ember")), Runtime, "nope.ember");
   write_file(dir / "empty.ember", "");
   EMBER_EXPECT_ERROR(serialize::load(path("empty.ember")), Runtime, "Not a zip archive");

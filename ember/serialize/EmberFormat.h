@@ -1,12 +1,13 @@
 #pragma once
-// Ember's archive format: tensors, state dicts and nested containers of them in one file that the Python
-// front end (ember.save / ember.load) and C++ programs both read and write.
+// Ember's own file format: tensors, state dicts and nested containers of them in one zip file with a JSON
+// manifest, which the Python front end (ember.save / ember.load) and C++ programs both read and write. (The
+// readers of other formats, PyTorch's checkpoints, safetensors, GGUF, sit beside this file in ember/serialize.)
 //
 //   ember::serialize::save(ember::IValue::dict({{"w", w}, {"b", b}}), "model.ember");
 //   ember::IValue obj = ember::serialize::load("model.ember");
 //
-// Note [archive format]
-// An archive is a zip file (read and written with libzip: Note [zip writer]) with
+// Note [ember format]
+// A file is a zip archive (read and written with libzip: Note [zip writer]) with
 //   * "manifest.json": {"format": "ember-archive", "version": 1, "byte_order": "little",
 //       "storages": [{"entry": "storages/0", "nbytes": N}, ...],
 //       "tensors": [{"storage": 0, "dtype": "float32", "sizes": [...], "strides": [...],
@@ -69,7 +70,7 @@ struct TupleClass {
   std::vector<std::string> fields;  // and its _fields, one per item
 };
 
-/// What an IValue tree cannot say itself but an archive keeps: Python's container and tensor subclasses and
+/// What an IValue tree cannot say itself but the file keeps: Python's container and tensor subclasses and
 /// the autograd flag, keyed by payload identity (IValue::payload_ptr(): the DictObj of a dict, the TensorImpl of
 /// a tensor). The Python binding fills it when saving and reads it after loading; C++ callers may ignore it.
 struct Attributes {
@@ -90,26 +91,26 @@ struct Attributes {
 /// Writes obj (None, bool, int, double, str, dtype, tensors, lists, tuples and dicts with str or int keys,
 /// nested) to path atomically (Note [atomic save]): libzip writes a temporary file in the same directory that
 /// is renamed over path only when complete, and removed on any error, so path is either untouched or the whole
-/// new archive. attrs: optional Python-level attributes (see Attributes). Errors: an unsupported value
+/// new file. attrs: optional Python-level attributes (see Attributes). Errors: an unsupported value
 /// (TypeError naming its kind and where it is, e.g. "obj['a'][2]"), a non-CPU tensor, nesting deeper than
 /// kMaxDepth, a string that is not UTF-8, I/O failures (RuntimeError naming the file and libzip's reason).
 void save(const IValue& obj, const std::string& path, const Attributes* attrs = nullptr);
 
-/// The same archive as save() writes, as bytes in memory (for Python file-like objects).
+/// The same file as save() writes, as bytes in memory (for Python file-like objects).
 std::string save_to_bytes(const IValue& obj, const Attributes* attrs = nullptr);
 
-/// The same archive, written whole by libzip to a temporary file in TMPDIR (Note [file-like save]) and then
-/// handed to write(data, n) in order, in pieces of at most 4 MiB (the pointer is valid during the call only). Python file-like objects are written through it.
-/// Errors: as save(), and whatever write throws.
+/// The same file, written whole by libzip to a temporary file in TMPDIR (Note [file-like save]) and then
+/// handed to write(data, n) in order, in pieces of at most 4 MiB (the pointer is valid during the call only). Python
+/// file-like objects are written through it. Errors: as save(), and whatever write throws.
 void save_to_stream(const IValue& obj, const std::function<void(const void*, size_t)>& write,
                     const Attributes* attrs = nullptr);
 
-/// Reads an archive written by save(). Tensors come back on the CPU sharing storages as they were saved;
+/// Reads a file written by save(). Tensors come back on the CPU sharing storages as they were saved;
 /// attrs, when given, receives the attributes of the loaded values. Errors: a missing, unreadable or corrupt
 /// file (RuntimeError "load: '<path>': <problem>").
 IValue load(const std::string& path, Attributes* attrs = nullptr);
 
-/// load() from an archive held in memory; `name` stands for the file in error messages.
+/// load() from a file held in memory; `name` stands for the file in error messages.
 IValue load_from_bytes(std::string_view data, Attributes* attrs = nullptr, std::string_view name = "<bytes>");
 
 }  // namespace ember::serialize

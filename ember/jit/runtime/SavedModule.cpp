@@ -1,5 +1,5 @@
-// Saving and loading runtime modules (Note [saved-model archive] in Archive.h).
-#include "ember/jit/runtime/Archive.h"
+// Saving and loading runtime modules (Note [saved-module format] in SavedModule.h).
+#include "ember/jit/runtime/SavedModule.h"
 
 #include <map>
 
@@ -8,7 +8,7 @@
 #include "ember/dispatch/LoadLibrary.h"
 #include "ember/jit/ir/IRParser.h"
 #include "ember/jit/ir/IRPrinter.h"
-#include "ember/serialize/Archive.h"
+#include "ember/serialize/EmberFormat.h"
 
 namespace ember::jit {
 namespace {
@@ -89,7 +89,8 @@ struct Reader {
     if (dict.tag() != IValue::Tag::Dict) fail(fmt::format("{} is a {}, not a dict", where, dict.tag_name()));
     for (const auto& [k, v] : dict.to_dict()) {
       if (k.is_string() && k.to_string() == key) {
-        if (v.tag() != tag) fail(fmt::format("{}[\"{}\"] is a {}, expected a {}", where, key, v.tag_name(), label(tag)));
+        if (v.tag() != tag)
+          fail(fmt::format("{}[\"{}\"] is a {}, expected a {}", where, key, v.tag_name(), label(tag)));
         return &v;
       }
     }
@@ -214,8 +215,9 @@ void save(const Module& m, const std::string& path, const ExtraFiles& extra_file
   collect_op_sources(*m.object(), sources);
   std::vector<std::pair<IValue, IValue>> op_sources;
   for (const auto& [name, src] : sources)
-    op_sources.emplace_back(IValue(name), IValue::tuple({IValue(src.kind == OpSource::Kind::Library ? "library" : "python"),
-                                                         IValue(src.detail)}));
+    op_sources.emplace_back(
+        IValue(name),
+        IValue::tuple({IValue(src.kind == OpSource::Kind::Library ? "library" : "python"), IValue(src.detail)}));
   IValue archive = IValue::dict({{IValue("format"), IValue(kModuleFormatName)},
                                  {IValue("version"), IValue(kModuleFormatVersion)},
                                  {IValue("root"), std::move(root)},

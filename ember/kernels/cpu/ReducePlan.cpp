@@ -1,4 +1,5 @@
-#include "ember/kernels/cpu/Reduce.h"
+// Making reduction plans (Note [reductions] in ReducePlan.h).
+#include "ember/kernels/cpu/ReducePlan.h"
 
 namespace ember::cpu {
 

@@ -1,10 +1,11 @@
 #pragma once
-// The saved-model archive: a runtime Module (its hierarchy, parameters, buffers, attributes and the IR text
-// of every method) in one file, loadable from a C++ program with no Python.
+// Ember's saved-module file (ember::jit::save / ember::jit::load; Python's ember.jit.save / load): a runtime
+// Module (its hierarchy, parameters, buffers, attributes and the IR text of every method) in one file, loadable
+// from a C++ program with no Python. (Loading PyTorch's TorchScript files is a reader of its own, beside this.)
 //
-// Note [saved-model archive]
-// The file is an Ember archive (ember/serialize, Note [archive format]: a zip with a JSON manifest and one
-// raw entry per tensor storage, written atomically) whose root object is
+// Note [saved-module format]
+// The file is in Ember's tensor file format (ember/serialize, Note [ember format]: a zip with a JSON manifest
+// and one raw entry per tensor storage, written atomically) whose root object is
 //   {"format": "ember-jit-module", "version": 1,
 //    "root": <module>, "tensor_constants": [Tensor, ...], "extra_files": {name: str, ...},
 //    "op_sources": {"ns::op": ("library", path) | ("python", place), ...}}   (Note [op sources])
@@ -34,7 +35,7 @@ inline constexpr int64_t kModuleFormatVersion = 1;
 /// Extra files stored beside the model (name -> contents).
 using ExtraFiles = std::map<std::string, std::string>;
 
-/// Writes m to path atomically (Note [saved-model archive]). Errors: attributes whose values an archive cannot
+/// Writes m to path atomically (Note [saved-module format]). Errors: attributes whose values the file cannot
 /// hold; I/O failures (naming the file).
 void save(const Module& m, const std::string& path, const ExtraFiles& extra_files = {});
 

@@ -1,4 +1,7 @@
 #pragma once
+// The engine of the reduction kernels (ember/kernels/cpu/reduce.cpp): ReducePlan, how the dims of an input
+// split into kept and reduced ones, and run_reduce, the driver that folds the input along a plan.
+//
 // Note [reductions]
 // A reduction folds the elements of some dims of the input into one value per remaining position. The plan
 // (make_reduce_plan) splits the input's dims into kept dims (the output's, row-major) and reduced dims, each

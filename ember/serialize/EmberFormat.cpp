@@ -1,6 +1,6 @@
-// The archive format of Note [archive format]: the manifest (IValue tree <-> JSON) and the zip container
+// Ember's file format (Note [ember format]): the manifest (IValue tree <-> JSON) and the zip container
 // around it (read and written with libzip: Note [zip writer]).
-#include "ember/serialize/Archive.h"
+#include "ember/serialize/EmberFormat.h"
 
 #include <zip.h>
 
@@ -274,10 +274,10 @@ void close_archive(ZipPtr& za, std::string_view file) {
 // Note [file-like save]
 // A Python file-like object (and save_to_bytes) gets the archive after libzip has written it whole, because
 // zip_close seeks back to fill in each entry's header and so cannot stream. It is written to a temporary file
-// (a fresh name in TMPDIR, written by libzip just as save() writes a path) and read back in pieces of kChunk bytes. Measured against libzip's
-// growable in-memory buffer source (zip_source_buffer_create + zip_source_keep, read back after zip_close) for a
-// 100 MB state dict into an io.BytesIO: 1.04 s through /tmp against 1.32 s in memory (0.87 s with TMPDIR on
-// tmpfs), and without a second in-memory copy of the archive at its peak.
+// (a fresh name in TMPDIR, written by libzip just as save() writes a path) and read back in pieces of kChunk bytes.
+// Measured against libzip's growable in-memory buffer source (zip_source_buffer_create + zip_source_keep, read back
+// after zip_close) for a 100 MB state dict into an io.BytesIO: 1.04 s through /tmp against 1.32 s in memory (0.87 s
+// with TMPDIR on tmpfs), and without a second in-memory copy of the archive at its peak.
 constexpr size_t kChunk = size_t{4} << 20;
 
 // Removes a file when it goes out of scope.

@@ -1,7 +1,59 @@
-// LibTorch-style factory overloads (TensorOptions) and ember::tensor: thin layers over the factory ops.
+// The C++ factory functions that are not ops (declared in ember/ops/Functions.h below the generated ones),
+// with LibTorch's names and signatures: from_blob over memory the caller owns, tensor() from nested braced
+// lists, the TensorOptions overloads of the factory ops, and the helpers wrapped_scalar_tensor and
+// tensor_from_buffer. Each is a thin layer over the factory ops (composites in ember/ops/factories.cpp), so
+// autograd and the tracer see those ops.
+#include <cstring>
+
 #include "ember/ops/Functions.h"
 
 namespace ember {
+
+Tensor wrapped_scalar_tensor(const Scalar& s) {
+  Tensor t = make_empty({}, s.dtype());
+  switch (s.tag()) {
+    case Scalar::Tag::Bool: *t.data_ptr<bool>() = s.to_bool(); break;
+    case Scalar::Tag::Int: *t.data_ptr<int64_t>() = s.to_long(); break;
+    case Scalar::Tag::Double: *t.data_ptr<double>() = s.to_double(); break;
+  }
+  t.impl()->set_wrapped_number(true);
+  return t;
+}
+
+Tensor tensor_from_buffer(const void* data, IntArrayRef sizes, DType dtype) {
+  Tensor t = make_empty(sizes, dtype);
+  if (t.nbytes() > 0) std::memcpy(t.data_ptr(), data, static_cast<size_t>(t.nbytes()));
+  return t;
+}
+
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, DType dtype, StorageImpl::Deleter deleter,
+                 void* ctx) {
+  int64_t hi = 0;
+  bool overflow = false;  // checked arithmetic: huge strides must not wrap around to a small extent
+  EMBER_CHECK(sizes.size() == strides.size(), "from_blob: {} sizes but {} strides", sizes.size(), strides.size());
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    EMBER_CHECK(sizes[i] >= 0 && strides[i] >= 0, "from_blob: negative size or stride in sizes {} strides {}",
+                sizes, strides);
+    if (sizes[i] == 0) hi = -1;
+    int64_t reach = 0;
+    if (hi >= 0)
+      overflow = overflow || __builtin_mul_overflow(sizes[i] - 1, strides[i], &reach) ||
+                 __builtin_add_overflow(hi, reach, &hi);
+  }
+  int64_t extent = 0;
+  if (hi >= 0)
+    overflow = overflow || __builtin_add_overflow(hi, 1, &extent) ||
+               __builtin_mul_overflow(extent, element_size(dtype), &extent);
+  EMBER_CHECK(!overflow, "from_blob: sizes {} with strides {} address more than 2^63 bytes", sizes, strides);
+  size_t nbytes = hi < 0 ? 0 : static_cast<size_t>(extent);
+  auto storage = make_intrusive<StorageImpl>(data, nbytes, deleter, ctx);
+  return Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, sizes, strides, 0));
+}
+
+Tensor from_blob(void* data, IntArrayRef sizes, DType dtype) {
+  return from_blob(data, sizes, contiguous_strides(sizes), dtype);
+}
+
 namespace {
 
 Tensor with_options(Tensor t, const TensorOptions& o) {
@@ -23,11 +75,15 @@ Tensor empty(IntArrayRef size, const TensorOptions& o) {
 Tensor zeros(IntArrayRef size, const TensorOptions& o) {
   return with_options(zeros(size, o.dtype_opt(), o.device_opt()), o);
 }
-Tensor ones(IntArrayRef size, const TensorOptions& o) { return with_options(ones(size, o.dtype_opt(), o.device_opt()), o); }
+Tensor ones(IntArrayRef size, const TensorOptions& o) {
+  return with_options(ones(size, o.dtype_opt(), o.device_opt()), o);
+}
 Tensor full(IntArrayRef size, const Scalar& fill_value, const TensorOptions& o) {
   return with_options(full(size, fill_value, o.dtype_opt(), o.device_opt()), o);
 }
-Tensor rand(IntArrayRef size, const TensorOptions& o) { return with_options(rand(size, o.dtype_opt(), o.device_opt()), o); }
+Tensor rand(IntArrayRef size, const TensorOptions& o) {
+  return with_options(rand(size, o.dtype_opt(), o.device_opt()), o);
+}
 Tensor randn(IntArrayRef size, const TensorOptions& o) {
   return with_options(randn(size, o.dtype_opt(), o.device_opt()), o);
 }
