@@ -135,9 +135,13 @@ class SchemaParser {
       expect(')');
       a.alias = ai;
     }
-    // Suffixes: [] / [N] (list), ? (optional), in any order PyTorch writes them (Tensor?[] , int[]?).
-    for (;;) {
+    // Suffixes: [] / [N] (list), ? (optional), in any order PyTorch writes them (Tensor?[] , int[]?). Their
+    // number is bounded (Note [schema type depth]).
+    for (int depth = 0;; ++depth) {
       skip_ws();
+      const bool suffix = pos_ < s_.size() && (s_[pos_] == '[' || s_[pos_] == '?');
+      if (suffix && depth >= kMaxSchemaTypeDepth)
+        fail("the type nests more than " + std::to_string(kMaxSchemaTypeDepth) + " list/optional suffixes");
       if (accept('[')) {
         int64_t n = -1;
         skip_ws();

@@ -14,6 +14,12 @@
 namespace ember {
 
 /// The type of a schema argument or return.
+// Note [schema type depth]
+// A type is a chain of list and optional suffixes around a base type (Tensor?[]); PyTorch's schemas nest at most
+// two. The parser refuses more than kMaxSchemaTypeDepth, so a hostile schema ("Tensor" and a million "[]")
+// cannot build a chain whose printing or recursive destruction would overflow the stack.
+inline constexpr int kMaxSchemaTypeDepth = 16;
+
 struct SchemaType {
   enum class Kind : uint8_t {
     Tensor, Int, Float, Bool, Str, Scalar, ScalarType, Device, Generator, Layout, MemoryFormat, List, Optional,

@@ -105,6 +105,11 @@ void init_python_ops(py::module_& m) {
         EMBER_CHECK(parsed.name.find("::") != std::string::npos && parsed.name.find("::") > 0,
                     "custom_op: expected a qualified name 'namespace::name', got '{}'", parsed.name);
         std::string ns = parsed.name.substr(0, parsed.name.find("::"));
+        // The built-in ops' namespaces belong to the op database: a Python definition there could shadow or
+        // collide with what saved graphs and the C++ API mean by aten::add.
+        EMBER_CHECK_VALUE(ns != "aten" && ns != "prim" && ns != "ember",
+                    "custom_op: the namespace '{}' is reserved for Ember's built-in ops; define '{}' in a namespace "
+                    "of your own (e.g. 'mylib::{}')", ns, parsed.name, parsed.name.substr(ns.size() + 2));
         Dispatcher::singleton().def(schema, OpInfo{}, ns, where);
         set_op_source(parsed.name, OpSource{OpSource::Kind::Python, where});  // Note [op sources]
       }, py::arg("schema"), py::arg("where"),

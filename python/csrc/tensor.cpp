@@ -198,6 +198,11 @@ PyObject* m_str(PyObject* self, PyObject* args) {
 PyObject* m_array_interface(PyObject* self, PyObject*) {
   EMBER_PY_TRY
   const Tensor& t = unwrap(self);
+  // NumPy's arrays have at most NPY_MAXDIMS (32) dimensions, and NumPy 1.24 overruns a stack buffer on an array
+  // interface with more instead of refusing it: check before handing anything over, as PyTorch does.
+  constexpr int64_t kNumPyMaxDims = 32;
+  EMBER_CHECK_VALUE(t.dim() <= kNumPyMaxDims, "number of dimensions must be within [0, {}], got {}", kNumPyMaxDims,
+                    t.dim());
   const char* typestr = nullptr;
   switch (t.dtype()) {
     case kBool: typestr = "|b1"; break;

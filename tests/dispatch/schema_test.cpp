@@ -340,4 +340,18 @@ TEST(Schema, MalformedSchemasNameTheColumn) {
   }
 }
 
+// Note [schema type depth]: list/optional suffixes are bounded, so a hostile schema cannot build a type chain
+// whose printing or destruction overflows the stack.
+TEST(Schema, TypeNestingIsBounded) {
+  EXPECT_EQ(parse_schema("f(Tensor?[] a, int[]? b) -> Tensor").arguments[0].type.str(), "Tensor?[]");
+  std::string deep = "f(Tensor";
+  for (int i = 0; i < 1000000; ++i) deep += (i % 2 ? "?" : "[]");
+  deep += " x) -> Tensor";
+  Error e = ember::testing::expect_error([&] { parse_schema(deep); });
+  EXPECT_TRUE(contains(e.what(), "nests more than 16 list/optional suffixes")) << e.what();
+  std::string at_limit = "f(Tensor";
+  for (int i = 0; i < kMaxSchemaTypeDepth; ++i) at_limit += "[]";
+  EXPECT_NO_THROW(parse_schema(at_limit + " x) -> Tensor"));
+}
+
 }  // namespace

@@ -1,6 +1,7 @@
 #include "ember/jit/ir/Verifier.h"
 
 #include <unordered_set>
+#include <utility>
 
 #include "ember/base/Error.h"
 #include "ember/jit/ir/IRPrinter.h"
@@ -9,13 +10,22 @@ namespace ember::jit {
 
 namespace {
 
+// Note [linear verification]
+// Verifying is linear in the graph's size (nodes + inputs + uses), since loading a saved model verifies it and a
+// file's size must bound its loading time: each use is visited once, from its value's defining node, and
+// recorded as (user, input) in uses_seen_, so checking a node's inputs against the use lists is a lookup, not a
+// scan of every use of the value; messages are formatted only when a check fails.
+struct UseKeyHash {
+  size_t operator()(const std::pair<const Node*, size_t>& k) const {
+    return std::hash<const void*>()(k.first) * 31 + k.second;
+  }
+};
+
 class Verifier {
  public:
   explicit Verifier(const Graph& g) : g_(g) {}
 
-  void run() {
-    check_block(g_.block(), nullptr);
-  }
+  void run() { check_block(g_.block(), nullptr); }
 
  private:
   [[noreturn]] void fail(const Node* n, const std::string& what) const {
@@ -24,28 +34,36 @@ class Verifier {
   void check(bool ok, const Node* n, const std::string& what) const {
     if (!ok) fail(n, what);
   }
+// A check whose message is formatted only when it fails: formatting eagerly costs a node_line per check, which
+// made verifying a node with many inputs quadratic (Note [linear verification]).
+#define EMBER_VERIFY(ok, n, ...)                    \
+  do {                                              \
+    if (!(ok)) fail((n), fmt::format(__VA_ARGS__)); \
+  } while (0)
 
   // Uses and definitions of one node's values (Note [use lists]).
-  void check_uses(const Node* n) const {
+  void check_uses(const Node* n) {
     for (size_t i = 0; i < n->num_inputs(); ++i) {
       const Value* v = n->inputs()[i];
-      check(g_.all_values().count(const_cast<Value*>(v)) == 1, n, fmt::format("input {} is a destroyed value", i));
-      size_t found = 0;
-      for (const Use& u : v->uses()) found += u.user == n && u.offset == i;
-      check(found == 1, n, fmt::format("the use-list of %{} records input {} {} times", v->display_name(), i, found));
+      EMBER_VERIFY(g_.all_values().count(const_cast<Value*>(v)) == 1, n, "input {} is a destroyed value", i);
+      // The uses of v were recorded when its defining node was checked (definitions come first, in scope).
+      EMBER_VERIFY(uses_seen_.count({n, i}) == 1, n, "the use-list of %{} does not record input {}", v->display_name(),
+                   i);
     }
     for (size_t i = 0; i < n->num_outputs(); ++i) {
       const Value* v = n->outputs()[i];
-      check(v->node() == n && v->offset() == i, n,
-            fmt::format("output {} (%{}) names another defining node or offset", i, v->display_name()));
-      check(v->type() != nullptr, n, fmt::format("output %{} has no type", v->display_name()));
+      EMBER_VERIFY(v->node() == n && v->offset() == i, n, "output {} (%{}) names another defining node or offset", i,
+                   v->display_name());
+      EMBER_VERIFY(v->type() != nullptr, n, "output %{} has no type", v->display_name());
       for (const Use& u : v->uses()) {
-        check(g_.all_nodes().count(u.user) == 1, n, fmt::format("%{} is used by a destroyed node", v->display_name()));
-        check(u.offset < u.user->num_inputs() && u.user->inputs()[u.offset] == v, n,
-              fmt::format("the use-list of %{} names input {} of {}, which is another value", v->display_name(),
-                          u.offset, node_line(u.user)));
-        check(u.user->in_block_list(), n,
-              fmt::format("%{} is used by a node that is not in any block: {}", v->display_name(), node_line(u.user)));
+        EMBER_VERIFY(uses_seen_.insert({u.user, u.offset}).second, n,
+                     "the use-list of %{} records input {} of a node twice", v->display_name(), u.offset);
+        EMBER_VERIFY(g_.all_nodes().count(u.user) == 1, n, "%{} is used by a destroyed node", v->display_name());
+        EMBER_VERIFY(u.offset < u.user->num_inputs() && u.user->inputs()[u.offset] == v, n,
+                     "the use-list of %{} names input {} of {}, which is another value", v->display_name(), u.offset,
+                     node_line(u.user));
+        EMBER_VERIFY(u.user->in_block_list(), n, "%{} is used by a node that is not in any block: {}",
+                     v->display_name(), node_line(u.user));
       }
     }
   }
@@ -67,9 +85,9 @@ class Verifier {
       check_uses(n);
       for (size_t i = 0; i < n->num_inputs(); ++i) {
         const Value* v = n->inputs()[i];
-        check(in_scope_.count(v) == 1, n,
-              fmt::format("input {} (%{}) is used before its definition or outside the block that defines it",
-                          i, v->display_name()));
+        EMBER_VERIFY(in_scope_.count(v) == 1, n,
+                     "input {} (%{}) is used before its definition or outside the block that defines it", i,
+                     v->display_name());
       }
       if (n->kind() == prim::Return) {
         check(n->next() == nullptr && n == b->return_node() && n->num_outputs() == 0, n,
@@ -100,21 +118,26 @@ class Verifier {
       return;
     }
     auto want = [&](AttributeKind k) {
-      check(a->kind() == k, n,
-            fmt::format("a constant of type {} needs a value of kind {}, not {}", t.str(), attribute_kind_name(k),
-                        attribute_kind_name(a->kind())));
+      EMBER_VERIFY(a->kind() == k, n, "a constant of type {} needs a value of kind {}, not {}", t.str(),
+                   attribute_kind_name(k), attribute_kind_name(a->kind()));
     };
     const auto* lt = t.cast<ListType>();
     switch (t.kind()) {
-      case TypeKind::Int: want(AttributeKind::i); break;
+      case TypeKind::Int:
+        want(AttributeKind::i);
+        break;
       case TypeKind::Bool: {
         want(AttributeKind::i);
         int64_t v = std::get<int64_t>(a->value);
-        check(v == 0 || v == 1, n, fmt::format("a bool constant must be 0 or 1, not {}", v));
+        EMBER_VERIFY(v == 0 || v == 1, n, "a bool constant must be 0 or 1, not {}", v);
         break;
       }
-      case TypeKind::Float: want(AttributeKind::f); break;
-      case TypeKind::Str: want(AttributeKind::s); break;
+      case TypeKind::Float:
+        want(AttributeKind::f);
+        break;
+      case TypeKind::Str:
+        want(AttributeKind::s);
+        break;
       case TypeKind::Device: {
         want(AttributeKind::s);
         try {
@@ -132,26 +155,35 @@ class Verifier {
         break;
       case TypeKind::List:
         switch (lt->elem()->kind()) {
-          case TypeKind::Int: want(AttributeKind::is); break;
+          case TypeKind::Int:
+            want(AttributeKind::is);
+            break;
           case TypeKind::Bool:
             want(AttributeKind::is);
             for (int64_t v : std::get<std::vector<int64_t>>(a->value))
               check(v == 0 || v == 1, n, "a bool[] constant holds values other than 0 and 1");
             break;
-          case TypeKind::Float: want(AttributeKind::fs); break;
-          case TypeKind::Str: want(AttributeKind::ss); break;
-          default: fail(n, "no constant of type " + t.str());
+          case TypeKind::Float:
+            want(AttributeKind::fs);
+            break;
+          case TypeKind::Str:
+            want(AttributeKind::ss);
+            break;
+          default:
+            fail(n, "no constant of type " + t.str());
         }
         break;
-      default: fail(n, "no constant of type " + t.str());
+      default:
+        fail(n, "no constant of type " + t.str());
     }
   }
 
   void check_op(const Node* n) const {
     auto ops = Dispatcher::singleton().overloads(n->kind().qual_string());
-    check(!ops.empty(), n,
-          fmt::format("unknown operator {}: no op of that name is registered (a library defining it may need "
-                      "loading)", n->kind().qual_string()));
+    EMBER_VERIFY(!ops.empty(), n,
+                 "unknown operator {}: no op of that name is registered (a library defining it may need "
+                 "loading)",
+                 n->kind().qual_string());
     const FunctionSchema* s = n->maybe_schema();
     if (!s) {
       std::string why;
@@ -164,14 +196,13 @@ class Verifier {
       fail(n, fmt::format("no overload of {} accepts these {} input(s); candidates:{}", n->kind().qual_string(),
                           n->num_inputs(), why));
     }
-    check(n->num_outputs() == s->returns.size(), n,
-          fmt::format("{} has {} result(s) but the node has {} output(s)", s->str(), s->returns.size(),
-                      n->num_outputs()));
+    EMBER_VERIFY(n->num_outputs() == s->returns.size(), n, "{} has {} result(s) but the node has {} output(s)",
+                 s->str(), s->returns.size(), n->num_outputs());
     for (size_t i = 0; i < n->num_outputs(); ++i) {
       TypePtr want = type_from_schema(s->returns[i].type);
-      check(n->output(i)->type()->is_subtype_of(*want), n,
-            fmt::format("output {} (%{}) is of type {} but {} returns {} there", i, n->output(i)->display_name(),
-                        n->output(i)->type()->str(), s->full_name(), want->str()));
+      EMBER_VERIFY(n->output(i)->type()->is_subtype_of(*want), n,
+                   "output {} (%{}) is of type {} but {} returns {} there", i, n->output(i)->display_name(),
+                   n->output(i)->type()->str(), s->full_name(), want->str());
     }
     check(n->blocks().empty(), n, "an op node has blocks");
   }
@@ -183,20 +214,18 @@ class Verifier {
     if (n->is_op()) return check_op(n);
     if (k == prim::Constant) return check_constant(n);
     if (k == prim::If) {
-      check(n->num_inputs() == 1 && n->input(0)->type()->kind() == TypeKind::Bool, n,
-            "prim::If takes one bool input");
-      check(n->blocks().size() == 2, n, fmt::format("prim::If has 2 blocks, not {}", n->blocks().size()));
+      check(n->num_inputs() == 1 && n->input(0)->type()->kind() == TypeKind::Bool, n, "prim::If takes one bool input");
+      EMBER_VERIFY(n->blocks().size() == 2, n, "prim::If has 2 blocks, not {}", n->blocks().size());
       for (size_t bi = 0; bi < 2; ++bi) {
         const Block* b = n->blocks()[bi];
-        check(b->inputs().empty(), n, fmt::format("block{} of prim::If takes inputs", bi));
-        check(b->outputs().size() == n->num_outputs(), n,
-              fmt::format("block{} of prim::If returns {} value(s) for {} output(s)", bi, b->outputs().size(),
-                          n->num_outputs()));
+        EMBER_VERIFY(b->inputs().empty(), n, "block{} of prim::If takes inputs", bi);
+        EMBER_VERIFY(b->outputs().size() == n->num_outputs(), n,
+                     "block{} of prim::If returns {} value(s) for {} output(s)", bi, b->outputs().size(),
+                     n->num_outputs());
         for (size_t i = 0; i < n->num_outputs(); ++i)
-          check(subtype(b->outputs()[i], n->output(i)->type()), n,
-                fmt::format("block{} returns %{} of type {} for output {} of type {}", bi,
-                            b->outputs()[i]->display_name(), b->outputs()[i]->type()->str(), i,
-                            n->output(i)->type()->str()));
+          EMBER_VERIFY(subtype(b->outputs()[i], n->output(i)->type()), n,
+                       "block{} returns %{} of type {} for output {} of type {}", bi, b->outputs()[i]->display_name(),
+                       b->outputs()[i]->type()->str(), i, n->output(i)->type()->str());
       }
       return;
     }
@@ -205,20 +234,20 @@ class Verifier {
                 n->input(1)->type()->kind() == TypeKind::Bool,
             n, "prim::Loop takes (max_trip_count : int, condition : bool, carried...)");
       size_t carried = n->num_inputs() - 2;
-      check(n->num_outputs() == carried, n,
-            fmt::format("prim::Loop carries {} value(s) but has {} output(s)", carried, n->num_outputs()));
-      check(n->blocks().size() == 1, n, fmt::format("prim::Loop has 1 block, not {}", n->blocks().size()));
+      EMBER_VERIFY(n->num_outputs() == carried, n, "prim::Loop carries {} value(s) but has {} output(s)", carried,
+                   n->num_outputs());
+      EMBER_VERIFY(n->blocks().size() == 1, n, "prim::Loop has 1 block, not {}", n->blocks().size());
       const Block* b = n->blocks()[0];
-      check(b->inputs().size() == carried + 1 && b->inputs()[0]->type()->kind() == TypeKind::Int, n,
-            fmt::format("the body of prim::Loop takes (iteration : int, {} carried value(s)), not {} input(s)",
-                        carried, b->inputs().size()));
-      check(b->outputs().size() == carried + 1 && b->outputs()[0]->type()->kind() == TypeKind::Bool, n,
-            fmt::format("the body of prim::Loop returns (condition : bool, {} carried value(s)), not {} value(s)",
-                        carried, b->outputs().size()));
+      EMBER_VERIFY(b->inputs().size() == carried + 1 && b->inputs()[0]->type()->kind() == TypeKind::Int, n,
+                   "the body of prim::Loop takes (iteration : int, {} carried value(s)), not {} input(s)", carried,
+                   b->inputs().size());
+      EMBER_VERIFY(b->outputs().size() == carried + 1 && b->outputs()[0]->type()->kind() == TypeKind::Bool, n,
+                   "the body of prim::Loop returns (condition : bool, {} carried value(s)), not {} value(s)", carried,
+                   b->outputs().size());
       for (size_t i = 0; i < carried; ++i) {
-        check(subtype(n->input(i + 2), b->inputs()[i + 1]->type()) &&
-                  subtype(b->outputs()[i + 1], n->output(i)->type()),
-              n, fmt::format("carried value {} changes type in prim::Loop", i));
+        EMBER_VERIFY(
+            subtype(n->input(i + 2), b->inputs()[i + 1]->type()) && subtype(b->outputs()[i + 1], n->output(i)->type()),
+            n, "carried value {} changes type in prim::Loop", i);
       }
       return;
     }
@@ -228,8 +257,8 @@ class Verifier {
       const auto* lt = n->output()->type()->cast<ListType>();
       check(lt != nullptr, n, "prim::ListConstruct produces a list, not " + n->output()->type()->str());
       for (const Value* v : n->inputs())
-        check(subtype(v, lt->elem()), n,
-              fmt::format("%{} of type {} in a list of {}", v->display_name(), v->type()->str(), lt->elem()->str()));
+        EMBER_VERIFY(subtype(v, lt->elem()), n, "%{} of type {} in a list of {}", v->display_name(), v->type()->str(),
+                     lt->elem()->str());
     } else if (k == prim::ListUnpack) {
       check(n->num_inputs() == 1 && n->input(0)->type()->kind() == TypeKind::List, n,
             "prim::ListUnpack takes one list");
@@ -239,27 +268,26 @@ class Verifier {
     } else if (k == prim::TupleConstruct) {
       check(n->num_outputs() == 1, n, "prim::TupleConstruct has one output");
       const auto* tt = n->output()->type()->cast<TupleType>();
-      check(
-          tt && tt->elements().size() == n->num_inputs(), n,
-          fmt::format("prim::TupleConstruct of {} input(s) produces {}", n->num_inputs(), n->output()->type()->str()));
+      EMBER_VERIFY(tt && tt->elements().size() == n->num_inputs(), n, "prim::TupleConstruct of {} input(s) produces {}",
+                   n->num_inputs(), n->output()->type()->str());
       for (size_t i = 0; i < n->num_inputs(); ++i)
-        check(subtype(n->input(i), tt->elements()[i]), n, fmt::format("tuple element {} has another type", i));
+        EMBER_VERIFY(subtype(n->input(i), tt->elements()[i]), n, "tuple element {} has another type", i);
     } else if (k == prim::TupleUnpack) {
       check(n->num_inputs() == 1, n, "prim::TupleUnpack takes one tuple");
       const auto* tt = n->input(0)->type()->cast<TupleType>();
-      check(tt && tt->elements().size() == n->num_outputs(), n,
-            fmt::format("prim::TupleUnpack of a {} into {} output(s)", n->input(0)->type()->str(), n->num_outputs()));
+      EMBER_VERIFY(tt && tt->elements().size() == n->num_outputs(), n, "prim::TupleUnpack of a {} into {} output(s)",
+                   n->input(0)->type()->str(), n->num_outputs());
       for (size_t i = 0; i < n->num_outputs(); ++i)
-        check(tt->elements()[i]->is_subtype_of(*n->output(i)->type()), n,
-              fmt::format("tuple element {} has another type", i));
+        EMBER_VERIFY(tt->elements()[i]->is_subtype_of(*n->output(i)->type()), n, "tuple element {} has another type",
+                     i);
     } else if (k == prim::DictConstruct) {
       check(n->num_outputs() == 1 && n->num_inputs() % 2 == 0, n,
             "prim::DictConstruct takes key/value pairs and has one output");
       const auto* dt = n->output()->type()->cast<DictType>();
       check(dt != nullptr, n, "prim::DictConstruct produces a dict, not " + n->output()->type()->str());
       for (size_t i = 0; i < n->num_inputs(); i += 2)
-        check(subtype(n->input(i), dt->key()) && subtype(n->input(i + 1), dt->value()), n,
-              fmt::format("dict entry {} has another type than {}", i / 2, dt->str()));
+        EMBER_VERIFY(subtype(n->input(i), dt->key()) && subtype(n->input(i + 1), dt->value()), n,
+                     "dict entry {} has another type than {}", i / 2, dt->str());
     } else if (k == prim::GetAttr) {
       check(n->num_inputs() == 1 && n->num_outputs() == 1, n, "prim::GetAttr takes one object and has one output");
       const Attribute* a = n->find_attribute("name");
@@ -267,14 +295,14 @@ class Verifier {
       const auto* ct = n->input(0)->type()->cast<ClassType>();
       check(ct != nullptr, n, "prim::GetAttr of a " + n->input(0)->type()->str() + ", not of an object");
       if (TypePtr t = ct->find_attribute(std::get<std::string>(a->value)))
-        check(t->is_subtype_of(*n->output()->type()), n,
-              fmt::format("attribute '{}' of {} is a {}, not a {}", std::get<std::string>(a->value), ct->name(),
-                          t->str(), n->output()->type()->str()));
+        EMBER_VERIFY(t->is_subtype_of(*n->output()->type()), n, "attribute '{}' of {} is a {}, not a {}",
+                     std::get<std::string>(a->value), ct->name(), t->str(), n->output()->type()->str());
     }
   }
 
   const Graph& g_;
   std::unordered_set<const Value*> in_scope_;
+  std::unordered_set<std::pair<const Node*, size_t>, UseKeyHash> uses_seen_;  // Note [linear verification]
 };
 
 }  // namespace
