@@ -107,10 +107,37 @@ void retain_grad(const Tensor& t) {
   m->grad_fn->tensor_pre_hooks.push_back(std::move(hook));
 }
 
+RemovableHandle::RemovableHandle(const std::shared_ptr<TensorPreHook>& hook)
+    : remove_([w = std::weak_ptr<TensorPreHook>(hook)] {
+        if (auto h = w.lock()) h->fn = nullptr;
+      }) {}
+RemovableHandle::RemovableHandle(const std::shared_ptr<NodePreHook>& hook)
+    : remove_([w = std::weak_ptr<NodePreHook>(hook)] {
+        if (auto h = w.lock()) *h = nullptr;
+      }) {}
+RemovableHandle::RemovableHandle(const std::shared_ptr<NodePostHook>& hook)
+    : remove_([w = std::weak_ptr<NodePostHook>(hook)] {
+        if (auto h = w.lock()) *h = nullptr;
+      }) {}
+
 void RemovableHandle::remove() {
-  if (auto h = hook_.lock()) h->fn = nullptr;
-  hook_.reset();
+  if (remove_) remove_();
+  remove_ = nullptr;
 }
+
+namespace {
+// Adds hook to list, dropping removed ones first (registering and removing in a loop does not grow it).
+template <class H>
+RemovableHandle add_node_hook(std::vector<std::shared_ptr<H>>& list, H fn) {
+  std::erase_if(list, [](const std::shared_ptr<H>& h) { return !*h; });
+  auto hook = std::make_shared<H>(std::move(fn));
+  list.push_back(hook);
+  return RemovableHandle(hook);
+}
+}  // namespace
+
+RemovableHandle register_prehook(Node& node, NodePreHook fn) { return add_node_hook(node.pre_hooks, std::move(fn)); }
+RemovableHandle register_hook(Node& node, NodePostHook fn) { return add_node_hook(node.post_hooks, std::move(fn)); }
 
 RemovableHandle register_hook(const Tensor& t, GradHook fn, std::string name) {
   AutogradMeta* m = get_meta(t);
@@ -170,6 +197,15 @@ variable_list apply_with_anomaly_checks(Node& node, variable_list&& in) {
   } catch (...) {
     AnomalyMode::report_error(node);
     throw;
+  }
+}
+
+// The tensor hooks, then the node's own pre-hooks (PyTorch 1.13's order), on the gradients flowing into n.
+void run_pre_hooks(Node& n, variable_list& in) {
+  if (!n.tensor_pre_hooks.empty()) call_tensor_pre_hooks(n.tensor_pre_hooks, in);
+  for (size_t i = 0; i < n.pre_hooks.size(); ++i) {
+    NodePreHook fn = *n.pre_hooks[i];  // a copy: the hook may remove itself (or register others) while it runs
+    if (fn) fn(in);
   }
 }
 
@@ -275,7 +311,7 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
     buffers.erase(n.get());
     in.resize(n->num_outputs);
     // Note [tensor hooks]: grad() captures before the hooks run, backward(inputs=) after.
-    if (hooks_before_capture && !n->tensor_pre_hooks.empty()) call_tensor_pre_hooks(n->tensor_pre_hooks, in);
+    if (hooks_before_capture) run_pre_hooks(*n, in);
     if (capture) {
       for (uint32_t nr = 0; nr < in.size(); ++nr) {
         auto it = capture_index.find(EdgeKey{n.get(), nr});
@@ -284,10 +320,20 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
       }
       if (dynamic_cast<AccumulateGrad*>(n.get())) continue;
     }
-    if (!hooks_before_capture && !n->tensor_pre_hooks.empty()) call_tensor_pre_hooks(n->tensor_pre_hooks, in);
+    if (!hooks_before_capture) run_pre_hooks(*n, in);
     bool any = std::any_of(in.begin(), in.end(), [](const Tensor& t) { return t.defined(); });
     variable_list out;
-    if (any) out = anomaly ? apply_with_anomaly_checks(*n, std::move(in)) : n->apply(std::move(in));
+    if (n->post_hooks.empty()) {
+      if (any) out = anomaly ? apply_with_anomaly_checks(*n, std::move(in)) : n->apply(std::move(in));
+    } else {
+      variable_list grad_outputs = in;  // the post-hooks see what the node consumed
+      if (any) out = anomaly ? apply_with_anomaly_checks(*n, std::move(in)) : n->apply(std::move(in));
+      out.resize(n->next_edges().size());
+      for (size_t i = 0; i < n->post_hooks.size(); ++i) {
+        NodePostHook fn = *n->post_hooks[i];  // a copy: the hook may remove itself while it runs
+        if (fn) fn(out, grad_outputs);
+      }
+    }
     ran.push_back(n);
     const auto& edges = n->next_edges();
     for (size_t i = 0; i < edges.size(); ++i) {
