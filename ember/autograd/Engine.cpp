@@ -216,6 +216,15 @@ variable_list apply_with_anomaly_checks(Node& node, variable_list&& in) {
 }
 
 // Runs the task's graph (Note [engine order]) and returns the captured gradients (none unless capturing).
+// The tensor hooks, then the node's own pre-hooks (PyTorch 1.13's order), on the gradients flowing into n.
+void run_pre_hooks(Node& n, variable_list& in) {
+  if (!n.tensor_pre_hooks.empty()) call_tensor_pre_hooks(n.tensor_pre_hooks, in);
+  for (size_t i = 0; i < n.pre_hooks.size(); ++i) {
+    NodePreHook fn = *n.pre_hooks[i];  // a copy: the hook may remove itself (or register others) while it runs
+    if (fn) fn(in);
+  }
+}
+
 variable_list execute(GraphTask& task) {
   const bool anomaly = AnomalyMode::is_enabled();
   const bool capture = task.capturing();
@@ -235,15 +244,25 @@ variable_list execute(GraphTask& task) {
     std::shared_ptr<Node> n = ready.pop();
     variable_list in = task.take_inputs(*n);
     // Note [tensor hooks]: grad() captures before the hooks run, backward(inputs=) after.
-    if (task.hooks_before_capture && !n->tensor_pre_hooks.empty()) call_tensor_pre_hooks(n->tensor_pre_hooks, in);
+    if (task.hooks_before_capture) run_pre_hooks(*n, in);
     if (capture) {
       task.capture(*n, in);
       if (dynamic_cast<AccumulateGrad*>(n.get())) continue;
     }
-    if (!task.hooks_before_capture && !n->tensor_pre_hooks.empty()) call_tensor_pre_hooks(n->tensor_pre_hooks, in);
+    if (!task.hooks_before_capture) run_pre_hooks(*n, in);
     bool any = std::any_of(in.begin(), in.end(), [](const Tensor& t) { return t.defined(); });
     variable_list out;
-    if (any) out = anomaly ? apply_with_anomaly_checks(*n, std::move(in)) : n->apply(std::move(in));
+    if (n->post_hooks.empty()) {
+      if (any) out = anomaly ? apply_with_anomaly_checks(*n, std::move(in)) : n->apply(std::move(in));
+    } else {
+      variable_list grad_outputs = in;  // the post-hooks see what the node consumed
+      if (any) out = anomaly ? apply_with_anomaly_checks(*n, std::move(in)) : n->apply(std::move(in));
+      out.resize(n->next_edges().size());
+      for (size_t i = 0; i < n->post_hooks.size(); ++i) {
+        NodePostHook fn = *n->post_hooks[i];  // a copy: the hook may remove itself while it runs
+        if (fn) fn(out, grad_outputs);
+      }
+    }
     ran.push_back(n);
     const auto& edges = n->next_edges();
     for (size_t i = 0; i < edges.size(); ++i) {

@@ -85,6 +85,15 @@ struct TensorPreHook {
 };
 using TensorPreHookList = std::vector<std::shared_ptr<TensorPreHook>>;
 
+/// A hook on a node (PyTorch's Node::register_prehook; Python `grad_fn.register_prehook`): sees the gradients
+/// flowing into the node (one per output of the forward op, undefined where none flowed) after the tensor hooks
+/// and before the node runs, and may replace them in place. An empty function is a removed hook.
+using NodePreHook = std::function<void(variable_list& grad_outputs)>;
+/// A hook run after a node (Python `grad_fn.register_hook`): sees what the node computed (grad_inputs, one
+/// per next edge) and what it consumed (grad_outputs, after the pre-hooks), and may replace grad_inputs in
+/// place before they flow on. An empty function is a removed hook.
+using NodePostHook = std::function<void(variable_list& grad_inputs, const variable_list& grad_outputs)>;
+
 /// Runs the live hooks of `hooks` on grads in registration order (each on grads[h.output_nr] when that
 /// gradient is defined). Errors: a hook changed the gradient's sizes or dtype (RuntimeError naming it).
 void call_tensor_pre_hooks(const TensorPreHookList& hooks, variable_list& grads);
@@ -111,6 +120,15 @@ struct Node : std::enable_shared_from_this<Node> {
   /// Hooks of the non-leaf tensors this node produced (register_hook and retain_grad, in registration
   /// order); the engine runs them on the incoming gradients before apply(). See Note [tensor hooks].
   TensorPreHookList tensor_pre_hooks;
+  /// Hooks on the node itself (register_prehook / register_hook in autograd.h), in registration order; the
+  /// engine runs the pre-hooks after tensor_pre_hooks, the post-hooks after apply() (PyTorch 1.13's order).
+  std::vector<std::shared_ptr<NodePreHook>> pre_hooks;
+  std::vector<std::shared_ptr<NodePostHook>> post_hooks;
+  /// Slots for the Python binding, never read by this layer (Note [grad_fn objects] in
+  /// python/csrc/python_node.cpp): the Python object currently wrapping this node (borrowed, or null) and
+  /// the state the binding keeps with the node (grad_fn.metadata), released with it.
+  void* pyobj = nullptr;
+  std::shared_ptr<void> py_state;
   /// In anomaly mode, where the forward op was called (Note [anomaly mode]); empty otherwise.
   std::string anomaly_trace;
   /// Creation order: the engine runs later nodes first among ready ones.

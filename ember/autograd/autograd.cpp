@@ -97,10 +97,37 @@ void retain_grad(const Tensor& t) {
   m->grad_fn->tensor_pre_hooks.push_back(std::move(hook));
 }
 
+RemovableHandle::RemovableHandle(const std::shared_ptr<TensorPreHook>& hook)
+    : remove_([w = std::weak_ptr<TensorPreHook>(hook)] {
+        if (auto h = w.lock()) h->fn = nullptr;
+      }) {}
+RemovableHandle::RemovableHandle(const std::shared_ptr<NodePreHook>& hook)
+    : remove_([w = std::weak_ptr<NodePreHook>(hook)] {
+        if (auto h = w.lock()) *h = nullptr;
+      }) {}
+RemovableHandle::RemovableHandle(const std::shared_ptr<NodePostHook>& hook)
+    : remove_([w = std::weak_ptr<NodePostHook>(hook)] {
+        if (auto h = w.lock()) *h = nullptr;
+      }) {}
+
 void RemovableHandle::remove() {
-  if (auto h = hook_.lock()) h->fn = nullptr;
-  hook_.reset();
+  if (remove_) remove_();
+  remove_ = nullptr;
 }
+
+namespace {
+// Adds hook to list, dropping removed ones first (registering and removing in a loop does not grow it).
+template <class H>
+RemovableHandle add_node_hook(std::vector<std::shared_ptr<H>>& list, H fn) {
+  std::erase_if(list, [](const std::shared_ptr<H>& h) { return !*h; });
+  auto hook = std::make_shared<H>(std::move(fn));
+  list.push_back(hook);
+  return RemovableHandle(hook);
+}
+}  // namespace
+
+RemovableHandle register_prehook(Node& node, NodePreHook fn) { return add_node_hook(node.pre_hooks, std::move(fn)); }
+RemovableHandle register_hook(Node& node, NodePostHook fn) { return add_node_hook(node.post_hooks, std::move(fn)); }
 
 RemovableHandle register_hook(const Tensor& t, GradHook fn, std::string name) {
   AutogradMeta* m = get_meta(t);

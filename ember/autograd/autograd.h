@@ -29,15 +29,18 @@ void set_grad(const Tensor& t, const Tensor& g);
 void retain_grad(const Tensor& t);
 bool retains_grad(const Tensor& t);
 
-/// The handle register_hook returns: remove() unregisters the hook (a second remove() does nothing).
+/// The handle register_hook and register_prehook return: remove() unregisters the hook (a second remove()
+/// does nothing).
 class RemovableHandle {
  public:
   RemovableHandle() = default;
-  explicit RemovableHandle(const std::shared_ptr<TensorPreHook>& hook) : hook_(hook) {}
+  explicit RemovableHandle(const std::shared_ptr<TensorPreHook>& hook);
+  explicit RemovableHandle(const std::shared_ptr<NodePreHook>& hook);
+  explicit RemovableHandle(const std::shared_ptr<NodePostHook>& hook);
   void remove();
 
  private:
-  std::weak_ptr<TensorPreHook> hook_;
+  std::function<void()> remove_;
 };
 
 /// Registers `fn` on the gradient of t (PyTorch's Tensor.register_hook): fn sees the gradient of t and
@@ -47,6 +50,13 @@ class RemovableHandle {
 /// Errors (RuntimeError): t does not require grad ("cannot register a hook on a tensor that doesn't
 /// require gradient"); during backward, fn returning a gradient of other sizes or dtype.
 RemovableHandle register_hook(const Tensor& t, GradHook fn, std::string name = "hook");
+
+/// Registers `fn` to run on the gradients flowing into `node` before it runs (PyTorch's
+/// Node::register_prehook; see NodePreHook). Removed hooks are dropped from the list here.
+RemovableHandle register_prehook(Node& node, NodePreHook fn);
+/// Registers `fn` to run on what `node` computed, before it flows on (Python grad_fn.register_hook; see
+/// NodePostHook).
+RemovableHandle register_hook(Node& node, NodePostHook fn);
 
 /// Computes the gradients of `tensors` (each a scalar unless its entry of `grad_tensors` is given) with
 /// respect to the leaves of the graph and adds them into their .grad (or only into `inputs` when given).

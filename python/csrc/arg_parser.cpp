@@ -593,4 +593,23 @@ void parse_optional_dim(const char* fn, PyObject* const* args, Py_ssize_t nargs,
   if (*dim == Py_None) *dim = nullptr;
 }
 
+void parse_method_args(const char* fn, std::initializer_list<const char*> names, PyObject* const* args,
+                       Py_ssize_t nargs, PyObject* kwnames, PyObject** out) {
+  const auto n = static_cast<Py_ssize_t>(names.size());
+  EMBER_CHECK_TYPE(nargs <= n, "{}() takes at most {} argument{} ({} given)", fn, n, n == 1 ? "" : "s", nargs);
+  for (Py_ssize_t i = 0; i < n; ++i) out[i] = i < nargs ? args[i] : nullptr;
+  if (!kwnames) return;
+  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); ++k) {
+    const char* key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
+    Py_ssize_t i = 0;
+    for (const char* name : names) {
+      if (std::string_view(key) == name) break;
+      ++i;
+    }
+    EMBER_CHECK_TYPE(i < n, "{}() got an unexpected keyword argument '{}'", fn, key);
+    EMBER_CHECK_TYPE(!out[i], "{}() got multiple values for argument '{}'", fn, key);
+    out[i] = args[nargs + k];
+  }
+}
+
 }  // namespace ember::python

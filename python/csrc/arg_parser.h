@@ -7,6 +7,7 @@
 // Python API: Python numbers are accepted for Tensor arguments (as wrapped numbers, Note [promotion]), a
 // schema's `self` is called `input` as a keyword, an int[] that is the only positional parameter also takes
 // varargs (x.view(2, 3)), `out=None` means no out, and a mismatch raises TypeError listing the signatures.
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,11 @@ PyObject* result_to_python(const Signature& sig, Stack& stack, PyObject* const* 
 // Helpers for hand-written methods.
 int64_t to_int64(PyObject* o, const char* fn, const char* arg);
 void parse_optional_dim(const char* fn, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, PyObject** dim);
+/// The arguments of a hand-written method taking the parameters `names` (positional or keyword): out[i] is
+/// the object given for names[i], or null when absent. Errors: TypeError for too many arguments, an unknown
+/// keyword or one given twice, as Python's.
+void parse_method_args(const char* fn, std::initializer_list<const char*> names, PyObject* const* args,
+                       Py_ssize_t nargs, PyObject* kwnames, PyObject** out);
 /// The Python type name used in messages ("Tensor", "int", "str", ...).
 std::string py_type_name(PyObject* o);
 

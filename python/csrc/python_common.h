@@ -4,6 +4,7 @@
 #include <Python.h>
 
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "ember/api/ember.h"
@@ -20,6 +21,17 @@ inline PyTypeObject new_type_object() {
   std::memset(static_cast<void*>(&t), 0, sizeof(t));
   Py_SET_REFCNT(reinterpret_cast<PyObject*>(&t), 1);
   return t;
+}
+
+/// A strong reference to o kept by C++ (a hook, a custom function's ctx, a node's metadata): released with
+/// the GIL held, whichever thread drops the last reference.
+inline std::shared_ptr<PyObject> keep_py(PyObject* o) {
+  Py_INCREF(o);
+  return std::shared_ptr<PyObject>(o, [](PyObject* p) {
+    PyGILState_STATE s = PyGILState_Ensure();
+    Py_DECREF(p);
+    PyGILState_Release(s);
+  });
 }
 
 /// Thrown by binding code after a Python error is already set (propagate as NULL).

@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include "arg_parser.h"
+#include "op_binding.h"
 #include "ember/dispatch/Dispatcher.h"
 #include "ember/dispatch/LoadLibrary.h"
 #include "python_common.h"
@@ -121,6 +122,26 @@ void init_python_ops(py::module_& m) {
         Dispatcher::singleton().impl(name, k, python_kernel(std::move(fn)), where);
       }, py::arg("name"), py::arg("key"), py::arg("fn"), py::arg("where"),
       "Registers a Python function as the kernel of op `name` ('ns::op.overload') at dispatch key `key`.");
+  // The op table's other entry points: libraries of ops (ember.ops.load_library), op objects by qualified
+  // name (ember.ops.<ns>.<op>), every schema.
+  m.def("_load_library", [](const std::string& path) {
+        try {
+          ember::load_library(path);
+        } catch (const ember::LibraryLoadError& e) {
+          PyErr_SetString(PyExc_OSError, e.what());  // as torch.ops.load_library (ctypes) raises
+          throw py::error_already_set();
+        }
+      }, py::arg("path"), "Loads a shared library of ops (ember::load_library); OSError when the OS cannot load it.");
+  m.def("_loaded_libraries", &ember::loaded_libraries, "The op libraries loaded so far, in order.");
+  m.def(
+      "_qualified_op",
+      [](const std::string& name) { return py::reinterpret_steal<py::object>(make_qualified_op(name)); },
+      py::arg("name"), "The op object of every overload of 'ns::op', or None when no such op is defined.");
+  m.def("_op_schemas", [] {
+    std::vector<std::string> r;
+    for (const auto& h : Dispatcher::singleton().all_ops()) r.push_back(h.schema().str());
+    return r;
+  }, "The schema of every registered op.");
 }
 
 }  // namespace ember::python

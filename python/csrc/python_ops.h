@@ -1,6 +1,6 @@
 #pragma once
-// Ops whose kernels are Python functions (ember.library.custom_op), and the IValue <-> Python conversions
-// they need.
+// Ops whose kernels are Python functions (ember.library.custom_op), the IValue <-> Python conversions they
+// need, and the op table's other Python entry points (op libraries, qualified op lookup, schemas).
 #include <pybind11/pybind11.h>
 
 #include "ember/dispatch/IValue.h"
@@ -11,7 +11,8 @@ namespace ember::python {
 /// Tensor lists too), tuple, dict. Errors: TypeError for kinds Python has no value for (generators, devices).
 pybind11::object ivalue_to_python(const IValue& v);
 
-/// Adds _C._define_op and _C._impl_python.
+/// Adds _C._define_op, _C._impl_python, _C._load_library, _C._loaded_libraries, _C._qualified_op and
+/// _C._op_schemas.
 void init_python_ops(pybind11::module_& m);
 
 }  // namespace ember::python

@@ -1,14 +1,18 @@
-// _C._TensorBase: properties, small methods and the operator protocols. Op methods (x.add, x.view, ...) are
-// added from the op database at import (op_binding.cpp); indexing is in indexing.cpp.
+// _C._TensorBase: properties, small methods and the operator protocols; the autograd attributes and methods
+// are in tensor_autograd.cpp. Op methods (x.add, x.view, ...) are added from the op database at import
+// (op_binding.cpp); indexing is in indexing.cpp.
 #include "tensor.h"
 
 #include <structmember.h>
+
+#include <vector>
 
 #include "arg_parser.h"
 #include "dtype.h"
 #include "indexing.h"
 #include "jit.h"
 #include "op_binding.h"
+#include "tensor_autograd.h"
 #include "tensor_new.h"
 
 namespace ember::python {
@@ -473,12 +477,7 @@ PyMappingMethods tensor_as_mapping = {sq_length, tensor_getitem, tensor_setitem}
 
 PyObject* tensor_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   EMBER_PY_TRY
-  Tensor t = legacy_tensor_new(args, kwargs);
-  PyObject* o = type->tp_alloc(type, 0);
-  if (!o) return nullptr;
-  new (&reinterpret_cast<PyTensor*>(o)->t) Tensor(std::move(t));
-  reinterpret_cast<PyTensor*>(o)->t.impl()->set_pyobj(o);
-  return o;
+  return wrap_as(type, legacy_tensor_new(args, kwargs));
   EMBER_PY_CATCH(nullptr)
 }
 
@@ -513,8 +512,11 @@ PyObject* wrap(Tensor t) {
     Py_INCREF(existing);
     return existing;
   }
-  PyTypeObject* cls = tensor_class();
-  PyObject* o = cls->tp_alloc(cls, 0);
+  return wrap_as(tensor_class(), std::move(t));
+}
+
+PyObject* wrap_as(PyTypeObject* type, Tensor t) {
+  PyObject* o = type->tp_alloc(type, 0);
   if (!o) return nullptr;
   PyTensor* p = reinterpret_cast<PyTensor*>(o);
   new (&p->t) Tensor(std::move(t));
@@ -542,7 +544,23 @@ PyMethodDef module_methods[] = {
     {nullptr, nullptr, 0, nullptr}};
 }  // namespace
 
+namespace {
+// The null-terminated tables a and b as one (kept for the life of the type).
+const char* def_name(const PyGetSetDef& d) { return d.name; }
+const char* def_name(const PyMethodDef& d) { return d.ml_name; }
+template <class Def>
+Def* concat_tables(const Def* a, const Def* b) {
+  static std::vector<Def> all;
+  for (const Def* d : {a, b})
+    for (; def_name(*d); ++d) all.push_back(*d);
+  all.push_back(Def{});
+  return all.data();
+}
+}  // namespace
+
 void init_tensor(PyObject* m) {
+  TensorBaseType.tp_getset = concat_tables(tensor_getset, tensor_autograd_getset);
+  TensorBaseType.tp_methods = concat_tables(tensor_methods, tensor_autograd_methods);
   if (PyType_Ready(&TensorBaseType) < 0) throw python_error_already_set();
   Py_INCREF(&TensorBaseType);
   PyModule_AddObject(m, "_TensorBase", reinterpret_cast<PyObject*>(&TensorBaseType));

@@ -23,6 +23,10 @@ inline const Tensor& unwrap(PyObject* o) { return reinterpret_cast<PyTensor*>(o)
 /// identity is preserved, `x.add_(1) is x`), else a new ember.Tensor. An undefined t gives None.
 PyObject* wrap(Tensor t);
 
+/// A new object of type (_TensorBase or a subclass) around t, which becomes t's Python object; t must have
+/// none yet (a fresh tensor or alias). Null with a Python error set when allocation fails.
+PyObject* wrap_as(PyTypeObject* type, Tensor t);
+
 /// Registers the type and the number/sequence/mapping protocols on module m.
 void init_tensor(PyObject* m);
 

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "TestSupport.h"
 #include "ember/api/ember.h"
@@ -159,6 +160,33 @@ TEST(Hooks, RemovedHooksDoNotAccumulate) {
   Tensor y = x * 2;
   for (int i = 0; i < 100; ++i) register_hook(y, [](const Tensor& g) { return g; }).remove();
   EXPECT_LE(grad_fn(y)->tensor_pre_hooks.size(), 1u);
+}
+
+TEST(Hooks, NodePreHooksRunAfterTensorHooksAndPostHooksReplaceGradInputs) {
+  // As PyTorch 1.13: the tensor hooks of y, then y.grad_fn's pre-hooks (registration order), then the node,
+  // then its post-hooks, which see what it consumed and may change what it computed.
+  Tensor x = leaf({1, 2});
+  Tensor y = x * 2;
+  std::vector<std::string> order;
+  Node& node = *grad_fn(y);
+  register_prehook(node, [&](variable_list& g) {
+    order.push_back("pre " + std::to_string(vals(g[0])[0]));
+    g[0] = g[0] + 1;
+  });
+  register_hook(y, [&](const Tensor& g) {
+    order.push_back("tensor");
+    return g * 10;
+  });
+  register_hook(node, [&](variable_list& grad_inputs, const variable_list& grad_outputs) {
+    order.push_back("post " + std::to_string(vals(grad_outputs[0])[0]) + " " + std::to_string(vals(grad_inputs[0])[0]));
+    grad_inputs[0] = grad_inputs[0] * 100;
+  });
+  RemovableHandle h = register_prehook(node, [&](variable_list&) { order.push_back("removed"); });
+  h.remove();
+  backward({(y * 3).sum()});
+  EXPECT_EQ(order, (std::vector<std::string>{"tensor", "pre 30.000000", "post 31.000000 62.000000"}));
+  EXPECT_EQ(vals(grad(x)), (std::vector<double>{6200, 6200}));
+  EXPECT_LE(node.pre_hooks.size(), 2u);
 }
 
 TEST(Hooks, OrderWithRetainGrad) {

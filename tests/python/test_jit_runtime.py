@@ -351,7 +351,7 @@ def test_traced_function_and_misuse_errors():
 
 
 def test_traced_module_follows_data_assignment_and_dtype_conversion():
-    # Note [slot holders]: as torch's, a traced module computes with what its parameters hold now: after
+    # As torch's, a traced module computes with what its parameters hold now (Note [Tensor.data]): after
     # .data assignment on the original's parameter, after .double()/.float() of the traced or loaded module.
     import io
 

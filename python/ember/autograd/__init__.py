@@ -25,8 +25,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
     Raises:
         RuntimeError: a tensor does not require grad; an implicit gradient for a non-scalar output; a second
-            backward through a freed graph; a saved tensor modified in place.
+            backward through a freed graph; a saved tensor modified in place; inputs given but empty.
     """
+    if inputs is not None and not isinstance(inputs, _C._TensorBase) and len(inputs) == 0:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")  # as PyTorch's
     tensors = _as_list(tensors)
     grads = _as_list(grad_tensors) or []
     inputs = _as_list(inputs) or []

@@ -185,20 +185,9 @@ class ScriptModule(Module):
             raise RuntimeError("{}: cannot set attribute '{}' of a script module to None (the graph reads it)"
                                .format(self.original_name, name))
         if self._c.has_attr(name):
+            # The slot holds this very tensor, so a later `value.data = ...` (which changes the tensor in
+            # place, Note [Tensor.data] in python/csrc/tensor_autograd.cpp) reaches the runtime module too.
             self._c.set_attr(name, value)
-            self._watch(name, value)
-
-    def _watch(self, name, value):
-        """Keeps slot `name` in step when value.data is assigned (Note [slot holders] in ember/_tensor.py)."""
-        from .._tensor import _register_slot_holder
-        c = self._c
-        _register_slot_holder(value, (id(c), name), lambda t: c.set_attr(name, t) if c.has_attr(name) else None)
-
-    def _watch_all(self):
-        for table in (self._parameters, self._buffers):
-            for name, value in table.items():
-                if value is not None and self._c.has_attr(name):
-                    self._watch(name, value)
 
     def _apply(self, fn):
         super()._apply(fn)
@@ -302,7 +291,6 @@ class TracedModule(ScriptModule):
         children = {name: value for name, kind, value in c.slots() if kind == "module"}
         for k, m in original._modules.items():
             self._modules[k] = None if m is None else _traced(m, children[k], {})
-        self._watch_all()
 
     @staticmethod
     def _build(original, class_names, path="", memo=None):
@@ -355,7 +343,6 @@ class RecursiveScriptModule(ScriptModule):
                 self._modules[name] = _loaded(value, {})
             else:
                 object.__setattr__(self, name, value)
-        self._watch_all()
 
 
 def _loaded(c, specs):
