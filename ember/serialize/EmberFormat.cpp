@@ -686,9 +686,9 @@ void save(const IValue& obj, const std::string& path, const Attributes* attrs) {
   // Every check of the object happens while planning, before any file exists. The archive is then written to
   // a fresh temporary file in path's directory (<path>.ember-<pid>-XXXXXX, so the final rename stays on one
   // filesystem and is atomic; Note [stale temporaries]) and renamed over path only once libzip has closed it
-  // complete; on any error the temporary file is removed and the archive discarded. Readers of path therefore see the old file or the whole new
-  // one, never a partial archive. ZIP_TRUNCATE: an existing file is replaced, never read or merged. (No fsync:
-  // like torch.save, durability across a power loss is left to the caller.)
+  // complete; on any error the temporary file is removed and the archive discarded. Readers of path therefore
+  // see the old file or the whole new one, never a partial archive. ZIP_TRUNCATE: an existing file is replaced,
+  // never read or merged. (No fsync: like torch.save, durability across a power loss is left to the caller.)
   Plan plan = Writer(attrs).plan(obj);
   // libzip's own word for this is "Operation not supported"; say what is wrong.
   std::error_code ec;
