@@ -144,3 +144,27 @@ def test_kill_9_during_saves_leaves_old_or_new_file(tmp_path):
         assert ember.equal(d["w"], ember.full((1 << 21,), float(d["step"])))  # a whole file, never a mix
     ember.save({"step": -1}, str(target))
     assert [p.name for p in tmp_path.iterdir()] == ["ckpt.pt"]  # the killed saves' temporaries are gone
+
+
+def test_malformed_input_spec_in_a_jit_archive_names_the_file(tmp_path):
+    class Twice(ember.nn.Module):
+        def forward(self, x):
+            return x * 2
+
+    good = tmp_path / "twice.pt"
+    ember.jit.trace(Twice(), (ember.ones(2),)).save(str(good))
+    with zipfile.ZipFile(good) as z:
+        entries = [(i, z.read(i.filename)) for i in z.infolist()]
+    spec = [i.filename for i, _ in entries if i.filename.endswith("input_spec/forward")]
+    assert spec, [i.filename for i, _ in entries]
+    for text in ("{[1]: 2}", "((", "('tuple', 'T')", "1" * 10):
+        bad = tmp_path / "bad.pt"
+        with zipfile.ZipFile(bad, "w") as z:
+            for info, data in entries:
+                if info.filename == spec[0]:
+                    data = text.encode().ljust(len(data))[:max(len(data), len(text))]
+                    info.file_size = len(data)
+                z.writestr(info, data)
+        with pytest.raises(RuntimeError) as e:
+            ember.jit.load(str(bad))
+        assert str(bad) in str(e.value), str(e.value)
