@@ -16,6 +16,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace ember::serialize {
@@ -282,8 +284,10 @@ constexpr size_t kChunk = size_t{4} << 20;
 
 // Removes a file when it goes out of scope.
 struct FileRemover {
-  std::string path;
-  ~FileRemover() { ::unlink(path.c_str()); }
+  std::string path;  // cleared when the file is to stay
+  ~FileRemover() {
+    if (!path.empty()) ::unlink(path.c_str());
+  }
 };
 
 // Writes the archive of plan to a temporary file and hands it to write() in order; the file is removed after.
@@ -321,8 +325,12 @@ class Reader {
       fail("this is a PyTorch checkpoint (torch.save's zip format with a pickle), not an Ember archive; "
            "Ember does not read those (loading them would mean unpickling)");
     zip_int64_t idx = locate(kManifestEntry);
-    text.resize(checked_entry_size(idx, kManifestEntry, nullptr));
+    const uint64_t size = checked_entry_size(idx, kManifestEntry, nullptr);
+    if (size > kMaxManifestBytes)  // Note [manifest limits]
+      fail("{} would inflate to {} bytes, more than the limit of {}", kManifestEntry, size, kMaxManifestBytes);
+    text.resize(size);
     read_entry(idx, kManifestEntry, text.data(), text.size());
+    check_json_depth(text);
     json m;
     try {
       m = json::parse(text);
@@ -377,6 +385,26 @@ class Reader {
     r.reserve(j.size());
     for (const json& x : j) r.push_back(integer(x, what));
     return r;
+  }
+
+  // Note [manifest limits]: the deepest nesting of JSON arrays and objects, outside strings, in one pass.
+  void check_json_depth(std::string_view text) const {
+    int depth = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+      const char c = text[i];
+      if (in_string) {
+        if (c == '\\') ++i;
+        else if (c == '"') in_string = false;
+      } else if (c == '"') {
+        in_string = true;
+      } else if (c == '[' || c == '{') {
+        if (++depth > kMaxManifestDepth)
+          fail("{} nests JSON more than {} levels deep (at byte {})", kManifestEntry, kMaxManifestDepth, i);
+      } else if (c == ']' || c == '}') {
+        --depth;
+      }
+    }
   }
 
   // torch.save's zip files hold "<name>/data.pkl".
@@ -612,23 +640,75 @@ class Reader {
 
 }  // namespace
 
+namespace {
+
+// Note [stale temporaries]
+// save() writes <path>.ember-<pid>-XXXXXX (libzip writes its own temporary beside that one and renames it over
+// it) and renames it over path. A process killed meanwhile leaves those files behind; the next save to the same
+// path removes every such temporary whose process is gone (kill(pid, 0) fails with ESRCH), so a concurrent save
+// by a live process keeps its own. (A pid reused by another process keeps a stale file until that one ends.)
+std::string temporary_prefix(const std::filesystem::path& target) {
+  return target.filename().string() + ".ember-";
+}
+
+void remove_stale_temporaries(const std::filesystem::path& target) {
+  std::error_code ec;
+  const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
+  const std::string prefix = temporary_prefix(target);
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (!name.starts_with(prefix)) continue;
+    const size_t dash = name.find('-', prefix.size());
+    if (dash == std::string::npos || dash == prefix.size()) continue;
+    const std::string digits = name.substr(prefix.size(), dash - prefix.size());
+    if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+        digits.size() > 9)
+      continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(digits));
+    if (pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
+    std::filesystem::remove(e.path(), ec);
+  }
+}
+
+// The mode a new file gets (0666 less the umask), or the mode of the file being replaced.
+mode_t mode_for(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) return st.st_mode & 07777;
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  return 0666 & ~mask;
+}
+
+}  // namespace
+
 void save(const IValue& obj, const std::string& path, const Attributes* attrs) {
   // Note [atomic save]
-  // Every check of the object happens while planning, before any file exists. libzip's zip_close then writes
-  // the archive to a fresh temporary file in path's directory (<path>.XXXXXX, so the final rename stays on one
-  // filesystem and is atomic) and renames it over path only once it is complete; on any error it removes the
-  // temporary file and we discard the archive. Readers of path therefore see the old file or the whole new
-  // one, never a partial archive. ZIP_TRUNCATE: an existing file is replaced, never read or merged. (No fsync:
-  // like torch.save, durability across a power loss is left to the caller.)
+  // Every check of the object happens while planning, before any file exists. The archive is then written to
+  // a fresh temporary file in path's directory (<path>.ember-<pid>-XXXXXX, so the final rename stays on one
+  // filesystem and is atomic; Note [stale temporaries]) and renamed over path only once libzip has closed it
+  // complete; on any error the temporary file is removed and the archive discarded. Readers of path therefore
+  // see the old file or the whole new one, never a partial archive. ZIP_TRUNCATE: an existing file is replaced,
+  // never read or merged. (No fsync: like torch.save, durability across a power loss is left to the caller.)
   Plan plan = Writer(attrs).plan(obj);
   // libzip's own word for this is "Operation not supported"; say what is wrong.
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) EMBER_FAIL("save: '{}': is a directory", path);
+  // Note [stale temporaries]: our own temporary, named after this process, then renamed over path.
+  remove_stale_temporaries(path);
+  std::string tmp = path + ".ember-" + std::to_string(::getpid()) + "-XXXXXX";
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) EMBER_FAIL("save: cannot create a temporary file beside '{}': {}", path, std::strerror(errno));
+  ::fchmod(fd, mode_for(path));  // libzip gives the archive the mode of the file it replaces: this one's
+  ::close(fd);
+  FileRemover remove{tmp};
   int code = 0;
-  ZipPtr za(zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &code));
+  ZipPtr za(zip_open(tmp.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &code));
   if (!za) EMBER_FAIL("save: '{}': {}", path, zip_code_message(code));
   add_entries(za.get(), plan, path);
   close_archive(za, path);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    EMBER_FAIL("save: cannot rename the temporary file to '{}': {}", path, std::strerror(errno));
+  remove.path.clear();
 }
 
 void save_to_stream(const IValue& obj, const std::function<void(const void*, size_t)>& write,
@@ -648,9 +728,17 @@ IValue load(const std::string& path, Attributes* attrs) {
   uint64_t size = std::filesystem::file_size(path, ec);
   if (ec) EMBER_FAIL("load: '{}': {}", path, ec.message());
   EMBER_CHECK(size > 0, "load: '{}': the file is empty (Not a zip archive)", path);
-  int code = 0;
-  ZipPtr za(zip_open(path.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &code));
-  if (!za) EMBER_FAIL("load: '{}': {}", path, zip_code_message(code));
+  // Through a zip_error_t rather than zip_open's error code: a code alone gets whatever errno happens to hold
+  // for its system part, so a corrupt archive read as "No such file or directory".
+  zip_error_t err;
+  zip_error_init(&err);
+  zip_source_t* src = zip_source_file_create(path.c_str(), 0, -1, &err);
+  if (!src) EMBER_FAIL("load: '{}': {}", path, take_message(&err));
+  ZipPtr za(zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &err));
+  if (!za) {
+    zip_source_free(src);  // still ours when the open failed
+    EMBER_FAIL("load: '{}': {}", path, take_message(&err));
+  }
   return Reader(za.get(), path, size, attrs).read();
 }
 

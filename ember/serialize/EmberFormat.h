@@ -54,6 +54,15 @@ inline constexpr int64_t kFormatVersion = 1;
 inline constexpr std::string_view kManifestEntry = "manifest.json";
 /// Nesting depth of containers that save and load accept (beyond it: RuntimeError, never a stack overflow).
 inline constexpr int kMaxDepth = 1000;
+/// Note [manifest limits]
+/// The manifest is the one entry whose size the format does not fix (a storage's entry must hold exactly the
+/// bytes the manifest gives it), so it has limits of its own, checked before anything is inflated or parsed:
+/// at most kMaxManifestBytes uncompressed (a state dict of 100,000 tensors needs about 20 MB; a small file that
+/// claims a gigabyte of whitespace is refused at once), and JSON nesting at most kMaxManifestDepth deep (each
+/// container of the object tree is at most three JSON levels), found by a linear scan before the JSON parser
+/// or any message about a value can recurse.
+inline constexpr uint64_t kMaxManifestBytes = uint64_t{64} << 20;
+inline constexpr int kMaxManifestDepth = 3 * kMaxDepth + 8;
 
 /// Note [tuple classes]
 /// ember.save keeps two tuple subclasses that torch.save pickles: ember.Size (torch.Size) and namedtuples.

@@ -307,7 +307,12 @@ class IRParser {
   TypePtr parse_type() {
     DepthGuard guard(*this, peek());
     TypePtr t = parse_base_type();
-    while (true) {
+    // List and optional suffixes nest the type as deeply as brackets do (and printing or destroying the chain
+    // recurses), so they count against the same limit.
+    for (int suffixes = depth_;; ++suffixes) {
+      const bool suffix = (is_punct(peek(), "[") && is_punct(peek(1), "]")) || is_punct(peek(), "?");
+      if (suffix && suffixes >= kMaxDepth)
+        fail_at(peek(), fmt::format("a type nesting deeper than {} levels", kMaxDepth));
       if (is_punct(peek(), "[") && is_punct(peek(1), "]")) {
         next(), next();
         t = ListType::create(t);

@@ -94,6 +94,7 @@ def load(f, map_location=None, _extra_files=None):
     RuntimeError naming the file for a corrupt, truncated or foreign archive or an unknown op."""
     if map_location is not None and str(map_location) != "cpu":
         raise RuntimeError("ember.jit.load: map_location {!r} is not supported (CPU only)".format(map_location))
+    source = os.fsdecode(f) if isinstance(f, (str, bytes, os.PathLike)) else getattr(f, "name", repr(f))
     if isinstance(f, (str, bytes, os.PathLike)):
         path = os.fsdecode(f)
         if not os.path.exists(path):
@@ -113,17 +114,17 @@ def load(f, map_location=None, _extra_files=None):
     specs = {}
     for name, data in extra.items():
         if name.startswith(_SPEC_PREFIX):
-            try:
+            try:  # any error of a hostile literal ({[1]: 2} is a TypeError) is the file's fault
                 spec = ast.literal_eval(data.decode("utf-8"))
-            except (ValueError, SyntaxError, UnicodeDecodeError, MemoryError, RecursionError):
-                spec = None
-            if (isinstance(spec, tuple) and len(spec) == 2 and _valid_spec(spec[0]) and spec[0][0] == "tuple"
-                    and isinstance(spec[1], tuple) and len(spec[1]) == len(spec[0][1])
-                    and all(isinstance(n, str) for n in spec[1])):
-                specs[name[len(_SPEC_PREFIX):]] = spec
-            else:
-                raise RuntimeError("ember.jit.load: the input structure of method '{}' in the archive is malformed"
-                                   .format(name[len(_SPEC_PREFIX):])) from None
+                ok = (isinstance(spec, tuple) and len(spec) == 2 and _valid_spec(spec[0])
+                      and spec[0][0] == "tuple" and isinstance(spec[1], tuple) and len(spec[1]) == len(spec[0][1])
+                      and all(isinstance(n, str) for n in spec[1]))
+            except (ValueError, TypeError, SyntaxError, UnicodeDecodeError, MemoryError, RecursionError):
+                ok = False
+            if not ok:
+                raise RuntimeError("ember.jit.load: '{}': the input structure of method '{}' in the archive is "
+                                   "malformed".format(source, name[len(_SPEC_PREFIX):])) from None
+            specs[name[len(_SPEC_PREFIX):]] = spec
     if _extra_files is not None:
         for k in _extra_files:
             _extra_files[k] = extra.get(k, b"")

@@ -1,0 +1,170 @@
+"""Hostile and broken input gets a clear error, never a crash (issue 18): deeply nested and oversized manifests,
+tensors NumPy cannot represent, reserved op namespaces, corrupt archives; and saves killed with SIGKILL leave the
+old or the new file, with their temporaries removed by the next save (Note [stale temporaries])."""
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import zipfile
+
+import pytest
+
+import ember
+import ember.library as elib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def manifest_archive(path, manifest, compress=zipfile.ZIP_STORED):
+    with zipfile.ZipFile(path, "w", compression=compress) as z:
+        z.writestr("manifest.json", manifest)
+
+
+def test_deeply_nested_manifest_is_refused(tmp_path):
+    # Note [manifest limits]: 50,000 levels crashed the parser and the error message's formatting before.
+    f = tmp_path / "deep.pt"
+    depth = 50000
+    manifest_archive(f, '{"format": "ember-archive", "version": 1, "storages": [], "tensors": [], "root": '
+                     + "[" * depth + "]" * depth + "}", zipfile.ZIP_DEFLATED)
+    assert f.stat().st_size < 2000
+    for load in (ember.load, ember.jit.load):
+        with pytest.raises(RuntimeError, match="nests JSON more than 3008 levels deep"):
+            load(str(f))
+
+
+def test_manifest_bomb_is_refused_before_inflating(tmp_path):
+    f = tmp_path / "bomb.pt"
+    manifest_archive(f, " " * (200 << 20), zipfile.ZIP_DEFLATED)  # 200 MB of spaces deflate to about 200 KB
+    assert f.stat().st_size < (1 << 20)
+    t = time.perf_counter()
+    with pytest.raises(RuntimeError, match=r"manifest.json would inflate to 209715200 bytes, more than the limit"):
+        ember.load(str(f))
+    assert time.perf_counter() - t < 5  # refused from the directory record, not after inflating
+
+
+def test_a_nested_state_dict_within_the_limits_still_loads(tmp_path):
+    obj = x = []
+    for _ in range(900):
+        x.append([])
+        x = x[0]
+    ember.save(obj, str(tmp_path / "nested.pt"))
+    y = ember.load(str(tmp_path / "nested.pt"))
+    for _ in range(900):
+        y = y[0]
+    assert y == []
+
+
+def test_corrupt_archive_is_not_reported_as_a_missing_file(tmp_path):
+    good = tmp_path / "good.pt"
+    ember.save({"w": ember.arange(1000.0)}, str(good))
+    data = good.read_bytes()
+    for cut in (len(data) // 2, len(data) - 10, 30):
+        bad = tmp_path / f"cut{cut}.pt"
+        bad.write_bytes(data[:cut])
+        with pytest.raises(RuntimeError) as e:
+            ember.load(str(bad))
+        assert "No such file" not in str(e.value) and str(bad) in str(e.value)
+
+
+def test_numpy_is_never_handed_more_dims_than_it_supports():
+    import numpy as np
+    import torch
+
+    t = ember.zeros([1] * 66)
+    with pytest.raises(ValueError, match=r"number of dimensions must be within \[0, 32\]"):
+        t.numpy()
+    with pytest.raises(ValueError):
+        np.asarray(t)
+    with pytest.raises(ValueError):
+        torch.zeros([1] * 66).numpy()  # what PyTorch 1.13 raises too
+    assert ember.zeros([1] * 32).numpy().shape == (1,) * 32
+
+
+@pytest.mark.parametrize("ns", ["aten", "prim", "ember"])
+def test_python_cannot_define_ops_in_reserved_namespaces(ns):
+    with pytest.raises(ValueError, match=f"the namespace '{ns}' is reserved"):
+        elib.define(f"{ns}::robustness_probe(Tensor x) -> Tensor")
+    with pytest.raises(ValueError, match="reserved"):
+        elib.Library(ns, "DEF").define("robustness_probe2(Tensor x) -> Tensor")
+
+
+def dead_pid():
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid
+
+
+def test_next_save_removes_stale_temporaries_but_not_live_ones(tmp_path):
+    target = tmp_path / "model.pt"
+    stale = [tmp_path / f"model.pt.ember-{dead_pid()}-AbC123", tmp_path / f"model.pt.ember-{dead_pid()}-x1y2z3.Q9w8e7"]
+    live = tmp_path / f"model.pt.ember-{os.getppid()}-LiVe00"
+    other = tmp_path / "other.pt.ember-1-zzzzzz"
+    for f in stale + [live, other]:
+        f.write_bytes(b"partial")
+    ember.save(ember.ones(3), str(target))
+    assert not any(f.exists() for f in stale)
+    assert live.exists() and other.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["model.pt", live.name, other.name])
+    assert ember.equal(ember.load(str(target)), ember.ones(3))
+
+
+def test_saved_file_keeps_the_usual_mode(tmp_path):
+    f = tmp_path / "m.pt"
+    ember.save(ember.ones(2), str(f))
+    mask = os.umask(0)
+    os.umask(mask)
+    assert (f.stat().st_mode & 0o777) == (0o666 & ~mask)
+    os.chmod(f, 0o640)
+    ember.save(ember.ones(2), str(f))
+    assert (f.stat().st_mode & 0o777) == 0o640
+
+
+def test_kill_9_during_saves_leaves_old_or_new_file(tmp_path):
+    target = tmp_path / "ckpt.pt"
+    child = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {os.path.join(ROOT, 'python')!r})
+        import ember
+        i = 0
+        while True:
+            ember.save({{"step": i, "w": ember.full((1 << 21,), float(i))}}, {str(target)!r})
+            print(i, flush=True)
+            i += 1
+    """)
+    for delay in (0.05, 0.13, 0.31):
+        p = subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, text=True)
+        p.stdout.readline()  # one save completed
+        time.sleep(delay)
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+        p.stdout.close()
+        d = ember.load(str(target))
+        assert ember.equal(d["w"], ember.full((1 << 21,), float(d["step"])))  # a whole file, never a mix
+    ember.save({"step": -1}, str(target))
+    assert [p.name for p in tmp_path.iterdir()] == ["ckpt.pt"]  # the killed saves' temporaries are gone
+
+
+def test_malformed_input_spec_in_a_jit_archive_names_the_file(tmp_path):
+    class Twice(ember.nn.Module):
+        def forward(self, x):
+            return x * 2
+
+    good = tmp_path / "twice.pt"
+    ember.jit.trace(Twice(), (ember.ones(2),)).save(str(good))
+    with zipfile.ZipFile(good) as z:
+        entries = [(i, z.read(i.filename)) for i in z.infolist()]
+    spec = [i.filename for i, _ in entries if i.filename.endswith("input_spec/forward")]
+    assert spec, [i.filename for i, _ in entries]
+    for text in ("{[1]: 2}", "((", "('tuple', 'T')", "1" * 10):
+        bad = tmp_path / "bad.pt"
+        with zipfile.ZipFile(bad, "w") as z:
+            for info, data in entries:
+                if info.filename == spec[0]:
+                    data = text.encode().ljust(len(data))[:max(len(data), len(text))]
+                    info.file_size = len(data)
+                z.writestr(info, data)
+        with pytest.raises(RuntimeError) as e:
+            ember.jit.load(str(bad))
+        assert str(bad) in str(e.value), str(e.value)
