@@ -290,6 +290,15 @@ struct FileRemover {
   }
 };
 
+// Writes the archive of plan into file (replacing what it holds); errors name shown, the file the user asked for.
+void write_archive_file(const Plan& plan, const std::string& file, const std::string& shown) {
+  int code = 0;
+  ZipPtr za(zip_open(file.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &code));
+  if (!za) EMBER_FAIL("save: '{}': {}", shown, zip_code_message(code));
+  add_entries(za.get(), plan, shown);
+  close_archive(za, shown);
+}
+
 // Writes the archive of plan to a temporary file and hands it to write() in order; the file is removed after.
 void write_via_temp_file(const Plan& plan, const std::function<void(const void*, size_t)>& write) {
   std::error_code ec;
@@ -300,11 +309,7 @@ void write_via_temp_file(const Plan& plan, const std::function<void(const void*,
   if (fd < 0) EMBER_FAIL("save: cannot create a temporary file in '{}': {}", dir.string(), std::strerror(errno));
   ::close(fd);
   FileRemover remove{name};
-  int code = 0;
-  ZipPtr za(zip_open(name.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &code));
-  if (!za) EMBER_FAIL("save: '{}': {}", name, zip_code_message(code));
-  add_entries(za.get(), plan, name);
-  close_archive(za, name);
+  write_archive_file(plan, name, name);
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(std::fopen(name.c_str(), "rb"), std::fclose);
   if (!in) EMBER_FAIL("save: cannot read back '{}': {}", name, std::strerror(errno));
   std::vector<char> buf(kChunk);
@@ -701,11 +706,7 @@ void save(const IValue& obj, const std::string& path, const Attributes* attrs) {
   ::fchmod(fd, mode_for(path));  // libzip gives the archive the mode of the file it replaces: this one's
   ::close(fd);
   FileRemover remove{tmp};
-  int code = 0;
-  ZipPtr za(zip_open(tmp.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &code));
-  if (!za) EMBER_FAIL("save: '{}': {}", path, zip_code_message(code));
-  add_entries(za.get(), plan, path);
-  close_archive(za, path);
+  write_archive_file(plan, tmp, path);
   if (std::rename(tmp.c_str(), path.c_str()) != 0)
     EMBER_FAIL("save: cannot rename the temporary file to '{}': {}", path, std::strerror(errno));
   remove.path.clear();

@@ -204,6 +204,7 @@ BINARY = [
     ("atan2", lambda m, a, b: m.atan2(a, b), [S((3, 4)), S((4,), 0.5, 2)]),
     ("atan2_t", lambda m, a, b: a.atan2(b), [S((3, 4), layout="transposed"), S((3, 1), -2, -0.5)]),
     ("maximum", lambda m, a, b: m.maximum(a, b), [S((3, 4)), S((1, 4))]),
+    ("hypot", lambda m, a, b: m.hypot(a, b), [S((3, 4)), S((1, 4))]),
     ("minimum", lambda m, a, b: m.minimum(a, b), [S((3, 4), layout="transposed"), S((4,))]),
     ("fmax", lambda m, a, b: m.fmax(a, b), [S((3, 4)), S((3, 1))]),
     ("fmin", lambda m, a, b: m.fmin(a, b), [S((2, 3, 4)), S((4,))]),

@@ -36,6 +36,7 @@ BINARY_OPS = {
     "fmod": (*_both("fmod"), "divisor"),
     "pow": (*_both("pow"), "exponent"),
     "atan2": (*_both("atan2"), None),
+    "hypot": (*_both("hypot"), None),
     "maximum": (*_both("maximum"), None),
     "minimum": (*_both("minimum"), None),
     "fmax": (*_both("fmax"), None),

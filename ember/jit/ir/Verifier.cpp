@@ -46,7 +46,11 @@ class Verifier {
     for (size_t i = 0; i < n->num_inputs(); ++i) {
       const Value* v = n->inputs()[i];
       EMBER_VERIFY(g_.all_values().count(const_cast<Value*>(v)) == 1, n, "input {} is a destroyed value", i);
-      // The uses of v were recorded when its defining node was checked (definitions come first, in scope).
+      EMBER_VERIFY(in_scope_.count(v) == 1, n,
+                   "input {} (%{}) is used before its definition or outside the block that defines it", i,
+                   v->display_name());
+      // In scope, so its defining node was checked already and recorded the uses of v (Note [linear
+      // verification]).
       EMBER_VERIFY(uses_seen_.count({n, i}) == 1, n, "the use-list of %{} does not record input {}", v->display_name(),
                    i);
     }
@@ -83,12 +87,6 @@ class Verifier {
       check(prev->is_before(n), n, "node positions do not increase along the block");
       check(n->kind() != prim::Param, n, "a Param node inside a block's list");
       check_uses(n);
-      for (size_t i = 0; i < n->num_inputs(); ++i) {
-        const Value* v = n->inputs()[i];
-        EMBER_VERIFY(in_scope_.count(v) == 1, n,
-                     "input {} (%{}) is used before its definition or outside the block that defines it", i,
-                     v->display_name());
-      }
       if (n->kind() == prim::Return) {
         check(n->next() == nullptr && n == b->return_node() && n->num_outputs() == 0, n,
               "a Return node before the end of its block");
