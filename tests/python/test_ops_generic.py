@@ -156,18 +156,6 @@ _KNOWN = [
     ("convolution", "grad", "*True*", "transposed=True: Ember raises NotImplementedError (not implemented yet)"),
     ("convolution_backward", "forward", "*True*",
      "transposed=True: Ember raises NotImplementedError (transposed convolution is not implemented yet)"),
-    # -- autograd metadata
-    ("native_batch_norm", "grad", "f64[4x3]*",
-     "the saved statistics (save_mean, save_invstd) require grad in Ember; PyTorch marks them non-differentiable "
-     "outputs (requires_grad [True, False, False])"),
-    ("native_layer_norm", "grad", "f64[2x3](-1.0,1.0),[2,3]*",
-     "the saved statistics (mean, rstd) require grad in Ember; PyTorch marks them non-differentiable outputs "
-     "(requires_grad [True, False, False])"),
-    ("nll_loss_forward nll_loss2d_forward", "grad", "f64*,None,0,1",
-     "total_weight requires grad in Ember; PyTorch marks it a non-differentiable output (requires_grad [True, False])"),
-    ("normal.Tensor_float normal.float_Tensor normal.Tensor_Tensor bernoulli", "grad", "*",
-     "the result of a mean/std (normal) or p (bernoulli) that requires grad: requires_grad False in Ember (the entry "
-     "is never_differentiable), True in PyTorch (derivative zeros_like)"),
 ]
 KNOWN = {(k, c, pattern): reason for keys, checks, pattern, reason in _KNOWN
          for k in keys.split() for c in checks.split()}

@@ -272,10 +272,13 @@ def gen_autograd(ops):
              f"    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n    result = {call};\n  }}\n"
              + ("  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);\n"
                 if view and not multi else "")]
+        # output_differentiability: which results get a grad_fn (PyTorch's field of that name).
+        out_diff = o.entry.get("output_differentiability", [True] * len(s.rets))
         if outs is None:
             floating = "differentiable(result)"
         else:
-            floating = " || ".join(f"floating_output({x})" for x, r in zip(outs, s.rets) if r.type == "Tensor")
+            floating = " || ".join(f"floating_output({x})" for x, r, d in zip(outs, s.rets, out_diff)
+                                   if r.type == "Tensor" and d)
         k.append(f"  if (!GradMode::is_enabled() || !({any_rg}) || !({floating})) return result;\n"
                  f"  auto node = std::make_shared<{node}>();\n  node->sequence_nr = next_sequence_nr();\n")
         k += record_inputs(s, diff, saved_t, saved_o, saved_g)
@@ -287,7 +290,8 @@ def gen_autograd(ops):
             for i, x in enumerate(outs):
                 if s.rets[i].type != "Tensor":
                     continue
-                k.append(f"  if (floating_output({x})) set_history({x}, node, {i});\n")
+                if out_diff[i]:
+                    k.append(f"  if (floating_output({x})) set_history({x}, node, {i});\n")
                 if multi:
                     k.append(f"  node->output_meta_.push_back(meta_of({x}));\n")
                 if view:

@@ -90,6 +90,9 @@ FIELDS = {
                                        "requiring grad (a loss's class weights). An op without `grad` may list "
                                        "all its Tensor arguments: its Autograd kernel then only refuses inputs "
                                        "that require grad."),
+    "output_differentiability": ("bool_list", "for an op with several results and a `grad`: which results get a "
+                                              "grad_fn (PyTorch's field of that name; the others never require "
+                                              "grad, as native_batch_norm's saved statistics)."),
     "differentiable": ("false", "false: the op's floating results never require grad, as PyTorch's (detach, "
                                 "bernoulli, normal, ...); without it an op with no `grad` raises "
                                 "NotImplementedError when an input requires grad (Note [ops without a "
@@ -165,6 +168,9 @@ def check_value(e, key, kind, schema):
         need(v in SHAPE_RULES, "one of " + ", ".join(SHAPE_RULES))
     elif kind == "tags":
         need(isinstance(v, list) and all(t in TAGS for t in v), "a list of " + ", ".join(TAGS))
+    elif kind == "bool_list":
+        need(isinstance(v, list) and len(v) == len(schema.rets) and all(isinstance(x, bool) for x in v),
+             f"a list of {len(schema.rets)} true/false, one per result")
     elif kind == "dtypes":
         named_set = isinstance(v, str) and v in DTYPE_SETS
         need(named_set or (isinstance(v, list) and v and all(d in DTYPE_NAMES for d in v)),
@@ -222,6 +228,8 @@ def validate(e):
             fail(where, "'differentiable: false' with a derivative ('grad' or 'not_differentiable')")
         if "composite" in e:
             fail(where, "'differentiable: false' on a composite op: the ops it calls decide its gradient")
+    if "output_differentiability" in e and "grad" not in e:
+        fail(where, "'output_differentiability' without 'grad'")
     if "grad_node" in e and "grad" not in e:
         fail(where, "'grad_node' without 'grad'")
     if "python_numbers" in e and e.get("python") is False:

@@ -2932,7 +2932,7 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, const std::optional<Tensor>&, const std::optional<Tensor>&, bool, double, double>(input, weight, bias, running_mean, running_var, training, momentum, eps);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(input) || any_requires_grad(weight) || any_requires_grad(bias)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)) || floating_output(std::get<2>(result)))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(input) || any_requires_grad(weight) || any_requires_grad(bias)) || !(floating_output(std::get<0>(result)))) return result;
   auto node = std::make_shared<NativeBatchNormBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, input);
@@ -2947,9 +2947,7 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
   node->num_outputs = 3;
   if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
   node->output_meta_.push_back(meta_of(std::get<0>(result)));
-  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
   node->output_meta_.push_back(meta_of(std::get<1>(result)));
-  if (floating_output(std::get<2>(result))) set_history(std::get<2>(result), node, 2);
   node->output_meta_.push_back(meta_of(std::get<2>(result)));
   node->result1_ = SavedVariable(std::get<1>(result), true);
   node->result2_ = SavedVariable(std::get<2>(result), true);
@@ -3010,7 +3008,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArr
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, IntArrayRef, const std::optional<Tensor>&, const std::optional<Tensor>&, double>(input, normalized_shape, weight, bias, eps);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(input) || any_requires_grad(weight) || any_requires_grad(bias)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)) || floating_output(std::get<2>(result)))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(input) || any_requires_grad(weight) || any_requires_grad(bias)) || !(floating_output(std::get<0>(result)))) return result;
   auto node = std::make_shared<NativeLayerNormBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, input);
@@ -3023,9 +3021,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArr
   node->num_outputs = 3;
   if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
   node->output_meta_.push_back(meta_of(std::get<0>(result)));
-  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
   node->output_meta_.push_back(meta_of(std::get<1>(result)));
-  if (floating_output(std::get<2>(result))) set_history(std::get<2>(result), node, 2);
   node->output_meta_.push_back(meta_of(std::get<2>(result)));
   node->result1_ = SavedVariable(std::get<1>(result), true);
   node->result2_ = SavedVariable(std::get<2>(result), true);
@@ -3212,7 +3208,7 @@ std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& self, const Tensor& ta
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<std::tuple<Tensor, Tensor>, const Tensor&, const Tensor&, const std::optional<Tensor>&, int64_t, int64_t>(self, target, weight, reduction, ignore_index);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(std::get<0>(result)))) return result;
   auto node = std::make_shared<NllLossBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
@@ -3224,7 +3220,6 @@ std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& self, const Tensor& ta
   node->num_outputs = 2;
   if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
   node->output_meta_.push_back(meta_of(std::get<0>(result)));
-  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
   node->output_meta_.push_back(meta_of(std::get<1>(result)));
   node->result1_ = SavedVariable(std::get<1>(result), true);
   return result;
@@ -3266,7 +3261,7 @@ std::tuple<Tensor, Tensor> nll_loss2d_forward(const Tensor& self, const Tensor& 
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<std::tuple<Tensor, Tensor>, const Tensor&, const Tensor&, const std::optional<Tensor>&, int64_t, int64_t>(self, target, weight, reduction, ignore_index);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(std::get<0>(result)))) return result;
   auto node = std::make_shared<NllLoss2DBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
@@ -3278,7 +3273,6 @@ std::tuple<Tensor, Tensor> nll_loss2d_forward(const Tensor& self, const Tensor& 
   node->num_outputs = 2;
   if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
   node->output_meta_.push_back(meta_of(std::get<0>(result)));
-  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
   node->output_meta_.push_back(meta_of(std::get<1>(result)));
   node->result1_ = SavedVariable(std::get<1>(result), true);
   return result;
@@ -3501,6 +3495,116 @@ Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target
   node->weight_ = SavedVariable(weight ? *weight : Tensor(), false);
   node->pos_weight_ = SavedVariable(pos_weight ? *pos_weight : Tensor(), false);
   node->reduction_ = reduction;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct NormalBackward1 final : Node {
+  std::string name() const override { return "NormalBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list NormalBackward1::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
+  return out;
+}
+
+Tensor normal_Tensor_float(const Tensor& mean, double std, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::normal.Tensor_float");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, double, const std::optional<Generator>&>(mean, std, generator);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(mean)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<NormalBackward1>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, mean);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct NormalBackward2 final : Node {
+  std::string name() const override { return "NormalBackward2"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list NormalBackward2::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
+  return out;
+}
+
+Tensor normal_float_Tensor(double mean, const Tensor& std, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::normal.float_Tensor");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, double, const Tensor&, const std::optional<Generator>&>(mean, std, generator);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(std)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<NormalBackward2>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, std);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct NormalBackward3 final : Node {
+  std::string name() const override { return "NormalBackward3"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list NormalBackward3::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(ember::zeros_like(grad), input_meta[1]);
+  return out;
+}
+
+Tensor normal_Tensor_Tensor(const Tensor& mean, const Tensor& std, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::normal.Tensor_Tensor");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Generator>&>(mean, std, generator);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(mean) || any_requires_grad(std)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<NormalBackward3>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, mean);
+  add_input(*node, std);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct BernoulliBackward0 final : Node {
+  std::string name() const override { return "BernoulliBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list BernoulliBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
+  return out;
+}
+
+Tensor bernoulli(const Tensor& self, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::bernoulli");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const std::optional<Generator>&>(self, generator);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<BernoulliBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
   if (floating_output(result)) set_history(result, node, 0);
   return result;
 }
@@ -7670,6 +7774,10 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::huber_loss", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, int64_t, double)>(&huber_loss));
   m.impl("aten::binary_cross_entropy", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, int64_t)>(&binary_cross_entropy));
   m.impl("aten::binary_cross_entropy_with_logits", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, int64_t)>(&binary_cross_entropy_with_logits));
+  m.impl("aten::normal.Tensor_float", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, double, const std::optional<Generator>&)>(&normal_Tensor_float));
+  m.impl("aten::normal.float_Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(double, const Tensor&, const std::optional<Generator>&)>(&normal_float_Tensor));
+  m.impl("aten::normal.Tensor_Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Generator>&)>(&normal_Tensor_Tensor));
+  m.impl("aten::bernoulli", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const std::optional<Generator>&)>(&bernoulli));
   m.impl("aten::sum", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<DType>)>(&sum));
   m.impl("aten::sum.dim_IntList", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>)>(&sum_dim_IntList));
   m.impl("aten::nansum", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>)>(&nansum));

@@ -18,10 +18,6 @@ inline constexpr OpName kNonDifferentiable[] = {
     {"aten::randint_like", ""},
     {"aten::randint_like", "low_dtype"},
     {"aten::normal", "float_float"},
-    {"aten::normal", "Tensor_float"},
-    {"aten::normal", "float_Tensor"},
-    {"aten::normal", "Tensor_Tensor"},
-    {"aten::bernoulli", ""},
     {"aten::bernoulli", "p"},
     {"aten::detach", ""},
 };
