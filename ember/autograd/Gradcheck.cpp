@@ -1,5 +1,7 @@
 #include "ember/autograd/Gradcheck.h"
 
+#include <algorithm>
+
 #include "ember/autograd/autograd.h"
 #include "ember/ops/Functions.h"
 #include "ember/ops/Operators.h"
@@ -115,8 +117,13 @@ GradcheckResult gradcheck(const GradcheckFunction& fn, const variable_list& inpu
   std::vector<variable_list> numerical = numerical_jacobians(fn, inputs, diff, outputs, opt.eps);
   std::string reentrant;
   std::vector<variable_list> analytical = analytical_jacobians(inputs, diff, outputs, opt.nondet_tol, &reentrant);
+  // As PyTorch's gradcheck: outputs that do not require grad (native_layer_norm's saved statistics) are left out
+  // when another one does; only when none does must every numerical gradient be zero.
+  const bool any_differentiable = std::any_of(outputs.begin(), outputs.end(),
+                                              [](const Tensor& o) { return o.defined() && requires_grad(o); });
   for (size_t o = 0; o < outputs.size(); ++o) {
     if (!outputs[o].defined()) continue;
+    if (any_differentiable && !requires_grad(outputs[o])) continue;
     for (size_t a = 0; a < diff.size(); ++a) {
       const Tensor& n = numerical[a][o];
       if (!requires_grad(outputs[o])) {

@@ -2264,17 +2264,17 @@ def _random(entry):
         if ov == "Tensor_float":
             return [f(T((2, 3))), f(T((2, 3)), 0.5), f(T((2, 3), "float64"), 2.0), f(T((40,)), 1.0, generator=G(3)),
                     f(T((2, 3)), -1.0),
-                    f(T((4, 3), layout="T"), 1.0), f(T((2, 3), "int64"), 1.0), f(T((0, 3))), f(F64(), 1.0).grad()]
+                    f(T((4, 3), layout="T"), 1.0), f(T((2, 3), "int64"), 1.0), f(T((0, 3))), f(F64(), 1.0).grad(gg=True)]
         if ov == "float_Tensor":
             return [f(0.0, T((2, 3), low=0, high=2)), f(1.5, T((40,), low=0, high=1), generator=G(3)),
                     f(0.0, V([-1.0, 1.0])),
                     f(0.0, T((2, 3), "float64", low=0, high=2)), f(0.0, T((4, 3), layout="T", low=0, high=1)),
-                    f(0.0, F64(low=0.1, high=1)).grad()]
+                    f(0.0, F64(low=0.1, high=1)).grad(gg=True)]
         return [f(T((2, 3)), T((2, 3), low=0, high=2)), f(T((2, 3)), T((3,), low=0, high=2)),
                 f(T((40,)), T((40,), low=0, high=1), generator=G(3)),
                 f(T((2, 3), "float64"), T((2, 3), "float64", low=0, high=1)), f(T((2, 3)), V([-1.0, 1.0, 1.0])),
                 f(T((2, 3)), T((2, 3), "float64", low=0, high=2)), f(T((4, 3), layout="T"), T((4, 3), low=0, high=1)),
-                f(F64(), F64(seed=1, low=0.1, high=1)).grad()]
+                f(F64(), F64(seed=1, low=0.1, high=1)).grad(gg=True)]
     if n == "normal_":
         return [f(T((2, 3))), f(T((2, 3)), 2.0, 0.5), f(T((40,), "float64"), -1.0, 3.0), f(T((2, 3)), 0.0, -1.0),
                 f(T((2, 3), "int64")),
@@ -2313,7 +2313,7 @@ def _random(entry):
                 f(V([1.5, 0.5])),
                 f(T((4, 3), layout="T", low=0, high=1)), f(T((3,), low=0, high=1), generator=G(3)),
                 f(T((2, 3), "bfloat16", low=0, high=1)),
-                f(F64(low=0, high=1)).grad()]
+                f(F64(low=0, high=1)).grad(gg=True)]
     if n == "bernoulli_":
         if ov == "Tensor":
             return [f(T((2, 3)), T((2, 3), low=0, high=1)), f(T((2, 3), "int64"), T((2, 3), low=0, high=1)),
