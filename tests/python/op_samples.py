@@ -2264,7 +2264,8 @@ def _random(entry):
         if ov == "Tensor_float":
             return [f(T((2, 3))), f(T((2, 3)), 0.5), f(T((2, 3), "float64"), 2.0), f(T((40,)), 1.0, generator=G(3)),
                     f(T((2, 3)), -1.0),
-                    f(T((4, 3), layout="T"), 1.0), f(T((2, 3), "int64"), 1.0), f(T((0, 3))), f(F64(), 1.0).grad(gg=True)]
+                    f(T((4, 3), layout="T"), 1.0), f(T((2, 3), "int64"), 1.0), f(T((0, 3))),
+                    f(F64(), 1.0).grad(gg=True)]
         if ov == "float_Tensor":
             return [f(0.0, T((2, 3), low=0, high=2)), f(1.5, T((40,), low=0, high=1), generator=G(3)),
                     f(0.0, V([-1.0, 1.0])),
