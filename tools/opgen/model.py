@@ -115,6 +115,10 @@ def fail(where, msg):
 class Entry(dict):
     """A mapping of the YAML file that remembers its file and line."""
     path, line = "", 0
+    key_lines = {}  # field -> its line
+
+    def where_of(self, key):
+        return f"{shown(self.path)}:{self.key_lines.get(key, self.line)}"
 
     @property
     def where(self):
@@ -140,6 +144,7 @@ def loader_for(path):
             seen.add(key)
         e = Entry(loader.construct_mapping(node, deep=True))
         e.path, e.line = path, node.start_mark.line + 1
+        e.key_lines = {loader.construct_object(k): k.start_mark.line + 1 for k, _ in node.value}
         return e
 
     Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
@@ -148,7 +153,7 @@ def loader_for(path):
 
 def check_value(e, key, kind, schema):
     v = e[key]
-    where = f"{e.where}: {schema.full()}"
+    where = f"{e.where_of(key)}: {schema.full()}"
     args = {a.name: a for a in schema.args}
 
     def need(ok, what):
@@ -205,7 +210,7 @@ def validate(e):
     for key in e:
         if key not in FIELDS:
             close = difflib.get_close_matches(key, FIELDS, n=1)
-            fail(f"{e.where}: {schema.full()}", f"unknown field '{key}'"
+            fail(f"{e.where_of(key)}: {schema.full()}", f"unknown field '{key}'"
                  + (f" (did you mean '{close[0]}'?)" if close else "") + "; fields: tools/gen_ops.py --fields")
         check_value(e, key, FIELDS[key][0], schema)
     where = f"{e.where}: {schema.full()}"
