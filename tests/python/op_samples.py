@@ -190,17 +190,20 @@ class Fw:
         return self.fn(m)
 
 
+def map_nested(fn, x):
+    """x with fn applied to every leaf inside its lists, tuples and dicts (the containers are rebuilt)."""
+    if isinstance(x, list):
+        return [map_nested(fn, y) for y in x]
+    if isinstance(x, tuple):
+        return tuple(map_nested(fn, y) for y in x)
+    if isinstance(x, dict):
+        return {k: map_nested(fn, v) for k, v in x.items()}
+    return fn(x)
+
+
 def build(x, m):
     """x with every spec materialised for the module m."""
-    if hasattr(x, "build"):
-        return x.build(m)
-    if isinstance(x, list):
-        return [build(y, m) for y in x]
-    if isinstance(x, tuple):
-        return tuple(build(y, m) for y in x)
-    if isinstance(x, dict):
-        return {k: build(v, m) for k, v in x.items()}
-    return x
+    return map_nested(lambda y: y.build(m) if hasattr(y, "build") else y, x)
 
 
 def _fmt(x):

@@ -349,32 +349,21 @@ def _flat(x):
 
 def _to_float32(x, record):
     """x with its float16/bfloat16 tensors as float32 tensors (record: (new, old dtype) pairs)."""
-    if isinstance(x, torch.Tensor) and dtype_name(x.dtype) in NARROW:
-        y = x.float()
-        record.append((y, x.dtype))
+    def widen(y):
+        if isinstance(y, torch.Tensor) and dtype_name(y.dtype) in NARROW:
+            record.append((y.float(), y.dtype))
+            return record[-1][0]
+        if isinstance(y, torch.dtype) and dtype_name(y) in NARROW:
+            record.append((None, y))
+            return torch.float32
         return y
-    if isinstance(x, torch.dtype) and dtype_name(x) in NARROW:
-        record.append((None, x))
-        return torch.float32
-    if isinstance(x, list):
-        return [_to_float32(y, record) for y in x]
-    if isinstance(x, tuple):
-        return tuple(_to_float32(y, record) for y in x)
-    if isinstance(x, dict):
-        return {k: _to_float32(v, record) for k, v in x.items()}
-    return x
+
+    return osm.map_nested(widen, x)
 
 
 def _to_meta(x):
-    if isinstance(x, torch.Tensor):
-        return torch.empty(tuple(x.shape), dtype=x.dtype, device="meta")
-    if isinstance(x, list):
-        return [_to_meta(y) for y in x]
-    if isinstance(x, tuple):
-        return tuple(_to_meta(y) for y in x)
-    if isinstance(x, dict):
-        return {k: _to_meta(v) for k, v in x.items()}
-    return x
+    return osm.map_nested(
+        lambda y: torch.empty(tuple(y.shape), dtype=y.dtype, device="meta") if isinstance(y, torch.Tensor) else y, x)
 
 
 def _narrow_dtypes(x):
