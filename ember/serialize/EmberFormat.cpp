@@ -679,8 +679,15 @@ void remove_stale_temporaries(const std::filesystem::path& target) {
 mode_t mode_for(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) == 0) return st.st_mode & 07777;
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
+  // The umask from /proc (setting umask to read it back would change it for other threads meanwhile).
+  mode_t mask = 022;
+  if (std::FILE* f = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    unsigned m = 0;
+    while (std::fgets(line, sizeof line, f))
+      if (std::sscanf(line, "Umask: %o", &m) == 1) mask = static_cast<mode_t>(m);
+    std::fclose(f);
+  }
   return 0666 & ~mask;
 }
 
