@@ -5,12 +5,17 @@
 #                (examples/cpp/classify_fashion_mnist.cpp, which loads the library of the model's custom op
 #                from the path the export listed in custom_ops.txt) and check its predictions equal Python's
 #   make test    install missing Debian packages, build, run every check and test
+#   make fuzz    build the libFuzzer targets (tests/fuzz) with clang, ASan and UBSan into FUZZ_BUILD and run each
+#                for FUZZ_SECONDS (default 300); fails on any crash, leak, timeout or out-of-memory
 # and plain `make`, which configures (CMake + Ninja, ccache when present) and builds everything into build/.
 # Both are incremental: with nothing changed they only re-check and re-run.
 #
 # Variables: BUILD (build directory, default build), CMAKE_ARGS (extra arguments for the first configure),
 # EPOCHS (epochs of the demo's training, default 3), JOBS (parallel compile jobs; default: make's own -jN when
 # given, e.g. `make -j2`, else the number of cores — ninja's own default, cores + 2, overloads small machines).
+# make fuzz: FUZZ_BUILD (default build-fuzz), FUZZ_SECONDS per target, FUZZ_TARGETS (default all), FUZZ_TIMEOUT
+# (seconds one input may take, default 10), FUZZ_RSS_MB (memory limit, default 2048), FUZZ_FLAGS (more
+# libFuzzer flags, e.g. -jobs=2 or -seed=1).
 
 BUILD      ?= build
 PYTHON     := /usr/bin/python3
@@ -18,6 +23,12 @@ CMAKE_ARGS ?=
 EPOCHS     ?= 3
 NPROC      := $(shell nproc)
 JOBS       ?=
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_SECONDS ?= 300
+FUZZ_TARGETS ?= archive jit_module ir schema idx
+FUZZ_TIMEOUT ?= 10
+FUZZ_RSS_MB  ?= 2048
+FUZZ_FLAGS   ?=
 # Expanded in the recipe, where MAKEFLAGS holds make's -jN (a bare -j, "unlimited", is not passed on).
 ninja_jobs  = -j$(or $(JOBS),$(patsubst -j%,%,$(filter-out -j,$(filter -j%,$(MAKEFLAGS)))),$(NPROC))
 # ccache keys on paths relative to the checkout, so clones elsewhere (CI, worktrees) share the cache.
@@ -26,7 +37,7 @@ export CCACHE_BASEDIR := $(CURDIR)
 .DEFAULT_GOAL := all
 .NOTPARALLEL:
 .PHONY: all build configure setup demo test check-layers check-generated ctest pytest check-install \
-        check-pip clean
+        check-pip fuzz fuzz-build clean
 
 all: build
 
@@ -81,5 +92,19 @@ check-install:
 check-pip:
 	EMBER_BUILD_DIR=$(BUILD) tools/check_pip.sh
 
+# ---- make fuzz (Note [fuzz targets] in tests/fuzz/CMakeLists.txt)
+# Its own build folder: the library compiled by clang with coverage instrumentation, ASan and UBSan at -O1, and
+# only the fuzz targets built (no Python extension, tests, benchmarks or examples).
+$(FUZZ_BUILD)/build.ninja:
+	cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ -DEMBER_FUZZ=ON \
+	  -DEMBER_BUILD_PYTHON=OFF -DEMBER_BUILD_BENCHMARKS=OFF -DEMBER_BUILD_EXAMPLES=OFF
+
+fuzz-build: $(FUZZ_BUILD)/build.ninja
+	ninja -C $(FUZZ_BUILD) $(ninja_jobs) $(addprefix fuzz_,$(FUZZ_TARGETS))
+
+fuzz: setup
+	$(MAKE) --no-print-directory fuzz-build
+	tests/fuzz/run_fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TIMEOUT) $(FUZZ_RSS_MB) $(FUZZ_TARGETS) -- $(FUZZ_FLAGS)
+
 clean:
-	rm -rf $(BUILD) build-pip python/ember/_C*.so
+	rm -rf $(BUILD) $(FUZZ_BUILD) build-pip python/ember/_C*.so

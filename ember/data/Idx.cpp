@@ -56,7 +56,8 @@ std::optional<DType> idx_dtype(uint8_t code) {
   }
 }
 
-/// An open IDX file, plain or gzip (Note [gzip members]), with the file's size when it is a regular file.
+/// An open IDX file, plain or gzip (Note [gzip members]), with the file's size when it is a regular file; or the
+/// bytes of one in memory (read_idx_from_bytes), read through the same code.
 class IdxFile {
  public:
   explicit IdxFile(const std::string& path) : path_(path), in_(kInBytes) {
@@ -71,11 +72,15 @@ class IdxFile {
     if (S_ISREG(st.st_mode)) file_size_ = static_cast<int64_t>(st.st_size);
     zs_.next_in = in_.data();
   }
+  IdxFile(std::string_view data, std::string_view name)
+      : path_(name), file_size_(static_cast<int64_t>(data.size())), memory_(data), in_(kInBytes) {
+    zs_.next_in = in_.data();
+  }
   IdxFile(const IdxFile&) = delete;
   IdxFile& operator=(const IdxFile&) = delete;
   ~IdxFile() {
     if (mode_ == Mode::Gzip) inflateEnd(&zs_);
-    ::close(fd_);
+    if (fd_ >= 0) ::close(fd_);
   }
 
   /// Reads up to n bytes of (decompressed) data into buf and returns how many were read: fewer only at the
@@ -117,9 +122,7 @@ class IdxFile {
         std::memmove(in_.data(), zs_.next_in, zs_.avail_in);
         zs_.next_in = in_.data();
       }
-      const ssize_t r = ::read(fd_, in_.data() + zs_.avail_in, in_.size() - zs_.avail_in);
-      if (r < 0 && errno == EINTR) continue;
-      EMBER_CHECK(r >= 0, "read_idx: cannot read '{}': {}", path_, std::strerror(errno));
+      const int64_t r = pull(in_.data() + zs_.avail_in, in_.size() - zs_.avail_in);
       if (r == 0) eof_ = true;
       zs_.avail_in += static_cast<unsigned>(r);
       read_total_ += r;
@@ -132,13 +135,27 @@ class IdxFile {
     zs_.next_in += got;
     zs_.avail_in -= static_cast<unsigned>(got);
     while (got < n && !eof_) {
-      const ssize_t r = ::read(fd_, p + got, static_cast<size_t>(std::min<int64_t>(n - got, int64_t{1} << 30)));
-      if (r < 0 && errno == EINTR) continue;
-      EMBER_CHECK(r >= 0, "read_idx: cannot read '{}': {}", path_, std::strerror(errno));
+      const int64_t r = pull(p + got, static_cast<size_t>(std::min<int64_t>(n - got, int64_t{1} << 30)));
       if (r == 0) eof_ = true;
       got += r;
     }
     return got;
+  }
+
+  // Reads up to n > 0 bytes of the file (or of the bytes in memory) into dst; 0 at its end.
+  int64_t pull(unsigned char* dst, size_t n) {
+    if (fd_ < 0) {
+      const size_t k = std::min(n, memory_.size());
+      std::memcpy(dst, memory_.data(), k);
+      memory_.remove_prefix(k);
+      return static_cast<int64_t>(k);
+    }
+    for (;;) {
+      const ssize_t r = ::read(fd_, dst, n);
+      if (r < 0 && errno == EINTR) continue;
+      EMBER_CHECK(r >= 0, "read_idx: cannot read '{}': {}", path_, std::strerror(errno));
+      return r;
+    }
   }
 
   int64_t read_gzip(unsigned char* p, int64_t n) {
@@ -188,6 +205,7 @@ class IdxFile {
   std::string path_;
   int fd_ = -1;
   int64_t file_size_ = -1;
+  std::string_view memory_;  // the unread bytes, when reading from memory (fd_ < 0)
   Mode mode_ = Mode::Unknown;
   std::vector<unsigned char> in_;  // input read ahead: zs_.next_in / avail_in is the unread part
   z_stream zs_{};
@@ -213,11 +231,8 @@ void swap_to_native(void* data, int64_t n, int64_t width) {
 }
 static_assert(std::endian::native == std::endian::little, "read_idx assumes a little-endian host");
 
-}  // namespace
-
-Tensor read_idx(const std::string& path) {
-  IdxFile file(path);
-
+// The tensor of an IDX file (Note [IDX format]); `path` names it in errors.
+Tensor read_idx(IdxFile& file, std::string_view path) {
   unsigned char magic[4];
   int64_t got = file.read(magic, 4);
   EMBER_CHECK(got == 4, "read_idx: '{}': truncated header: expected 4 bytes of magic number, got {}{}", path, got,
@@ -292,6 +307,18 @@ Tensor read_idx(const std::string& path) {
 
   swap_to_native(out.data_ptr(), nbytes / width, width);
   return out;
+}
+
+}  // namespace
+
+Tensor read_idx(const std::string& path) {
+  IdxFile file(path);
+  return read_idx(file, path);
+}
+
+Tensor read_idx_from_bytes(std::string_view data, std::string_view name) {
+  IdxFile file(data, name);
+  return read_idx(file, name);
 }
 
 }  // namespace ember::data

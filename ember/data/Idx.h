@@ -1,6 +1,7 @@
 #pragma once
 // Readers of the IDX format, the file format of MNIST and Fashion-MNIST. See Note [IDX format].
 #include <string>
+#include <string_view>
 
 #include "ember/core/Tensor.h"
 
@@ -20,5 +21,9 @@ namespace ember::data {
 /// with their offset). Concatenated gzip members are read as one stream, as gzip -d and Python's gzip module
 /// read them (Note [gzip members]). A corrupt header never allocates more than the file can hold.
 Tensor read_idx(const std::string& path);
+
+/// read_idx() of a file held in memory (plain or gzip, the same checks and errors); `name` stands for the file
+/// in error messages.
+Tensor read_idx_from_bytes(std::string_view data, std::string_view name = "<bytes>");
 
 }  // namespace ember::data

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <unordered_set>
 
 namespace ember {
 
@@ -24,6 +25,7 @@ class SchemaParser {
     if (accept('.')) fs.overload = ident();
     expect('(');
     bool kw = false;
+    std::unordered_set<std::string_view> names;  // of the arguments so far (views of the text)
     if (!accept(')')) {
       do {
         skip_ws();
@@ -35,8 +37,8 @@ class SchemaParser {
         }
         SchemaArgument a = argument(/*is_return=*/false);
         a.kwarg_only = kw;
-        for (const auto& prev : fs.arguments)
-          if (prev.name == a.name) fail_at(name_pos_, "duplicate argument name '" + a.name + "'");
+        if (!names.insert(std::string_view(s_).substr(name_pos_, a.name.size())).second)
+          fail_at(name_pos_, "duplicate argument name '" + a.name + "'");
         fs.arguments.push_back(std::move(a));
       } while (accept(','));
       expect(')');
@@ -145,7 +147,13 @@ class SchemaParser {
       if (accept('[')) {
         int64_t n = -1;
         skip_ws();
-        if (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) n = integer();
+        if (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) {
+          const size_t at = pos_;
+          n = integer();
+          if (n > kMaxSchemaFixedSize)
+            fail_at(at, "list size " + std::to_string(n) + " is above the limit of " +
+                            std::to_string(kMaxSchemaFixedSize));
+        }
         expect(']');
         auto elem = std::make_shared<const SchemaType>(std::move(t));
         t = SchemaType{Kind::List, elem, n};
@@ -172,7 +180,7 @@ class SchemaParser {
     if (pos_ < s_.size() && (s_[pos_] == '-' || s_[pos_] == '+')) ++pos_;
     while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
     int64_t v = 0;
-    auto [p, ec] = std::from_chars(s_.data() + b + (s_[b] == '+'), s_.data() + pos_, v);
+    auto [p, ec] = std::from_chars(s_.data() + b + (b < s_.size() && s_[b] == '+'), s_.data() + pos_, v);
     if (ec != std::errc() || p != s_.data() + pos_) {
       pos_ = b;
       fail("expected an integer");

@@ -19,6 +19,9 @@ namespace ember {
 // two. The parser refuses more than kMaxSchemaTypeDepth, so a hostile schema ("Tensor" and a million "[]")
 // cannot build a chain whose printing or recursive destruction would overflow the stack.
 inline constexpr int kMaxSchemaTypeDepth = 16;
+/// The largest fixed list size a schema type may state (int[N]); PyTorch's schemas use at most 6. A default of
+/// such a list may be one int that broadcasts to N copies (int[2] stride=1), so N bounds what parsing allocates.
+inline constexpr int64_t kMaxSchemaFixedSize = 64;
 
 struct SchemaType {
   enum class Kind : uint8_t {

@@ -320,6 +320,13 @@ void write_via_temp_file(const Plan& plan, const std::function<void(const void*,
 // ---- loading: zip + manifest -> IValue tree ----------------------------------------------------------
 
 class Reader {
+  // Note [manifest objects]
+  // The manifest is read into nlohmann::json, whose objects are std::maps, not into the ordered_json the writer
+  // uses to keep keys in the order written: ordered_json's objects are vectors that parsing searches for each new
+  // key, so an object of n keys cost n^2 / 2 comparisons (a 460 KB file holding one object of 200,000 keys took
+  // 400 s to load). Nothing in the format depends on the order of an object's keys.
+  using json = nlohmann::json;
+
  public:
   Reader(zip_t* za, std::string_view file, uint64_t archive_size, Attributes* attrs)
       : za_(za), file_(file), archive_size_(archive_size), attrs_(attrs) {}

@@ -249,6 +249,9 @@ class IRParser {
   // Nesting of types and blocks is bounded, so hostile text (an archive's) cannot exhaust the stack of this
   // recursive parser, nor of the printer and verifier afterwards.
   static constexpr int kMaxDepth = 256;
+  // A node's attributes are a list that setting one searches (Node::set_attribute), so their number is bounded
+  // too: nodes carry one or two (value=, name=), and thousands on one node would make parsing quadratic.
+  static constexpr size_t kMaxAttributes = 64;
   struct DepthGuard {
     IRParser& p;
     DepthGuard(IRParser& parser, const Token& at) : p(parser) {
@@ -544,6 +547,8 @@ class IRParser {
     std::vector<Attribute> attrs;
     if (accept_punct("[")) {
       while (true) {
+        if (attrs.size() == kMaxAttributes)
+          fail_at(peek(), fmt::format("a node with more than {} attributes", kMaxAttributes));
         if (peek().kind != Tok::Ident) fail(peek(), "an attribute name");
         std::string name = next().text;
         expect_punct("=");

@@ -206,19 +206,17 @@ std::shared_ptr<ClassType> ClassType::create(std::string qualified_name) {
 
 void ClassType::add_attribute(const std::string& name, TypePtr type) {
   EMBER_CHECK(type, "jit: {}.add_attribute('{}') with a null type", name_, name);
-  for (auto& [n, t] : attrs_) {
-    if (n == name) {
-      t = std::move(type);
-      return;
-    }
+  auto [it, fresh] = index_.try_emplace(name, attrs_.size());
+  if (!fresh) {
+    attrs_[it->second].second = std::move(type);
+    return;
   }
   attrs_.emplace_back(name, std::move(type));
 }
 
 TypePtr ClassType::find_attribute(std::string_view name) const {
-  for (const auto& [n, t] : attrs_)
-    if (n == name) return t;
-  return nullptr;
+  auto it = index_.find(name);
+  return it == index_.end() ? nullptr : attrs_[it->second].second;
 }
 
 bool ClassType::equals(const Type& other) const {

@@ -3,6 +3,7 @@
 // dtype and sizes: "Float(2, *, 3)"), int, float, bool, str, NoneType, Device, Scalar (a number), Any,
 // List[T] ("int[]"), Tuple ("(Tensor, int)"), Dict ("Dict(str, Tensor)"), Optional ("Tensor?"), and class
 // types for module objects ("__torch__.Net").
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -180,6 +181,8 @@ class ClassType : public Type {
  private:
   std::string name_;
   std::vector<std::pair<std::string, TypePtr>> attrs_;
+  std::map<std::string, size_t, std::less<>> index_;  // attribute name -> its place in attrs_ (a loaded module
+                                                      // may have any number of attributes: no linear search)
 };
 
 /// The simple types (singletons), printed "Any", "int", "float", "bool", "str", "NoneType", "Device", "Scalar".

@@ -81,9 +81,8 @@ bool contains(const Object& tree, const Object* target) {
 }  // namespace
 
 int64_t Object::find_slot(std::string_view name) const {
-  for (size_t i = 0; i < slots_.size(); ++i)
-    if (slots_[i].name == name) return static_cast<int64_t>(i);
-  return -1;
+  auto it = slot_index_.find(name);
+  return it == slot_index_.end() ? -1 : static_cast<int64_t>(it->second);
 }
 
 const Method* Object::find_method(std::string_view name) const {
@@ -102,6 +101,7 @@ size_t Module::add_slot(const std::string& name, SlotKind kind, IValue v, std::s
   EMBER_CHECK(old < 0, "{}: attribute '{}' already exists (a {})", type_name(), name,
               kind_name(obj_->slots_[static_cast<size_t>(old < 0 ? 0 : old)].kind));
   obj_->type_->add_attribute(name, std::move(type));
+  obj_->slot_index_.emplace(name, static_cast<uint32_t>(obj_->slots_.size()));
   obj_->slots_.push_back(Slot{name, kind, std::move(v), std::move(m)});
   return obj_->slots_.size() - 1;
 }
@@ -212,12 +212,17 @@ void Module::define_method(const std::string& name, std::shared_ptr<Graph> graph
 
 void Module::define_method(const std::string& name, std::string_view ir_text,
                            const std::vector<Tensor>* tensor_table) {
-  std::unordered_map<std::string, std::shared_ptr<ClassType>> types;
-  collect_types(*obj_, types);
+  std::unordered_map<std::string, std::shared_ptr<ClassType>> types = class_types();
   ParseOptions options;
   options.class_types = &types;
   options.tensor_table = tensor_table;
   define_method(name, parse_ir(ir_text, options));
+}
+
+std::unordered_map<std::string, std::shared_ptr<ClassType>> Module::class_types() const {
+  std::unordered_map<std::string, std::shared_ptr<ClassType>> types;
+  collect_types(*obj_, types);
+  return types;
 }
 
 const Method& Module::method(const std::string& name) const {

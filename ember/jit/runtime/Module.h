@@ -23,6 +23,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -68,6 +69,8 @@ class Object {
   friend class Module;
   std::shared_ptr<ClassType> type_;
   std::vector<Slot> slots_;
+  std::map<std::string, uint32_t, std::less<>> slot_index_;  // name -> place in slots_ (no linear search: a
+                                                             // loaded module may have any number of slots)
   std::atomic<bool> training_{true};
   std::map<std::string, Method, std::less<>> methods_;
   std::vector<std::string> method_order_;
@@ -125,6 +128,9 @@ class Module {
   /// constants index tensor_table when given).
   void define_method(const std::string& name, std::string_view ir_text,
                      const std::vector<Tensor>* tensor_table = nullptr);
+  /// The class types of this module and of every module under it, by name: what its methods' IR text may name
+  /// (ParseOptions::class_types).
+  std::unordered_map<std::string, std::shared_ptr<ClassType>> class_types() const;
   bool has_method(const std::string& name) const { return obj_->find_method(name) != nullptr; }
   /// The method names in definition order.
   std::vector<std::string> method_names() const { return obj_->method_order(); }

@@ -20,6 +20,7 @@
 // version, each field's kind, the class and attribute names, each method's IR text (parsed and verified:
 // malformed text names line and column; an unknown op names the op and says a library may need loading), and
 // the tensor data (by ember/serialize). Errors raise RuntimeError "jit::load: '<path>': <problem>".
+#include <istream>
 #include <map>
 #include <string>
 
@@ -44,5 +45,10 @@ void save(const Module& m, const std::string& path, const ExtraFiles& extra_file
 /// truncated, corrupt or hostile file, an unknown op (naming it; for an op of a custom library, the library to
 /// load first; for an op defined in Python, that it needs Python), or a newer format version.
 Module load(const std::string& path, ExtraFiles* extra_files = nullptr);
+
+/// load() from a stream holding the file's bytes (as LibTorch's torch::jit::load(std::istream&)): the stream is
+/// read to its end, then loaded as the file would be; errors name the file "<stream>". A stream that fails to
+/// read raises RuntimeError too.
+Module load(std::istream& in, ExtraFiles* extra_files = nullptr);
 
 }  // namespace ember::jit

@@ -1,0 +1,229 @@
+"""Writes the seed corpora of the fuzz targets (tests/fuzz/corpus/<target>/, Note [fuzz targets]) from valid
+files only: archives and modules saved by Ember, real IR texts (Ember's traced graphs and PyTorch 1.13's printed
+TorchScript graphs, which the IR parser also reads), the schema of every registered op, and small IDX files.
+
+    cd <repo> && PYTHONPATH=python /usr/bin/python3 tests/fuzz/make_seeds.py
+
+It replaces the corpus folders' contents; the output is the same on every run (fixed seeds and data), except
+for the schemas, which follow the op database. Seeds are kept small (libFuzzer's default -max_len follows the
+largest seed).
+"""
+import collections
+import gzip
+import os
+import shutil
+import struct
+import tempfile
+
+import numpy as np
+import torch
+
+import ember
+import ember.nn as nn
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FASHION = "/usr/share/datasets/fashion-mnist"
+
+Pair = collections.namedtuple("Pair", ["first", "second"])
+
+
+def out_dir(target):
+    d = os.path.join(HERE, "corpus", target)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    return d
+
+
+def write(d, name, data):
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data.encode() if isinstance(data, str) else data)
+
+
+# ---- archive: ember.save of small objects covering every kind of node (Note [ember format])
+def archive_seeds():
+    d = out_dir("archive")
+    ember.manual_seed(0)
+    t = ember.arange(12, dtype=ember.float32).reshape(3, 4)
+    lin = nn.Linear(3, 2)
+    objects = {
+        "tensor.ember": ember.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]),
+        "dtypes.ember": [ember.ones(2, dtype=dt) for dt in
+                         (ember.float32, ember.float64, ember.float16, ember.bfloat16, ember.int64, ember.int32,
+                          ember.int16, ember.int8, ember.uint8, ember.bool)],
+        "state_dict.ember": lin.state_dict(),
+        "containers.ember": {"a": [1, -2.5, float("nan"), float("inf"), float("-inf"), "s\u00e9", None, True,
+                                   ember.float16],
+                             "b": (1, (2, [3, []])), 7: {"x": {}}},
+        "views.ember": [t, t.t(), t[1:], t[:, 1], t],
+        "shapes.ember": {"scalar": ember.tensor(3.5), "empty": ember.zeros(0, 3), "size": ember.Size([2, 3]),
+                         "param": nn.Parameter(ember.ones(2))},
+        "namedtuple.ember": Pair(ember.zeros(1), 2),
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, obj in objects.items():
+            path = os.path.join(tmp, name)
+            ember.save(obj, path)
+            with open(path, "rb") as f:
+                write(d, name, f.read())
+
+
+# ---- jit_module: ember.jit.save of traced modules and functions (Note [saved-module format])
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 2, 3, padding=1)
+        self.bn = nn.BatchNorm2d(2)
+        self.fc = nn.Linear(8, 3)
+
+    def forward(self, x):
+        x = self.bn(self.conv(x)).relu()
+        return self.fc(nn.functional.max_pool2d(x, 2).flatten(1))
+
+
+def scaled(x, y):
+    scale = ember.tensor([2.0, -1.0, 0.5])
+    return x * scale + y, (x - y).relu().sum(1)
+
+
+def traced_modules():
+    ember.manual_seed(0)
+    mlp = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+    block = Block().eval()
+    return {
+        "mlp.pt": ember.jit.trace(mlp, ember.randn(2, 3)),
+        "conv_block.pt": ember.jit.trace(block, ember.randn(1, 1, 4, 4)),
+        "function.pt": ember.jit.trace(scaled, (ember.randn(2, 3), ember.randn(2, 3))),
+        "dict_output.pt": ember.jit.trace(lambda x: ({"y": x * 2, "z": x.sum()}, [x, x.exp()]), ember.randn(2),
+                                          strict=False),
+    }
+
+
+def jit_module_seeds(modules):
+    d = out_dir("jit_module")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, m in modules.items():
+            path = os.path.join(tmp, name)
+            ember.jit.save(m, path, _extra_files={"note.txt": "a seed"} if name == "mlp.pt" else None)
+            with open(path, "rb") as f:
+                write(d, name, f.read())
+
+
+# ---- ir: Ember's graphs, PyTorch's printed TorchScript graphs, and graphs with blocks written by hand
+def torch_graphs():
+    def branchy(x: torch.Tensor, n: int):
+        for i in range(n):
+            if bool(x.sum() > 0):
+                x = x - 1
+            else:
+                x = x + i
+        return x, [n, 2]
+
+    tm = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU())
+    return {
+        "torch_scripted_loop.txt": str(torch.jit.script(branchy).graph),
+        "torch_traced_mlp.txt": str(torch.jit.trace(tm, torch.zeros(1, 3)).graph),
+        "torch_traced_function.txt": str(torch.jit.trace(lambda a, b: (a * 2 + b).relu(),
+                                                         (torch.zeros(2, 3), torch.zeros(2, 3))).graph),
+    }
+
+
+HAND_WRITTEN_IR = {
+    "if_blocks.txt": """graph(%x.1 : Tensor,
+      %flag : bool):
+  %2 : int = prim::Constant[value=1]()
+  %y.1 : Tensor = aten::add(%x.1, %x.1, %2)
+  %y : Tensor = prim::If(%flag)
+    block0():
+      %4 : Tensor = aten::neg(%y.1)
+      -> (%4)
+    block1():
+      -> (%y.1)
+  return (%y)
+""",
+    "loop_constants.txt": """graph(%x : Float(2, 3),
+      %n : int):
+  %t : bool = prim::Constant[value=1]()
+  %s : str = prim::Constant[value="a\\"b\\x01"]()
+  %f : float[] = prim::Constant[value=[1., 2.5, inf, nan]]()
+  %c : Tensor = prim::Constant[value=<Tensor:0>]()
+  %out : Tensor = prim::Loop(%n, %t, %x)
+    block0(%i : int, %acc : Tensor):
+      %next : Tensor = aten::mul(%acc, %c)
+      -> (%t, %next)
+  %l : Tensor[] = prim::ListConstruct(%out, %c)
+  %tup : (Tensor, int) = prim::TupleConstruct(%out, %n)
+  %d : Dict(str, Tensor) = prim::DictConstruct(%s, %out)
+  %o : Tensor? = prim::Uninitialized()
+  return (%tup, %l, %d)
+""",
+}
+
+
+def ir_seeds(modules):
+    d = out_dir("ir")
+    for name, m in modules.items():
+        write(d, "ember_" + name.replace(".pt", ".txt"), str(m.graph))
+    for name, text in torch_graphs().items():  # source comments name this file: without the checkout's path
+        write(d, name, text.replace(HERE + os.sep, ""))
+    for name, text in HAND_WRITTEN_IR.items():
+        write(d, name, text)
+
+
+# ---- schema: every registered op's schema, one file each
+def schema_seeds():
+    d = out_dir("schema")
+    for s in sorted(set(ember._C._op_schemas())):
+        name = s.split("(", 1)[0].replace("::", "__")
+        write(d, name + ".txt", s)
+
+
+# ---- idx: small IDX files of every type code, plain and gzip, and the start of Fashion-MNIST (Note [IDX format])
+def idx_bytes(arr, code):
+    header = struct.pack(">BBBB", 0, 0, code, arr.ndim) + b"".join(struct.pack(">I", n) for n in arr.shape)
+    return header + arr.astype(arr.dtype.newbyteorder(">")).tobytes()
+
+
+def gz(data):
+    return gzip.compress(data, mtime=0)
+
+
+def idx_seeds():
+    d = out_dir("idx")
+    rng = np.random.default_rng(0)
+    files = {
+        "uint8_2x3.idx": idx_bytes(np.arange(6, dtype=np.uint8).reshape(2, 3), 0x08),
+        "int8_4.idx": idx_bytes(np.array([-128, -1, 0, 127], dtype=np.int8), 0x09),
+        "int16_2x2.idx": idx_bytes(np.array([[-300, 2], [3, 32767]], dtype=np.int16), 0x0B),
+        "int32_3.idx": idx_bytes(np.array([1, -2, 70000], dtype=np.int32), 0x0C),
+        "float32_2x2x1.idx": idx_bytes(rng.standard_normal((2, 2, 1)).astype(np.float32), 0x0D),
+        "float64_scalar.idx": idx_bytes(np.array(2.5), 0x0E),
+        "uint8_empty_0x4.idx": idx_bytes(np.zeros((0, 4), dtype=np.uint8), 0x08),
+    }
+    for name, data in list(files.items()):
+        files[name + ".gz"] = gz(data)
+    plain = files["int32_3.idx"]
+    files["int32_3_two_members.idx.gz"] = gz(plain[:9]) + gz(plain[9:])
+    files["int32_3_zero_padded.idx.gz"] = gz(plain) + bytes(8)
+    with gzip.open(os.path.join(FASHION, "train-images-idx3-ubyte.gz")) as f:
+        f.read(16)
+        images = np.frombuffer(f.read(2 * 28 * 28), dtype=np.uint8).reshape(2, 28, 28)
+    with gzip.open(os.path.join(FASHION, "train-labels-idx1-ubyte.gz")) as f:
+        f.read(8)
+        labels = np.frombuffer(f.read(8), dtype=np.uint8)
+    files["fashion_mnist_2_images.idx.gz"] = gz(idx_bytes(images, 0x08))
+    files["fashion_mnist_8_labels.idx"] = idx_bytes(labels, 0x08)
+    for name, data in files.items():
+        write(d, name, data)
+
+
+def main():
+    archive_seeds()
+    modules = traced_modules()
+    jit_module_seeds(modules)
+    ir_seeds(modules)
+    schema_seeds()
+    idx_seeds()
+
+
+if __name__ == "__main__":
+    main()
