@@ -292,6 +292,30 @@ TEST_F(Idx, AbsurdDimensions) {
   EMBER_EXPECT_ERROR(data::read_idx(p), Runtime, "need 281474976710656 bytes of data, more than a gzip file of");
 }
 
+// read_idx_from_bytes reads bytes in memory through the same code as files (the fuzz target's entry point,
+// tests/fuzz/idx.cpp): the same tensors, and the same errors naming what stands for the file.
+TEST_F(Idx, FromBytesReadsAsTheFileDoes) {
+  auto text = [](const Bytes& b) { return std::string(b.begin(), b.end()); };
+  const Bytes file = idx_file<int16_t>(0x0B, {2, 3}, {0, 1, -1, 32767, -32768, 0x1234});
+  for (const Bytes& b : {file, gzip(file), [&] { Bytes two = gzip(Bytes(file.begin(), file.begin() + 7));
+                                                   Bytes rest = gzip(Bytes(file.begin() + 7, file.end()));
+                                                   two.insert(two.end(), rest.begin(), rest.end());
+                                                   return two; }()}) {
+    Tensor t = data::read_idx_from_bytes(text(b), "mem");
+    EXPECT_TRUE(t.equal(data::read_idx(plain("f.idx", b))));
+    EXPECT_EQ(vec(t.sizes()), (Shape{2, 3}));
+  }
+  EMBER_EXPECT_ERROR(data::read_idx_from_bytes(text(Bytes(file.begin(), file.end() - 1)), "mem"), Runtime,
+                     "read_idx: 'mem': truncated data: dimensions [2, 3] of int16 need 12 bytes, got 11");
+  Bytes garbage = gzip(file);
+  garbage.push_back('x');
+  garbage.push_back('y');
+  EMBER_EXPECT_ERROR(data::read_idx_from_bytes(text(garbage)), Runtime, "'<bytes>': trailing garbage");
+  EMBER_EXPECT_ERROR(data::read_idx_from_bytes(text(idx_file<uint8_t>(0x08, {65536, 65536, 65536}, {1}))),
+                     Runtime, "need 281474976710656 bytes, got 1");
+  EMBER_EXPECT_ERROR(data::read_idx_from_bytes(""), Runtime, "truncated header");
+}
+
 // The real data set (Debian's dataset-fashion-mnist).
 const char* kFashionRoot = "/usr/share/datasets/fashion-mnist";
 

@@ -354,4 +354,26 @@ TEST(Schema, TypeNestingIsBounded) {
   EXPECT_NO_THROW(parse_schema(at_limit + " x) -> Tensor"));
 }
 
+// A fixed list size bounds what a broadcast default allocates (kMaxSchemaFixedSize); a size of 10^12 asked
+// for 8 TB before. An integer list default cut off at the end of the text is an error (it read past the text).
+TEST(Schema, FixedListSizesAreBounded) {
+  EXPECT_EQ(parse_schema("f(int[64] x=1) -> Tensor").arguments[0].default_value->to_int_list().size(), 64u);
+  for (const char* text : {"f(int[65] x=1) -> Tensor", "f(int[999999999999] x=1) -> Tensor"}) {
+    Error e = ember::testing::expect_error([&] { parse_schema(text); });
+    EXPECT_TRUE(contains(e.what(), "is above the limit of 64 at column 7")) << e.what();
+  }
+  EMBER_EXPECT_ERROR(parse_schema("f(int[] x=["), Runtime, "expected an integer at column 12");
+  EMBER_EXPECT_ERROR(parse_schema("f(int[2] x="), Runtime, "expected an integer at column 12");
+}
+
+// Duplicate argument names are found in time linear in the number of arguments (100,000 here; they were
+// compared pairwise before).
+TEST(Schema, ManyArgumentsParseInLinearTime) {
+  std::string text = "f(";
+  for (int i = 0; i < 100000; ++i) text += "Tensor a" + std::to_string(i) + ", ";
+  EXPECT_EQ(parse_schema(text + "Tensor b) -> Tensor").arguments.size(), 100001u);
+  Error e = ember::testing::expect_error([&] { parse_schema(text + "Tensor a99999) -> Tensor"); });
+  EXPECT_TRUE(contains(e.what(), "duplicate argument name 'a99999'")) << std::string(e.what()).substr(0, 200);
+}
+
 }  // namespace

@@ -152,6 +152,19 @@ TEST(JitParser, TypesAndAttributes) {
       "  return (%13)\n");
 }
 
+// A node's attributes are bounded (64): their list is searched whenever one is set.
+TEST(JitParser, NodeAttributesAreBounded) {
+  auto text = [](int n) {
+    std::string t = "graph():\n  %c : int = prim::Constant[";
+    for (int i = 0; i < n; ++i) t += (i ? ", a" : "a") + std::to_string(i) + "=1";
+    return t + "]()\n  return (%c)\n";
+  };
+  EXPECT_EQ((*parse_ir(text(64))->nodes().begin())->attributes().size(), 64u);
+  Error e = ember::testing::expect_error([&] { parse_ir(text(100000)); });
+  EXPECT_TRUE(contains(e.what(), "a node with more than 64 attributes")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "line 2, column ")) << e.what();
+}
+
 TEST(JitParser, NoInputsNoOutputsAndEmptyGraph) {
   round_trip("graph():\n  return ()\n");
   Graph g;
