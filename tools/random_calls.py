@@ -1162,8 +1162,8 @@ def _run_batches(batches, pool, jobs):
 
 def reproducer(code):
     """A shell command that runs code with Ember (replace `ember as m` by `torch as m` for PyTorch)."""
-    return "PYTHONPATH=python:tools /usr/bin/python3 -c " + shlex.quote("from random_calls import *; import ember as m; "
-                                                                         + code)
+    src = "from random_calls import *; import ember as m; " + code
+    return "PYTHONPATH=python:tools /usr/bin/python3 -c " + shlex.quote(src)
 
 
 BUG_CLASSES = ("crash", "hang")
