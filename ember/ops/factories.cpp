@@ -111,7 +111,9 @@ Tensor to_device(const Tensor& self, std::optional<Device> device, std::optional
 Tensor to_other(const Tensor& self, const Tensor& other, bool non_blocking, bool copy, std::optional<MemoryFormat> mf) {
   return to_dtype(self, other.dtype(), non_blocking, copy, mf);
 }
-Tensor contiguous(const Tensor& self, MemoryFormat) {
+Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
+  EMBER_CHECK(memory_format != MemoryFormat::Preserve,
+              "contiguous: preserve memory format is unsupported by the contiguous operator");
   // clone()'s default (preserve_format) would keep a permuted layout: ask for row-major explicitly.
   return self.is_contiguous() ? self : self.clone(MemoryFormat::Contiguous);
 }

@@ -289,7 +289,8 @@ PyObject* py_tensor(PyObject*, PyObject* args, PyObject* kwargs) {
 
 PyObject* py_from_numpy(PyObject*, PyObject* arr) {
   EMBER_PY_TRY
-  EMBER_CHECK_TYPE(!is_tensor(arr) && PyObject_HasAttrString(arr, "__array_interface__"),
+  // An ndarray only, as PyTorch's: NumPy scalars (np.float64(2.0)) have an array interface too.
+  EMBER_CHECK_TYPE(is_numpy_array(arr) && PyObject_HasAttrString(arr, "__array_interface__"),
                    "expected np.ndarray (got {})", py_type_name(arr));
   return wrap(from_numpy_impl(arr));
   EMBER_PY_CATCH(nullptr)

@@ -529,3 +529,15 @@ def test_only_0_dim_tensors_are_numbers(call):
 ], ids=["leaky_relu", "alpha", "max_other", "clamp_min"])
 def test_0_dim_tensors_are_numbers(call):
     check(lambda: call(ember), lambda: call(torch))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.from_numpy(np.float64(2.0)),
+    lambda m: m.finfo(None),
+    lambda m: m.empty(2, memory_format=m.preserve_format),
+    lambda m: m.ones(2, 3).t().contiguous(memory_format=m.preserve_format),
+], ids=["from_numpy_scalar", "finfo_None", "empty_preserve", "contiguous_preserve"])
+def test_arguments_pytorch_refuses(call):
+    # Found by tools/random_calls.py: each returned something where PyTorch raises.
+    assert_raises_like(lambda: call(ember), lambda: call(torch))
+    assert ember.finfo().eps == torch.finfo().eps  # no argument: the default dtype's

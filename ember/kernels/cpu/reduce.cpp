@@ -28,6 +28,14 @@ Tensor to_out(const Tensor& result, const Tensor& out) {
   return out;
 }
 
+// For the reductions whose out= must have the result's own dtype in PyTorch (argmax/argmin: int64; amax/amin:
+// the input's; cumsum/cumprod: the dtype= asked for), not just one it can be cast to.
+Tensor to_out_same_dtype(const char* op, const Tensor& result, const Tensor& out) {
+  EMBER_CHECK(!out.defined() || out.dtype() == result.dtype(),
+              "{}: Expected out tensor to have dtype {}, but got {} instead", op, result.dtype(), out.dtype());
+  return to_out(result, out);
+}
+
 struct Reduction {
   Tensor input;       // converted to the compute dtype
   DimVector dims;     // reduced dims
@@ -489,7 +497,7 @@ Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
   return extreme_values<true>("amax", self, dim, keepdim);
 }
 Tensor amax_out(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
-  return to_out(cpu::amax(self, dim, keepdim), out);
+  return to_out_same_dtype("amax", cpu::amax(self, dim, keepdim), out);
 }
 Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
   EMBER_CHECK(self.numel() > 0 || !dim.empty(),
@@ -498,19 +506,19 @@ Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
   return extreme_values<false>("amin", self, dim, keepdim);
 }
 Tensor amin_out(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
-  return to_out(cpu::amin(self, dim, keepdim), out);
+  return to_out_same_dtype("amin", cpu::amin(self, dim, keepdim), out);
 }
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   return arg_extreme<true>("argmax", self, dim, keepdim);
 }
 Tensor argmax_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& out) {
-  return to_out(cpu::argmax(self, dim, keepdim), out);
+  return to_out_same_dtype("argmax", cpu::argmax(self, dim, keepdim), out);
 }
 Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   return arg_extreme<false>("argmin", self, dim, keepdim);
 }
 Tensor argmin_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& out) {
-  return to_out(cpu::argmin(self, dim, keepdim), out);
+  return to_out_same_dtype("argmin", cpu::argmin(self, dim, keepdim), out);
 }
 
 Tensor var(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim) {
@@ -584,19 +592,27 @@ Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
   return scan_impl<true>("cumsum", self, dim, dtype);
 }
 Tensor cumsum_(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  EMBER_CHECK(!dtype || *dtype == self.dtype(),
+              "cumsum_: Bad in-place call: input tensor dtype {} and output tensor dtype {} should match",
+              self.dtype(), *dtype);
   return self.copy_(scan_impl<true>("cumsum_", self, dim, dtype.value_or(self.dtype())));
 }
 Tensor cumsum_out(const Tensor& self, int64_t dim, std::optional<DType> dtype, const Tensor& out) {
-  return to_out(scan_impl<true>("cumsum", self, dim, dtype ? dtype : std::optional<DType>(out.dtype())), out);
+  const std::optional<DType> result_dtype = dtype ? dtype : std::optional<DType>(out.dtype());
+  return to_out_same_dtype("cumsum", scan_impl<true>("cumsum", self, dim, result_dtype), out);
 }
 Tensor cumprod(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
   return scan_impl<false>("cumprod", self, dim, dtype);
 }
 Tensor cumprod_(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  EMBER_CHECK(!dtype || *dtype == self.dtype(),
+              "cumprod_: Bad in-place call: input tensor dtype {} and output tensor dtype {} should match",
+              self.dtype(), *dtype);
   return self.copy_(scan_impl<false>("cumprod_", self, dim, dtype.value_or(self.dtype())));
 }
 Tensor cumprod_out(const Tensor& self, int64_t dim, std::optional<DType> dtype, const Tensor& out) {
-  return to_out(scan_impl<false>("cumprod", self, dim, dtype ? dtype : std::optional<DType>(out.dtype())), out);
+  const std::optional<DType> result_dtype = dtype ? dtype : std::optional<DType>(out.dtype());
+  return to_out_same_dtype("cumprod", scan_impl<false>("cumprod", self, dim, result_dtype), out);
 }
 
 Tensor softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
