@@ -1163,7 +1163,8 @@ def _run_batches(batches, pool, jobs):
 def reproducer(code):
     """A shell command that runs code with Ember (replace `ember as m` by `torch as m` for PyTorch)."""
     src = "from random_calls import *; import ember as m; " + code
-    return "PYTHONPATH=python:tools /usr/bin/python3 -c " + shlex.quote(src)
+    quoted = f'"{src}"' if not any(c in src for c in '"$`\\!') else shlex.quote(src)
+    return "PYTHONPATH=python:tools /usr/bin/python3 -c " + quoted
 
 
 BUG_CLASSES = ("crash", "hang")
