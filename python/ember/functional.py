@@ -135,7 +135,10 @@ def is_nonzero(input):
 
     Raises:
         RuntimeError: input has no values or more than one value.
+        TypeError: input is no tensor (bool() of None or a list would answer anyway).
     """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"is_nonzero(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     return builtins.bool(input)
 
 

@@ -375,6 +375,12 @@ def test_is_nonzero(values):
     check(lambda: ember.is_nonzero(ember.tensor(values)), lambda: torch.is_nonzero(torch.tensor(values)))
 
 
+@pytest.mark.parametrize("value", [None, [1], 1.0], ids=["None", "list", "float"])
+def test_is_nonzero_of_no_tensor_raises(value):
+    # Found by tools/random_calls.py: is_nonzero(None) was False.
+    assert_raises_like(lambda: ember.is_nonzero(value), lambda: torch.is_nonzero(value))
+
+
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_finfo(dtype):
     e, t = ember.finfo(getattr(ember, dtype)), torch.finfo(getattr(torch, dtype))
