@@ -164,7 +164,8 @@ Tensor from_numpy_impl(PyObject* arr);
 // given; values that do not fit an integral dtype raise.
 Tensor tensor_from_data(PyObject* data, std::optional<DType> dtype) {
   if (is_tensor(data)) {
-    Tensor t = unwrap(data).clone(MemoryFormat::Contiguous);
+    // A new leaf, as PyTorch's torch.tensor(t) (which warns to use t.clone().detach()): no history of t's.
+    Tensor t = unwrap(data).detach().clone(MemoryFormat::Contiguous);
     return dtype ? t.to(*dtype) : t;
   }
   EMBER_CHECK_TYPE(!is_text(data), "new(): invalid data type '{}'", py_type_name(data));

@@ -498,3 +498,14 @@ def test_bool_data_whose_truth_raises_passes_the_error_on():
     with pytest.raises(Exception) as e:
         ember.tensor([NoTruth()], dtype=ember.bool)
     assert not isinstance(e.value, SystemError)
+
+
+@pytest.mark.filterwarnings("ignore:To copy construct from a tensor")
+@pytest.mark.parametrize("call", [lambda m, x: m.tensor(x), lambda m, x: x.new_tensor(x),
+                                  lambda m, x: m.tensor(x, dtype=m.float64)], ids=["tensor", "new_tensor", "dtype"])
+def test_tensor_of_a_tensor_is_a_new_leaf(call):
+    # Found by tools/random_calls.py: the copy kept the history of a tensor that requires grad.
+    x, tx = ember.arange(3.0, requires_grad=True), torch.arange(3.0, requires_grad=True)
+    y, ty = call(ember, x), call(torch, tx)
+    assert (y.requires_grad, y.grad_fn, y.is_leaf) == (ty.requires_grad, ty.grad_fn, ty.is_leaf) == (False, None, True)
+    assert_same(y, ty)
