@@ -477,10 +477,8 @@ class Gen:
 
     def __init__(self, rnd):
         self.r = rnd
-        self.seed_counter = 0
 
     def seed(self):
-        self.seed_counter += 1
         return self.r.randrange(1000)
 
     # -------------------------------------------------------------- tensors
@@ -578,9 +576,9 @@ class Gen:
         opt = ty.startswith("Optional[") or ty.endswith("?")
         if opt and r.random() < 0.35:
             return None
-        ty = ty.replace("Optional[", "").rstrip("]?") if opt else ty
+        if opt:
+            ty = ty[len("Optional["):-1] if ty.startswith("Optional[") else ty[:-1]
         ty = {"SymInt": "int", "List[SymInt]": "List[int]", "List[Optional[Tensor]]": "List[Tensor]"}.get(ty, ty)
-        conv = "conv" in target or "pool" in target
         nd = max(len(self.shape) - 2, 1)
         if name in ("size", "shape", "sizes") and (ty in ("List[int]", "") or ty.startswith("List[int")):
             return self.size_list()
@@ -751,12 +749,11 @@ class Gen:
         if ns == "Tensor":
             self_spec = self.tensor(shape=self.shape) if r.random() < 0.97 else self.hostile()
         args, kwargs = [], {}
-        if name in ("__getitem__", "__setitem__", "__delitem__", "index", "index_put", "index_put_"):
-            if name in ("__getitem__", "__setitem__", "__delitem__"):
-                args = [self.index_expr()]
-                if name == "__setitem__":
-                    args.append(self.r.choice([self.number(), self.tensor(shape=self.other_shape()), None, "x"]))
-                return Call(ns, name, args, kwargs, self_spec, False)
+        if name in ("__getitem__", "__setitem__", "__delitem__"):
+            args = [self.index_expr()]
+            if name == "__setitem__":
+                args.append(self.r.choice([self.number(), self.tensor(shape=self.other_shape()), None, "x"]))
+            return Call(ns, name, args, kwargs, self_spec, False)
         if sigs:
             sig = r.choice(sigs)
             for p in sig:
@@ -782,7 +779,7 @@ class Gen:
                     kwargs[p.name] = v
                 else:
                     args.append(v)
-            if is_out_alias(kwargs) and not _has_tensor_arg(self_spec, args):
+            if isinstance(kwargs.get("out"), Var) and not _has_tensor([self_spec] + args):  # no a0 to alias
                 kwargs["out"] = self.tensor()
         else:
             for _ in range(r.choice([0, 1, 1, 2, 3])):
@@ -818,12 +815,9 @@ class Gen:
         return items[0] if n == 1 and r.random() < 0.7 else tuple(items)
 
 
-def is_out_alias(kwargs):
-    return isinstance(kwargs.get("out"), Var)
-
-
-def _has_tensor_arg(self_spec, args):
-    return isinstance(self_spec, T) or any(isinstance(a, T) for a in args[:1])
+def _has_tensor(x):
+    """Whether spec x (or a list/tuple of specs) holds a tensor, i.e. whether variable a0 exists once rendered."""
+    return isinstance(x, T) or (isinstance(x, (list, tuple)) and any(_has_tensor(v) for v in x))
 
 
 class Plan:
@@ -1145,8 +1139,12 @@ def _run_batches(batches, pool, jobs):
                 b = q.get_nowait()
             except queue.Empty:
                 return
-            for r in pool.run(b):
-                results.put(r)
+            try:
+                for r in pool.run(b):
+                    results.put(r)
+            except Exception as e:  # noqa: BLE001  (a worker that cannot start: the main thread raises it)
+                results.put(e)
+                return
 
     threads = [threading.Thread(target=loop, daemon=True) for _ in range(jobs)]
     for t in threads:
@@ -1155,9 +1153,12 @@ def _run_batches(batches, pool, jobs):
     while alive or not results.empty():
         alive = any(t.is_alive() for t in threads)
         try:
-            yield results.get(timeout=0.2)
+            r = results.get(timeout=0.2)
         except queue.Empty:
-            pass
+            continue
+        if isinstance(r, Exception):
+            raise r
+        yield r
 
 
 def reproducer(code):
