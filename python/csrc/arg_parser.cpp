@@ -515,7 +515,15 @@ bool parse_call(const Signature& sig, PyObject* const* args, Py_ssize_t nargs, P
       slot = a.default_value;
       continue;
     }
-    if (!convert(given[i], a, &slot, from_operator || a.numbers_ok)) {
+    // Note [a single int for int[]]
+    // As PyTorch's parser: one int stands for a list only where the schema fixes the list's size (int[2]
+    // kernel_size=3 is [3, 3]) or where the int[] is the only positional parameter (x.view(3), x.permute(0): the
+    // varargs form). as_strided(x, size, 1) or flip(x, 0) is a TypeError, not a list of one element.
+    const bool lone_int = a.kind == ArgKind::IntList && a.fixed_size <= 0 && !from_operator &&
+                          !(sig.varargs_intlist && i == static_cast<size_t>(sig.self_offset)) &&
+                          !PyTuple_Check(given[i]) && !PyList_Check(given[i]) && given[i] != Py_None;
+    // An out= tensor is written: a Python number would make a temporary tensor that nobody sees.
+    if (lone_int || !convert(given[i], a, &slot, (from_operator || a.numbers_ok) && !a.is_out)) {
       return fail([&] {
         if (a.kind == ArgKind::IntList) {
           std::string why_not = int_list_mismatch(given[i]);

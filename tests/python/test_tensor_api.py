@@ -547,3 +547,26 @@ def test_arguments_pytorch_refuses(call):
     # Found by tools/random_calls.py: each returned something where PyTorch raises.
     assert_raises_like(lambda: call(ember), lambda: call(torch))
     assert ember.finfo().eps == torch.finfo().eps  # no argument: the default dtype's
+
+
+# Note [a single int for int[]] (python/csrc/arg_parser.cpp); found by tools/random_calls.py, as out= numbers were.
+@pytest.mark.parametrize("call", [
+    lambda m: m.as_strided(m.ones(4), (2,), 1),
+    lambda m: m.ones(4).as_strided((2,), 1),
+    lambda m: m.empty_strided((2,), 1),
+    lambda m: m.ge(m.ones(2), m.ones(2), out=2.5),
+], ids=["as_strided", "as_strided_method", "empty_strided", "out_number"])
+def test_an_int_is_no_int_list_and_a_number_no_out_tensor(call):
+    assert_raises_like(lambda: call(ember), lambda: call(torch))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.arange(6.0).view(6),
+    lambda m: m.arange(6.0).reshape(2, 3).permute(1, 0),
+    lambda m: m.arange(6.0).reshape(2, 3).sum(1),
+    lambda m: m.nn.functional.max_pool2d(m.arange(16.0).reshape(1, 1, 4, 4), 2),
+    lambda m: m.zeros(3),
+    lambda m: m.arange(6.0).reshape(2, 3).repeat(2),
+], ids=["view", "permute", "sum_dim", "kernel_size", "zeros", "repeat"])
+def test_an_int_still_stands_for_a_fixed_size_or_varargs_list(call):
+    check(lambda: call(ember), lambda: call(torch))
