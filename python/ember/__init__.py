@@ -96,8 +96,12 @@ pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
 # The functions written in Python (as torch/functional.py); they replace the ops of the same name above.
 from . import functional  # noqa: E402
 from .functional import *  # noqa: E402,F401,F403
+from ._creation import *  # noqa: E402,F401,F403  (asarray, frombuffer, from_file)
+from ._settings import *  # noqa: E402,F401,F403  (deterministic algorithms, typename, is_complex, ...)
+from ._layout import layout, strided  # noqa: E402,F401
 
 
 __all__ = ["Tensor", "Size", "tensor", "from_numpy", "as_tensor", "is_tensor", "is_nonzero", "finfo", "iinfo",
            "set_printoptions", "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
-           "set_rng_state", "fork_rng"] + sorted(_C._functions)
+           "set_rng_state", "fork_rng", "layout", "strided"] + _creation.__all__ + _settings.__all__ + \
+    sorted(_C._functions)
