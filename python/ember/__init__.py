@@ -64,6 +64,7 @@ from . import autograd  # noqa: E402  (ember.autograd.grad, ...)
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: E402,F401
 from ._C import is_grad_enabled, is_inference_mode_enabled  # noqa: E402,F401
 from ._C import is_anomaly_enabled, is_anomaly_check_nan_enabled  # noqa: E402,F401
+from ._C import _set_anomaly_enabled as set_anomaly_enabled  # noqa: E402,F401  (as torch.set_anomaly_enabled)
 from . import utils  # noqa: E402,F401  (ember.utils.hooks)
 from . import backends  # noqa: E402  (ember.backends.blas.enabled, ...)
 from . import linalg  # noqa: E402  (ember.linalg.vector_norm, as torch.linalg)

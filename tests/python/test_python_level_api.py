@@ -172,3 +172,15 @@ def test_pin_memory_raises_without_an_accelerator():
         torch.zeros(2).pin_memory()
     with pytest.raises(NotImplementedError, match="pinned memory needs an accelerator"):
         ember.zeros(2).pin_memory()
+
+
+def test_set_anomaly_enabled_as_torch():
+    for lib in (ember, torch):
+        try:
+            lib.set_anomaly_enabled(True)
+            assert lib.is_anomaly_enabled() and lib.is_anomaly_check_nan_enabled()
+            lib.set_anomaly_enabled(True, False)
+            assert lib.is_anomaly_enabled() and not lib.is_anomaly_check_nan_enabled()
+        finally:
+            lib.set_anomaly_enabled(False)
+        assert not lib.is_anomaly_enabled()
