@@ -214,6 +214,9 @@ PyObject* m_array_interface(PyObject* self, PyObject*) {
   constexpr int64_t kNumPyMaxDims = 32;
   EMBER_CHECK_VALUE(t.dim() <= kNumPyMaxDims, "number of dimensions must be within [0, {}], got {}", kNumPyMaxDims,
                     t.dim());
+  // As PyTorch: an array would let a tensor that requires grad be changed behind autograd's back.
+  EMBER_CHECK(!autograd::requires_grad(t),
+              "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.");
   const char* typestr = nullptr;
   switch (t.dtype()) {
     case kBool: typestr = "|b1"; break;

@@ -134,10 +134,10 @@ void fill(PyObject* o, size_t depth, size_t ndim, T*& out) {
       double d = PyFloat_AsDouble(o);
       if (d == -1.0 && PyErr_Occurred()) throw python_error_already_set();
       *out++ = d;
-    } else if constexpr (std::is_same_v<T, bool>) {
-      *out++ = PyObject_IsTrue(o) == 1;
-    } else if (PyBool_Check(o) || is_numpy_bool(o)) {
-      *out++ = PyObject_IsTrue(o) == 1;
+    } else if (std::is_same_v<T, bool> || PyBool_Check(o) || is_numpy_bool(o)) {
+      const int truth = PyObject_IsTrue(o);  // -1: its __bool__ raised; pass that error on
+      if (truth < 0) throw python_error_already_set();
+      *out++ = static_cast<T>(truth);
     } else {
       PyObject* idx = PyNumber_Index(o);
       if (!idx) throw python_error_already_set();
@@ -278,8 +278,11 @@ PyObject* py_tensor(PyObject*, PyObject* args, PyObject* kwargs) {
                      py_type_name(device_o));
     EMBER_CHECK(d.is_cpu(), "tensor(): device '{}' is not available; this build supports only cpu", d.str());
   }
+  // PyTorch's parser takes only a bool here (a tensor's truth would raise, or be read as a flag by mistake).
+  EMBER_CHECK_TYPE(PyBool_Check(rg), "tensor(): argument 'requires_grad' must be bool, not {}", py_type_name(rg));
+  EMBER_CHECK_TYPE(PyBool_Check(pin), "tensor(): argument 'pin_memory' must be bool, not {}", py_type_name(pin));
   Tensor t = traced_constant([&] { return tensor_from_data(data, dtype); }, kTensorConstantWarning);
-  if (PyObject_IsTrue(rg) == 1) autograd::set_requires_grad(t, true);
+  if (rg == Py_True) autograd::set_requires_grad(t, true);
   return wrap(std::move(t));
   EMBER_PY_CATCH(nullptr)
 }

@@ -494,3 +494,37 @@ def torch_error(fn):
     except Exception as e:  # noqa: BLE001 - the reference's exception, whatever it is
         return e
     raise AssertionError("PyTorch raised nothing")
+
+
+@pytest.mark.parametrize("call", [lambda m: m.ones(2, requires_grad=True).numpy(),
+                                  lambda m: np.asarray(m.ones(2, requires_grad=True)),
+                                  lambda m: m.ones(2, requires_grad=True).__array__()],
+                         ids=["numpy", "asarray", "__array__"])
+def test_numpy_of_a_tensor_that_requires_grad_raises(call):
+    # Found by tools/random_calls.py: the array let the tensor be changed behind autograd's back.
+    e = assert_raises_like(lambda: call(ember), lambda: call(torch))
+    assert "Use tensor.detach().numpy() instead" in str(e)
+    assert np.array_equal(ember.ones(2, requires_grad=True).detach().numpy(), np.ones(2, dtype=np.float32))
+
+
+# Note [tensors as numbers] (python/csrc/arg_parser.cpp): a Number or int parameter takes a 0-dim tensor that does
+# not require grad, nothing else. Found by tools/random_calls.py: clamp_min(x, t) with t of shape (1, 1, 1) returned
+# x's shape, x.max(t) with an int tensor t of shape (1, 1) reduced over dim t.
+@pytest.mark.parametrize("call", [
+    lambda m: m.nn.functional.leaky_relu(m.ones(3), m.ones(1)),
+    lambda m: m.nn.functional.leaky_relu(m.ones(3), m.tensor(0.5, requires_grad=True)),
+    lambda m: m.add(m.ones(2), 1, alpha=m.ones(1)),
+    lambda m: m.ones(2, 3).sum(m.tensor([1])),
+], ids=["one_element", "requires_grad", "alpha", "int_dim"])
+def test_only_0_dim_tensors_are_numbers(call):
+    assert_raises_like(lambda: call(ember), lambda: call(torch))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.nn.functional.leaky_relu(m.arange(-2.0, 2.0), m.tensor(0.5)),
+    lambda m: m.add(m.ones(2), 1, alpha=m.tensor(3)),
+    lambda m: m.ones(2, 3).max(m.ones(1, 1, dtype=m.int32)),
+    lambda m: m.clamp_min(m.arange(-2.0, 2.0), m.tensor(0.5)),
+], ids=["leaky_relu", "alpha", "max_other", "clamp_min"])
+def test_0_dim_tensors_are_numbers(call):
+    check(lambda: call(ember), lambda: call(torch))

@@ -42,7 +42,13 @@ TensorIterator::TensorIterator(const IterConfig& config, const Tensor& out,
                 out.dtype(), common_);
     EMBER_CHECK(!config.check_cast || can_cast(out_dtype, out.dtype()),
                 "{}: result type {} can't be cast to the desired output type {}", config.name, out_dtype, out.dtype());
-    if (config.is_inplace) {
+    // Note [out= that is an input]
+    // An out= tensor that is also one of the inputs (add(x, y, out=x)) is read while it is written, so, as in
+    // PyTorch's TensorIterator ("read-write" operands), it must already have the broadcast shape: resizing it
+    // would change the input under the computation (its new elements are uninitialised).
+    bool read_write = config.is_inplace;
+    for (const Tensor& t : inputs) read_write = read_write || t.is_same(out);
+    if (read_write) {
       EMBER_CHECK(out.sizes().equals(shape), "{}: output with shape [{}] doesn't match the broadcast shape [{}]",
                   config.name, fmt::join(out.sizes(), ", "), fmt::join(shape, ", "));
     } else if (!out.sizes().equals(shape)) {
