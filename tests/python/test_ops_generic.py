@@ -142,9 +142,6 @@ _KNOWN = [
     ("binary_cross_entropy_with_logits", "forward", "f32[3x4],f64[3x4](0,1)#1,None,None,1",
      "float32 self, float64 target, reduction=mean: 1.26027178 (Ember) vs 1.26027179 (PyTorch), 8e-9 relative, beyond "
      "float64's tolerance (reduction='none' agrees exactly)"),
-    ("fill_.Scalar zero_", "forward method", "f32[3x4]E*",
-     "self expanded (stride 0): PyTorch fills it; Ember raises RuntimeError (unsupported operation: more than one "
-     "element of the written-to tensor refers to a single memory location)"),
     ("max.other min.other", "forward method", "i8[3],i64[]#1",
      "max(int8 tensor of shape (3,), 0-dim int64 tensor): PyTorch takes max.other (elementwise, [0, 7, 0]); Ember "
      "takes the 0-dim tensor as dim (max.dim) and returns (values, indices)"),

@@ -68,6 +68,7 @@ Tensor fill_(const Tensor& self, const Scalar& value) {
   IterConfig cfg;
   cfg.name = "fill_";
   cfg.is_inplace = true;
+  cfg.check_mem_overlap = false;  // one value for every element: an expanded tensor is fine (Note [memory overlap])
   TensorIterator it(cfg, self, {});
   dispatch_dtypes<kAllTypes>(self.dtype(), "fill_", [&]<class T>() {
     const T v = checked_convert<T>(value, self.dtype());

@@ -7,6 +7,7 @@
 
 #include "ember/kernels/cpu/Dispatch.h"
 #include "ember/kernels/cpu/Loops.h"
+#include "ember/kernels/cpu/MemoryOverlap.h"
 #include "ember/kernels/cpu/ReducePlan.h"
 #include "ember/kernels/cpu/generated/CPUKernels.h"
 #include "ember/kernels/cpu/isa/VecLoops.h"
@@ -588,6 +589,15 @@ Tensor count_nonzero_dims(const Tensor& self, IntArrayRef dim) {
   return sum_impl<false>("count_nonzero", ember::ne(self, wrapped_scalar_tensor(0)), dim, false, kInt64);
 }
 
+namespace {
+// A scan's out= is written position by position from the input: it may be the input itself, never a shifted view
+// of it (Note [memory overlap]).
+void check_scan_out(const char* name, const Tensor& self, const Tensor& out) {
+  assert_no_internal_overlap(name, out);
+  assert_no_partial_overlap(name, out, self);
+}
+}  // namespace
+
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
   return scan_impl<true>("cumsum", self, dim, dtype);
 }
@@ -598,6 +608,7 @@ Tensor cumsum_(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
   return self.copy_(scan_impl<true>("cumsum_", self, dim, dtype.value_or(self.dtype())));
 }
 Tensor cumsum_out(const Tensor& self, int64_t dim, std::optional<DType> dtype, const Tensor& out) {
+  check_scan_out("cumsum", self, out);
   const std::optional<DType> result_dtype = dtype ? dtype : std::optional<DType>(out.dtype());
   return to_out_same_dtype("cumsum", scan_impl<true>("cumsum", self, dim, result_dtype), out);
 }
@@ -611,6 +622,7 @@ Tensor cumprod_(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
   return self.copy_(scan_impl<false>("cumprod_", self, dim, dtype.value_or(self.dtype())));
 }
 Tensor cumprod_out(const Tensor& self, int64_t dim, std::optional<DType> dtype, const Tensor& out) {
+  check_scan_out("cumprod", self, out);
   const std::optional<DType> result_dtype = dtype ? dtype : std::optional<DType>(out.dtype());
   return to_out_same_dtype("cumprod", scan_impl<false>("cumprod", self, dim, result_dtype), out);
 }
