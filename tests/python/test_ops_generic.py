@@ -87,12 +87,6 @@ _KNOWN = [
      "n=-1 with out=: PyTorch 1.13 raises RuntimeError (start (0) + length (5) exceeds dimension size (4).) where its "
      "functional form returns self; Ember writes self into out"),
     # -- arguments PyTorch rejects, Ember accepts
-    ("tensor_split.tensor_indices_or_sections", "forward method", "f32[5x4x6],i64[1x1]v735",
-     "a (1, 1) int64 tensor: PyTorch raises RuntimeError (expected a zero-dimensional or one-dimensional tensor); "
-     "Ember's argument parser takes the one-element tensor as the int `sections` and returns one piece"),
-    ("cumsum cumprod", "inplace", "*dtype=*",
-     "in place with dtype= other than self's: PyTorch raises RuntimeError (Bad in-place call: input tensor dtype float "
-     "and output tensor dtype double should match); Ember ignores the dtype"),
     ("addcmul", "forward method inplace out out_dtype", "i64[2x3],i64[2x3],i64[2x3],value=0.5",
      "int64 operands with value=0.5: PyTorch returns an int64 result ([-8, 8, -6, 5, -2, -2]); Ember raises "
      "RuntimeError (For integral input tensors, argument alpha must not be a floating point number)"),
@@ -128,9 +122,9 @@ _KNOWN = [
     ("lerp.Tensor pow.Tensor_Tensor", "out_dtype", "*",
      "an out of another dtype: PyTorch raises RuntimeError (Found dtype Double but expected Float; pow with a Python "
      "number exponent, lerp with a tensor weight); Ember casts into out"),
-    ("linalg_vector_norm argmax argmin amax amin cumsum cumprod", "out_dtype", "*",
+    ("linalg_vector_norm", "out_dtype", "*",
      "an out of another dtype: PyTorch raises RuntimeError (Expected out tensor to have dtype float, but got double "
-     "instead / Expected the dtype for input and out to match; argmax: long only); Ember casts into out"),
+     "instead); Ember casts into out"),
     ("all.dim any.dim", "out_dtype", "*",
      "an int64 out: PyTorch raises RuntimeError (all only supports bool tensor for result, got: Long); Ember casts "
      "into out"),
