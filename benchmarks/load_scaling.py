@@ -1,9 +1,9 @@
 """Loading time and memory against the input's size (issue 18's goal: linear, with stated limits).
 
 For each kind of input it writes files at sizes k, 2k, 4k, 8k (in elements of that kind), loads each in a fresh
-subprocess, and prints the file size, the median CPU time of a load over --rounds loads, the peak resident memory a load
-added (VmHWM, reset before each load, minus the resident size before it), and both per kilobyte of file: a linear loader keeps the per-KB columns
-flat as k grows. The kinds:
+subprocess, and prints the file size, the median CPU time of a load over --rounds loads, the peak resident memory a
+load added (VmHWM, reset before each load, minus the resident size before it), and both per kilobyte of file: a
+linear loader keeps the per-KB columns flat as k grows. The kinds:
   state_dict   ember.load of a state dict of k small tensors (the per-entry cost of the manifest and the zip)
   nested       ember.load of lists nested k/10 deep, 10 wide, within the 1,000-level limit (the object tree)
   jit_nodes    ember.jit.load of a traced function of k chained ops (IR text, verifier, lowering)

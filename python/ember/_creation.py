@@ -103,6 +103,8 @@ def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=
 
     np_dtype = _numpy_dtype(_C.get_default_dtype() if dtype is None else dtype, "from_file")
     need = size * np_dtype.itemsize
+    if size < 0:
+        raise RuntimeError(f"from_file: size must be non-negative, got {size} (unable to map {need} bytes)")
     try:
         have = os.path.getsize(filename)
     except OSError as e:

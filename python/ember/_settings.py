@@ -5,10 +5,11 @@ import builtins
 
 from . import _C
 
-__all__ = ["are_deterministic_algorithms_enabled", "is_complex", "is_deterministic_algorithms_warn_only_enabled",
-           "is_distributed", "is_inference", "is_same_size", "is_signed", "is_storage", "is_vulkan_available",
-           "is_warn_always_enabled", "get_float32_matmul_precision", "set_default_tensor_type",
-           "set_float32_matmul_precision", "set_warn_always", "typename", "use_deterministic_algorithms"]
+__all__ = ["adjoint", "are_deterministic_algorithms_enabled", "get_device", "is_complex",
+           "is_deterministic_algorithms_warn_only_enabled", "is_distributed", "is_inference", "is_same_size",
+           "is_signed", "is_storage", "is_vulkan_available", "is_warn_always_enabled", "get_float32_matmul_precision",
+           "set_default_tensor_type", "set_float32_matmul_precision", "set_warn_always", "typename",
+           "use_deterministic_algorithms"]
 
 _deterministic = {"enabled": False, "warn_only": False}
 _warn_always = [False]
@@ -117,6 +118,16 @@ def is_storage(obj):
 def is_distributed(input):
     """False: no tensor of Ember is distributed."""
     return False
+
+
+def adjoint(input):
+    """The conjugate transpose of input's last two dimensions (``Tensor.adjoint``)."""
+    return input.adjoint()
+
+
+def get_device(input):
+    """-1 for a CPU tensor (``Tensor.get_device``)."""
+    return input.get_device()
 
 
 def is_vulkan_available():

@@ -264,7 +264,10 @@ class Tensor(_C._TensorBase):
 
     @property
     def mH(self):
-        """The conjugate transpose of the last two dimensions (mT for real dtypes)."""
+        """The conjugate transpose of the last two dimensions (mT for real dtypes). Raises RuntimeError below 2-D."""
+        if self.dim() < 2:
+            raise RuntimeError("tensor.mH is only supported on matrices or batches of matrices. Got "
+                               f"{self.dim()}-D tensor.")
         return self.mT.conj() if self.is_complex() else self.mT
 
     def adjoint(self):
@@ -273,31 +276,36 @@ class Tensor(_C._TensorBase):
 
     # ---- Python callables over the elements (CPU only in PyTorch too)
     def apply_(self, callable):
-        """Replaces every element x by callable(x), in place, and returns self (slow: one Python call each)."""
-        values = [callable(v) for v in self.reshape(-1).tolist()]
+        """Replaces every element x by callable(x), in place, and returns self (slow: one Python call each).
+        Raises TypeError when callable returns something that is not a real number, as PyTorch."""
+        return self._write_elements([callable(v) for v in self.reshape(-1).tolist()])
+
+    def _write_elements(self, values):
+        for v in values:
+            if not isinstance(v, (int, float)):  # bool is an int
+                raise TypeError(f"must be real number, not {type(v).__name__}")
         self.copy_(_C.tensor(values, dtype=self.dtype).view(self.shape))
         return self
 
     def map_(self, tensor, callable):
         """self[i] = callable(self[i], tensor[i]) in place, tensor broadcast to self's shape; returns self."""
         other = tensor.expand(self.shape).reshape(-1).tolist()
-        values = [callable(a, b) for a, b in zip(self.reshape(-1).tolist(), other)]
-        self.copy_(_C.tensor(values, dtype=self.dtype).view(self.shape))
-        return self
+        return self._write_elements([callable(a, b) for a, b in zip(self.reshape(-1).tolist(), other)])
 
     def map2_(self, x, y, callable):
         """self[i] = callable(self[i], x[i], y[i]) in place, x and y broadcast to self's shape; returns self."""
         xs = x.expand(self.shape).reshape(-1).tolist()
         ys = y.expand(self.shape).reshape(-1).tolist()
-        values = [callable(a, b, c) for a, b, c in zip(self.reshape(-1).tolist(), xs, ys)]
-        self.copy_(_C.tensor(values, dtype=self.dtype).view(self.shape))
-        return self
+        return self._write_elements([callable(a, b, c) for a, b, c in zip(self.reshape(-1).tolist(), xs, ys)])
 
     def sum_to_size(self, *size):
         """self summed to ``size``, the reverse of ``expand``: over the leading dims self has beyond size and over
         the dims where size is 1 (keeping them). Raises RuntimeError when size is not expandable to self's shape."""
-        if len(size) == 1 and not isinstance(size[0], int):
+        if len(size) == 1 and isinstance(size[0], (tuple, list)):
             size = tuple(size[0])
+        if not all(isinstance(s, int) for s in size):
+            raise TypeError(f"sum_to_size(): argument 'size' (position 1) must be tuple of ints, not "
+                            f"{type(size[0] if len(size) == 1 else size).__name__}")
         size = tuple(size)
         lead = self.dim() - len(size)
         ok = lead >= 0 and all(s == 1 or s == d for s, d in zip(size, self.shape[lead:]))

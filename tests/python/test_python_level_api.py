@@ -63,6 +63,13 @@ CASES = {
     "sum_to_size_keep_ones": lambda m: m.ones(2, 1, 3).sum_to_size(1, 1, 1),
     "sum_to_size_bad": lambda m: m.zeros(2, 3).sum_to_size(1, 4),
     "sum_to_size_too_long": lambda m: m.zeros(2, 3).sum_to_size(4, 2, 3),
+    "sum_to_size_str": lambda m: m.zeros(2, 2).sum_to_size("a"),
+    "mH_1d": lambda m: m.zeros(3).mH,
+    "apply_returns_str": lambda m: m.ones(2).apply_(lambda v: "x"),
+    "apply_returns_none": lambda m: m.ones(2).apply_(lambda v: None),
+    "map_returns_none": lambda m: m.ones(2).map_(m.ones(2), lambda a, b: None),
+    "adjoint_fn": lambda m: m.adjoint(m.arange(6.0).view(2, 3)),
+    "get_device_fn": lambda m: m.get_device(m.zeros(1)),
     "new_empty_shape": lambda m: m.zeros(2, dtype=m.int32).new(2, 3).shape,
     "new_dtype": lambda m: m.zeros(2, dtype=m.int32).new(2, 3).dtype == m.int32,
     "new_size": lambda m: m.zeros(2).new(m.Size([4])).shape,
@@ -138,6 +145,8 @@ def test_from_file_reads_and_maps(tmp_path):
             lib.from_file(str(f), size=5, dtype=lib.int32)
         with pytest.raises(RuntimeError, match="unable to open file"):
             lib.from_file(str(tmp_path / "missing.bin"), size=1)
+        with pytest.raises(RuntimeError):
+            lib.from_file(str(f), size=-1, dtype=lib.int32)
 
 
 def test_settings_round_trip_and_refuse_bad_values():
