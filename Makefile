@@ -70,6 +70,7 @@ demo: setup
 test: setup
 	$(MAKE) --no-print-directory build
 	$(MAKE) --no-print-directory check-layers check-generated ctest pytest check-install check-pip
+	$(MAKE) --no-print-directory random-calls
 
 check-layers:
 	$(PYTHON) tools/check_layers.py
@@ -84,6 +85,14 @@ ctest:
 # Python tests run against the extension built into python/ember/, with PyTorch (python3-torch) as the oracle.
 pytest:
 	PYTHONPATH=python $(PYTHON) -m pytest -q tests/python
+
+# Random API calls compared with PyTorch (tools/random_calls.py, README "Robustness"): fails on a crash or hang in
+# Ember; prints the counts of each mismatch class and keeps every finding in $(BUILD)/random_calls.txt.
+.PHONY: random-calls
+RANDOM_CALLS ?= 3000
+random-calls:
+	PYTHONPATH=python $(PYTHON) tools/random_calls.py --calls $(RANDOM_CALLS) --seed 1 --jobs $(NPROC) \
+	  --report $(BUILD)/random_calls.txt
 
 check-install:
 	tools/check_install.sh $(BUILD)

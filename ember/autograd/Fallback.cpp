@@ -42,10 +42,29 @@ bool any_requires_grad(const Stack& s, size_t n) {
   return false;
 }
 
+// Whether the call writes a floating out= tensor: a keyword-only argument the schema writes
+// (add.out(..., *, Tensor(a!) out)); integral results (argmax's indices) have no derivative anyway.
+bool writes_floating_out(const FunctionSchema& schema, const Stack& s) {
+  const size_t n = schema.arguments.size();
+  for (size_t i = 0; i < n; ++i) {
+    const SchemaArgument& a = schema.arguments[i];
+    const IValue& v = s[s.size() - n + i];
+    if (a.kwarg_only && a.alias && a.alias->is_write && v.is_tensor() && v.to_tensor().defined() &&
+        is_floating_point(v.to_tensor().dtype()))
+      return true;
+  }
+  return false;
+}
+
 void autograd_fallback(const OperatorHandle& op, Stack* s) {
   const FunctionSchema& schema = op.schema();
   size_t n = schema.arguments.size();
   bool differentiate = GradMode::is_enabled() && any_requires_grad(*s, n) && !non_differentiable(schema);
+  // As PyTorch, refused before anything is written (found by tools/random_calls.py, which saw NotImplementedError
+  // after out= had been written): out= results have no history, whatever the op.
+  EMBER_CHECK(!differentiate || !writes_floating_out(schema, *s),
+              "{}(): functions with out=... arguments don't support automatic differentiation, but one of the "
+              "arguments requires grad.", schema.base_name());
   DispatchKeySet below = compute_keys_boxed(*s, n).remove(DispatchKey::Autograd);
   {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ember/ops/generated/CompositeKernels.h"
+#include "ember/ops/linalg.h"
 
 namespace ember {
 namespace composite {
@@ -36,6 +37,32 @@ Tensor scalar_tensor(const Scalar& s, std::optional<DType> dtype, std::optional<
   check_device(device, "scalar_tensor");
   return ember::empty({}, dtype.value_or(default_dtype())).fill_(s);
 }
+namespace {
+// The (2, N) coordinates (row, col) of a row x col matrix where keep(col - row) holds, in row-major order.
+template <class Keep>
+Tensor triangle_indices(const char* op, int64_t row, int64_t col, std::optional<DType> dtype,
+                        std::optional<Device> device, Keep keep) {
+  EMBER_CHECK(row >= 0, "row must be non-negative, got{}", row);
+  EMBER_CHECK(col >= 0, "col must be non-negative, got{}", col);
+  check_device(device, op);
+  const DType d = dtype.value_or(kInt64);
+  EMBER_CHECK(d == kInt64 || d == kInt32, "\"{}\" not implemented for '{}'", op, linalg::scalar_type_name(d));
+  Tensor r = ember::arange(row, kInt64).unsqueeze(1).expand({row, col});
+  Tensor c = ember::arange(col, kInt64).unsqueeze(0).expand({row, col});
+  Tensor mask = keep(ember::sub(c, r));
+  return ember::stack({r.masked_select(mask), c.masked_select(mask)}).to(d);
+}
+}  // namespace
+
+Tensor tril_indices(int64_t row, int64_t col, int64_t offset, std::optional<DType> dtype,
+                    std::optional<Device> device) {
+  return triangle_indices("tril_indices", row, col, dtype, device, [&](const Tensor& t) { return t.le(offset); });
+}
+Tensor triu_indices(int64_t row, int64_t col, int64_t offset, std::optional<DType> dtype,
+                    std::optional<Device> device) {
+  return triangle_indices("triu_indices", row, col, dtype, device, [&](const Tensor& t) { return t.ge(offset); });
+}
+
 Tensor arange(const Scalar& end, std::optional<DType> dtype, std::optional<Device> device) {
   return ember::arange(Scalar(int64_t{0}), end, Scalar(int64_t{1}), dtype, device);
 }
@@ -111,7 +138,9 @@ Tensor to_device(const Tensor& self, std::optional<Device> device, std::optional
 Tensor to_other(const Tensor& self, const Tensor& other, bool non_blocking, bool copy, std::optional<MemoryFormat> mf) {
   return to_dtype(self, other.dtype(), non_blocking, copy, mf);
 }
-Tensor contiguous(const Tensor& self, MemoryFormat) {
+Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
+  EMBER_CHECK(memory_format != MemoryFormat::Preserve,
+              "contiguous: preserve memory format is unsupported by the contiguous operator");
   // clone()'s default (preserve_format) would keep a permuted layout: ask for row-major explicitly.
   return self.is_contiguous() ? self : self.clone(MemoryFormat::Contiguous);
 }

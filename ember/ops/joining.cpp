@@ -1,7 +1,9 @@
 // Joining and splitting written with other ops: stack (cat of unsqueezed tensors), the list-of-views ops
 // split / split_with_sizes / chunk / unbind (narrow and select, so every piece is a view of self), and
-// repeat (a copy into an interleaved view of the result). The errors are PyTorch 1.13's, prefixed with the
-// op name.
+// repeat (a copy into an interleaved view of the result); NumPy's joining (hstack, vstack, dstack,
+// column_stack, block_diag, cartesian_prod, meshgrid, broadcast_tensors) and splitting (tensor_split, hsplit,
+// vsplit, dsplit). The errors are PyTorch 1.13's, prefixed with the op name where PyTorch's are not.
+#include "ember/core/TypePromotion.h"
 #include "ember/ops/generated/CompositeKernels.h"
 #include "ember/ops/shape.h"
 
@@ -32,10 +34,6 @@ std::vector<Tensor> unsqueezed_for_stack(TensorList tensors, int64_t& dim) {
 }
 
 }  // namespace
-
-Tensor concat(TensorList tensors, int64_t dim) { return ember::cat(tensors, dim); }
-
-Tensor concat_out(TensorList tensors, int64_t dim, const Tensor& out) { return ember::cat_out(out, tensors, dim); }
 
 Tensor stack(TensorList tensors, int64_t dim) {
   std::vector<Tensor> parts = unsqueezed_for_stack(tensors, dim);
@@ -131,6 +129,230 @@ Tensor repeat(const Tensor& self, IntArrayRef repeats) {
   if (result.numel() == 0) return result;
   result.view(tiled).copy_(self.reshape(source).expand(tiled));
   return result;
+}
+
+// ------------------------------------------------------------------------------------------ NumPy's joining
+
+Tensor broadcast_to(const Tensor& self, IntArrayRef size) { return self.expand(size); }
+
+std::vector<Tensor> broadcast_tensors(TensorList tensors) {
+  DimVector shape;
+  for (const Tensor& t : tensors) shape = broadcast_shapes(shape, t.sizes());
+  std::vector<Tensor> out;
+  out.reserve(tensors.size());
+  for (const Tensor& t : tensors) out.push_back(t.expand(shape));
+  return out;
+}
+
+std::vector<Tensor> meshgrid(TensorList tensors) { return meshgrid_indexing(tensors, "ij"); }
+
+// As PyTorch: with "xy" the first two tensors trade places, the grids are made as for "ij", and the first two
+// grids trade places back, so grid i still holds tensor i's values (varying along dim 1 for i = 0).
+std::vector<Tensor> meshgrid_indexing(TensorList tensors, std::string_view indexing) {
+  EMBER_CHECK(!tensors.empty(), "meshgrid expects a non-empty TensorList");
+  EMBER_CHECK(indexing == "ij" || indexing == "xy",
+              "torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {}", indexing);
+  for (const Tensor& t : tensors) {
+    EMBER_CHECK(t.dim() <= 1, "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got a tensor of "
+                "shape [{}]", fmt::join(t.sizes(), ", "));
+    EMBER_CHECK(t.dtype() == tensors[0].dtype(), "meshgrid expects all tensors to have the same dtype");
+  }
+  std::vector<Tensor> in(tensors.begin(), tensors.end());
+  const bool swap = indexing == "xy" && in.size() >= 2;
+  if (swap) std::swap(in[0], in[1]);
+  DimVector shape;
+  for (const Tensor& t : in) shape.push_back(t.numel());
+  std::vector<Tensor> grids;
+  grids.reserve(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    DimVector view(in.size(), 1);
+    view[i] = -1;
+    grids.push_back(in[i].view(view).expand(shape));
+  }
+  if (swap) std::swap(grids[0], grids[1]);
+  return grids;
+}
+
+Tensor atleast_1d(const Tensor& self) { return self.dim() == 0 ? self.reshape({1}) : self; }
+
+Tensor atleast_2d(const Tensor& self) {
+  if (self.dim() == 0) return self.reshape({1, 1});
+  return self.dim() == 1 ? self.unsqueeze(0) : self;
+}
+
+Tensor atleast_3d(const Tensor& self) {
+  switch (self.dim()) {
+    case 0: return self.reshape({1, 1, 1});
+    case 1: return self.unsqueeze(0).unsqueeze(-1);
+    case 2: return self.unsqueeze(-1);
+    default: return self;
+  }
+}
+
+namespace {
+
+std::vector<Tensor> each(TensorList tensors, Tensor (*f)(const Tensor&)) {
+  std::vector<Tensor> out;
+  out.reserve(tensors.size());
+  for (const Tensor& t : tensors) out.push_back(f(t));
+  return out;
+}
+
+// The tensors of hstack and its kin made the rank they join at (atleast_nd), after the non-empty check.
+std::vector<Tensor> for_stack(const char* op, TensorList tensors, Tensor (*f)(const Tensor&)) {
+  EMBER_CHECK(!tensors.empty(), "{} expects a non-empty TensorList", op);
+  return each(tensors, f);
+}
+
+Tensor as_column(const Tensor& t) { return t.dim() <= 1 ? t.reshape({t.numel(), 1}) : t; }
+
+}  // namespace
+
+std::vector<Tensor> atleast_1d_sequence(TensorList tensors) { return each(tensors, &atleast_1d); }
+std::vector<Tensor> atleast_2d_sequence(TensorList tensors) { return each(tensors, &atleast_2d); }
+std::vector<Tensor> atleast_3d_sequence(TensorList tensors) { return each(tensors, &atleast_3d); }
+
+Tensor hstack(TensorList tensors) {
+  std::vector<Tensor> ts = for_stack("hstack", tensors, &atleast_1d);
+  return ember::cat(ts, ts[0].dim() == 1 ? 0 : 1);
+}
+Tensor hstack_out(TensorList tensors, const Tensor& out) {
+  std::vector<Tensor> ts = for_stack("hstack", tensors, &atleast_1d);
+  return ember::cat_out(out, ts, ts[0].dim() == 1 ? 0 : 1);
+}
+Tensor vstack(TensorList tensors) { return ember::cat(for_stack("vstack", tensors, &atleast_2d), 0); }
+Tensor vstack_out(TensorList tensors, const Tensor& out) {
+  return ember::cat_out(out, for_stack("vstack", tensors, &atleast_2d), 0);
+}
+Tensor dstack(TensorList tensors) { return ember::cat(for_stack("dstack", tensors, &atleast_3d), 2); }
+Tensor dstack_out(TensorList tensors, const Tensor& out) {
+  return ember::cat_out(out, for_stack("dstack", tensors, &atleast_3d), 2);
+}
+Tensor column_stack(TensorList tensors) { return ember::cat(for_stack("column_stack", tensors, &as_column), 1); }
+Tensor column_stack_out(TensorList tensors, const Tensor& out) {
+  return ember::cat_out(out, for_stack("column_stack", tensors, &as_column), 1);
+}
+
+// Each block padded with zeros to the full width (left: the widths before it, right: those after), then the
+// rows joined: no writes into a result, so autograd sees only constant_pad_nd and cat.
+Tensor block_diag(TensorList tensors) {
+  DType dtype = tensors.empty() ? default_dtype() : result_type(tensors);
+  std::vector<Tensor> blocks;
+  int64_t width = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    EMBER_CHECK(t.dim() <= 2, "torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {} has {} "
+                "dimensions", i, t.dim());
+    blocks.push_back((t.dim() == 2 ? t : t.reshape({1, t.numel()})).to(dtype));
+    width += blocks.back().size(1);
+  }
+  if (blocks.empty()) return ember::zeros({1, 0}, dtype);
+  int64_t left = 0;
+  for (Tensor& b : blocks) {
+    const int64_t w = b.size(1);
+    b = ember::constant_pad_nd(b, {left, width - left - w});
+    left += w;
+  }
+  return ember::cat(blocks, 0);
+}
+
+Tensor cartesian_prod(TensorList tensors) {
+  for (const Tensor& t : tensors) {
+    EMBER_CHECK(t.dim() == 1, "Expect a 1D vector, but got shape [{}]", fmt::join(t.sizes(), ", "));
+  }
+  if (tensors.size() == 1) return tensors[0];
+  std::vector<Tensor> grids = meshgrid_indexing(tensors, "ij");
+  for (Tensor& g : grids) g = g.flatten();
+  return ember::stack(grids, 1);
+}
+
+// ------------------------------------------------------------------------------------------ NumPy's splitting
+
+namespace {
+int64_t tensor_split_dim(const Tensor& self, int64_t& dim) {
+  EMBER_CHECK(self.dim() > 0, "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims");
+  dim = checked_dim("tensor_split", dim, self.dim());
+  return self.size(dim);
+}
+}  // namespace
+
+std::vector<Tensor> tensor_split_sections(const Tensor& self, int64_t sections, int64_t dim) {
+  const int64_t size = tensor_split_dim(self, dim);
+  EMBER_CHECK(sections > 0, "number of sections must be larger than 0, got {}", sections);
+  const int64_t base = size / sections, extra = size % sections;
+  std::vector<Tensor> pieces;
+  pieces.reserve(static_cast<size_t>(sections));
+  int64_t start = 0;
+  for (int64_t i = 0; i < sections; ++i) {
+    const int64_t len = base + (i < extra ? 1 : 0);
+    pieces.push_back(self.narrow(dim, start, len));
+    start += len;
+  }
+  return pieces;
+}
+
+// Pieces between consecutive indices with slice's rules (negative indices wrap, all are clamped to the dim).
+std::vector<Tensor> tensor_split_indices(const Tensor& self, IntArrayRef indices, int64_t dim) {
+  const int64_t size = tensor_split_dim(self, dim);
+  std::vector<Tensor> pieces;
+  pieces.reserve(indices.size() + 1);
+  int64_t start = 0;
+  for (int64_t end : indices) {
+    pieces.push_back(ember::slice(self, dim, start, end));
+    start = end;
+  }
+  pieces.push_back(ember::slice(self, dim, start, size));
+  return pieces;
+}
+
+std::vector<Tensor> tensor_split_tensor(const Tensor& self, const Tensor& tensor_indices_or_sections, int64_t dim) {
+  const Tensor& t = tensor_indices_or_sections;
+  EMBER_CHECK(t.dtype() == kInt64, "tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+              "{}", t.dtype());
+  EMBER_CHECK(t.dim() <= 1, "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+              "one-dimensional tensor, but got a tensor with {} dims", t.dim());
+  if (t.dim() == 0) return tensor_split_sections(self, t.item<int64_t>(), dim);
+  Tensor c = t.contiguous();
+  const int64_t* p = c.data_ptr<int64_t>();
+  return tensor_split_indices(self, IntArrayRef(p, static_cast<size_t>(c.numel())), dim);
+}
+
+namespace {
+// hsplit, vsplit and dsplit: self of at least min_dim dims, split along dim.
+void check_nsplit(const char* op, const Tensor& self, int64_t min_dim) {
+  EMBER_CHECK(self.dim() >= min_dim, "torch.{} requires a tensor with at least {} dimension, but got a tensor with {} "
+              "dimensions!", op, min_dim, self.dim());
+}
+std::vector<Tensor> nsplit_sections(const char* op, const Tensor& self, int64_t sections, int64_t dim) {
+  EMBER_CHECK(sections != 0 && self.size(dim) % sections == 0, "torch.{} attempted to split along dimension {}, but "
+              "the size of the dimension {} is not divisible by the split_size {}!", op, dim, self.size(dim), sections);
+  return tensor_split_sections(self, sections, dim);
+}
+}  // namespace
+
+std::vector<Tensor> hsplit_int(const Tensor& self, int64_t sections) {
+  check_nsplit("hsplit", self, 1);
+  return nsplit_sections("hsplit", self, sections, self.dim() == 1 ? 0 : 1);
+}
+std::vector<Tensor> hsplit_array(const Tensor& self, IntArrayRef indices) {
+  check_nsplit("hsplit", self, 1);
+  return tensor_split_indices(self, indices, self.dim() == 1 ? 0 : 1);
+}
+std::vector<Tensor> vsplit_int(const Tensor& self, int64_t sections) {
+  check_nsplit("vsplit", self, 2);
+  return nsplit_sections("vsplit", self, sections, 0);
+}
+std::vector<Tensor> vsplit_array(const Tensor& self, IntArrayRef indices) {
+  check_nsplit("vsplit", self, 2);
+  return tensor_split_indices(self, indices, 0);
+}
+std::vector<Tensor> dsplit_int(const Tensor& self, int64_t sections) {
+  check_nsplit("dsplit", self, 3);
+  return nsplit_sections("dsplit", self, sections, 2);
+}
+std::vector<Tensor> dsplit_array(const Tensor& self, IntArrayRef indices) {
+  check_nsplit("dsplit", self, 3);
+  return tensor_split_indices(self, indices, 2);
 }
 
 }  // namespace ember::composite

@@ -1,10 +1,15 @@
-// Matrix products written with other ops (matmul, outer/ger, linear) and the argument checks shared with
-// the kernels of mm, bmm, mv, dot (ember/kernels/cpu/matmul.cpp). matmul follows PyTorch 1.13's _matmul_impl
-// (aten/src/ATen/native/LinearAlgebra.cpp) case by case, so its results, output strides and errors match.
+// Matrix products written with other ops (matmul, outer, linear; trace, kron, tensordot, inner, vdot) and the
+// argument checks shared with the kernels of mm, bmm, mv, dot (ember/kernels/cpu/matmul.cpp). matmul follows
+// PyTorch 1.13's _matmul_impl (aten/src/ATen/native/LinearAlgebra.cpp) case by case, so its results, output
+// strides and errors match; tensordot follows its tensordot (the permutations, the summed size-1 dims).
 #include "ember/ops/linalg.h"
+
+#include <bitset>
 
 #include "ember/core/TypePromotion.h"
 #include "ember/ops/generated/CompositeKernels.h"
+#include "ember/ops/out.h"
+#include "ember/ops/shape.h"
 
 namespace ember {
 
@@ -280,8 +285,6 @@ Tensor outer_out(const Tensor& self, const Tensor& vec2, const Tensor& out) {
   check_1d(vec2, "vec2");
   return ember::mul_out(out, self.reshape({self.size(0), 1}), vec2);
 }
-Tensor ger(const Tensor& self, const Tensor& vec2) { return ember::outer(self, vec2); }
-Tensor ger_out(const Tensor& self, const Tensor& vec2, const Tensor& out) { return ember::outer_out(out, self, vec2); }
 
 // As PyTorch 1.13's linear: a 2-D input with a bias, and a contiguous 3-D input with one (folded to 2-D), run
 // as one addmm; everything else as matmul followed by an in-place add of the bias (so the bias may broadcast
@@ -305,6 +308,102 @@ Tensor linear_out(const Tensor& input, const Tensor& weight, const std::optional
   if (has_bias) out.add_(*bias);
   return out;
 }
+
+// ---------------------------------------------------------------------------------------------- other products
+
+Tensor trace(const Tensor& self) {
+  EMBER_CHECK(self.dim() == 2, "trace: expected a matrix, but got tensor with dim {}", self.dim());
+  // (PyTorch's CPU kernel also refuses float16 and bfloat16; Ember sums them as it sums any tensor)
+  EMBER_CHECK(self.dtype() != kBool, "\"trace\" not implemented for 'Bool'");
+  return self.diagonal().sum();
+}
+
+// Both shapes padded with leading 1s to one rank n; self viewed as (a0, 1, a1, 1, ...) times other as
+// (1, b0, 1, b1, ...) is (a0, b0, a1, b1, ...), whose reshape to (a0 * b0, a1 * b1, ...) is the product.
+Tensor kron(const Tensor& self, const Tensor& other) {
+  const int64_t n = std::max(self.dim(), other.dim());
+  DimVector a_view, b_view, sizes;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t a = i < n - self.dim() ? 1 : self.size(i - (n - self.dim()));
+    const int64_t b = i < n - other.dim() ? 1 : other.size(i - (n - other.dim()));
+    a_view.push_back(a);
+    a_view.push_back(1);
+    b_view.push_back(1);
+    b_view.push_back(b);
+    sizes.push_back(a * b);
+  }
+  return ember::mul(self.reshape(a_view), other.reshape(b_view)).reshape(sizes);
+}
+Tensor kron_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return write_out("kron", out, composite::kron(self, other));
+}
+
+Tensor tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other) {
+  EMBER_CHECK(dims_self.size() == dims_other.size(), "both dimension lists should have same length");
+  // (mm of bool operands, which Ember computes, is refused by PyTorch's CPU kernel: so is tensordot's)
+  EMBER_CHECK(self.dtype() != kBool || other.dtype() != kBool, "\"addmm_impl_cpu_\" not implemented for 'Bool'");
+  Tensor t1 = self, t2 = other;
+  int64_t contracted = 1;  // the product of the contracted sizes (after summing the size-1 ones away)
+  std::bitset<64> in1, in2;  // (ranks above 64 are refused by the checks of the view ops before this matters)
+  DimVector d1, d2;
+  for (size_t i = 0; i < dims_self.size(); ++i) {
+    d1.push_back(checked_dim("tensordot", dims_self[i], self.dim()));
+    d2.push_back(checked_dim("tensordot", dims_other[i], other.dim()));
+    EMBER_CHECK(!in1[d1.back()], "dim {} appears multiple times in the list of dims", d1.back());
+    EMBER_CHECK(!in2[d2.back()], "dim {} appears multiple times in the list of dims", d2.back());
+    in1[d1.back()] = in2[d2.back()] = true;
+    const int64_t s1 = self.size(d1.back()), s2 = other.size(d2.back());
+    if (s2 == 1) {  // a broadcast dim: summed right away
+      t1 = t1.sum(IntArrayRef{d1.back()}, true);
+    } else if (s1 == 1) {
+      t2 = t2.sum(IntArrayRef{d2.back()}, true);
+    } else {
+      EMBER_CHECK(s1 == s2, "contracted dimensions need to match, but first has size {} in dim {} and second has "
+                  "size {} in dim {}", s1, dims_self[i], s2, dims_other[i]);
+      contracted *= s1;
+    }
+  }
+  DimVector p1, p2, sizes;
+  int64_t free1 = 1, free2 = 1;
+  for (int64_t i = 0; i < self.dim(); ++i) {
+    if (in1[i]) continue;
+    p1.push_back(i);
+    free1 *= t1.size(i);
+    sizes.push_back(t1.size(i));
+  }
+  for (int64_t d : d1) p1.push_back(d);
+  for (int64_t d : d2) p2.push_back(d);
+  for (int64_t i = 0; i < other.dim(); ++i) {
+    if (in2[i]) continue;
+    p2.push_back(i);
+    free2 *= t2.size(i);
+    sizes.push_back(t2.size(i));
+  }
+  return ember::mm(t1.permute(p1).reshape({free1, contracted}), t2.permute(p2).reshape({contracted, free2}))
+      .reshape(sizes);
+}
+Tensor tensordot_out(const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other,
+                     const Tensor& out) {
+  return write_out("tensordot", out, composite::tensordot(self, other, dims_self, dims_other));
+}
+
+Tensor inner(const Tensor& self, const Tensor& other) {
+  if (self.dim() == 0 || other.dim() == 0) return ember::mul(self, other);
+  EMBER_CHECK(self.size(-1) == other.size(-1), "inner() the last dimension must match on both input tensors but got "
+              "shapes [{}] and [{}]", fmt::join(self.sizes(), ", "), fmt::join(other.sizes(), ", "));
+  return composite::tensordot(self, other, {-1}, {-1});
+}
+Tensor inner_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  if (self.dim() == 0 || other.dim() == 0) return ember::mul_out(out, self, other);
+  return write_out("inner", out, composite::inner(self, other));
+}
+
+// For real dtypes vdot is dot (the conjugate of self is self), as PyTorch dispatches it.
+Tensor vdot(const Tensor& self, const Tensor& other) {
+  EMBER_CHECK(self.dtype() != kBool || other.dtype() != kBool, "\"dot\" not implemented for 'Bool'");
+  return ember::dot(self, other);
+}
+Tensor vdot_out(const Tensor& self, const Tensor& other, const Tensor& out) { return ember::dot_out(out, self, other); }
 
 }  // namespace composite
 }  // namespace ember

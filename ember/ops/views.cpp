@@ -65,12 +65,6 @@ Tensor t(const Tensor& self) {
   return self.dim() < 2 ? self.transpose(0, 0) : self.transpose(0, 1);
 }
 
-// NumPy's names for transpose (CompositeImplicitAutograd: autograd and the in-place variants see transpose).
-Tensor swapdims(const Tensor& self, int64_t dim0, int64_t dim1) { return self.transpose(dim0, dim1); }
-Tensor swapaxes(const Tensor& self, int64_t axis0, int64_t axis1) { return self.transpose(axis0, axis1); }
-Tensor swapdims_(const Tensor& self, int64_t dim0, int64_t dim1) { return self.transpose_(dim0, dim1); }
-Tensor swapaxes_(const Tensor& self, int64_t axis0, int64_t axis1) { return self.transpose_(axis0, axis1); }
-
 Tensor expand(const Tensor& self, IntArrayRef size, bool /*implicit*/) {
   int64_t n = static_cast<int64_t>(size.size()), d = self.dim();
   EMBER_CHECK(n >= d,

@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "dtype.h"
+#include "ember/autograd/autograd.h"
 #include "generator.h"
 #include "jit.h"
 #include "python_op_table.h"
@@ -83,10 +84,16 @@ const char* kind_name(const ArgSpec& s) {
 
 // ---- conversions: each returns false on a type mismatch
 
+// Note [tensors as numbers]
+// As PyTorch's parser, an int, float or Number parameter takes a tensor only when it is 0-dim and does not require
+// grad: a one-element tensor of another rank (clamp_min(x, t) with t of shape (1, 1, 1)) would silently lose its
+// shape from the result's broadcast, and a tensor that requires grad would lose its gradient.
+bool is_number_tensor(const Tensor& t) { return t.dim() == 0 && !autograd::requires_grad(t); }
+
 bool is_int_like(PyObject* o) {
   if (PyBool_Check(o)) return false;
   if (PyLong_Check(o)) return true;
-  if (is_tensor(o)) return unwrap(o).numel() == 1 && is_integral(unwrap(o).dtype(), false);
+  if (is_tensor(o)) return is_number_tensor(unwrap(o)) && is_integral(unwrap(o).dtype(), false);
   return !PyFloat_Check(o) && Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_index &&
          !PyUnicode_Check(o);
 }
@@ -106,7 +113,7 @@ int64_t as_int(PyObject* o) {
   return v;
 }
 
-// A Python number (or numpy scalar, or one-element tensor for Scalar arguments) as a Scalar. A NumPy array, even
+// A Python number (or numpy scalar, or 0-dim tensor for Scalar arguments) as a Scalar. A NumPy array, even
 // 0-d, is no number (its __index__ would fail with a message about scalar indices).
 bool as_scalar(PyObject* o, Scalar* out, bool allow_tensor) {
   if (PyBool_Check(o)) {
@@ -122,7 +129,7 @@ bool as_scalar(PyObject* o, Scalar* out, bool allow_tensor) {
     return true;
   }
   if (is_tensor(o)) {
-    if (!allow_tensor || unwrap(o).numel() != 1) return false;
+    if (!allow_tensor || !is_number_tensor(unwrap(o))) return false;  // Note [tensors as numbers]
     *out = unwrap(o).item();
     return true;
   }
@@ -508,7 +515,15 @@ bool parse_call(const Signature& sig, PyObject* const* args, Py_ssize_t nargs, P
       slot = a.default_value;
       continue;
     }
-    if (!convert(given[i], a, &slot, from_operator || a.numbers_ok)) {
+    // Note [a single int for int[]]
+    // As PyTorch's parser: one int stands for a list only where the schema fixes the list's size (int[2]
+    // kernel_size=3 is [3, 3]) or where the int[] is the only positional parameter (x.view(3), x.permute(0): the
+    // varargs form). as_strided(x, size, 1) or flip(x, 0) is a TypeError, not a list of one element.
+    const bool lone_int = a.kind == ArgKind::IntList && a.fixed_size <= 0 && !from_operator &&
+                          !(sig.varargs_intlist && i == static_cast<size_t>(sig.self_offset)) &&
+                          !PyTuple_Check(given[i]) && !PyList_Check(given[i]) && given[i] != Py_None;
+    // An out= tensor is written: a Python number would make a temporary tensor that nobody sees.
+    if (lone_int || !convert(given[i], a, &slot, (from_operator || a.numbers_ok) && !a.is_out)) {
       return fail([&] {
         if (a.kind == ArgKind::IntList) {
           std::string why_not = int_list_mismatch(given[i]);

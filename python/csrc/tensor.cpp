@@ -32,14 +32,24 @@ void tensor_dealloc(PyObject* self) {
   Py_TYPE(self)->tp_free(self);
 }
 
+// An ember.Size holding tup's items (a new reference; tup is released). Built with tuple's own constructor: the
+// items are ints (or traced sizes) already, so ember.Size.__new__'s checks of user input are skipped on this path,
+// which every x.shape takes.
+PyObject* size_from_tuple(PyObject* tup) {
+  if (!g_size_class) return tup;
+  PyObject* args = PyTuple_Pack(1, tup);
+  Py_DECREF(tup);
+  if (!args) return nullptr;
+  PyObject* r = PyTuple_Type.tp_new(reinterpret_cast<PyTypeObject*>(g_size_class), args, nullptr);
+  Py_DECREF(args);
+  return r;
+}
+
 PyObject* make_size(IntArrayRef sizes) {
   PyObject* tup = PyTuple_New(static_cast<Py_ssize_t>(sizes.size()));
   if (!tup) return nullptr;
   for (size_t i = 0; i < sizes.size(); ++i) PyTuple_SET_ITEM(tup, i, PyLong_FromLongLong(sizes[i]));
-  if (!g_size_class) return tup;
-  PyObject* r = PyObject_CallOneArg(g_size_class, tup);
-  Py_DECREF(tup);
-  return r;
+  return size_from_tuple(tup);
 }
 
 // While tracing, an ember.Size of traced 0-dim int64 tensors (Note [traced sizes] in
@@ -48,10 +58,7 @@ PyObject* make_traced_size(const Tensor& t) {
   PyObject* tup = PyTuple_New(t.dim());
   if (!tup) return nullptr;
   for (int64_t i = 0; i < t.dim(); ++i) PyTuple_SET_ITEM(tup, i, wrap(traced_size(t, i)));
-  if (!g_size_class) return tup;
-  PyObject* r = PyObject_CallOneArg(g_size_class, tup);
-  Py_DECREF(tup);
-  return r;
+  return size_from_tuple(tup);
 }
 
 // ---- properties
@@ -207,6 +214,9 @@ PyObject* m_array_interface(PyObject* self, PyObject*) {
   constexpr int64_t kNumPyMaxDims = 32;
   EMBER_CHECK_VALUE(t.dim() <= kNumPyMaxDims, "number of dimensions must be within [0, {}], got {}", kNumPyMaxDims,
                     t.dim());
+  // As PyTorch: an array would let a tensor that requires grad be changed behind autograd's back.
+  EMBER_CHECK(!autograd::requires_grad(t),
+              "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.");
   const char* typestr = nullptr;
   switch (t.dtype()) {
     case kBool: typestr = "|b1"; break;
@@ -534,6 +544,10 @@ PyObject* set_tensor_class_py(PyObject*, PyObject* cls) {
   Py_RETURN_NONE;
 }
 PyObject* set_size_class_py(PyObject*, PyObject* cls) {
+  if (!PyType_Check(cls) || !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls), &PyTuple_Type)) {
+    PyErr_SetString(PyExc_TypeError, "_set_size_class: expected a subclass of tuple");
+    return nullptr;
+  }
   Py_XINCREF(cls);
   g_size_class = cls;
   Py_RETURN_NONE;

@@ -92,8 +92,9 @@ PyObject* get_grad_fn(PyObject* self, void*) {
 PyObject* get_is_leaf(PyObject* self, void*) { return PyBool_FromLong(ag::is_leaf(unwrap(self))); }
 
 // Note [Tensor.data]
-// Reading .data gives detach(): an alias without autograd history. Unlike PyTorch's .data it shares the version
-// counter, so an in-place change through it is seen by saved-tensor checks (PyTorch's would go unnoticed).
+// Reading .data gives, as PyTorch's variable_data(), an alias without autograd history and with a version counter
+// of its own: in-place changes through it are not seen by autograd's saved-tensor checks (that is what programs use
+// .data for: updating weights behind autograd's back), while detach() shares the version counter and so is seen.
 // Assigning .data is PyTorch's set_data: the tensor itself takes the new data's storage, dtype and geometry
 // (TensorImpl::set_data, Note [set_data]) and keeps its identity: the Python object, its requires_grad and
 // every C++ handle to it, so a Parameter converted by Module.double() stays the object optimizers hold, and a
@@ -103,7 +104,9 @@ PyObject* get_is_leaf(PyObject* self, void*) { return PyBool_FromLong(ag::is_lea
 // graph makes one for the new dtype.
 PyObject* get_data(PyObject* self, void*) {
   EMBER_PY_TRY
-  return wrap(unwrap(self).detach());
+  Tensor d = unwrap(self).detach();
+  d.impl()->set_version_counter(make_intrusive<VersionCounter>());
+  return wrap(std::move(d));
   EMBER_PY_CATCH(nullptr)
 }
 

@@ -134,10 +134,10 @@ void fill(PyObject* o, size_t depth, size_t ndim, T*& out) {
       double d = PyFloat_AsDouble(o);
       if (d == -1.0 && PyErr_Occurred()) throw python_error_already_set();
       *out++ = d;
-    } else if constexpr (std::is_same_v<T, bool>) {
-      *out++ = PyObject_IsTrue(o) == 1;
-    } else if (PyBool_Check(o) || is_numpy_bool(o)) {
-      *out++ = PyObject_IsTrue(o) == 1;
+    } else if (std::is_same_v<T, bool> || PyBool_Check(o) || is_numpy_bool(o)) {
+      const int truth = PyObject_IsTrue(o);  // -1: its __bool__ raised; pass that error on
+      if (truth < 0) throw python_error_already_set();
+      *out++ = static_cast<T>(truth);
     } else {
       PyObject* idx = PyNumber_Index(o);
       if (!idx) throw python_error_already_set();
@@ -164,7 +164,8 @@ Tensor from_numpy_impl(PyObject* arr);
 // given; values that do not fit an integral dtype raise.
 Tensor tensor_from_data(PyObject* data, std::optional<DType> dtype) {
   if (is_tensor(data)) {
-    Tensor t = unwrap(data).clone(MemoryFormat::Contiguous);
+    // A new leaf, as PyTorch's torch.tensor(t) (which warns to use t.clone().detach()): no history of t's.
+    Tensor t = unwrap(data).detach().clone(MemoryFormat::Contiguous);
     return dtype ? t.to(*dtype) : t;
   }
   EMBER_CHECK_TYPE(!is_text(data), "new(): invalid data type '{}'", py_type_name(data));
@@ -278,15 +279,19 @@ PyObject* py_tensor(PyObject*, PyObject* args, PyObject* kwargs) {
                      py_type_name(device_o));
     EMBER_CHECK(d.is_cpu(), "tensor(): device '{}' is not available; this build supports only cpu", d.str());
   }
+  // PyTorch's parser takes only a bool here (a tensor's truth would raise, or be read as a flag by mistake).
+  EMBER_CHECK_TYPE(PyBool_Check(rg), "tensor(): argument 'requires_grad' must be bool, not {}", py_type_name(rg));
+  EMBER_CHECK_TYPE(PyBool_Check(pin), "tensor(): argument 'pin_memory' must be bool, not {}", py_type_name(pin));
   Tensor t = traced_constant([&] { return tensor_from_data(data, dtype); }, kTensorConstantWarning);
-  if (PyObject_IsTrue(rg) == 1) autograd::set_requires_grad(t, true);
+  if (rg == Py_True) autograd::set_requires_grad(t, true);
   return wrap(std::move(t));
   EMBER_PY_CATCH(nullptr)
 }
 
 PyObject* py_from_numpy(PyObject*, PyObject* arr) {
   EMBER_PY_TRY
-  EMBER_CHECK_TYPE(!is_tensor(arr) && PyObject_HasAttrString(arr, "__array_interface__"),
+  // An ndarray only, as PyTorch's: NumPy scalars (np.float64(2.0)) have an array interface too.
+  EMBER_CHECK_TYPE(is_numpy_array(arr) && PyObject_HasAttrString(arr, "__array_interface__"),
                    "expected np.ndarray (got {})", py_type_name(arr));
   return wrap(from_numpy_impl(arr));
   EMBER_PY_CATCH(nullptr)

@@ -64,6 +64,7 @@ from . import autograd  # noqa: E402  (ember.autograd.grad, ...)
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: E402,F401
 from ._C import is_grad_enabled, is_inference_mode_enabled  # noqa: E402,F401
 from ._C import is_anomaly_enabled, is_anomaly_check_nan_enabled  # noqa: E402,F401
+from ._C import _set_anomaly_enabled as set_anomaly_enabled  # noqa: E402,F401  (as torch.set_anomaly_enabled)
 from . import utils  # noqa: E402,F401  (ember.utils.hooks)
 from . import backends  # noqa: E402  (ember.backends.blas.enabled, ...)
 from . import linalg  # noqa: E402  (ember.linalg.vector_norm, as torch.linalg)
@@ -96,8 +97,12 @@ pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
 # The functions written in Python (as torch/functional.py); they replace the ops of the same name above.
 from . import functional  # noqa: E402
 from .functional import *  # noqa: E402,F401,F403
+from ._creation import *  # noqa: E402,F401,F403  (asarray, frombuffer, from_file)
+from ._settings import *  # noqa: E402,F401,F403  (deterministic algorithms, typename, is_complex, ...)
+from ._layout import layout, strided  # noqa: E402,F401
 
 
 __all__ = ["Tensor", "Size", "tensor", "from_numpy", "as_tensor", "is_tensor", "is_nonzero", "finfo", "iinfo",
            "set_printoptions", "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
-           "set_rng_state", "fork_rng"] + sorted(_C._functions)
+           "set_rng_state", "fork_rng", "layout", "strided"] + _creation.__all__ + _settings.__all__ + \
+    sorted(_C._functions)

@@ -20,6 +20,9 @@ def _check_dtype(api, dtype):
         raise TypeError(f"{api}(): argument 'type' (position 1) must be ember.dtype, not {type(dtype).__name__}")
 
 
+_DEFAULT = object()
+
+
 class finfo:
     """Limits of a floating dtype: ``bits``, ``eps`` (smallest x with 1 + x != 1), ``max``, ``min`` (= -max),
     ``tiny`` and ``smallest_normal`` (smallest positive normal number), ``resolution`` (10**-precision) and
@@ -27,8 +30,9 @@ class finfo:
 
     __module__ = "ember"
 
-    def __init__(self, type=None):  # noqa: A002  (PyTorch's parameter name)
-        dtype = _C.get_default_dtype() if type is None else type
+    def __init__(self, type=_DEFAULT):  # noqa: A002  (PyTorch's parameter name)
+        # finfo() is the default dtype's; finfo(None) is a TypeError, as PyTorch's.
+        dtype = _C.get_default_dtype() if type is _DEFAULT else type
         _check_dtype("finfo", dtype)
         if dtype == _C.bfloat16:
             self.bits, self.eps = 16, 2.0**-7

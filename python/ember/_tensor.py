@@ -4,6 +4,7 @@ python/csrc/tensor_autograd.cpp); this class adds what is naturally Python: prin
 and pickling."""
 from . import _C
 from ._dtype_info import _dtype_name
+from ._size import Size
 from ._tensor_str import _str
 
 
@@ -183,6 +184,159 @@ class Tensor(_C._TensorBase):
 
             r.grad = copy.deepcopy(self.grad, memo)
         return r
+
+    # ---- attributes of the device, layout and storage (Ember's tensors are dense, on the CPU, unpinned)
+    @property
+    def is_cpu(self):
+        """True: every Ember tensor lives in CPU memory."""
+        return True
+
+    @property
+    def layout(self):
+        """``ember.strided``: Ember's tensors are dense with strides (no sparse layouts)."""
+        from ._layout import strided
+
+        return strided
+
+    is_mkldnn = is_nested = is_ort = property(lambda self: False, doc="False: Ember has no such tensors.")
+
+    @property
+    def volatile(self):
+        """False, as PyTorch's deprecated attribute (use ``ember.no_grad()``)."""
+        import warnings
+
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2)
+        return False
+
+    def get_device(self):
+        """-1, PyTorch's answer for a CPU tensor (a CUDA tensor would give its ordinal)."""
+        return -1
+
+    def is_pinned(self):
+        """False: Ember allocates no page-locked memory (it has no accelerator to transfer to)."""
+        return False
+
+    def pin_memory(self):
+        """Raises NotImplementedError as PyTorch does without an accelerator: pinned memory only speeds transfers to
+        one, and Ember has none."""
+        raise NotImplementedError("pin_memory: pinned memory needs an accelerator, and this build of Ember supports "
+                                  "only cpu")
+
+    def is_shared(self):
+        """Whether the tensor's memory is shared between processes (False: Ember's storages are private)."""
+        return False
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        """Raises AssertionError, as PyTorch built without CUDA: Ember runs on the CPU only."""
+        raise AssertionError("Ember not compiled with CUDA enabled")
+
+    def to_dense(self, dtype=None):
+        """self (a dense tensor is its own dense form), converted to dtype when given."""
+        return self if dtype is None else self.to(dtype)
+
+    # ---- predicates
+    def is_complex(self):
+        """Whether the dtype is a complex type."""
+        return self.dtype.is_complex
+
+    def is_signed(self):
+        """Whether the dtype is signed (every dtype but uint8 and bool)."""
+        return self.dtype.is_signed
+
+    def is_nonzero(self):
+        """The truth of a one-element tensor (see ember.is_nonzero). Raises RuntimeError for other sizes."""
+        from .functional import is_nonzero
+
+        return is_nonzero(self)
+
+    def is_same_size(self, other):
+        """Whether self and other have the same sizes."""
+        return self.shape == other.shape
+
+    # ---- conjugate transposes: for real dtypes the plain transposes
+    @property
+    def H(self):
+        """The conjugate transpose of a matrix (2-D tensor). Raises RuntimeError for other ranks, as PyTorch."""
+        if self.dim() != 2:
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor."
+                               + (" For batches of matrices, consider using tensor.mH" if self.dim() > 2 else ""))
+        return self.mH
+
+    @property
+    def mH(self):
+        """The conjugate transpose of the last two dimensions (mT for real dtypes). Raises RuntimeError below 2-D."""
+        if self.dim() < 2:
+            raise RuntimeError("tensor.mH is only supported on matrices or batches of matrices. Got "
+                               f"{self.dim()}-D tensor.")
+        return self.mT.conj() if self.is_complex() else self.mT
+
+    def adjoint(self):
+        """The conjugate transpose of the last two dimensions, as ``mH``."""
+        return self.mH
+
+    # ---- Python callables over the elements (CPU only in PyTorch too)
+    def apply_(self, callable):
+        """Replaces every element x by callable(x), in place, and returns self (slow: one Python call each).
+        Raises TypeError when callable returns something that is not a real number, as PyTorch."""
+        return self._write_elements([callable(v) for v in self.reshape(-1).tolist()])
+
+    def _write_elements(self, values):
+        for v in values:
+            if not isinstance(v, (int, float)):  # bool is an int
+                raise TypeError(f"must be real number, not {type(v).__name__}")
+        self.copy_(_C.tensor(values, dtype=self.dtype).view(self.shape))
+        return self
+
+    def map_(self, tensor, callable):
+        """self[i] = callable(self[i], tensor[i]) in place, tensor broadcast to self's shape; returns self."""
+        other = tensor.expand(self.shape).reshape(-1).tolist()
+        return self._write_elements([callable(a, b) for a, b in zip(self.reshape(-1).tolist(), other)])
+
+    def map2_(self, x, y, callable):
+        """self[i] = callable(self[i], x[i], y[i]) in place, x and y broadcast to self's shape; returns self."""
+        xs = x.expand(self.shape).reshape(-1).tolist()
+        ys = y.expand(self.shape).reshape(-1).tolist()
+        return self._write_elements([callable(a, b, c) for a, b, c in zip(self.reshape(-1).tolist(), xs, ys)])
+
+    def sum_to_size(self, *size):
+        """self summed to ``size``, the reverse of ``expand``: over the leading dims self has beyond size and over
+        the dims where size is 1 (keeping them). Raises RuntimeError when size is not expandable to self's shape."""
+        if len(size) == 1 and isinstance(size[0], (tuple, list)):
+            size = tuple(size[0])
+        if not all(isinstance(s, int) for s in size):
+            raise TypeError(f"sum_to_size(): argument 'size' (position 1) must be tuple of ints, not "
+                            f"{type(size[0] if len(size) == 1 else size).__name__}")
+        size = tuple(size)
+        lead = self.dim() - len(size)
+        ok = lead >= 0 and all(s == 1 or s == d for s, d in zip(size, self.shape[lead:]))
+        if not ok:
+            raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(self.shape)}}}.")
+        r = self.sum(tuple(range(lead))) if lead else self
+        dims = tuple(i for i, (s, d) in enumerate(zip(size, r.shape)) if s == 1 and d != 1)
+        return r.sum(dims, keepdim=True) if dims else r
+
+    # ---- legacy constructor
+    def new(self, *args):
+        """PyTorch's legacy ``x.new(...)``: no arguments, an empty tensor; sizes (ints or a Size), an uninitialised
+        tensor; a sequence, a copy of it; a tensor of self's dtype, that tensor itself (an alias, as PyTorch); all of
+        self's dtype. Raises TypeError for a tensor of another dtype, as PyTorch."""
+        if not args:
+            return _C._functions["empty"]((0,), dtype=self.dtype)
+        if len(args) == 1 and isinstance(args[0], _C._TensorBase):
+            if args[0].dtype != self.dtype:
+                raise TypeError(f"new(): expected a tensor of dtype {self.dtype}, got {args[0].dtype}")
+            return args[0].detach()
+        if all(isinstance(a, int) for a in args) or (len(args) == 1 and isinstance(args[0], Size)):
+            size = args[0] if isinstance(args[0], Size) else args
+            return _C._functions["empty"](tuple(size), dtype=self.dtype)
+        if len(args) == 1:
+            return _C.tensor(args[0], dtype=self.dtype)
+        raise TypeError(f"new(): invalid arguments {args!r}")
+
+    def new_empty_strided(self, size, stride, dtype=None, device=None, requires_grad=False):
+        """An uninitialised tensor with the given size and stride, of self's dtype (or dtype)."""
+        return _C._functions["empty_strided"](size, stride, dtype=self.dtype if dtype is None else dtype,
+                                              requires_grad=requires_grad)
 
     # ---- new_*: factories taking dtype (and device) from self unless given
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):

@@ -2,13 +2,16 @@
 database (``_C._functions``) that take PyTorch's Python-level arguments (``as_tuple=``, ``p='fro'``, numbers
 for tensors). ``ember/__init__.py`` exports every name of ``__all__`` as ``ember.<name>``."""
 import builtins
+import warnings
 
 from . import _C
 from ._C import from_numpy, tensor
+from ._size import Size
 from ._tensor import Tensor
 
-__all__ = ["allclose", "as_tensor", "is_floating_point", "is_nonzero", "is_tensor", "isclose", "nonzero", "norm",
-           "numel", "split"]
+__all__ = ["allclose", "as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
+           "broadcast_tensors", "cartesian_prod", "is_floating_point", "is_nonzero", "is_tensor", "isclose", "meshgrid",
+           "nonzero", "norm", "numel", "split", "tensordot"]
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -135,7 +138,10 @@ def is_nonzero(input):
 
     Raises:
         RuntimeError: input has no values or more than one value.
+        TypeError: input is no tensor (bool() of None or a list would answer anyway).
     """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"is_nonzero(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     return builtins.bool(input)
 
 
@@ -166,3 +172,157 @@ def split(tensor, split_size_or_sections, dim=0):
             size of dim. IndexError: dim out of range.
     """
     return _C._functions["split"](tensor, split_size_or_sections, dim)
+
+
+# ------------------------------------------------------------------------------- tensors given as varargs
+# PyTorch's torch.functional takes these tensors as separate arguments (or one list); the ops take a Tensor[].
+
+def _tensor_args(tensors):
+    """tensors as the ops' list: the varargs, or the one list or tuple given instead."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        return list(tensors[0])
+    return list(tensors)
+
+
+def broadcast_tensors(*tensors):
+    """The tensors (separate arguments, as PyTorch's: a list raises TypeError) expanded (as views) to their common
+    broadcast shape (PyTorch's torch.broadcast_tensors).
+
+    Returns:
+        tuple of Tensors, one per argument.
+
+    Raises:
+        RuntimeError: shapes that do not broadcast ("The size of tensor a (2) must match the size of tensor b (3)
+            at non-singleton dimension 0").
+    """
+    return tuple(_C._functions["broadcast_tensors"](list(tensors)))
+
+
+def broadcast_shapes(*shapes):
+    """The shape tensors of the given shapes would broadcast to (PyTorch's torch.broadcast_shapes), computed
+    from the sizes alone.
+
+    Args:
+        shapes: each an int (a 1-D shape) or a tuple or list of ints.
+
+    Returns:
+        ember.Size: the broadcast shape (sizes aligned from the last; 1 stretches to any size).
+
+    Raises:
+        RuntimeError: a negative size, sizes that do not broadcast, or a shape of another type.
+    """
+    result = []
+    for shape in shapes:
+        sizes = (shape,) if isinstance(shape, builtins.int) else shape
+        if not isinstance(sizes, (tuple, list)):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {shape}")
+        if len(sizes) > len(result):
+            result = [1] * (len(sizes) - len(result)) + result
+        for i in builtins.range(1, len(sizes) + 1):
+            s = sizes[-i]
+            if s < 0:
+                raise RuntimeError(f"Trying to create tensor with negative dimension ({s}): ({s})")
+            if s != 1 and s != result[-i]:
+                if result[-i] != 1:
+                    raise RuntimeError("Shape mismatch: objects cannot be broadcast to a single shape")
+                result[-i] = s
+    return Size(result)
+
+
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids of N 0-D or 1-D tensors of one dtype (PyTorch's torch.meshgrid).
+
+    Args:
+        tensors: the tensors (or one list of them); tensor i has n_i elements.
+        indexing (str, optional): "ij" (grid shape (n_0, n_1, ...)) or "xy" (the first two dims swapped, as
+            NumPy's default). Default: "ij", with PyTorch's warning that it will be required.
+
+    Returns:
+        tuple of Tensors: grid i holds tensor i's values along its dim i (views: expanded).
+
+    Raises:
+        RuntimeError: no tensors, a tensor of 2 or more dims, dtypes that differ, another indexing.
+    """
+    ts = _tensor_args(tensors)
+    if indexing is None:
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+                      UserWarning, stacklevel=2)
+        return tuple(_C._functions["meshgrid"](ts))
+    return tuple(_C._functions["meshgrid"](ts, indexing=indexing))
+
+
+def _atleast(name, tensors):
+    if len(tensors) == 1 and isinstance(tensors[0], Tensor):
+        return _C._functions[name](tensors[0])
+    return tuple(_C._functions[name](_tensor_args(tensors)))
+
+
+def atleast_1d(*tensors):
+    """Each tensor with at least 1 dim (a 0-dim one reshaped to (1)); one tensor gives a tensor, several (or a
+    list) a tuple, as PyTorch's torch.atleast_1d."""
+    return _atleast("atleast_1d", tensors)
+
+
+def atleast_2d(*tensors):
+    """Each tensor with at least 2 dims: () -> (1, 1), (n) -> (1, n); one tensor gives a tensor, several (or a
+    list) a tuple, as PyTorch's torch.atleast_2d."""
+    return _atleast("atleast_2d", tensors)
+
+
+def atleast_3d(*tensors):
+    """Each tensor with at least 3 dims: () -> (1, 1, 1), (n) -> (1, n, 1), (m, n) -> (m, n, 1); one tensor gives a
+    tensor, several (or a list) a tuple, as PyTorch's torch.atleast_3d."""
+    return _atleast("atleast_3d", tensors)
+
+
+def block_diag(*tensors):
+    """The tensors (0-D as (1, 1), 1-D (n) as (1, n)) as blocks on the diagonal of a matrix of zeros of their
+    result dtype (PyTorch's torch.block_diag); no tensors give a (1, 0) tensor.
+
+    Raises:
+        RuntimeError: a tensor of 3 or more dims.
+    """
+    return _C._functions["block_diag"](list(tensors))
+
+
+def cartesian_prod(*tensors):
+    """Every combination of one element of each 1-D tensor, as the rows of an (n_0 * ... * n_k, k) tensor in
+    itertools.product's order (PyTorch's torch.cartesian_prod); one tensor is returned as it is.
+
+    Raises:
+        RuntimeError: no tensors, a tensor that is not 1-D, dtypes that differ.
+    """
+    return _C._functions["cartesian_prod"](list(tensors))
+
+
+def tensordot(a, b, dims=2, out=None):
+    """Sum of products of a and b over pairs of dims (PyTorch's torch.tensordot).
+
+    Args:
+        a, b (Tensor): operands of one dtype.
+        dims (int, tuple of two lists of ints, or Tensor): an int d contracts a's last d dims with b's first d;
+            two lists pair a's dims with b's (an int in place of a list is one dim); a tensor of one element is
+            an int, else the two lists.
+        out (Tensor, optional): the result tensor.
+
+    Shape:
+        a's other dims, then b's.
+
+    Raises:
+        RuntimeError: d < 0, lists of different lengths, contracted sizes that differ (a size of 1 is summed),
+            operands of different dtypes. IndexError: a dim out of range.
+    """
+    if isinstance(dims, Tensor):
+        dims = dims.item() if dims.numel() == 1 else dims.tolist()
+    if isinstance(dims, builtins.int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        dims_a, dims_b = list(builtins.range(-dims, 0)), list(builtins.range(dims))
+    elif isinstance(dims, (list, tuple)) and len(dims) == 2:
+        dims_a, dims_b = ([d] if isinstance(d, builtins.int) else list(d) for d in dims)
+    else:
+        raise RuntimeError("tensordot expects dims to be int or Tuple[List[int], List[int]] or List[List[int]] "
+                           f"containing two lists, but got dims={dims}")
+    if out is None:
+        return _C._functions["tensordot"](a, b, dims_a, dims_b)
+    return _C._functions["tensordot"](a, b, dims_a, dims_b, out=out)

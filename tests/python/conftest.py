@@ -137,6 +137,7 @@ def to_numpy(t):
     if isinstance(t, torch.Tensor):
         t = t.detach()
         return (t.float() if t.dtype == torch.bfloat16 else t).numpy().copy()
+    t = t.detach()  # numpy() of a tensor that requires grad raises, as PyTorch's
     return np.array((t.float() if t.dtype == ember.bfloat16 else t).numpy(), copy=True)
 
 

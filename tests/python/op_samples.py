@@ -354,10 +354,22 @@ def calls(key, ember_fn, torch_fn):
     CALLS[key] = (ember_fn, torch_fn)
 
 
+def alias_target(entry):
+    """The op table's entry of an alias's target (Note [aliases], tools/opgen/model.py), else the entry itself."""
+    if not entry.get("alias_of"):
+        return entry
+    from op_table import OPS  # noqa: E402  (tests/python/generated, on the path of test_ops_generic.py)
+    return next(e for e in OPS if key_of(e) == entry["alias_of"])
+
+
 def samples_for(entry):
-    """The samples of an entry (registered, else its family's); ids made unique."""
+    """The samples of an entry (registered, else its family's; an alias without its own: its target's, made for
+    the target's entry); ids made unique."""
     key = key_of(entry)
     fn = REGISTRY.get(key)
+    if fn is None:
+        entry = alias_target(entry)
+        fn = REGISTRY.get(key_of(entry))
     if fn is None:
         fn = FAMILIES.get(entry["shape"]) if "pointwise" in entry["tags"] else None
     if fn is None and "reduction" in entry["tags"]:
@@ -2345,3 +2357,338 @@ samples("rand", "rand.generator", "rand_like", "randn", "randn.generator", "rand
         "uniform_",
         "random_.from", "random_.to", "random_", "exponential_", "bernoulli", "bernoulli.p", "bernoulli_.Tensor",
         "bernoulli_.float", "dropout", "dropout_")(_random)
+
+
+# ------------------------------------------------------------------------------- NumPy-style joining and splitting
+# (the Tensor[] ops take varargs in Python, as PyTorch's torch.functional: python/ember/functional.py)
+
+@samples("broadcast_to")
+def _broadcast_to(entry):
+    x = T((3, 1))
+    out = [S(T((3, 1), d), (2, 3, 4)) for d in ALL_DTYPES]
+    out += [S(x, (3, 4)), S(x, (-1, 4)), S(x, (3, 0)), S(T(()), (2, 3)), S(T(()), ()), S(T((0, 1)), (0, 5)),
+            S(x, (2,)), S(x, (4, 4)), S(T((4, 3), layout="T"), (2, 4, 3)), S(x, [2, -1, 1]), S(x, (3, -2)),
+            S(F64((3, 1)), (2, 3, 4)).grad(gg=True), S(F64((1, 3), "T"), (3, 3)).grad()]
+    return out
+
+
+@samples("broadcast_tensors")
+def _broadcast_tensors(entry):
+    out = [S(T((3, 1), d), T((4,), d, seed=1)) for d in ALL_DTYPES]
+    out += [S(T((3, 1)), T((1, 4), "int64"), T(())), S(T((2, 3))), S(), S(T((2, 0)), T((1,))), S(T((2,)), T((3,))),
+            S([T((3, 1)), T((4,))]), S(T((4, 3), layout="T"), T((3,), layout="c")),
+            S(F64((3, 1)), F64((4,), seed=1)).grad(gg=True)]
+    return out
+
+
+@samples("meshgrid", "meshgrid.indexing")
+def _meshgrid(entry):
+    kw = {"indexing": "ij"} if entry["overload"] else {}
+    xy = {"indexing": "xy"} if entry["overload"] else {}
+    out = [S(T((3,), d), T((2,), d, seed=1), **kw) for d in ALL_DTYPES]
+    out += [S(T((3,)), T((2,), seed=1), T((4,), seed=2), **xy), S(T(()), T((3,)), **xy), S(T((3,)), **kw),
+            S([T((3,)), T((2,), seed=1)], **kw), S(T((0,)), T((2,)), **kw), S(**kw), S(T((2, 2)), **kw),
+            S(T((2,)), T((2,), "int64"), **kw), S(T((3,), layout="S"), T((2,)), **kw),
+            S(F64((3,)), F64((2,), seed=1), **kw).grad(gg=True)]
+    if entry["overload"]:
+        out += [S(T((2,)), T((3,)), indexing="foo"), S(F64((3,)), F64((2,), seed=1), **xy).grad()]
+    return out
+
+
+@samples("atleast_1d", "atleast_2d", "atleast_3d")
+def _atleast(entry):
+    out = [S(T((), d)) for d in ALL_DTYPES]
+    out += [S(T((3,))), S(T((2, 3))), S(T((2, 3, 4))), S(T((2, 1, 3, 1))), S(T((0,))), S(T((4, 3), layout="T")),
+            S(F64(())).grad(gg=True), S(F64((3,))).grad(), S(F64((2, 3))).grad()]
+    return out
+
+
+@samples("atleast_1d.Sequence", "atleast_2d.Sequence", "atleast_3d.Sequence")
+def _atleast_seq(entry):
+    return [S(T(()), T((3,), "int64"), T((2, 3))), S([T(()), T((2, 3, 4))]), S((T((0,)),)), S(),
+            S(F64(()), F64((3,), seed=1)).grad(gg=True)]
+
+
+def _stack_np(entry):
+    name = entry["name"]
+    out = [S([T((2, 3), d), T((2, 3), d, seed=1)]) for d in ALL_DTYPES]
+    out += [S([T((3,)), T((3,), seed=1)]), S([T(()), T(())]), S([T((2, 3)), T((2, 3), "int64")]), S([]),
+            S([T((2, 3))]), S((T((2, 3)), T((2, 3), layout="T"))), S([T((0,)), T((0,))]),
+            S([T((2, 3, 4)), T((2, 3, 4))]),
+            S([T((2, 0)), T((2, 0))]), S([T((2, 3)), T((3, 3))]), S([T((2, 3)), T((2, 4))]), S([T((3,)), T((2, 3))]),
+            S([T(()), T((1,))]), S([T((2, 2)), T((2,))]),
+            S([F64((2, 3)), F64((2, 3), seed=1)]).grad(gg=True), S([F64((3,)), F64((3,), "T", seed=1)]).grad()]
+    if name == "column_stack":
+        out.append(S([T(()), T((1, 2))]))
+    return out
+
+
+samples("hstack", "vstack", "dstack", "column_stack")(_stack_np)
+
+
+@samples("block_diag")
+def _block_diag(entry):
+    out = [S(T((2, 2), d), T((1, 3), d, seed=1)) for d in ALL_DTYPES]
+    out += [S(T(()), T((2, 3)), T((3,))), S(), S(T((2, 3))), S(T((0, 2)), T((2, 0))), S(T((2, 2, 2))),
+            S(T((2, 2)), T((2,), "int64"), T((), "bool")), S(T((3, 2), layout="T"), T((2, 2), layout="S")),
+            S(F64((2, 2)), F64((1, 3), seed=1), F64((2,), seed=2)).grad(gg=True)]
+    return out
+
+
+@samples("cartesian_prod")
+def _cartesian_prod(entry):
+    out = [S(T((3,), d), T((2,), d, seed=1)) for d in ALL_DTYPES]
+    out += [S(T((3,))), S(T((3,)), T((2,)), T((2,), seed=2)), S(T((3,)), T((0,))), S(), S(T((2, 2))),
+            S(T((3,)), T((2,), "int64")), S(T((3,), layout="S"), T((2,))),
+            S(F64((3,)), F64((2,), seed=1)).grad(gg=True)]
+    return out
+
+
+def _tensor_split(entry):
+    n, ov = entry["name"], entry["overload"]
+    x = T((5, 4, 6))
+    if n == "tensor_split":
+        if ov == "sections":
+            out = [S(T((5, 4), d), 2) for d in ALL_DTYPES]
+            out += [S(x, 3), S(x, 3, 1), S(x, 7, -1), S(x, 1), S(x, 0), S(T(()), 2), S(x, 2, 3), S(T((0, 3)), 2),
+                    S(T((4, 5), layout="T"), 2, 1), S(x, sections=2, dim=2)]
+        elif ov == "indices":
+            out = [S(T((5, 4), d), [1, 3]) for d in ALL_DTYPES]
+            out += [S(x, [5, -1, 2]), S(x, []), S(x, [1, 3], 1), S(x, (2,), -1), S(x, [0, 0, 9]), S(T(()), [1]),
+                    S(T((4, 5), layout="T"), [2], 1), S(x, [3, 1])]
+        else:
+            out = [S(x, I(2)), S(x, I([1, 3])), S(x, I([1, 3]), 1), S(x, T(dtype="float32", values=[1.0])),
+                   S(x, I([[1]])), S(x, I(0)), S(x, I([], "int64"))]
+            return out + [S(F64((5, 4)), I([1, 3])).grad(gg=True)]
+        return out + [S(F64((5, 4)), 2 if ov == "sections" else [1, 3]).grad(gg=True),
+                      S(F64((4, 5), "T"), 2 if ov == "sections" else [2], 1).grad()]
+    rank = {"hsplit": 1, "vsplit": 2, "dsplit": 3}[n]
+    y = T((4, 6, 2, 3)[:max(rank, 2)] if rank < 3 else (4, 6, 2))
+    arg = 2 if ov == "int" else [1, 3]
+    out = [S(T((4, 6, 2), d), arg) for d in ALL_DTYPES]
+    out += [S(y, arg), S(T(()), arg), S(T((4,)), arg), S(T((4, 6)), arg), S(T((6, 4, 2), layout="T"), arg),
+            S(T((0, 6, 4)), arg)]
+    out += [S(y, 3), S(y, 4), S(y, 0)] if ov == "int" else [S(y, []), S(y, [-1, 9])]
+    return out + [S(F64((4, 6, 2)), arg).grad(gg=True)]
+
+
+samples("tensor_split.sections", "tensor_split.indices", "tensor_split.tensor_indices_or_sections", "hsplit.int",
+        "hsplit.array", "vsplit.int", "vsplit.array", "dsplit.int", "dsplit.array")(_tensor_split)
+
+
+# ------------------------------------------------------------------------------------------- rearranging
+
+@samples("tile")
+def _tile(entry):
+    x = T((2, 3))
+    out = [S(T((2, 3), d), (2, 1)) for d in ALL_DTYPES]
+    out += [S(x, (2,)), S(x, (3, 2, 2)), S(x, ()), S(x, (0, 2)), S(T(()), (3,)), S(T(()), ()), S(T((0, 3)), (2,)),
+            S(x, (-1,)), S(T((3, 2), layout="T"), (2, 2)), S(x, [2, 1]),
+            S(F64((2, 3)), (2,)).grad(gg=True), S(F64((3, 2), "T"), (2, 1, 2)).grad()]
+    return out
+
+
+# roll, rot90, diag_embed, repeat_interleave(repeats): PyTorch 1.13's Python forms have no out= (the aten ops
+# have it): the out= checks call torch.ops.aten.<op>.out.
+calls("roll", lambda: ember.roll, lambda: torch.roll)
+calls("rot90", lambda: ember.rot90, lambda: torch.rot90)
+calls("diag_embed", lambda: ember.diag_embed, lambda: torch.diag_embed)
+calls("repeat_interleave.Tensor", lambda: ember.repeat_interleave, lambda: torch.repeat_interleave)
+
+
+@samples("roll")
+def _roll(entry):
+    x = T((3, 4))
+    out = [S(T((3, 4), d), [1], [1]) for d in ALL_DTYPES]
+    out += [S(x, [1]), S(x, [-5]), S(x, [2, -1], [0, 1]), S(x, [1, 1], [1, 1]), S(x, [6], [-1]), S(T(()), [1]),
+            S(T((0, 3)), [1], [0]), S(x, [1, 2]), S(x, [1, 2], [0]), S(x, [1], [2]), S(T(()), [1], [0]), S(x, [], []),
+            S(T((4, 3), layout="T"), [1], [0]), S(T((3, 4), layout="E"), [1], [0]), S(x, [0], [0]),
+            S(F64(), [1], [1]).grad(gg=True), S(F64((4, 3), "T"), [2]).grad()]
+    return out
+
+
+@samples("rot90")
+def _rot90(entry):
+    x = T((3, 4))
+    out = [S(T((3, 4), d)) for d in ALL_DTYPES]
+    out += [S(x, k) for k in (0, 2, 3, 4, -1, 5)]
+    out += [S(x, 1, [1, 0]), S(T((2, 3, 4)), 1, [0, 2]), S(T((2, 3, 4)), 1, [2, -3]), S(x, 1, [0, -1]), S(x, 1, [0]),
+            S(x, 1, [0, 0]), S(x, 1, [0, 2]), S(T((3,))), S(T((0, 3))), S(T((4, 3), layout="T"), 1),
+            S(T((2, 3, 4)), 1, [0, 3]),
+            S(F64(), 1).grad(gg=True), S(F64((4, 3), "T"), 3).grad()]
+    return out
+
+
+@samples("fliplr", "flipud")
+def _flip_lr_ud(entry):
+    out = [S(T((3, 4), d)) for d in ALL_DTYPES]
+    out += [S(T((2, 3, 4))), S(T((3,))), S(T(())), S(T((0, 3))), S(T((4, 3), layout="T")), S(T((3, 4), layout="E")),
+            S(F64()).grad(gg=True)]
+    return out
+
+
+@samples("ravel")
+def _ravel(entry):
+    out = [S(T((3, 4), d)) for d in ALL_DTYPES]
+    out += [S(T(())), S(T((0, 3))), S(T((2, 3, 4))), S(T((4, 3), layout="T")), S(T((3, 5), layout="S")),
+            S(T((3, 4), layout="E")), S(T((2, 3), layout="O")), S(F64()).grad(gg=True), S(F64((4, 3), "T")).grad()]
+    return out
+
+
+@samples("repeat_interleave.self_int")
+def _repeat_interleave_int(entry):
+    x = T((2, 3))
+    out = [S(T((2, 3), d), 2) for d in ALL_DTYPES]
+    out += [S(x, 2, 0), S(x, 3, -1), S(x, 0), S(x, 0, 1), S(x, -1), S(T(()), 2), S(T(()), 2, 0), S(x, 2, 2),
+            S(T((0, 3)), 2, 0), S(T((3, 2), layout="T"), 2, 1), S(x, 2, 0, output_size=4), S(x, 2, output_size=3),
+            S(F64((2, 3)), 2, 1).grad(gg=True), S(F64((3, 2), "T"), 3).grad()]
+    return out
+
+
+@samples("repeat_interleave.self_Tensor")
+def _repeat_interleave_tensor_self(entry):
+    x = T((2, 3))
+    out = [S(T((2, 3), d), I([1, 2]), 0) for d in ALL_DTYPES]
+    out += [S(x, I([1, 0, 2]), 1), S(x, I([2, 1, 0, 1, 1, 3])), S(x, I(2)), S(x, I([3]), 1), S(x, I([1, 2]), 1),
+            S(x, I([1, -1]), 0), S(x, I([[1, 2]]), 0), S(x, I([1, 2], "int32"), 0),
+            S(T((3, 2), layout="T"), I([1, 0, 2]), 0),
+            S(x, I([1, 2]), 0, output_size=3), S(x, I([1, 2]), 0, output_size=4),
+            S(F64((2, 3)), I([1, 0, 2]), 1).grad(gg=True), S(F64((3, 2), "T"), I([2, 1]), 1).grad()]
+    return out
+
+
+@samples("repeat_interleave.Tensor")
+def _repeat_interleave_repeats(entry):
+    return [S(I([1, 2, 0, 3])), S(I([1, 2], "int32")), S(I([], "int64")), S(I([0, 0])), S(I([1, -2])), S(I([[1, 2]])),
+            S(T(dtype="float32", values=[1.0, 2.0])), S(I(3)), S(I([2, 1]), output_size=3),
+            S(I([2, 1]), output_size=4), S(T((4,), "int64", "S", low=0, high=4))]
+
+
+@samples("diff")
+def _diff(entry):
+    x = T((3, 4))
+    out = [S(T((3, 4), d)) for d in ALL_DTYPES]
+    out += [S(x, 2), S(x, 1, 0), S(x, 5), S(x, 0), S(x, -1), S(x, 1, 2), S(T(())), S(T((0, 3))), S(T((3, 0)), 1, 0),
+            S(x, 1, -1, T((3, 2), seed=1)), S(x, 2, 1, None, T((3, 1), "int64")),
+            S(x, 1, 0, T((1, 4), seed=1), T((2, 4), seed=2)), S(x, prepend=T(())), S(x, append=T((3, 2, 1))),
+            S(T(dtype="bool", values=[True, False, False, True])), S(T(dtype="bool", values=[True, False, True]), 2),
+            S(T((4, 3), layout="T"), 1, 0), S(T((3, 4), layout="E"), 1, 0),
+            S(T(dtype="float32", values=SPECIAL_FLOATS)),
+            S(F64(), 2).grad(gg=True), S(F64((4, 3), "T"), 1, 0, F64((1, 3), seed=1), F64((2, 3), seed=2)).grad()]
+    return out
+
+
+# ------------------------------------------------------------------------------------------- diagonals
+
+@samples("diag_embed")
+def _diag_embed(entry):
+    x = T((2, 3))
+    out = [S(T((2, 3), d)) for d in ALL_DTYPES]
+    out += [S(x, 1), S(x, -2), S(x, 0, 0, 2), S(x, 1, -1, 0), S(x, 0, 1, 1), S(x, 0, 0, 3), S(T((3,)), 2), S(T(())),
+            S(T((2, 0))), S(T((4, 3), layout="T"), -1), S(T(dtype="float32", values=SPECIAL_FLOATS)),
+            S(F64((2, 3)), 1).grad(gg=True), S(F64((3, 2), "T"), -1, 0, 2).grad()]
+    return out
+
+
+@samples("diag")
+def _diag(entry):
+    out = [S(T((3,), d)) for d in ALL_DTYPES] + [S(T((3, 4), d)) for d in ALL_DTYPES]
+    out += [S(T((3,)), 1), S(T((3,)), -2), S(T((3, 4)), 1), S(T((3, 4)), -2), S(T((3, 4)), 5), S(T(())),
+            S(T((2, 3, 4))), S(T((0,))), S(T((0, 3))), S(T((4, 3), layout="T"), 1), S(T((3, 5), layout="S")),
+            S(T(dtype="float32", values=SPECIAL_FLOATS)),
+            S(F64((3,)), 1).grad(gg=True), S(F64()).grad(gg=True), S(F64((4, 3), "T"), -1).grad()]
+    return out
+
+
+@samples("diagflat")
+def _diagflat(entry):
+    out = [S(T((2, 2), d)) for d in ALL_DTYPES]
+    out += [S(T((3,)), 1), S(T((3,)), -2), S(T(())), S(T((0,))), S(T((2, 3, 1))), S(T((4, 3), layout="T"), 1),
+            S(F64((2, 2)), 1).grad(gg=True), S(F64((3,))).grad()]
+    return out
+
+
+@samples("trace")
+def _trace(entry):
+    out = [S(T((3, 4), d)) for d in ALL_DTYPES]
+    out += [S(T((4, 3))), S(T((0, 3))), S(T((3,))), S(T(())), S(T((2, 3, 4))), S(T((4, 3), layout="T")),
+            S(T((3, 5), layout="S")), S(F64()).grad(gg=True), S(F64((4, 3), "T")).grad()]
+    return out
+
+
+# ------------------------------------------------------------------------------------------- other products
+
+@samples("kron")
+def _kron(entry):
+    out = [S(T((2, 3), d), T((2, 2), d, seed=1)) for d in ALL_DTYPES]
+    out += [S(T((2,)), T((3,))), S(T(()), T((2, 3))), S(T((2, 3)), T(())), S(T(()), T(())), S(T((2,)), T((2, 3, 1))),
+            S(T((0, 3)), T((2, 2))), S(T((2, 3)), T((2,), "int64")), S(T((3, 2), layout="T"), T((2, 3), layout="S")),
+            S(F64((2, 3)), F64((2, 2), seed=1)).grad(gg=True), S(F64((2,)), F64((3, 2), seed=1)).grad()]
+    return out
+
+
+@samples("tensordot")
+def _tensordot(entry):
+    a, b = T((3, 4, 5)), T((4, 5, 2), seed=1)
+    out = [S(T((3, 4), d), T((4, 2), d, seed=1), 1) for d in ALL_DTYPES]
+    out += [S(a, b), S(a, b, 1 - 1), S(a, T((5, 2), seed=1), 1), S(a, b, ([1, 2], [0, 1])), S(a, b, ([2, 1], [1, 0])),
+            S(a, T((2, 3), seed=1), ([0], [1])), S(a, b, ([0], [1, 2])), S(a, b, ([0], [0])), S(a, b, -1),
+            S(a, T((1, 2), seed=1), ([1], [0])), S(T((3, 1)), T((4, 2), seed=1), ([1], [0])), S(a, b, ([-2], [-3])),
+            S(a, b, ([1, 1], [0, 0])), S(T((3, 4)), T((4, 2), "float64", seed=1), 1), S(T((0, 4)), T((4, 2)), 1),
+            S(T((4, 3), layout="T"), T((3, 2), layout="S"), 1), S(a, b, dims=([1], [0])),
+            S(F64((3, 4)), F64((4, 2), seed=1), 1).grad(gg=True),
+            S(F64((2, 3, 4)), F64((4, 3), "T", seed=1), ([1, 2], [1, 0])).grad()]
+    return out
+
+
+@samples("inner")
+def _inner(entry):
+    out = [S(T((2, 3), d), T((4, 3), d, seed=1)) for d in ALL_DTYPES]
+    out += [S(T((3,)), T((3,), seed=1)), S(T(()), T((2, 3))), S(T((2, 3)), T((), "int64")), S(T((2, 3)), T((3, 2))),
+            S(T((2, 0)), T((4, 0))), S(T((2, 3, 3)), T((3,))), S(T((3, 2), layout="T"), T((4, 3), seed=1)),
+            S(F64((2, 3)), F64((4, 3), seed=1)).grad(gg=True), S(F64(()), F64((3,), seed=1)).grad()]
+    return out
+
+
+@samples("vdot")
+def _vdot(entry):
+    out = [S(T((3,), d), T((3,), d, seed=1)) for d in ALL_DTYPES]
+    out += [S(T((0,)), T((0,))), S(T((3,)), T((4,))), S(T((3, 1)), T((3,))), S(T((3,)), T((3,), "float64")),
+            S(T((5,), layout="S"), T((5,), seed=1)), S(F64((3,)), F64((3,), seed=1)).grad(gg=True)]
+    return out
+
+
+# ------------------------------------------------------------------------------------------- taking elements
+
+@samples("take")
+def _take(entry):
+    x = T((3, 4))
+    out = [S(T((3, 4), d), I([0, 5, 11])) for d in ALL_DTYPES]
+    out += [S(x, I([[0, -1], [3, 3]])), S(x, I(7)), S(x, I([], "int64")), S(x, I([12])), S(x, I([-13])),
+            S(x, I([1], "int32")), S(T((0,)), I([0])), S(T((0,)), I([], "int64")), S(T(()), I([0, 0])),
+            S(T((4, 3), layout="T"), I([1, 4, 7])), S(T((3, 4), layout="E"), I([1, 9])),
+            S(F64(), I([[0, 5], [5, 11]])).grad(gg=True), S(F64((4, 3), "T"), I([2, -1])).grad()]
+    return out
+
+
+@samples("take_along_dim")
+def _take_along_dim(entry):
+    x = T((3, 4))
+    idx = T((3, 2), "int64", low=0, high=4, seed=3)
+    out = [S(T((3, 4), d), idx, 1) for d in ALL_DTYPES]
+    out += [S(x, I([[1], [2]])), S(x, T((2, 4), "int64", low=0, high=3), 0), S(x, I([[0, 3]]), 1),
+            S(x, I([[0], [1], [2]]), -1), S(x, I([[0]], "int32"), 1), S(x, I([0]), 1), S(x, I([[5]]), 1),
+            S(x, idx, 2), S(T((2, 1, 4)), T((2, 3, 1), "int64", low=0, high=4), 2), S(T((0, 4)), I([[0]]), 1),
+            S(T((4, 3), layout="T"), idx, 1), S(T((2, 3)), I([[0, 1], [1, 0]]), dim=0),
+            S(F64(), idx, 1).grad(gg=True), S(F64((4, 3), "T"), I([[1, 1, 0]]), 0).grad()]
+    return out
+
+
+# ------------------------------------------------------------------------------------------- triangle indices
+
+@samples("tril_indices", "triu_indices")
+def _tri_indices(entry):
+    out = [S(3, 3), S(3, 4, 1), S(4, 3, -1), S(3, 3, 5), S(3, 3, -5), S(0, 3), S(3, 0), S(1, 1), S(-1, 3), S(3, -1),
+           S(5, 6, 2, dtype=D("int32")), S(3, 3, dtype=D("float32")), S(3, 3, dtype=D("bool")),
+           S(3, 3, dtype=D("int16"))]
+    return out

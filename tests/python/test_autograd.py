@@ -7,7 +7,7 @@ import pytest
 
 import ember
 import torch
-from conftest import assert_same, make_tensor, to_torch
+from conftest import assert_raises_like, assert_same, make_tensor, to_torch
 
 
 def leaf_pair(shape, dtype, layout="contiguous", low=None, high=None, seed=0):
@@ -432,3 +432,17 @@ def test_factory_requires_grad_errors_match_pytorch(call):
         call(torch)
     with pytest.raises(type(te.value)):
         call(ember)
+
+
+@pytest.mark.parametrize("call", [lambda m, x: m.log10(x, out=m.zeros(3)), lambda m, x: m.add(x, 1, out=m.zeros(3)),
+                                  lambda m, x: m.cumsum(x, 0, out=m.zeros(3))], ids=["log10", "add", "cumsum"])
+def test_out_with_an_input_that_requires_grad_raises(call):
+    # Found by tools/random_calls.py: NotImplementedError ("derivative not implemented"), after out= was written.
+    e = assert_raises_like(lambda: call(ember, ember.ones(3, requires_grad=True)),
+                           lambda: call(torch, torch.ones(3, requires_grad=True)))
+    assert "functions with out=... arguments don't support automatic differentiation" in str(e)
+    out = ember.zeros(3)
+    with pytest.raises(RuntimeError):
+        ember.add(ember.ones(3, requires_grad=True), 1, out=out)
+    assert out.tolist() == [0.0, 0.0, 0.0]  # refused before anything is written
+    assert ember.argmax(ember.ones(3, requires_grad=True), out=ember.zeros((), dtype=ember.int64)).item() == 0

@@ -520,3 +520,31 @@ def test_make_subclass_errors():
         torch.Tensor._make_subclass(int, torch.ones(2))
     p = ember.Tensor._make_subclass(ember.nn.Parameter, ember.ones(2), True)
     assert type(p) is ember.nn.Parameter and p.requires_grad
+
+
+def test_data_has_its_own_version_counter_and_detach_shares_it():
+    # Note [Tensor.data]: in-place changes through .data are invisible to autograd's saved-tensor checks (the old
+    # value is used silently, as PyTorch's); through detach() they are seen and backward raises.
+    def through_data(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        z = y * y  # saves y
+        d = y.data
+        v0 = y._version
+        d.add_(1)
+        z.sum().backward()
+        return v0, y._version, d._version, x.grad, d
+
+    run_both(through_data)
+
+    def through_detach(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        z = y * y
+        y.detach().add_(1)
+        return y._version, z
+
+    run_both(lambda lib: through_detach(lib)[0])
+    for lib in (ember, torch):
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            through_detach(lib)[1].sum().backward()

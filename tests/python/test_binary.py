@@ -804,3 +804,21 @@ def test_large_outputs_match_pytorch(large_inputs, dtype, name, fn):
         np.testing.assert_allclose(er.numpy(), tr.numpy(), equal_nan=True, **tol)
     else:
         np.testing.assert_array_equal(er.numpy(), tr.numpy())  # NaN matches NaN
+
+
+# Note [out= that is an input] (ember/kernels/cpu/TensorIterator.cpp). Found by tools/random_calls.py: out= was
+# resized under the computation and its new, uninitialised elements were read as input.
+@pytest.mark.parametrize("call", [
+    lambda m, x: m.add(x, m.ones(3, 3), out=x),
+    lambda m, x: m.mul(x.reshape(3, 1), x, out=x),
+    lambda m, x: m.outer(x, x, out=x),
+], ids=["add", "mul_view", "outer"])
+def test_out_that_is_an_input_must_have_the_result_shape(call):
+    e = assert_raises_like(lambda: call(ember, ember.arange(3.0)), lambda: call(torch, torch.arange(3.0)))
+    assert "[3]" in str(e)
+
+
+def test_out_that_is_an_input_of_the_result_shape_is_written():
+    x, tx = ember.arange(3.0), torch.arange(3.0)
+    assert_same(ember.add(x, ember.ones(3), out=x), torch.add(tx, torch.ones(3), out=tx))
+    assert_same(x, tx)

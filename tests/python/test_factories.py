@@ -475,3 +475,37 @@ def test_size_elements_that_are_no_int64_raise_type_error(call, found):
     # long", or "must be tuple of ints, not tuple"); PyTorch says "tuple of SymInts" where Ember says ints.
     e = assert_raises_like(lambda: call(ember), lambda: call(torch))
     assert "argument 'size' must be tuple of ints, but found " + found in str(e)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.tensor([1.0], requires_grad=m.ones(2)),
+    lambda m: m.tensor([1.0], requires_grad=1),
+    lambda m: m.ones(2).new_tensor([1.0], requires_grad=m.ones(2)),
+    lambda m: m.tensor([1.0], pin_memory=1),
+], ids=["requires_grad_tensor", "requires_grad_int", "new_tensor", "pin_memory_int"])
+def test_tensor_flags_must_be_bool(call):
+    # Found by tools/random_calls.py: a tensor's truth raised inside the C binding, whose result was then returned
+    # with the error still set (SystemError); PyTorch takes only a bool there.
+    e = assert_raises_like(lambda: call(ember), lambda: call(torch))
+    assert "must be bool" in str(e)
+
+
+def test_bool_data_whose_truth_raises_passes_the_error_on():
+    class NoTruth:
+        def __bool__(self):
+            raise ValueError("no truth value")
+
+    with pytest.raises(Exception) as e:
+        ember.tensor([NoTruth()], dtype=ember.bool)
+    assert not isinstance(e.value, SystemError)
+
+
+@pytest.mark.filterwarnings("ignore:To copy construct from a tensor")
+@pytest.mark.parametrize("call", [lambda m, x: m.tensor(x), lambda m, x: x.new_tensor(x),
+                                  lambda m, x: m.tensor(x, dtype=m.float64)], ids=["tensor", "new_tensor", "dtype"])
+def test_tensor_of_a_tensor_is_a_new_leaf(call):
+    # Found by tools/random_calls.py: the copy kept the history of a tensor that requires grad.
+    x, tx = ember.arange(3.0, requires_grad=True), torch.arange(3.0, requires_grad=True)
+    y, ty = call(ember, x), call(torch, tx)
+    assert (y.requires_grad, y.grad_fn, y.is_leaf) == (ty.requires_grad, ty.grad_fn, ty.is_leaf) == (False, None, True)
+    assert_same(y, ty)

@@ -91,6 +91,42 @@ def test_committed_output_is_current():
     assert r.returncode == 0, r.stderr
 
 
-def test_every_database_entry_has_a_shape_rule_or_a_reason():
+def test_every_database_entry_has_a_shape_rule_or_a_reason():  # (an alias: its target's)
     for e in model.load_entries():
         assert ("shape" in e) != ("no_shape" in e), e.where
+
+
+ALIAS = '''- schema: "double(Tensor self) -> Tensor"
+  alias_of: twice
+  variants: function, method
+  inplace: true
+  out: true
+'''
+GOOD_IO = GOOD.replace('  cpu: twice\n', '  cpu: twice\n  inplace: true\n  out: true\n  tags: [pointwise]\n')
+
+
+def test_an_alias_calls_its_target_and_takes_its_rule(tmp_path):
+    text = GOOD_IO + ALIAS
+    ops = load(tmp_path, text)
+    assert [o.schema.full() for o in ops[3:]] == ["aten::double", "aten::double_", "aten::double.out"]
+    alias = ops[3].entry
+    assert alias["shape"] == "unary" and alias["tags"] == ["pointwise"] and alias["doc"] == "Alias of twice: 2 * self."
+    from opgen.registrations import gen_registrations
+    reg = gen_registrations(ops)["ember/ops/generated/RegisterOps.cpp"]
+    assert "Tensor double_(const Tensor& self) { return ember::twice_(self); }" in reg
+    assert "Tensor double_out(const Tensor& self, const Tensor& out) { return ember::twice_out(out, self); }" in reg
+    assert 'm.impl("aten::double", K::CompositeImplicitAutograd' in reg
+
+
+@pytest.mark.parametrize("target, alias, what", [
+    (GOOD_IO, ALIAS.replace("alias_of: twice", "alias_of: twise"),
+     "'twise', which is not an entry of the database (did you mean 'twice'?)"),
+    (GOOD_IO, ALIAS.replace("(Tensor self)", "(Tensor self, int n)"), "argument or result types differ"),
+    (GOOD_IO, ALIAS + "  shape: unary\n", "field 'shape' on an alias"),
+    (GOOD_IO, ALIAS + "  cpu: double\n", "field 'cpu' on an alias"),
+    (GOOD, ALIAS, "'inplace: true' but the target 'twice' has no inplace variant"),
+    (GOOD_IO, ALIAS + ALIAS.replace("double", "dbl").replace("alias_of: twice", "alias_of: double"),
+     "itself an alias"),
+], ids=["unknown", "types", "shape", "cpu", "variant", "chain"])
+def test_bad_aliases(tmp_path, target, alias, what):
+    assert what in error_of(tmp_path, target + alias)

@@ -747,6 +747,16 @@ def test_nll_loss_errors():
                        lambda: TF.nll_loss(to_torch(x), torch.tensor([1, 2]), reduction="avg"))
 
 
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("in_shape, t_shape", [((0,), (0,)), ((3,), (3,)), ((0,), ())])
+def test_nll_loss_of_a_1d_input_with_a_1d_target(in_shape, t_shape, reduction):
+    # Found by tools/random_calls.py: input (0,) with target (0,) read target[0] of the empty target (SIGSEGV). As
+    # PyTorch's, a 1-D input is one sample, an empty target none (mean: NaN), a (0,) input has no class for a target.
+    x, t = log_probs(in_shape), targets(t_shape, max(in_shape[0], 1))
+    check(lambda a, b: F.nll_loss(a, b, reduction=reduction), lambda a, b: TF.nll_loss(a, b, reduction=reduction),
+          x, t)
+
+
 def test_nll_loss_forward_total_weight():
     x = log_probs((4, 3))
     t = targets((4,), 3, ignore=-100)

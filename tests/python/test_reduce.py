@@ -5,7 +5,7 @@ import pytest
 
 import ember
 import torch
-from conftest import (ALL_DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES, assert_same, check, make_tensor,
+from conftest import (ALL_DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES, assert_raises_like, assert_same, check, make_tensor,
                       outputs_in_each_isa_build, to_torch)
 
 SHAPES = [(), (0,), (5,), (2, 0, 3), (3, 4), (2, 3, 4)]
@@ -382,3 +382,31 @@ def test_vectorized_sum_identical_across_instruction_set_builds():
             "x = ember.from_numpy(np.random.default_rng(1).standard_normal((70, 1037)).astype(np.float32)).clone();"
             "print(hashlib.md5(b''.join(t.numpy().tobytes() for t in (x.sum(1), x.sum(0), x.sum()))).hexdigest())")
     assert len(outputs_in_each_isa_build(code)) == 1
+
+
+# Found by tools/random_calls.py: these out= tensors of another dtype were silently cast into; PyTorch requires the
+# result's own dtype (argmax/argmin: int64, amax/amin: the input's, cumsum/cumprod: the dtype= asked for), and an
+# in-place cumsum_/cumprod_ cannot change self's dtype.
+@pytest.mark.parametrize("call", [
+    lambda m: m.argmax(m.ones(2, 3), out=m.zeros(1)),
+    lambda m: m.argmin(m.ones(2, 3), 1, out=m.zeros(2, dtype=m.int32)),
+    lambda m: m.amax(m.ones(2, 3), 1, out=m.zeros(2, dtype=m.float64)),
+    lambda m: m.amin(m.ones(2, 3), 0, out=m.zeros(3, dtype=m.float16)),
+    lambda m: m.cumsum(m.ones(3), 0, dtype=m.float64, out=m.zeros(3)),
+    lambda m: m.cumprod(m.ones(3), 0, dtype=m.float32, out=m.zeros(3, dtype=m.int64)),
+    lambda m: m.ones(3).cumsum_(0, dtype=m.float64),
+    lambda m: m.ones(3, dtype=m.int32).cumprod_(0, dtype=m.int64),
+], ids=["argmax", "argmin", "amax", "amin", "cumsum", "cumprod", "cumsum_", "cumprod_"])
+def test_out_of_another_dtype_is_refused(call):
+    e = assert_raises_like(lambda: call(ember), lambda: call(torch))
+    assert "dtype" in str(e)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.argmax(m.arange(6.0).reshape(2, 3), 1, out=m.zeros(2, dtype=m.int64)),
+    lambda m: m.amax(m.arange(6.0).reshape(2, 3), 1, out=m.zeros(2)),
+    lambda m: m.cumsum(m.arange(3.0), 0, dtype=m.float64, out=m.zeros(3, dtype=m.float64)),
+    lambda m: m.arange(3.0).cumprod_(0, dtype=m.float32),
+], ids=["argmax", "amax", "cumsum", "cumprod_"])
+def test_out_of_the_result_dtype_is_written(call):
+    check(lambda: call(ember), lambda: call(torch))

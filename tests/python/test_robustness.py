@@ -169,3 +169,24 @@ def test_malformed_input_spec_in_a_jit_archive_names_the_file(tmp_path):
         with pytest.raises(RuntimeError, match="input structure of method 'forward'") as e:
             ember.jit.load(str(bad))
         assert str(bad) in str(e.value), str(e.value)
+
+
+
+@pytest.mark.parametrize("entry", ["manifest.json", "storages/0"])
+def test_an_entry_name_with_a_nul_byte_is_not_taken_for_the_name_before_it(tmp_path, entry):
+    # libzip reads a NUL inside a name as a space, so "manifest.json\0x" is the entry "manifest.json x", never the
+    # manifest (or a storage) itself; the loader then reports the entry it lacks. Python's zipfile cuts names at a
+    # NUL byte, so the name is written with a placeholder of the same length and patched in both headers.
+    good = tmp_path / "good.pt"
+    ember.save({"w": ember.ones(3)}, str(good))
+    placeholder = tmp_path / "placeholder.pt"
+    with zipfile.ZipFile(good) as src, zipfile.ZipFile(placeholder, "w") as dst:
+        for info in src.infolist():
+            dst.writestr(info.filename + ("Qx" if info.filename == entry else ""), src.read(info.filename))
+    data = placeholder.read_bytes()
+    assert data.count(entry.encode() + b"Qx") == 2  # the local header and the central directory
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(data.replace(entry.encode() + b"Qx", entry.encode() + b"\0x"))
+    with pytest.raises(RuntimeError, match=f"has no entry '{entry}'") as e:
+        ember.load(str(bad))
+    assert str(bad) in str(e.value)

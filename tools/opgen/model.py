@@ -62,6 +62,11 @@ FIELDS = {
     "inplace_composite": ("str", "the in-place variant's kernel, written in ember/ops with other ops, when it "
                                  "is not the functional kernel's name with `_` (swapdims_)."),
     "out_composite": ("str", "the same for the out= variant."),
+    "alias_of": ("str", "the op this entry is another name of, \"name\" or \"name.overload\" (PyTorch's aliases: "
+                        "arccos of acos, clip of clamp): its argument and result types must be the target's. The "
+                        "functional, in-place and out= kernels are generated as calls of the target's "
+                        "(CompositeImplicitAutograd, as PyTorch's); the entry takes the target's shape rule, tags, "
+                        "dtypes, python and python_numbers, and without `doc` one naming the target (Note [aliases])."),
     "scalar_of": ("str", "a C++-only overload taking a Scalar `other`, generated as a call of the named Tensor "
                          "overload (Note [promotion])."),
     "shape": ("shape", "the shape/dtype rule (ember/ops/meta.h, Note [shape rules]): " + ", ".join(SHAPE_RULES)
@@ -104,6 +109,17 @@ FIELDS = {
 }
 
 
+# Note [aliases]
+# PyTorch keeps its other names of an op (arccos, clip, multiply, moveaxis, concat, ...) as ops of their own, each
+# with a CompositeImplicitAutograd kernel calling the target, so graphs and schemas show the name the user wrote
+# while autograd and kernels are the target's. An entry with `alias_of` is such an op: the generator writes its
+# kernels (RegisterOps.cpp, beside the scalar_of bodies) and copies what describes the computation from the target
+# (resolve_aliases); an alias therefore cannot carry a kernel, derivative or shape rule of its own (ALIAS_OWN).
+ALIAS_INHERITS = ("shape", "no_shape", "tags", "dtypes", "python", "python_numbers")
+ALIAS_OWN = ("schema", "doc", "variants", "inplace", "inplace_variants", "out", "alias_of", "python",
+             "python_module", "python_numbers")
+
+
 class DatabaseError(SystemExit):
     pass
 
@@ -116,6 +132,7 @@ class Entry(dict):
     """A mapping of the YAML file that remembers its file and line."""
     path, line = "", 0
     key_lines = {}  # field -> its line
+    target = None  # an alias's target entry (resolve_aliases)
 
     def where_of(self, key):
         return f"{shown(self.path)}:{self.key_lines.get(key, self.line)}"
@@ -214,13 +231,19 @@ def validate(e):
                  + (f" (did you mean '{close[0]}'?)" if close else "") + "; fields: tools/gen_ops.py --fields")
         check_value(e, key, FIELDS[key][0], schema)
     where = f"{e.where}: {schema.full()}"
-    if "doc" not in e:
+    if "alias_of" in e:
+        for key in e:
+            if key not in ALIAS_OWN:
+                fail(f"{e.where_of(key)}: {schema.full()}", f"field '{key}' on an alias: an alias takes its kernel, "
+                     f"derivative and shape rule from its target (Note [aliases]); fields of an alias: "
+                     + ", ".join(ALIAS_OWN))
+    elif "doc" not in e:
         fail(where, "no 'doc'")
-    impls = [k for k in ("cpu", "composite", "composite_explicit", "scalar_of") if k in e]
+    impls = [k for k in ("cpu", "composite", "composite_explicit", "scalar_of", "alias_of") if k in e]
     if len(impls) != 1:
-        fail(where, "needs exactly one of cpu, composite, composite_explicit, scalar_of (has "
+        fail(where, "needs exactly one of cpu, composite, composite_explicit, scalar_of, alias_of (has "
              + (", ".join(impls) or "none") + ")")
-    if ("shape" in e) == ("no_shape" in e):
+    if "alias_of" not in e and ("shape" in e) == ("no_shape" in e):
         fail(where, "needs either 'shape' (a rule) or 'no_shape' (why it has none)")
     if "inplace_composite" in e and not e.get("inplace"):
         fail(where, "'inplace_composite' without 'inplace: true'")
@@ -262,6 +285,13 @@ class Op:
         self.composite = entry["composite"] + suffix if "composite" in entry else None
         self.composite_explicit = entry["composite_explicit"] + suffix if "composite_explicit" in entry else None
         self.scalar_of = entry.get("scalar_of")
+        self.alias_of = None
+        if "alias_of" in entry:  # generated body: the target's variant called (Note [aliases])
+            fs = Schema(entry["schema"])
+            fbase = fs.name.split("::")[-1]
+            self.composite = (f"{fbase}_{fs.overload}" if fs.overload else fbase) + suffix
+            t = Schema(entry.target["schema"])
+            self.alias_of = t.name.split("::")[-1] + {"functional": "", "inplace": "_", "out": "_out"}[kind]
         if self.scalar_of:  # generated body: the Tensor overload with the number wrapped (Note [promotion])
             self.composite = f"{base}_{self.schema.overload}"
         if kind != "functional" and f"{kind}_composite" in entry:
@@ -351,6 +381,47 @@ def load_entries(d=None):
                 fail(shown(path), f"an entry that is not a mapping: {e!r}")
             validate(e)
         entries.extend(data)
+    return resolve_aliases(entries)
+
+
+def entry_key(e):
+    """An entry's "name" or "name.overload" (how alias_of names its target)."""
+    s = Schema(e["schema"])
+    return s.name.split("::")[-1] + ("." + s.overload if s.overload else "")
+
+
+def resolve_aliases(entries):
+    """Gives every alias entry its target (e.target) and the fields it takes from it (Note [aliases]). Errors: an
+    unknown target, an alias of an alias, argument or result types that differ, a variant the target lacks."""
+    by_key = {entry_key(e): e for e in entries}
+    for e in entries:
+        if "alias_of" not in e:
+            continue
+        name = e["alias_of"]
+        where = f"{e.where_of('alias_of')}: {Schema(e['schema']).full()}"
+        t = by_key.get(name)
+        if t is None:
+            close = difflib.get_close_matches(name, by_key, n=1)
+            fail(where, f"alias_of names '{name}', which is not an entry of the database"
+                 + (f" (did you mean '{close[0]}'?)" if close else ""))
+        if "alias_of" in t:
+            fail(where, f"alias_of names '{name}', itself an alias (of '{t['alias_of']}'): name the op itself")
+        a, b = Schema(e["schema"]), Schema(t["schema"])
+
+        def shape_of(s):
+            return ([(x.type, x.default, x.kwarg_only, x.mutable) for x in s.args], [r.type for r in s.rets])
+        if shape_of(a) != shape_of(b):
+            fail(where, f"the schema's argument or result types differ from its target's ({t['schema']}); an alias "
+                 "takes the same arguments (their names may differ)")
+        for v in ("inplace", "out"):
+            if e.get(v) and not t.get(v):
+                fail(where, f"'{v}: true' but the target '{name}' has no {v} variant")
+        e.target = t
+        for k in ALIAS_INHERITS:
+            if k in t and k not in e:
+                e[k] = t[k]
+        if "doc" not in e:
+            e["doc"] = f"Alias of {name}: {t['doc']}"
     return entries
 
 

@@ -41,7 +41,8 @@ def dtypes_of(e):
 
 def gen_test_op_table(entries, ops):
     """One dict per Python-visible entry: names of its variants, the Python module, its differentiable
-    arguments, tags, shape rule and schema, for tests/python/test_ops_generic.py."""
+    arguments, tags, shape rule and schema, for tests/python/test_ops_generic.py. An alias has its target's
+    derivative, and names the target (alias_of: the test takes the target's samples)."""
     by_entry = {}
     for o in ops:
         by_entry.setdefault(id(o.entry), []).append(o)
@@ -53,8 +54,9 @@ def gen_test_op_table(entries, ops):
             continue
         inplace = next((o for o in vs if o.kind == "inplace"), None)
         out = next((o for o in vs if o.kind == "out"), None)
+        d = e.target if e.target is not None else e  # an alias differentiates as its target (Note [aliases])
         diff = []
-        for key in (e.get("grad") or {}):
+        for key in (d.get("grad") or {}):
             diff += [n.strip() for n in key.split(",")]
         table.append({
             "name": f.schema.name.split("::")[-1],
@@ -66,9 +68,10 @@ def gen_test_op_table(entries, ops):
             "out": bool(out and out.python),
             "python_module": e.get("python_module", ""),
             "differentiable": diff,
-            "not_differentiable": list(e.get("not_differentiable", [])),
-            "never_differentiable": e.get("differentiable", True) is False,
-            "composite": "composite" in e,
+            "not_differentiable": list(d.get("not_differentiable", [])),
+            "never_differentiable": d.get("differentiable", True) is False,
+            "composite": "composite" in e or "alias_of" in e,
+            "alias_of": e.get("alias_of", ""),
             "dtypes": dtypes_of(e),
             "tags": list(e.get("tags", [])),
             "shape": e.get("shape", ""),

@@ -20,7 +20,7 @@ def gen_registrations(ops):
     for o in ops:
         info = f"OpInfo{{{cstr(o.doc)}, {cstr('' if o.inplace_view else o.entry.get('shape', ''))}}}"
         reg.append(f"  m.def({cstr(o.schema.text)}, {info});\n")
-    scalar_bodies, view_bodies = [], []
+    scalar_bodies, view_bodies, alias_bodies = [], [], []
     for o in ops:
         k = o.composite or o.composite_explicit
         if not k:
@@ -29,6 +29,12 @@ def gen_registrations(ops):
             args = ", ".join(f"wrapped_scalar_tensor({a.name})" if a.type == "Scalar" and i == 1 else a.name
                              for i, a in enumerate(o.schema.args))
             scalar_bodies.append(f"{o.kernel_signature(k)} {{ return ember::{o.scalar_of}({args}); }}\n")
+        elif o.alias_of:
+            args = [a.name for a in o.schema.args]
+            if o.kind == "out":  # the C++ API takes out first
+                args = [a.name for a in o.schema.args if a.mutable and a.kwarg_only] + [
+                    a.name for a in o.schema.args if not (a.mutable and a.kwarg_only)]
+            alias_bodies.append(f"{o.kernel_signature(k)} {{ return ember::{o.alias_of}({', '.join(args)}); }}\n")
         elif o.view_of:
             args = ", ".join(a.name for a in o.schema.args)
             view_bodies.append(f"{o.kernel_signature(k)} "
@@ -43,7 +49,9 @@ def gen_registrations(ops):
                + "".join(scalar_bodies)
                + "// In-place view ops: the view op's geometry given to self (Note [in-place view ops], "
                  "ops_view.yaml; views.cpp).\n"
-               + "".join(view_bodies) + "}  // namespace ember::composite\n\n")
+               + "".join(view_bodies)
+               + "// Aliases: the target op called with the same arguments (Note [aliases], tools/opgen/model.py).\n"
+               + "".join(alias_bodies) + "}  // namespace ember::composite\n\n")
     comp.append("\n}  // namespace ember::composite\n")
     files["ember/ops/generated/CompositeKernels.h"] = "".join(comp)
     files["ember/ops/generated/RegisterOps.cpp"] = "".join(reg)

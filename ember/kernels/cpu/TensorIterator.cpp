@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ember/core/TypePromotion.h"
+#include "ember/kernels/cpu/MemoryOverlap.h"
 #include "ember/ops/Functions.h"
 
 namespace ember::cpu {
@@ -11,65 +12,9 @@ void not_implemented_for(const char* op, DType dtype) {
   EMBER_FAIL("\"{}\" not implemented for '{}'", op, dtype);
 }
 
-namespace {
-// Note [memory overlap]
-// As PyTorch (ATen/MemoryOverlap.cpp), an op refuses to write through an output whose elements alias each
-// other (a stride-0 dim of size > 1: an expanded tensor), and an output that partly overlaps an input (the
-// same memory range with other strides, or an overlapping range): the result would depend on the order of
-// the loop. An input that is the output itself (in place) is fine. Overlaps of views that are not dense
-// are too hard to decide cheaply and pass, as in PyTorch.
-bool non_overlapping_and_dense(const Tensor& t) {
-  if (t.is_contiguous()) return true;
-  // Some permutation of the dims is contiguous.
-  const int64_t nd = t.dim();
-  SmallVector<int64_t, 8> perm(static_cast<size_t>(nd));
-  for (int64_t d = 0; d < nd; ++d) perm[d] = d;
-  std::sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) {
-    if (t.sizes()[a] < 2) return false;
-    if (t.sizes()[b] < 2) return true;
-    return t.strides()[a] < t.strides()[b];
-  });
-  int64_t expected = 1;
-  for (int64_t d : perm) {
-    if (t.sizes()[d] == 1) continue;
-    if (t.strides()[d] != expected) return false;
-    expected *= t.sizes()[d];
-  }
-  return true;
-}
-
-bool has_internal_overlap(const Tensor& t) {
-  if (non_overlapping_and_dense(t)) return false;
-  for (int64_t d = 0; d < t.dim(); ++d)
-    if (t.strides()[d] == 0 && t.sizes()[d] > 1) return true;
-  return false;  // too hard to tell
-}
-
-bool partial_overlap(const Tensor& a, const Tensor& b) {
-  if (a.is_same(b) || a.numel() == 0 || b.numel() == 0) return false;
-  if (a.impl()->storage().get() != b.impl()->storage().get()) return false;
-  if (!non_overlapping_and_dense(a) || !non_overlapping_and_dense(b)) return false;
-  const char* a0 = static_cast<const char*>(a.data_ptr());
-  const char* b0 = static_cast<const char*>(b.data_ptr());
-  const char* a1 = a0 + a.numel() * a.element_size();
-  const char* b1 = b0 + b.numel() * b.element_size();
-  if (a0 == b0 && a1 == b1) return !a.strides().equals(b.strides());
-  return a0 < b1 && b0 < a1;
-}
-}  // namespace
-
-void TensorIterator::check_mem_overlap() const {
-  const Tensor& out = user_out_;
-  EMBER_CHECK(!has_internal_overlap(out),
-              "{}: unsupported operation: more than one element of the written-to tensor refers to a single memory "
-              "location. Please clone() the tensor before performing the operation.",
-              config_.name);
-  for (int i = 1; i < num_operands_; ++i) {
-    EMBER_CHECK(!partial_overlap(out, operands_[i]),
-                "{}: unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
-                "single memory location. Please clone() the tensor before performing the operation.",
-                config_.name);
-  }
+void TensorIterator::check_mem_overlap() const {  // See Note [memory overlap]
+  assert_no_internal_overlap(config_.name, user_out_);
+  for (int i = 1; i < num_operands_; ++i) assert_no_partial_overlap(config_.name, user_out_, operands_[i]);
 }
 
 TensorIterator::TensorIterator(const IterConfig& config, const Tensor& out,
@@ -97,7 +42,13 @@ TensorIterator::TensorIterator(const IterConfig& config, const Tensor& out,
                 out.dtype(), common_);
     EMBER_CHECK(!config.check_cast || can_cast(out_dtype, out.dtype()),
                 "{}: result type {} can't be cast to the desired output type {}", config.name, out_dtype, out.dtype());
-    if (config.is_inplace) {
+    // Note [out= that is an input]
+    // An out= tensor that is also one of the inputs (add(x, y, out=x)) is read while it is written, so, as in
+    // PyTorch's TensorIterator ("read-write" operands), it must already have the broadcast shape: resizing it
+    // would change the input under the computation (its new elements are uninitialised).
+    bool read_write = config.is_inplace;
+    for (const Tensor& t : inputs) read_write = read_write || t.is_same(out);
+    if (read_write) {
       EMBER_CHECK(out.sizes().equals(shape), "{}: output with shape [{}] doesn't match the broadcast shape [{}]",
                   config.name, fmt::join(out.sizes(), ", "), fmt::join(shape, ", "));
     } else if (!out.sizes().equals(shape)) {
@@ -118,7 +69,7 @@ TensorIterator::TensorIterator(const IterConfig& config, const Tensor& out,
     else operands_[num_operands_++] = t;
   }
   shape_ = shape;
-  if (wrote_existing_) check_mem_overlap();  // See Note [memory overlap]
+  if (wrote_existing_ && config_.check_mem_overlap) check_mem_overlap();  // See Note [memory overlap]
   compute_geometry();
 }
 

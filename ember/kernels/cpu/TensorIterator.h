@@ -28,6 +28,8 @@ struct IterConfig {
   bool check_cast = true;              // apply PyTorch's can_cast rule to out= and in-place outputs
   bool same_dtype_out = false;         // out= must have the input's dtype (PyTorch's unary ops that keep
                                        // the dtype: abs, neg, floor, ...; check_all_same_dtype there)
+  bool check_mem_overlap = true;       // refuse outputs that overlap themselves or an input (Note [memory
+                                       // overlap]); false for fill_-like writes of one value, as PyTorch's
 };
 
 class TensorIterator {

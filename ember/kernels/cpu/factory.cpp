@@ -14,8 +14,11 @@ void check_cpu(std::optional<Device> device, const char* op) {
 }
 }  // namespace
 
-Tensor empty(IntArrayRef size, std::optional<DType> dtype, std::optional<Device> device, std::optional<MemoryFormat>) {
+Tensor empty(IntArrayRef size, std::optional<DType> dtype, std::optional<Device> device,
+             std::optional<MemoryFormat> memory_format) {
   check_cpu(device, "empty");
+  // As PyTorch's: a new tensor has no layout of its own to preserve.
+  EMBER_CHECK(memory_format != MemoryFormat::Preserve, "empty: unsupported memory format Preserve");
   return make_empty(size, dtype.value_or(default_dtype()));
 }
 
@@ -65,6 +68,7 @@ Tensor fill_(const Tensor& self, const Scalar& value) {
   IterConfig cfg;
   cfg.name = "fill_";
   cfg.is_inplace = true;
+  cfg.check_mem_overlap = false;  // one value for every element: an expanded tensor is fine (Note [memory overlap])
   TensorIterator it(cfg, self, {});
   dispatch_dtypes<kAllTypes>(self.dtype(), "fill_", [&]<class T>() {
     const T v = checked_convert<T>(value, self.dtype());

@@ -7,6 +7,7 @@
 
 #include "ember/kernels/cpu/Dispatch.h"
 #include "ember/kernels/cpu/Loops.h"
+#include "ember/kernels/cpu/MemoryOverlap.h"
 #include "ember/kernels/cpu/generated/CPUKernels.h"
 
 namespace ember::cpu {
@@ -105,21 +106,11 @@ Tensor write_out(const char* name, const Tensor& result, const Tensor& out) {
   return out.copy_(result);
 }
 
-// PyTorch's assert_no_overlap for the inputs of a write: an input that shares memory with the tensor written
-// would be read after being overwritten. Dense tensors whose byte ranges intersect raise, as PyTorch;
-// non-dense ones (too hard to tell cheaply) are copied first by the caller when they share the storage.
+// Note [memory overlap] decides which inputs of a write may share its memory; inputs it cannot decide (views that
+// are not dense) are copied first by the kernels below when they share the storage, so they are read before any
+// write.
 bool same_storage(const Tensor& a, const Tensor& b) {
   return a.numel() > 0 && b.numel() > 0 && a.impl()->storage().get() == b.impl()->storage().get();
-}
-void assert_no_overlap(const Tensor& written, const Tensor& input) {
-  if (!same_storage(written, input) || !written.is_contiguous() || !input.is_contiguous()) return;
-  const char* a0 = static_cast<const char*>(written.data_ptr());
-  const char* b0 = static_cast<const char*>(input.data_ptr());
-  const char* a1 = a0 + written.nbytes();
-  const char* b1 = b0 + input.nbytes();
-  EMBER_CHECK(!(a0 < b1 && b0 < a1),
-              "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
-              "memory location. Please clone() the tensor before performing the operation.");
 }
 
 // out[p] = src[p + offset[p]] over the result-shaped views of Note [advanced indexing]; `out` may be an out=
@@ -355,6 +346,9 @@ void scatter_into(const char* name, const Tensor& target, int64_t dim, const Ten
   const int64_t d = wrap_dim(dim, target.dim());
   scatter_gather_dtype_check(name, target, index, src);
   scatter_shape_check(target, d, index, src);
+  assert_no_internal_overlap(name, target);  // Note [memory overlap]
+  assert_no_overlap(name, target, index);
+  if (src) assert_no_overlap(name, target, *src);
   if (index.numel() == 0) return;
   Tensor s;
   if (src) {
@@ -424,6 +418,9 @@ void index_add_into(const Tensor& target, int64_t dim, const Tensor& index, cons
               "index_add_(): self ({}) and source ({}) must have the same scalar type", target.dtype(), source.dtype());
   EMBER_CHECK(d == 0 || d < source.dim(),
               "index_add_(): Indexing dim {} is out of bounds of the source tensor with dim {}", d, source.dim());
+  assert_no_internal_overlap("index_add_", target);  // Note [memory overlap]
+  assert_no_overlap("index_add_", target, index);
+  assert_no_overlap("index_add_", target, source);
   const int64_t n = index.numel();
   EMBER_CHECK(n == (source.dim() == 0 ? 1 : source.size(d)),
               "index_add_(): Number of indices ({}) should be equal to source.size(dim): ({}), for dim: {}", n,
@@ -632,6 +629,9 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   return index_select_impl(self, dim, index, Tensor());
 }
 Tensor index_select_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out) {
+  assert_no_internal_overlap("index_select", out);  // Note [memory overlap]
+  assert_no_overlap("index_select", out, self);
+  assert_no_overlap("index_select", out, index);
   return index_select_impl(self, dim, index, out);
 }
 
@@ -639,6 +639,9 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool) {
   return gather_impl(self, dim, index, Tensor());
 }
 Tensor gather_out(const Tensor& self, int64_t dim, const Tensor& index, bool, const Tensor& out) {
+  assert_no_internal_overlap("gather", out);  // Note [memory overlap]
+  assert_no_overlap("gather", out, self);
+  assert_no_partial_overlap("gather", out, index);
   return gather_impl(self, dim, index, out);
 }
 
@@ -741,9 +744,9 @@ Tensor index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& 
               "Index put requires the source and destination dtypes match, got {} for the destination and {} for the "
               "source.",
               self.dtype(), values.dtype());
-  assert_no_overlap(self, values);
+  assert_no_overlap("index_put_", self, values);  // Note [memory overlap]
   for (const std::optional<Tensor>& o : indices)
-    if (o && o->defined()) assert_no_overlap(self, *o);
+    if (o && o->defined()) assert_no_overlap("index_put_", self, *o);
   AdvancedIndex ai = make_advanced_index(self, indices);
   const bool expandable = [&] {
     if (values.dim() > static_cast<int64_t>(ai.shape.size())) return false;
@@ -798,6 +801,7 @@ Tensor masked_fill_(const Tensor& self, const Tensor& mask, const Scalar& value)
   cfg.promote_inputs = false;
   cfg.check_cast = false;
   cfg.is_inplace = true;
+  cfg.check_mem_overlap = false;  // one value: an expanded self is allowed, as PyTorch's (Note [memory overlap])
   cfg.compute_dtype = self.dtype();
   cfg.output_dtype = self.dtype();
   TensorIterator it(cfg, self, {self, mask});
@@ -824,6 +828,9 @@ Tensor masked_fill_tensor(const Tensor& self, const Tensor& mask, const Tensor& 
 
 Tensor masked_select(const Tensor& self, const Tensor& mask) { return masked_select_impl(self, mask); }
 Tensor masked_select_out(const Tensor& self, const Tensor& mask, const Tensor& out) {
+  assert_no_internal_overlap("masked_select", out);  // Note [memory overlap]
+  assert_no_overlap("masked_select", out, self);
+  assert_no_overlap("masked_select", out, mask);
   return write_out("masked_select", masked_select_impl(self, mask), out);
 }
 

@@ -144,7 +144,9 @@ std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& self, const Tensor& ta
       result = {out, tw};
       return;
     }
-    const int64_t count = self.dim() == 1 ? 1 : self.size(0);
+    // A 1-D self is one sample (PyTorch reads target[0] only, also when target is 1-D); an empty target is no
+    // sample at all (self (0,) and target (0,) read an element of neither before).
+    const int64_t count = target.numel() == 0 ? 0 : self.dim() == 1 ? 1 : self.size(0);
     result = nll_reduce(op, x.data_ptr<T>(), tgt, wp, count, n_classes, 1, reduction, ignore_index, row,
                         self.dtype());
   });

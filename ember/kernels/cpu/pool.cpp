@@ -302,10 +302,10 @@ void max_pool_2x2(const Pool2d& g, const float* in, float* out, int64_t* indices
           std::memcpy(&t1, t + 4, 16);
           std::memcpy(&u0, u, 16);
           std::memcpy(&u1, u + 4, 16);
-          const vi4 even = {0, 2, 4, 6}, odd = {1, 3, 5, 7};
-          // Window order: top-left, top-right, bottom-left, bottom-right (offsets 0, 1, W, W + 1).
-          const vf4 v[4] = {__builtin_shuffle(t0, t1, even), __builtin_shuffle(t0, t1, odd),
-                            __builtin_shuffle(u0, u1, even), __builtin_shuffle(u0, u1, odd)};
+          // Window order: top-left, top-right, bottom-left, bottom-right (offsets 0, 1, W, W + 1): the even and
+          // odd elements of the two rows (__builtin_shufflevector: GCC >= 12 and clang alike).
+          const vf4 v[4] = {__builtin_shufflevector(t0, t1, 0, 2, 4, 6), __builtin_shufflevector(t0, t1, 1, 3, 5, 7),
+                            __builtin_shufflevector(u0, u1, 0, 2, 4, 6), __builtin_shufflevector(u0, u1, 1, 3, 5, 7)};
           const int32_t at[4] = {0, 1, W, W + 1};
           vf4 mx = v[0];  // starting from the first element equals starting from -inf (offset 0 either way)
           vi4 e = {0, 0, 0, 0};

@@ -7,6 +7,7 @@
 
 #include "ember/kernels/cpu/Dispatch.h"
 #include "ember/kernels/cpu/Loops.h"
+#include "ember/kernels/cpu/MemoryOverlap.h"
 #include "ember/kernels/cpu/ReducePlan.h"
 #include "ember/kernels/cpu/generated/CPUKernels.h"
 #include "ember/kernels/cpu/isa/VecLoops.h"
@@ -26,6 +27,14 @@ Tensor to_out(const Tensor& result, const Tensor& out) {
   out.impl()->resize(result.sizes());
   out.copy_(result);
   return out;
+}
+
+// For the reductions whose out= must have the result's own dtype in PyTorch (argmax/argmin: int64; amax/amin:
+// the input's; cumsum/cumprod: the dtype= asked for), not just one it can be cast to.
+Tensor to_out_same_dtype(const char* op, const Tensor& result, const Tensor& out) {
+  EMBER_CHECK(!out.defined() || out.dtype() == result.dtype(),
+              "{}: Expected out tensor to have dtype {}, but got {} instead", op, result.dtype(), out.dtype());
+  return to_out(result, out);
 }
 
 struct Reduction {
@@ -489,7 +498,7 @@ Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
   return extreme_values<true>("amax", self, dim, keepdim);
 }
 Tensor amax_out(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
-  return to_out(cpu::amax(self, dim, keepdim), out);
+  return to_out_same_dtype("amax", cpu::amax(self, dim, keepdim), out);
 }
 Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
   EMBER_CHECK(self.numel() > 0 || !dim.empty(),
@@ -498,19 +507,19 @@ Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
   return extreme_values<false>("amin", self, dim, keepdim);
 }
 Tensor amin_out(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
-  return to_out(cpu::amin(self, dim, keepdim), out);
+  return to_out_same_dtype("amin", cpu::amin(self, dim, keepdim), out);
 }
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   return arg_extreme<true>("argmax", self, dim, keepdim);
 }
 Tensor argmax_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& out) {
-  return to_out(cpu::argmax(self, dim, keepdim), out);
+  return to_out_same_dtype("argmax", cpu::argmax(self, dim, keepdim), out);
 }
 Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   return arg_extreme<false>("argmin", self, dim, keepdim);
 }
 Tensor argmin_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& out) {
-  return to_out(cpu::argmin(self, dim, keepdim), out);
+  return to_out_same_dtype("argmin", cpu::argmin(self, dim, keepdim), out);
 }
 
 Tensor var(const Tensor& self, OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim) {
@@ -580,23 +589,42 @@ Tensor count_nonzero_dims(const Tensor& self, IntArrayRef dim) {
   return sum_impl<false>("count_nonzero", ember::ne(self, wrapped_scalar_tensor(0)), dim, false, kInt64);
 }
 
+namespace {
+// A scan's out= is written position by position from the input: it may be the input itself, never a shifted view
+// of it (Note [memory overlap]).
+void check_scan_out(const char* name, const Tensor& self, const Tensor& out) {
+  assert_no_internal_overlap(name, out);
+  assert_no_partial_overlap(name, out, self);
+}
+}  // namespace
+
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
   return scan_impl<true>("cumsum", self, dim, dtype);
 }
 Tensor cumsum_(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  EMBER_CHECK(!dtype || *dtype == self.dtype(),
+              "cumsum_: Bad in-place call: input tensor dtype {} and output tensor dtype {} should match",
+              self.dtype(), *dtype);
   return self.copy_(scan_impl<true>("cumsum_", self, dim, dtype.value_or(self.dtype())));
 }
 Tensor cumsum_out(const Tensor& self, int64_t dim, std::optional<DType> dtype, const Tensor& out) {
-  return to_out(scan_impl<true>("cumsum", self, dim, dtype ? dtype : std::optional<DType>(out.dtype())), out);
+  check_scan_out("cumsum", self, out);
+  const std::optional<DType> result_dtype = dtype ? dtype : std::optional<DType>(out.dtype());
+  return to_out_same_dtype("cumsum", scan_impl<true>("cumsum", self, dim, result_dtype), out);
 }
 Tensor cumprod(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
   return scan_impl<false>("cumprod", self, dim, dtype);
 }
 Tensor cumprod_(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  EMBER_CHECK(!dtype || *dtype == self.dtype(),
+              "cumprod_: Bad in-place call: input tensor dtype {} and output tensor dtype {} should match",
+              self.dtype(), *dtype);
   return self.copy_(scan_impl<false>("cumprod_", self, dim, dtype.value_or(self.dtype())));
 }
 Tensor cumprod_out(const Tensor& self, int64_t dim, std::optional<DType> dtype, const Tensor& out) {
-  return to_out(scan_impl<false>("cumprod", self, dim, dtype ? dtype : std::optional<DType>(out.dtype())), out);
+  check_scan_out("cumprod", self, out);
+  const std::optional<DType> result_dtype = dtype ? dtype : std::optional<DType>(out.dtype());
+  return to_out_same_dtype("cumprod", scan_impl<false>("cumprod", self, dim, result_dtype), out);
 }
 
 Tensor softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype) {

@@ -32,7 +32,9 @@ Tensor unary(const char* name, const Tensor& self, const Tensor& out, bool inpla
       }
     }
   }
-  dispatch_dtypes<Mask>(dt, name, [&]<class T>() {
+  // OutRule::Float computes in a floating dtype (integral inputs promote), so only those are instantiated.
+  constexpr uint32_t kComputed = rule == OutRule::Float ? Mask & kFloatingTypes : Mask;
+  dispatch_dtypes<kComputed>(dt, name, [&]<class T>() {
     using M = opmath_t<T>;
     if constexpr (rule == OutRule::Bool) {
       it.for_each([](char** d, const int64_t* s, int64_t n) {

@@ -612,6 +612,233 @@ Tensor addcdiv_out(const Tensor& out, const Tensor& self, const Tensor& tensor1,
   static const OperatorHandle h = op("aten::addcdiv.out");
   return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Tensor&>(self, tensor1, tensor2, value, out);
 }
+Tensor arctan2(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::arctan2");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::arctan2(const Tensor& other) const { return ember::arctan2(*this, other); }
+Tensor arctan2_(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::arctan2_");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::arctan2_(const Tensor& other) const { return ember::arctan2_(*this, other); }
+Tensor arctan2_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::arctan2.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+}
+Tensor multiply(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::multiply.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::multiply(const Tensor& other) const { return ember::multiply(*this, other); }
+Tensor multiply_(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::multiply_.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::multiply_(const Tensor& other) const { return ember::multiply_(*this, other); }
+Tensor multiply_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::multiply.Tensor_out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+}
+Tensor multiply(const Tensor& self, const Scalar& other) {
+  static const OperatorHandle h = op("aten::multiply.Scalar");
+  return h.call<Tensor, const Tensor&, const Scalar&>(self, other);
+}
+Tensor Tensor::multiply(const Scalar& other) const { return ember::multiply(*this, other); }
+Tensor subtract(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  static const OperatorHandle h = op("aten::subtract.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Scalar&>(self, other, alpha);
+}
+Tensor Tensor::subtract(const Tensor& other, const Scalar& alpha) const { return ember::subtract(*this, other, alpha); }
+Tensor subtract_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  static const OperatorHandle h = op("aten::subtract_.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Scalar&>(self, other, alpha);
+}
+Tensor Tensor::subtract_(const Tensor& other, const Scalar& alpha) const { return ember::subtract_(*this, other, alpha); }
+Tensor subtract_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  static const OperatorHandle h = op("aten::subtract.Tensor_out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Scalar&, const Tensor&>(self, other, alpha, out);
+}
+Tensor subtract(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  static const OperatorHandle h = op("aten::subtract.Scalar");
+  return h.call<Tensor, const Tensor&, const Scalar&, const Scalar&>(self, other, alpha);
+}
+Tensor Tensor::subtract(const Scalar& other, const Scalar& alpha) const { return ember::subtract(*this, other, alpha); }
+Tensor divide(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::divide.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::divide(const Tensor& other) const { return ember::divide(*this, other); }
+Tensor divide_(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::divide_.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::divide_(const Tensor& other) const { return ember::divide_(*this, other); }
+Tensor divide_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::divide.Tensor_out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+}
+Tensor divide(const Tensor& self, const Scalar& other) {
+  static const OperatorHandle h = op("aten::divide.Scalar");
+  return h.call<Tensor, const Tensor&, const Scalar&>(self, other);
+}
+Tensor Tensor::divide(const Scalar& other) const { return ember::divide(*this, other); }
+Tensor divide(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  static const OperatorHandle h = op("aten::divide.Tensor_mode");
+  return h.call<Tensor, const Tensor&, const Tensor&, std::optional<std::string_view>>(self, other, rounding_mode);
+}
+Tensor Tensor::divide(const Tensor& other, std::optional<std::string_view> rounding_mode) const { return ember::divide(*this, other, rounding_mode); }
+Tensor divide_(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  static const OperatorHandle h = op("aten::divide_.Tensor_mode");
+  return h.call<Tensor, const Tensor&, const Tensor&, std::optional<std::string_view>>(self, other, rounding_mode);
+}
+Tensor Tensor::divide_(const Tensor& other, std::optional<std::string_view> rounding_mode) const { return ember::divide_(*this, other, rounding_mode); }
+Tensor divide_out(const Tensor& out, const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  static const OperatorHandle h = op("aten::divide.Tensor_mode_out");
+  return h.call<Tensor, const Tensor&, const Tensor&, std::optional<std::string_view>, const Tensor&>(self, other, rounding_mode, out);
+}
+Tensor true_divide(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::true_divide.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::true_divide(const Tensor& other) const { return ember::true_divide(*this, other); }
+Tensor true_divide_(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::true_divide_.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::true_divide_(const Tensor& other) const { return ember::true_divide_(*this, other); }
+Tensor true_divide_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::true_divide.Tensor_out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+}
+Tensor true_divide(const Tensor& self, const Scalar& other) {
+  static const OperatorHandle h = op("aten::true_divide.Scalar");
+  return h.call<Tensor, const Tensor&, const Scalar&>(self, other);
+}
+Tensor Tensor::true_divide(const Scalar& other) const { return ember::true_divide(*this, other); }
+Tensor greater(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::greater.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::greater(const Tensor& other) const { return ember::greater(*this, other); }
+Tensor greater_(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::greater_.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::greater_(const Tensor& other) const { return ember::greater_(*this, other); }
+Tensor greater_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::greater.Tensor_out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+}
+Tensor greater(const Tensor& self, const Scalar& other) {
+  static const OperatorHandle h = op("aten::greater.Scalar");
+  return h.call<Tensor, const Tensor&, const Scalar&>(self, other);
+}
+Tensor Tensor::greater(const Scalar& other) const { return ember::greater(*this, other); }
+Tensor greater_equal(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::greater_equal.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::greater_equal(const Tensor& other) const { return ember::greater_equal(*this, other); }
+Tensor greater_equal_(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::greater_equal_.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::greater_equal_(const Tensor& other) const { return ember::greater_equal_(*this, other); }
+Tensor greater_equal_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::greater_equal.Tensor_out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+}
+Tensor greater_equal(const Tensor& self, const Scalar& other) {
+  static const OperatorHandle h = op("aten::greater_equal.Scalar");
+  return h.call<Tensor, const Tensor&, const Scalar&>(self, other);
+}
+Tensor Tensor::greater_equal(const Scalar& other) const { return ember::greater_equal(*this, other); }
+Tensor less(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::less.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::less(const Tensor& other) const { return ember::less(*this, other); }
+Tensor less_(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::less_.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::less_(const Tensor& other) const { return ember::less_(*this, other); }
+Tensor less_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::less.Tensor_out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+}
+Tensor less(const Tensor& self, const Scalar& other) {
+  static const OperatorHandle h = op("aten::less.Scalar");
+  return h.call<Tensor, const Tensor&, const Scalar&>(self, other);
+}
+Tensor Tensor::less(const Scalar& other) const { return ember::less(*this, other); }
+Tensor less_equal(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::less_equal.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::less_equal(const Tensor& other) const { return ember::less_equal(*this, other); }
+Tensor less_equal_(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::less_equal_.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::less_equal_(const Tensor& other) const { return ember::less_equal_(*this, other); }
+Tensor less_equal_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::less_equal.Tensor_out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+}
+Tensor less_equal(const Tensor& self, const Scalar& other) {
+  static const OperatorHandle h = op("aten::less_equal.Scalar");
+  return h.call<Tensor, const Tensor&, const Scalar&>(self, other);
+}
+Tensor Tensor::less_equal(const Scalar& other) const { return ember::less_equal(*this, other); }
+Tensor not_equal(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::not_equal.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::not_equal(const Tensor& other) const { return ember::not_equal(*this, other); }
+Tensor not_equal_(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::not_equal_.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::not_equal_(const Tensor& other) const { return ember::not_equal_(*this, other); }
+Tensor not_equal_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::not_equal.Tensor_out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+}
+Tensor not_equal(const Tensor& self, const Scalar& other) {
+  static const OperatorHandle h = op("aten::not_equal.Scalar");
+  return h.call<Tensor, const Tensor&, const Scalar&>(self, other);
+}
+Tensor Tensor::not_equal(const Scalar& other) const { return ember::not_equal(*this, other); }
+Tensor clip(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  static const OperatorHandle h = op("aten::clip");
+  return h.call<Tensor, const Tensor&, const std::optional<Scalar>&, const std::optional<Scalar>&>(self, min, max);
+}
+Tensor Tensor::clip(const std::optional<Scalar>& min, const std::optional<Scalar>& max) const { return ember::clip(*this, min, max); }
+Tensor clip_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  static const OperatorHandle h = op("aten::clip_");
+  return h.call<Tensor, const Tensor&, const std::optional<Scalar>&, const std::optional<Scalar>&>(self, min, max);
+}
+Tensor Tensor::clip_(const std::optional<Scalar>& min, const std::optional<Scalar>& max) const { return ember::clip_(*this, min, max); }
+Tensor clip_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  static const OperatorHandle h = op("aten::clip.out");
+  return h.call<Tensor, const Tensor&, const std::optional<Scalar>&, const std::optional<Scalar>&, const Tensor&>(self, min, max, out);
+}
+Tensor clip(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  static const OperatorHandle h = op("aten::clip.Tensor");
+  return h.call<Tensor, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&>(self, min, max);
+}
+Tensor Tensor::clip(const std::optional<Tensor>& min, const std::optional<Tensor>& max) const { return ember::clip(*this, min, max); }
+Tensor clip_(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  static const OperatorHandle h = op("aten::clip_.Tensor");
+  return h.call<Tensor, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&>(self, min, max);
+}
+Tensor Tensor::clip_(const std::optional<Tensor>& min, const std::optional<Tensor>& max) const { return ember::clip_(*this, min, max); }
+Tensor clip_out(const Tensor& out, const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  static const OperatorHandle h = op("aten::clip.Tensor_out");
+  return h.call<Tensor, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, const Tensor&>(self, min, max, out);
+}
 Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
   static const OperatorHandle h = op("aten::conv1d");
   return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef, IntArrayRef, int64_t>(input, weight, bias, stride, padding, dilation, groups);
@@ -753,6 +980,14 @@ Tensor zero_(const Tensor& self) {
   return h.call<Tensor, const Tensor&>(self);
 }
 Tensor Tensor::zero_() const { return ember::zero_(*this); }
+Tensor tril_indices(int64_t row, int64_t col, int64_t offset, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::tril_indices");
+  return h.call<Tensor, int64_t, int64_t, int64_t, std::optional<DType>, std::optional<Device>>(row, col, offset, dtype, device);
+}
+Tensor triu_indices(int64_t row, int64_t col, int64_t offset, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::triu_indices");
+  return h.call<Tensor, int64_t, int64_t, int64_t, std::optional<DType>, std::optional<Device>>(row, col, offset, dtype, device);
+}
 Tensor _fused_elementwise(TensorList inputs, IntArrayRef program, IntArrayRef constants) {
   static const OperatorHandle h = op("aten::_fused_elementwise");
   return h.call<Tensor, TensorList, IntArrayRef, IntArrayRef>(inputs, program, constants);
@@ -929,6 +1164,24 @@ std::vector<Tensor> where(const Tensor& condition) {
   static const OperatorHandle h = op("aten::where");
   return h.call<std::vector<Tensor>, const Tensor&>(condition);
 }
+Tensor take(const Tensor& self, const Tensor& index) {
+  static const OperatorHandle h = op("aten::take");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, index);
+}
+Tensor Tensor::take(const Tensor& index) const { return ember::take(*this, index); }
+Tensor take_out(const Tensor& out, const Tensor& self, const Tensor& index) {
+  static const OperatorHandle h = op("aten::take.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, index, out);
+}
+Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim) {
+  static const OperatorHandle h = op("aten::take_along_dim");
+  return h.call<Tensor, const Tensor&, const Tensor&, std::optional<int64_t>>(self, indices, dim);
+}
+Tensor Tensor::take_along_dim(const Tensor& indices, std::optional<int64_t> dim) const { return ember::take_along_dim(*this, indices, dim); }
+Tensor take_along_dim_out(const Tensor& out, const Tensor& self, const Tensor& indices, std::optional<int64_t> dim) {
+  static const OperatorHandle h = op("aten::take_along_dim.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, std::optional<int64_t>, const Tensor&>(self, indices, dim, out);
+}
 Tensor mm(const Tensor& self, const Tensor& mat2) {
   static const OperatorHandle h = op("aten::mm");
   return h.call<Tensor, const Tensor&, const Tensor&>(self, mat2);
@@ -1027,6 +1280,46 @@ Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Ten
 Tensor linear_out(const Tensor& out, const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
   static const OperatorHandle h = op("aten::linear.out");
   return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&, const Tensor&>(input, weight, bias, out);
+}
+Tensor trace(const Tensor& self) {
+  static const OperatorHandle h = op("aten::trace");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::trace() const { return ember::trace(*this); }
+Tensor kron(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::kron");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::kron(const Tensor& other) const { return ember::kron(*this, other); }
+Tensor kron_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::kron.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+}
+Tensor tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other) {
+  static const OperatorHandle h = op("aten::tensordot");
+  return h.call<Tensor, const Tensor&, const Tensor&, IntArrayRef, IntArrayRef>(self, other, dims_self, dims_other);
+}
+Tensor tensordot_out(const Tensor& out, const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other) {
+  static const OperatorHandle h = op("aten::tensordot.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, const Tensor&>(self, other, dims_self, dims_other, out);
+}
+Tensor inner(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::inner");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::inner(const Tensor& other) const { return ember::inner(*this, other); }
+Tensor inner_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::inner.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+}
+Tensor vdot(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::vdot");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::vdot(const Tensor& other) const { return ember::vdot(*this, other); }
+Tensor vdot_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::vdot.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
 }
 Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
   static const OperatorHandle h = op("aten::hardtanh");
@@ -1720,6 +2013,14 @@ Tensor concat_out(const Tensor& out, TensorList tensors, int64_t dim) {
   static const OperatorHandle h = op("aten::concat.out");
   return h.call<Tensor, TensorList, int64_t, const Tensor&>(tensors, dim, out);
 }
+Tensor concatenate(TensorList tensors, int64_t dim) {
+  static const OperatorHandle h = op("aten::concatenate");
+  return h.call<Tensor, TensorList, int64_t>(tensors, dim);
+}
+Tensor concatenate_out(const Tensor& out, TensorList tensors, int64_t dim) {
+  static const OperatorHandle h = op("aten::concatenate.out");
+  return h.call<Tensor, TensorList, int64_t, const Tensor&>(tensors, dim, out);
+}
 Tensor stack(TensorList tensors, int64_t dim) {
   static const OperatorHandle h = op("aten::stack");
   return h.call<Tensor, TensorList, int64_t>(tensors, dim);
@@ -1827,6 +2128,228 @@ Tensor pad(const Tensor& self, IntArrayRef pad, std::string_view mode, std::opti
   static const OperatorHandle h = op("aten::pad");
   return h.call<Tensor, const Tensor&, IntArrayRef, std::string_view, std::optional<double>>(self, pad, mode, value);
 }
+Tensor broadcast_to(const Tensor& self, IntArrayRef size) {
+  static const OperatorHandle h = op("aten::broadcast_to");
+  return h.call<Tensor, const Tensor&, IntArrayRef>(self, size);
+}
+Tensor Tensor::broadcast_to(IntArrayRef size) const { return ember::broadcast_to(*this, size); }
+std::vector<Tensor> broadcast_tensors(TensorList tensors) {
+  static const OperatorHandle h = op("aten::broadcast_tensors");
+  return h.call<std::vector<Tensor>, TensorList>(tensors);
+}
+std::vector<Tensor> meshgrid(TensorList tensors) {
+  static const OperatorHandle h = op("aten::meshgrid");
+  return h.call<std::vector<Tensor>, TensorList>(tensors);
+}
+std::vector<Tensor> meshgrid(TensorList tensors, std::string_view indexing) {
+  static const OperatorHandle h = op("aten::meshgrid.indexing");
+  return h.call<std::vector<Tensor>, TensorList, std::string_view>(tensors, indexing);
+}
+Tensor atleast_1d(const Tensor& self) {
+  static const OperatorHandle h = op("aten::atleast_1d");
+  return h.call<Tensor, const Tensor&>(self);
+}
+std::vector<Tensor> atleast_1d(TensorList tensors) {
+  static const OperatorHandle h = op("aten::atleast_1d.Sequence");
+  return h.call<std::vector<Tensor>, TensorList>(tensors);
+}
+Tensor atleast_2d(const Tensor& self) {
+  static const OperatorHandle h = op("aten::atleast_2d");
+  return h.call<Tensor, const Tensor&>(self);
+}
+std::vector<Tensor> atleast_2d(TensorList tensors) {
+  static const OperatorHandle h = op("aten::atleast_2d.Sequence");
+  return h.call<std::vector<Tensor>, TensorList>(tensors);
+}
+Tensor atleast_3d(const Tensor& self) {
+  static const OperatorHandle h = op("aten::atleast_3d");
+  return h.call<Tensor, const Tensor&>(self);
+}
+std::vector<Tensor> atleast_3d(TensorList tensors) {
+  static const OperatorHandle h = op("aten::atleast_3d.Sequence");
+  return h.call<std::vector<Tensor>, TensorList>(tensors);
+}
+Tensor hstack(TensorList tensors) {
+  static const OperatorHandle h = op("aten::hstack");
+  return h.call<Tensor, TensorList>(tensors);
+}
+Tensor hstack_out(const Tensor& out, TensorList tensors) {
+  static const OperatorHandle h = op("aten::hstack.out");
+  return h.call<Tensor, TensorList, const Tensor&>(tensors, out);
+}
+Tensor vstack(TensorList tensors) {
+  static const OperatorHandle h = op("aten::vstack");
+  return h.call<Tensor, TensorList>(tensors);
+}
+Tensor vstack_out(const Tensor& out, TensorList tensors) {
+  static const OperatorHandle h = op("aten::vstack.out");
+  return h.call<Tensor, TensorList, const Tensor&>(tensors, out);
+}
+Tensor row_stack(TensorList tensors) {
+  static const OperatorHandle h = op("aten::row_stack");
+  return h.call<Tensor, TensorList>(tensors);
+}
+Tensor row_stack_out(const Tensor& out, TensorList tensors) {
+  static const OperatorHandle h = op("aten::row_stack.out");
+  return h.call<Tensor, TensorList, const Tensor&>(tensors, out);
+}
+Tensor dstack(TensorList tensors) {
+  static const OperatorHandle h = op("aten::dstack");
+  return h.call<Tensor, TensorList>(tensors);
+}
+Tensor dstack_out(const Tensor& out, TensorList tensors) {
+  static const OperatorHandle h = op("aten::dstack.out");
+  return h.call<Tensor, TensorList, const Tensor&>(tensors, out);
+}
+Tensor column_stack(TensorList tensors) {
+  static const OperatorHandle h = op("aten::column_stack");
+  return h.call<Tensor, TensorList>(tensors);
+}
+Tensor column_stack_out(const Tensor& out, TensorList tensors) {
+  static const OperatorHandle h = op("aten::column_stack.out");
+  return h.call<Tensor, TensorList, const Tensor&>(tensors, out);
+}
+Tensor block_diag(TensorList tensors) {
+  static const OperatorHandle h = op("aten::block_diag");
+  return h.call<Tensor, TensorList>(tensors);
+}
+Tensor cartesian_prod(TensorList tensors) {
+  static const OperatorHandle h = op("aten::cartesian_prod");
+  return h.call<Tensor, TensorList>(tensors);
+}
+std::vector<Tensor> tensor_split(const Tensor& self, int64_t sections, int64_t dim) {
+  static const OperatorHandle h = op("aten::tensor_split.sections");
+  return h.call<std::vector<Tensor>, const Tensor&, int64_t, int64_t>(self, sections, dim);
+}
+std::vector<Tensor> Tensor::tensor_split(int64_t sections, int64_t dim) const { return ember::tensor_split(*this, sections, dim); }
+std::vector<Tensor> tensor_split(const Tensor& self, IntArrayRef indices, int64_t dim) {
+  static const OperatorHandle h = op("aten::tensor_split.indices");
+  return h.call<std::vector<Tensor>, const Tensor&, IntArrayRef, int64_t>(self, indices, dim);
+}
+std::vector<Tensor> Tensor::tensor_split(IntArrayRef indices, int64_t dim) const { return ember::tensor_split(*this, indices, dim); }
+std::vector<Tensor> tensor_split(const Tensor& self, const Tensor& tensor_indices_or_sections, int64_t dim) {
+  static const OperatorHandle h = op("aten::tensor_split.tensor_indices_or_sections");
+  return h.call<std::vector<Tensor>, const Tensor&, const Tensor&, int64_t>(self, tensor_indices_or_sections, dim);
+}
+std::vector<Tensor> Tensor::tensor_split(const Tensor& tensor_indices_or_sections, int64_t dim) const { return ember::tensor_split(*this, tensor_indices_or_sections, dim); }
+std::vector<Tensor> hsplit(const Tensor& self, int64_t sections) {
+  static const OperatorHandle h = op("aten::hsplit.int");
+  return h.call<std::vector<Tensor>, const Tensor&, int64_t>(self, sections);
+}
+std::vector<Tensor> Tensor::hsplit(int64_t sections) const { return ember::hsplit(*this, sections); }
+std::vector<Tensor> hsplit(const Tensor& self, IntArrayRef indices) {
+  static const OperatorHandle h = op("aten::hsplit.array");
+  return h.call<std::vector<Tensor>, const Tensor&, IntArrayRef>(self, indices);
+}
+std::vector<Tensor> Tensor::hsplit(IntArrayRef indices) const { return ember::hsplit(*this, indices); }
+std::vector<Tensor> vsplit(const Tensor& self, int64_t sections) {
+  static const OperatorHandle h = op("aten::vsplit.int");
+  return h.call<std::vector<Tensor>, const Tensor&, int64_t>(self, sections);
+}
+std::vector<Tensor> Tensor::vsplit(int64_t sections) const { return ember::vsplit(*this, sections); }
+std::vector<Tensor> vsplit(const Tensor& self, IntArrayRef indices) {
+  static const OperatorHandle h = op("aten::vsplit.array");
+  return h.call<std::vector<Tensor>, const Tensor&, IntArrayRef>(self, indices);
+}
+std::vector<Tensor> Tensor::vsplit(IntArrayRef indices) const { return ember::vsplit(*this, indices); }
+std::vector<Tensor> dsplit(const Tensor& self, int64_t sections) {
+  static const OperatorHandle h = op("aten::dsplit.int");
+  return h.call<std::vector<Tensor>, const Tensor&, int64_t>(self, sections);
+}
+std::vector<Tensor> Tensor::dsplit(int64_t sections) const { return ember::dsplit(*this, sections); }
+std::vector<Tensor> dsplit(const Tensor& self, IntArrayRef indices) {
+  static const OperatorHandle h = op("aten::dsplit.array");
+  return h.call<std::vector<Tensor>, const Tensor&, IntArrayRef>(self, indices);
+}
+std::vector<Tensor> Tensor::dsplit(IntArrayRef indices) const { return ember::dsplit(*this, indices); }
+Tensor tile(const Tensor& self, IntArrayRef dims) {
+  static const OperatorHandle h = op("aten::tile");
+  return h.call<Tensor, const Tensor&, IntArrayRef>(self, dims);
+}
+Tensor Tensor::tile(IntArrayRef dims) const { return ember::tile(*this, dims); }
+Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
+  static const OperatorHandle h = op("aten::roll");
+  return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef>(self, shifts, dims);
+}
+Tensor Tensor::roll(IntArrayRef shifts, IntArrayRef dims) const { return ember::roll(*this, shifts, dims); }
+Tensor roll_out(const Tensor& out, const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
+  static const OperatorHandle h = op("aten::roll.out");
+  return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, const Tensor&>(self, shifts, dims, out);
+}
+Tensor rot90(const Tensor& self, int64_t k, IntArrayRef dims) {
+  static const OperatorHandle h = op("aten::rot90");
+  return h.call<Tensor, const Tensor&, int64_t, IntArrayRef>(self, k, dims);
+}
+Tensor Tensor::rot90(int64_t k, IntArrayRef dims) const { return ember::rot90(*this, k, dims); }
+Tensor rot90_out(const Tensor& out, const Tensor& self, int64_t k, IntArrayRef dims) {
+  static const OperatorHandle h = op("aten::rot90.out");
+  return h.call<Tensor, const Tensor&, int64_t, IntArrayRef, const Tensor&>(self, k, dims, out);
+}
+Tensor fliplr(const Tensor& self) {
+  static const OperatorHandle h = op("aten::fliplr");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::fliplr() const { return ember::fliplr(*this); }
+Tensor flipud(const Tensor& self) {
+  static const OperatorHandle h = op("aten::flipud");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::flipud() const { return ember::flipud(*this); }
+Tensor ravel(const Tensor& self) {
+  static const OperatorHandle h = op("aten::ravel");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::ravel() const { return ember::ravel(*this); }
+Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size) {
+  static const OperatorHandle h = op("aten::repeat_interleave.Tensor");
+  return h.call<Tensor, const Tensor&, std::optional<int64_t>>(repeats, output_size);
+}
+Tensor repeat_interleave_out(const Tensor& out, const Tensor& repeats, std::optional<int64_t> output_size) {
+  static const OperatorHandle h = op("aten::repeat_interleave.Tensor_out");
+  return h.call<Tensor, const Tensor&, std::optional<int64_t>, const Tensor&>(repeats, output_size, out);
+}
+Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim, std::optional<int64_t> output_size) {
+  static const OperatorHandle h = op("aten::repeat_interleave.self_Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&, std::optional<int64_t>, std::optional<int64_t>>(self, repeats, dim, output_size);
+}
+Tensor Tensor::repeat_interleave(const Tensor& repeats, std::optional<int64_t> dim, std::optional<int64_t> output_size) const { return ember::repeat_interleave(*this, repeats, dim, output_size); }
+Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim, std::optional<int64_t> output_size) {
+  static const OperatorHandle h = op("aten::repeat_interleave.self_int");
+  return h.call<Tensor, const Tensor&, int64_t, std::optional<int64_t>, std::optional<int64_t>>(self, repeats, dim, output_size);
+}
+Tensor Tensor::repeat_interleave(int64_t repeats, std::optional<int64_t> dim, std::optional<int64_t> output_size) const { return ember::repeat_interleave(*this, repeats, dim, output_size); }
+Tensor diff(const Tensor& self, int64_t n, int64_t dim, const std::optional<Tensor>& prepend, const std::optional<Tensor>& append) {
+  static const OperatorHandle h = op("aten::diff");
+  return h.call<Tensor, const Tensor&, int64_t, int64_t, const std::optional<Tensor>&, const std::optional<Tensor>&>(self, n, dim, prepend, append);
+}
+Tensor Tensor::diff(int64_t n, int64_t dim, const std::optional<Tensor>& prepend, const std::optional<Tensor>& append) const { return ember::diff(*this, n, dim, prepend, append); }
+Tensor diff_out(const Tensor& out, const Tensor& self, int64_t n, int64_t dim, const std::optional<Tensor>& prepend, const std::optional<Tensor>& append) {
+  static const OperatorHandle h = op("aten::diff.out");
+  return h.call<Tensor, const Tensor&, int64_t, int64_t, const std::optional<Tensor>&, const std::optional<Tensor>&, const Tensor&>(self, n, dim, prepend, append, out);
+}
+Tensor diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  static const OperatorHandle h = op("aten::diag_embed");
+  return h.call<Tensor, const Tensor&, int64_t, int64_t, int64_t>(self, offset, dim1, dim2);
+}
+Tensor Tensor::diag_embed(int64_t offset, int64_t dim1, int64_t dim2) const { return ember::diag_embed(*this, offset, dim1, dim2); }
+Tensor diag_embed_out(const Tensor& out, const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  static const OperatorHandle h = op("aten::diag_embed.out");
+  return h.call<Tensor, const Tensor&, int64_t, int64_t, int64_t, const Tensor&>(self, offset, dim1, dim2, out);
+}
+Tensor diag(const Tensor& self, int64_t diagonal) {
+  static const OperatorHandle h = op("aten::diag");
+  return h.call<Tensor, const Tensor&, int64_t>(self, diagonal);
+}
+Tensor Tensor::diag(int64_t diagonal) const { return ember::diag(*this, diagonal); }
+Tensor diag_out(const Tensor& out, const Tensor& self, int64_t diagonal) {
+  static const OperatorHandle h = op("aten::diag.out");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&>(self, diagonal, out);
+}
+Tensor diagflat(const Tensor& self, int64_t offset) {
+  static const OperatorHandle h = op("aten::diagflat");
+  return h.call<Tensor, const Tensor&, int64_t>(self, offset);
+}
+Tensor Tensor::diagflat(int64_t offset) const { return ember::diagflat(*this, offset); }
 std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
   static const OperatorHandle h = op("aten::sort");
   return h.call<std::tuple<Tensor, Tensor>, const Tensor&, int64_t, bool>(self, dim, descending);
@@ -2377,6 +2900,90 @@ Tensor nan_to_num_out(const Tensor& out, const Tensor& self, std::optional<doubl
   static const OperatorHandle h = op("aten::nan_to_num.out");
   return h.call<Tensor, const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>, const Tensor&>(self, nan, posinf, neginf, out);
 }
+Tensor absolute(const Tensor& self) {
+  static const OperatorHandle h = op("aten::absolute");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::absolute() const { return ember::absolute(*this); }
+Tensor absolute_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::absolute_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::absolute_() const { return ember::absolute_(*this); }
+Tensor absolute_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::absolute.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor negative(const Tensor& self) {
+  static const OperatorHandle h = op("aten::negative");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::negative() const { return ember::negative(*this); }
+Tensor negative_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::negative_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::negative_() const { return ember::negative_(*this); }
+Tensor negative_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::negative.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor arccos(const Tensor& self) {
+  static const OperatorHandle h = op("aten::arccos");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::arccos() const { return ember::arccos(*this); }
+Tensor arccos_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::arccos_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::arccos_() const { return ember::arccos_(*this); }
+Tensor arccos_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::arccos.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor arcsin(const Tensor& self) {
+  static const OperatorHandle h = op("aten::arcsin");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::arcsin() const { return ember::arcsin(*this); }
+Tensor arcsin_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::arcsin_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::arcsin_() const { return ember::arcsin_(*this); }
+Tensor arcsin_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::arcsin.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor arctan(const Tensor& self) {
+  static const OperatorHandle h = op("aten::arctan");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::arctan() const { return ember::arctan(*this); }
+Tensor arctan_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::arctan_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::arctan_() const { return ember::arctan_(*this); }
+Tensor arctan_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::arctan.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor fix(const Tensor& self) {
+  static const OperatorHandle h = op("aten::fix");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::fix() const { return ember::fix(*this); }
+Tensor fix_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::fix_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::fix_() const { return ember::fix_(*this); }
+Tensor fix_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::fix.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
 Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
   static const OperatorHandle h = op("aten::as_strided");
   return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>>(self, size, stride, storage_offset);
@@ -2537,6 +3144,16 @@ Tensor movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination) 
   return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef>(self, source, destination);
 }
 Tensor Tensor::movedim(IntArrayRef source, IntArrayRef destination) const { return ember::movedim(*this, source, destination); }
+Tensor moveaxis(const Tensor& self, int64_t source, int64_t destination) {
+  static const OperatorHandle h = op("aten::moveaxis.int");
+  return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, source, destination);
+}
+Tensor Tensor::moveaxis(int64_t source, int64_t destination) const { return ember::moveaxis(*this, source, destination); }
+Tensor moveaxis(const Tensor& self, IntArrayRef source, IntArrayRef destination) {
+  static const OperatorHandle h = op("aten::moveaxis.intlist");
+  return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef>(self, source, destination);
+}
+Tensor Tensor::moveaxis(IntArrayRef source, IntArrayRef destination) const { return ember::moveaxis(*this, source, destination); }
 Tensor detach(const Tensor& self) {
   static const OperatorHandle h = op("aten::detach");
   return h.call<Tensor, const Tensor&>(self);

@@ -26,6 +26,87 @@ Tensor t_(const Tensor& self) { return assign_view_geometry(self, composite::t(s
 Tensor squeeze_(const Tensor& self) { return assign_view_geometry(self, composite::squeeze(self)); }
 Tensor squeeze_(const Tensor& self, int64_t dim) { return assign_view_geometry(self, composite::squeeze(self, dim)); }
 Tensor unsqueeze_(const Tensor& self, int64_t dim) { return assign_view_geometry(self, composite::unsqueeze(self, dim)); }
+// Aliases: the target op called with the same arguments (Note [aliases], tools/opgen/model.py).
+Tensor arctan2(const Tensor& self, const Tensor& other) { return ember::atan2(self, other); }
+Tensor arctan2_(const Tensor& self, const Tensor& other) { return ember::atan2_(self, other); }
+Tensor arctan2_out(const Tensor& self, const Tensor& other, const Tensor& out) { return ember::atan2_out(out, self, other); }
+Tensor multiply_Tensor(const Tensor& self, const Tensor& other) { return ember::mul(self, other); }
+Tensor multiply_Tensor_(const Tensor& self, const Tensor& other) { return ember::mul_(self, other); }
+Tensor multiply_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) { return ember::mul_out(out, self, other); }
+Tensor multiply_Scalar(const Tensor& self, const Scalar& other) { return ember::mul(self, other); }
+Tensor subtract_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) { return ember::sub(self, other, alpha); }
+Tensor subtract_Tensor_(const Tensor& self, const Tensor& other, const Scalar& alpha) { return ember::sub_(self, other, alpha); }
+Tensor subtract_Tensor_out(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) { return ember::sub_out(out, self, other, alpha); }
+Tensor subtract_Scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) { return ember::sub(self, other, alpha); }
+Tensor divide_Tensor(const Tensor& self, const Tensor& other) { return ember::div(self, other); }
+Tensor divide_Tensor_(const Tensor& self, const Tensor& other) { return ember::div_(self, other); }
+Tensor divide_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) { return ember::div_out(out, self, other); }
+Tensor divide_Scalar(const Tensor& self, const Scalar& other) { return ember::div(self, other); }
+Tensor divide_Tensor_mode(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) { return ember::div(self, other, rounding_mode); }
+Tensor divide_Tensor_mode_(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) { return ember::div_(self, other, rounding_mode); }
+Tensor divide_Tensor_mode_out(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode, const Tensor& out) { return ember::div_out(out, self, other, rounding_mode); }
+Tensor true_divide_Tensor(const Tensor& self, const Tensor& other) { return ember::div(self, other); }
+Tensor true_divide_Tensor_(const Tensor& self, const Tensor& other) { return ember::div_(self, other); }
+Tensor true_divide_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) { return ember::div_out(out, self, other); }
+Tensor true_divide_Scalar(const Tensor& self, const Scalar& other) { return ember::div(self, other); }
+Tensor greater_Tensor(const Tensor& self, const Tensor& other) { return ember::gt(self, other); }
+Tensor greater_Tensor_(const Tensor& self, const Tensor& other) { return ember::gt_(self, other); }
+Tensor greater_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) { return ember::gt_out(out, self, other); }
+Tensor greater_Scalar(const Tensor& self, const Scalar& other) { return ember::gt(self, other); }
+Tensor greater_equal_Tensor(const Tensor& self, const Tensor& other) { return ember::ge(self, other); }
+Tensor greater_equal_Tensor_(const Tensor& self, const Tensor& other) { return ember::ge_(self, other); }
+Tensor greater_equal_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) { return ember::ge_out(out, self, other); }
+Tensor greater_equal_Scalar(const Tensor& self, const Scalar& other) { return ember::ge(self, other); }
+Tensor less_Tensor(const Tensor& self, const Tensor& other) { return ember::lt(self, other); }
+Tensor less_Tensor_(const Tensor& self, const Tensor& other) { return ember::lt_(self, other); }
+Tensor less_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) { return ember::lt_out(out, self, other); }
+Tensor less_Scalar(const Tensor& self, const Scalar& other) { return ember::lt(self, other); }
+Tensor less_equal_Tensor(const Tensor& self, const Tensor& other) { return ember::le(self, other); }
+Tensor less_equal_Tensor_(const Tensor& self, const Tensor& other) { return ember::le_(self, other); }
+Tensor less_equal_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) { return ember::le_out(out, self, other); }
+Tensor less_equal_Scalar(const Tensor& self, const Scalar& other) { return ember::le(self, other); }
+Tensor not_equal_Tensor(const Tensor& self, const Tensor& other) { return ember::ne(self, other); }
+Tensor not_equal_Tensor_(const Tensor& self, const Tensor& other) { return ember::ne_(self, other); }
+Tensor not_equal_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) { return ember::ne_out(out, self, other); }
+Tensor not_equal_Scalar(const Tensor& self, const Scalar& other) { return ember::ne(self, other); }
+Tensor clip(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) { return ember::clamp(self, min, max); }
+Tensor clip_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) { return ember::clamp_(self, min, max); }
+Tensor clip_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, const Tensor& out) { return ember::clamp_out(out, self, min, max); }
+Tensor clip_Tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) { return ember::clamp(self, min, max); }
+Tensor clip_Tensor_(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) { return ember::clamp_(self, min, max); }
+Tensor clip_Tensor_out(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max, const Tensor& out) { return ember::clamp_out(out, self, min, max); }
+Tensor ger(const Tensor& self, const Tensor& vec2) { return ember::outer(self, vec2); }
+Tensor ger_out(const Tensor& self, const Tensor& vec2, const Tensor& out) { return ember::outer_out(out, self, vec2); }
+Tensor concat(TensorList tensors, int64_t dim) { return ember::cat(tensors, dim); }
+Tensor concat_out(TensorList tensors, int64_t dim, const Tensor& out) { return ember::cat_out(out, tensors, dim); }
+Tensor concatenate(TensorList tensors, int64_t dim) { return ember::cat(tensors, dim); }
+Tensor concatenate_out(TensorList tensors, int64_t dim, const Tensor& out) { return ember::cat_out(out, tensors, dim); }
+Tensor row_stack(TensorList tensors) { return ember::vstack(tensors); }
+Tensor row_stack_out(TensorList tensors, const Tensor& out) { return ember::vstack_out(out, tensors); }
+Tensor absolute(const Tensor& self) { return ember::abs(self); }
+Tensor absolute_(const Tensor& self) { return ember::abs_(self); }
+Tensor absolute_out(const Tensor& self, const Tensor& out) { return ember::abs_out(out, self); }
+Tensor negative(const Tensor& self) { return ember::neg(self); }
+Tensor negative_(const Tensor& self) { return ember::neg_(self); }
+Tensor negative_out(const Tensor& self, const Tensor& out) { return ember::neg_out(out, self); }
+Tensor arccos(const Tensor& self) { return ember::acos(self); }
+Tensor arccos_(const Tensor& self) { return ember::acos_(self); }
+Tensor arccos_out(const Tensor& self, const Tensor& out) { return ember::acos_out(out, self); }
+Tensor arcsin(const Tensor& self) { return ember::asin(self); }
+Tensor arcsin_(const Tensor& self) { return ember::asin_(self); }
+Tensor arcsin_out(const Tensor& self, const Tensor& out) { return ember::asin_out(out, self); }
+Tensor arctan(const Tensor& self) { return ember::atan(self); }
+Tensor arctan_(const Tensor& self) { return ember::atan_(self); }
+Tensor arctan_out(const Tensor& self, const Tensor& out) { return ember::atan_out(out, self); }
+Tensor fix(const Tensor& self) { return ember::trunc(self); }
+Tensor fix_(const Tensor& self) { return ember::trunc_(self); }
+Tensor fix_out(const Tensor& self, const Tensor& out) { return ember::trunc_out(out, self); }
+Tensor swapdims(const Tensor& self, int64_t dim0, int64_t dim1) { return ember::transpose(self, dim0, dim1); }
+Tensor swapdims_(const Tensor& self, int64_t dim0, int64_t dim1) { return ember::transpose_(self, dim0, dim1); }
+Tensor swapaxes(const Tensor& self, int64_t axis0, int64_t axis1) { return ember::transpose(self, axis0, axis1); }
+Tensor swapaxes_(const Tensor& self, int64_t axis0, int64_t axis1) { return ember::transpose_(self, axis0, axis1); }
+Tensor moveaxis_int(const Tensor& self, int64_t source, int64_t destination) { return ember::movedim(self, source, destination); }
+Tensor moveaxis_intlist(const Tensor& self, IntArrayRef source, IntArrayRef destination) { return ember::movedim(self, source, destination); }
 }  // namespace ember::composite
 
 namespace ember {
@@ -162,6 +243,54 @@ void register_aten_ops(Library& m) {
   m.def("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor", OpInfo{"self + value * tensor1 / tensor2 (not for integer tensors).", "binary"});
   m.def("addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, Scalar value=1) -> Tensor(a!)", OpInfo{"self + value * tensor1 / tensor2 (not for integer tensors).", "binary"});
   m.def("addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)", OpInfo{"self + value * tensor1 / tensor2 (not for integer tensors).", "binary"});
+  m.def("arctan2(Tensor self, Tensor other) -> Tensor", OpInfo{"Alias of atan2: Angle of the point (other, self) in radians, in (-pi, pi].", "binary_float"});
+  m.def("arctan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)", OpInfo{"Alias of atan2: Angle of the point (other, self) in radians, in (-pi, pi].", "binary_float"});
+  m.def("arctan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of atan2: Angle of the point (other, self) in radians, in (-pi, pi].", "binary_float"});
+  m.def("multiply.Tensor(Tensor self, Tensor other) -> Tensor", OpInfo{"Alias of mul.Tensor: Element-wise product of self and other, broadcast to a common shape.", "binary"});
+  m.def("multiply_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", OpInfo{"Alias of mul.Tensor: Element-wise product of self and other, broadcast to a common shape.", "binary"});
+  m.def("multiply.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of mul.Tensor: Element-wise product of self and other, broadcast to a common shape.", "binary"});
+  m.def("multiply.Scalar(Tensor self, Scalar other) -> Tensor", OpInfo{"Alias of mul.Scalar: self * other for a number other.", "binary"});
+  m.def("subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", OpInfo{"Alias of sub.Tensor: self - alpha * other (not for bool).", "binary"});
+  m.def("subtract_.Tensor(Tensor(a!) self, Tensor other, Scalar alpha=1) -> Tensor(a!)", OpInfo{"Alias of sub.Tensor: self - alpha * other (not for bool).", "binary"});
+  m.def("subtract.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of sub.Tensor: self - alpha * other (not for bool).", "binary"});
+  m.def("subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", OpInfo{"Alias of sub.Scalar: self - alpha * other for a number other.", "binary"});
+  m.def("divide.Tensor(Tensor self, Tensor other) -> Tensor", OpInfo{"Alias of div.Tensor: True division self / other; integer inputs give the default dtype.", "binary_float"});
+  m.def("divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", OpInfo{"Alias of div.Tensor: True division self / other; integer inputs give the default dtype.", "binary_float"});
+  m.def("divide.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of div.Tensor: True division self / other; integer inputs give the default dtype.", "binary_float"});
+  m.def("divide.Scalar(Tensor self, Scalar other) -> Tensor", OpInfo{"Alias of div.Scalar: self / other for a number other.", "binary_float"});
+  m.def("divide.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor", OpInfo{"Alias of div.Tensor_mode: Division rounded by rounding_mode: None (true division), 'trunc' or 'floor'; integer division by zero raises.", "binary"});
+  m.def("divide_.Tensor_mode(Tensor(a!) self, Tensor other, str? rounding_mode) -> Tensor(a!)", OpInfo{"Alias of div.Tensor_mode: Division rounded by rounding_mode: None (true division), 'trunc' or 'floor'; integer division by zero raises.", "binary"});
+  m.def("divide.Tensor_mode_out(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of div.Tensor_mode: Division rounded by rounding_mode: None (true division), 'trunc' or 'floor'; integer division by zero raises.", "binary"});
+  m.def("true_divide.Tensor(Tensor self, Tensor other) -> Tensor", OpInfo{"Alias of div.Tensor: True division self / other; integer inputs give the default dtype.", "binary_float"});
+  m.def("true_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", OpInfo{"Alias of div.Tensor: True division self / other; integer inputs give the default dtype.", "binary_float"});
+  m.def("true_divide.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of div.Tensor: True division self / other; integer inputs give the default dtype.", "binary_float"});
+  m.def("true_divide.Scalar(Tensor self, Scalar other) -> Tensor", OpInfo{"Alias of div.Scalar: self / other for a number other.", "binary_float"});
+  m.def("greater.Tensor(Tensor self, Tensor other) -> Tensor", OpInfo{"Alias of gt.Tensor: self > other as a bool tensor.", "compare"});
+  m.def("greater_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", OpInfo{"Alias of gt.Tensor: self > other as a bool tensor.", "compare"});
+  m.def("greater.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of gt.Tensor: self > other as a bool tensor.", "compare"});
+  m.def("greater.Scalar(Tensor self, Scalar other) -> Tensor", OpInfo{"Alias of gt.Scalar: self > other for a number other.", "compare"});
+  m.def("greater_equal.Tensor(Tensor self, Tensor other) -> Tensor", OpInfo{"Alias of ge.Tensor: self >= other as a bool tensor.", "compare"});
+  m.def("greater_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", OpInfo{"Alias of ge.Tensor: self >= other as a bool tensor.", "compare"});
+  m.def("greater_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of ge.Tensor: self >= other as a bool tensor.", "compare"});
+  m.def("greater_equal.Scalar(Tensor self, Scalar other) -> Tensor", OpInfo{"Alias of ge.Scalar: self >= other for a number other.", "compare"});
+  m.def("less.Tensor(Tensor self, Tensor other) -> Tensor", OpInfo{"Alias of lt.Tensor: self < other as a bool tensor.", "compare"});
+  m.def("less_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", OpInfo{"Alias of lt.Tensor: self < other as a bool tensor.", "compare"});
+  m.def("less.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of lt.Tensor: self < other as a bool tensor.", "compare"});
+  m.def("less.Scalar(Tensor self, Scalar other) -> Tensor", OpInfo{"Alias of lt.Scalar: self < other for a number other.", "compare"});
+  m.def("less_equal.Tensor(Tensor self, Tensor other) -> Tensor", OpInfo{"Alias of le.Tensor: self <= other as a bool tensor.", "compare"});
+  m.def("less_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", OpInfo{"Alias of le.Tensor: self <= other as a bool tensor.", "compare"});
+  m.def("less_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of le.Tensor: self <= other as a bool tensor.", "compare"});
+  m.def("less_equal.Scalar(Tensor self, Scalar other) -> Tensor", OpInfo{"Alias of le.Scalar: self <= other for a number other.", "compare"});
+  m.def("not_equal.Tensor(Tensor self, Tensor other) -> Tensor", OpInfo{"Alias of ne.Tensor: self != other as a bool tensor.", "compare"});
+  m.def("not_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", OpInfo{"Alias of ne.Tensor: self != other as a bool tensor.", "compare"});
+  m.def("not_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of ne.Tensor: self != other as a bool tensor.", "compare"});
+  m.def("not_equal.Scalar(Tensor self, Scalar other) -> Tensor", OpInfo{"Alias of ne.Scalar: self != other for a number other.", "compare"});
+  m.def("clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", OpInfo{"Alias of clamp: min(max(x, min), max); at least one bound must be given; NaN stays NaN.", "binary"});
+  m.def("clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)", OpInfo{"Alias of clamp: min(max(x, min), max); at least one bound must be given; NaN stays NaN.", "binary"});
+  m.def("clip.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of clamp: min(max(x, min), max); at least one bound must be given; NaN stays NaN.", "binary"});
+  m.def("clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", OpInfo{"Alias of clamp.Tensor: Clamp with tensor bounds, broadcast and promoted.", "binary"});
+  m.def("clip_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)", OpInfo{"Alias of clamp.Tensor: Clamp with tensor bounds, broadcast and promoted.", "binary"});
+  m.def("clip.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of clamp.Tensor: Clamp with tensor bounds, broadcast and promoted.", "binary"});
   m.def("conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1) -> Tensor", OpInfo{"1-D convolution (cross-correlation): input (N, C_in, L) or (C_in, L), weight (C_out, C_in / groups, k), bias (C_out) or none; returns (N, C_out, L_out), L_out = floor((L + 2*padding - dilation*(k-1) - 1) / stride) + 1. Errors as convolution's; a 1-D or 4-D input.", ""});
   m.def("conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding=\"valid\", int[1] dilation=1, int groups=1) -> Tensor", OpInfo{"conv1d with padding \"valid\" (none) or \"same\" (the output has the input's length; stride must be 1; an odd total padding puts the extra zero on the right). Errors: another string; \"same\" with a stride other than 1.", ""});
   m.def("conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor", OpInfo{"2-D convolution (cross-correlation): input (N, C_in, H, W) or (C_in, H, W), weight (C_out, C_in / groups, kH, kW), bias (C_out) or none; returns (N, C_out, H_out, W_out), H_out = floor((H + 2*padding - dilation*(kH-1) - 1) / stride) + 1, likewise W_out. Errors as convolution's; an input that is not 3-D or 4-D.", ""});
@@ -195,6 +324,8 @@ void register_aten_ops(Library& m) {
   m.def("full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Device? device=None, MemoryFormat? memory_format=None) -> Tensor", OpInfo{"fill_value with self's size and dtype.", "factory"});
   m.def("fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", OpInfo{"Fills self with value in place.", "unary"});
   m.def("zero_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"Fills self with zeros in place.", "unary"});
+  m.def("tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Device? device=None) -> Tensor", OpInfo{"(2, N) coordinates of the lower triangle (col - row <= offset) of a row x col matrix, in row-major order; dtype int64 or another integral one. Errors: a negative row or col; a dtype that is not integral.", ""});
+  m.def("triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Device? device=None) -> Tensor", OpInfo{"(2, N) coordinates of the upper triangle (col - row >= offset) of a row x col matrix, in row-major order. Errors: as tril_indices.", ""});
   m.def("_fused_elementwise(Tensor[] inputs, int[] program, int[] constants=[]) -> Tensor", OpInfo{"One pass over the broadcast of inputs evaluating a small expression program (Note [fused elementwise programs], ember/ops/FusedProgram.h): instructions [opcode, a, b] for input/constant loads and unary/binary elementwise ops; constants are binary64 bit patterns. float32 or float64 inputs of one dtype; contiguous result. Errors: a malformed program, mixed or other dtypes, shapes that do not broadcast. Not differentiable.", ""});
   m.def("index_select(Tensor self, int dim, Tensor index) -> Tensor", OpInfo{"The entries of self at the positions index (a vector of int64 or int32 in [0, size)) along dim. Errors: an index out of range (IndexError), an index of more than 1 dim (IndexError).", ""});
   m.def("index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"The entries of self at the positions index (a vector of int64 or int32 in [0, size)) along dim. Errors: an index out of range (IndexError), an index of more than 1 dim (IndexError).", ""});
@@ -233,6 +364,10 @@ void register_aten_ops(Library& m) {
   m.def("nonzero_numpy(Tensor self) -> Tensor[]", OpInfo{"The columns of nonzero(self) as a list of 1-D tensors (one for a 0-dim self), as numpy.nonzero.", ""});
   m.def("argwhere(Tensor self) -> Tensor", OpInfo{"nonzero(self).", ""});
   m.def("where(Tensor condition) -> Tensor[]", OpInfo{"nonzero_numpy(condition): a tuple of 1-D index tensors, one per dim of condition.", ""});
+  m.def("take(Tensor self, Tensor index) -> Tensor", OpInfo{"The elements of the flattened self at index (int64, negative counts from the end), in index's shape. Errors: another index dtype; an index out of range or an empty self (IndexError).", ""});
+  m.def("take.out(Tensor self, Tensor index, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"The elements of the flattened self at index (int64, negative counts from the end), in index's shape. Errors: another index dtype; an index out of range or an empty self (IndexError).", ""});
+  m.def("take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor", OpInfo{"gather along dim of self and int64 indices broadcast against each other in every other dim; without dim, of both flattened. Errors: another dtype, ranks that differ, an index out of range.", ""});
+  m.def("take_along_dim.out(Tensor self, Tensor indices, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"gather along dim of self and int64 indices broadcast against each other in every other dim; without dim, of both flattened. Errors: another dtype, ranks that differ, an index out of range.", ""});
   m.def("mm(Tensor self, Tensor mat2) -> Tensor", OpInfo{"Matrix product of self (n, m) and mat2 (m, p): (n, p). Both must have the same dtype.", ""});
   m.def("mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Matrix product of self (n, m) and mat2 (m, p): (n, p). Both must have the same dtype.", ""});
   m.def("bmm(Tensor self, Tensor mat2) -> Tensor", OpInfo{"Batched matrix product of self (b, n, m) and mat2 (b, m, p): (b, n, p); no broadcasting (see matmul).", ""});
@@ -245,8 +380,8 @@ void register_aten_ops(Library& m) {
   m.def("matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Matrix product by the dims: 1-D·1-D dot, 2-D·1-D mv, 1-D·2-D and 2-D·2-D mm, otherwise a batched product broadcasting the batch dims (1-D operands get a dim of 1 added, then removed).", ""});
   m.def("outer(Tensor self, Tensor vec2) -> Tensor", OpInfo{"Outer product of 1-D self (n) and vec2 (m): (n, m), self[i] * vec2[j] with type promotion.", ""});
   m.def("outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Outer product of 1-D self (n) and vec2 (m): (n, m), self[i] * vec2[j] with type promotion.", ""});
-  m.def("ger(Tensor self, Tensor vec2) -> Tensor", OpInfo{"Alias of outer.", ""});
-  m.def("ger.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of outer.", ""});
+  m.def("ger(Tensor self, Tensor vec2) -> Tensor", OpInfo{"Alias of outer: Outer product of 1-D self (n) and vec2 (m): (n, m), self[i] * vec2[j] with type promotion.", ""});
+  m.def("ger.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of outer: Outer product of 1-D self (n) and vec2 (m): (n, m), self[i] * vec2[j] with type promotion.", ""});
   m.def("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", OpInfo{"beta * self + alpha * (mat1 @ mat2); self broadcasts to (n, p). beta = 0 ignores self (NaN in it does not propagate); alpha = 0 ignores the product.", ""});
   m.def("addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)", OpInfo{"beta * self + alpha * (mat1 @ mat2); self broadcasts to (n, p). beta = 0 ignores self (NaN in it does not propagate); alpha = 0 ignores the product.", ""});
   m.def("addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", OpInfo{"beta * self + alpha * (mat1 @ mat2); self broadcasts to (n, p). beta = 0 ignores self (NaN in it does not propagate); alpha = 0 ignores the product.", ""});
@@ -255,6 +390,15 @@ void register_aten_ops(Library& m) {
   m.def("baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", OpInfo{"beta * self + alpha * bmm(batch1, batch2); self broadcasts to (b, n, p).", ""});
   m.def("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", OpInfo{"input @ weight.T + bias: input (*, in_features), weight (out_features, in_features), bias (out_features) or none; returns (*, out_features).", ""});
   m.def("linear.out(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"input @ weight.T + bias: input (*, in_features), weight (out_features, in_features), bias (out_features) or none; returns (*, out_features).", ""});
+  m.def("trace(Tensor self) -> Tensor", OpInfo{"The sum of the diagonal of a 2-D self (integral and bool dtypes sum to int64). Errors: another rank; bool (as PyTorch's CPU kernel).", ""});
+  m.def("kron(Tensor self, Tensor other) -> Tensor", OpInfo{"Kronecker product: the shorter shape is padded with leading 1s; the result is (a_0 * b_0, a_1 * b_1, ...) with element self[i] * other[j] at i * b + j, dtypes promoted.", ""});
+  m.def("kron.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Kronecker product: the shorter shape is padded with leading 1s; the result is (a_0 * b_0, a_1 * b_1, ...) with element self[i] * other[j] at i * b + j, dtypes promoted.", ""});
+  m.def("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor", OpInfo{"Sum of products over the pairs of dims (dims_self[i], dims_other[i]) (a size of 1 on one side sums the other's dim); the result has self's other dims then other's. Errors: lists of different lengths, sizes that differ, operands of different dtypes (mm's), two bool operands (as PyTorch).", ""});
+  m.def("tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] dims_other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Sum of products over the pairs of dims (dims_self[i], dims_other[i]) (a size of 1 on one side sums the other's dim); the result has self's other dims then other's. Errors: lists of different lengths, sizes that differ, operands of different dtypes (mm's), two bool operands (as PyTorch).", ""});
+  m.def("inner(Tensor self, Tensor other) -> Tensor", OpInfo{"Sum of products over the last dims (self * other when either is 0-dim); shape self.shape[:-1] + other.shape[:-1]. Errors: last dims of different sizes.", ""});
+  m.def("inner.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Sum of products over the last dims (self * other when either is 0-dim); shape self.shape[:-1] + other.shape[:-1]. Errors: last dims of different sizes.", ""});
+  m.def("vdot(Tensor self, Tensor other) -> Tensor", OpInfo{"The dot product of two 1-D tensors (the first conjugated: for real dtypes dot). Errors: as dot's (ranks, sizes, dtypes), two bool operands (as PyTorch).", ""});
+  m.def("vdot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"The dot product of two 1-D tensors (the first conjugated: for real dtypes dot). Errors: as dot's (ranks, sizes, dtypes), two bool operands (as PyTorch).", ""});
   m.def("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor", OpInfo{"min(max(x, min_val), max_val) (NaN stays NaN); integer tensors keep their dtype (bounds truncated). Errors: bool input; a uint8 input with a negative bound.", "unary"});
   m.def("hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)", OpInfo{"min(max(x, min_val), max_val) (NaN stays NaN); integer tensors keep their dtype (bounds truncated). Errors: bool input; a uint8 input with a negative bound.", "unary"});
   m.def("hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"min(max(x, min_val), max_val) (NaN stays NaN); integer tensors keep their dtype (bounds truncated). Errors: bool input; a uint8 input with a negative bound.", "unary"});
@@ -414,8 +558,10 @@ void register_aten_ops(Library& m) {
   m.def("log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", OpInfo{"x - max - log(sum(exp(x - max))) along dim; dtype converts the input first; floating dtypes only.", ""});
   m.def("cat(Tensor[] tensors, int dim=0) -> Tensor", OpInfo{"Concatenation of tensors along dim; dtypes promote as result_type over all inputs; 1-D tensors of size 0 are skipped (legacy). Errors: an empty list, a 0-dim input, ranks or sizes (other than at dim) that differ.", ""});
   m.def("cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Concatenation of tensors along dim; dtypes promote as result_type over all inputs; 1-D tensors of size 0 are skipped (legacy). Errors: an empty list, a 0-dim input, ranks or sizes (other than at dim) that differ.", ""});
-  m.def("concat(Tensor[] tensors, int dim=0) -> Tensor", OpInfo{"Alias of cat (PyTorch's torch.concat).", ""});
-  m.def("concat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of cat (PyTorch's torch.concat).", ""});
+  m.def("concat(Tensor[] tensors, int dim=0) -> Tensor", OpInfo{"Alias of cat: Concatenation of tensors along dim; dtypes promote as result_type over all inputs; 1-D tensors of size 0 are skipped (legacy). Errors: an empty list, a 0-dim input, ranks or sizes (other than at dim) that differ.", ""});
+  m.def("concat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of cat: Concatenation of tensors along dim; dtypes promote as result_type over all inputs; 1-D tensors of size 0 are skipped (legacy). Errors: an empty list, a 0-dim input, ranks or sizes (other than at dim) that differ.", ""});
+  m.def("concatenate(Tensor[] tensors, int dim=0) -> Tensor", OpInfo{"Alias of cat: Concatenation of tensors along dim; dtypes promote as result_type over all inputs; 1-D tensors of size 0 are skipped (legacy). Errors: an empty list, a 0-dim input, ranks or sizes (other than at dim) that differ.", ""});
+  m.def("concatenate.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of cat: Concatenation of tensors along dim; dtypes promote as result_type over all inputs; 1-D tensors of size 0 are skipped (legacy). Errors: an empty list, a 0-dim input, ranks or sizes (other than at dim) that differ.", ""});
   m.def("stack(Tensor[] tensors, int dim=0) -> Tensor", OpInfo{"Tensors of one size joined along a new dim (cat of the tensors unsqueezed at dim). Errors: an empty list, sizes that differ.", ""});
   m.def("stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Tensors of one size joined along a new dim (cat of the tensors unsqueezed at dim). Errors: an empty list, sizes that differ.", ""});
   m.def("split.Tensor(Tensor(a -> *) self, int split_size, int dim=0) -> Tensor(a)[]", OpInfo{"Views of self in pieces of split_size along dim (the last may be smaller). Errors: split_size < 0, or 0 for a non-empty dim; a 0-dim self.", ""});
@@ -440,6 +586,56 @@ void register_aten_ops(Library& m) {
   m.def("replication_pad3d(Tensor self, int[6] padding) -> Tensor", OpInfo{"(C, D, H, W) or (N, C, D, H, W) padded by (left, right, top, bottom, front, back) with copies of the edges.", ""});
   m.def("_pad_circular(Tensor self, int[] pad) -> Tensor", OpInfo{"(N, C, *spatial) padded circularly (wrapping around) in the last len(pad)/2 dims. Errors: len(pad) != 2 * (dim - 2); a pad larger than the size it pads.", ""});
   m.def("pad(Tensor self, int[] pad, str mode=\"constant\", float? value=None) -> Tensor", OpInfo{"torch.nn.functional.pad: mode 'constant' (value, 0 when None), 'reflect', 'replicate' or 'circular' (these for 2-3, 3-4 or 4-5 dims with 1, 2 or 3 padded dims). Errors: an odd length or more pairs than dims; a value with a non-constant mode; another rank or mode (NotImplementedError).", ""});
+  m.def("broadcast_to(Tensor(a) self, int[] size) -> Tensor(a)", OpInfo{"self expanded to size (expand: -1 keeps a dim, new dims lead). Errors: as expand's (fewer sizes than dims, a size that cannot broadcast).", ""});
+  m.def("broadcast_tensors(Tensor[] tensors) -> Tensor[]", OpInfo{"The tensors expanded to their common broadcast shape (views). Errors: shapes that do not broadcast (naming the sizes and the dim).", ""});
+  m.def("meshgrid(Tensor[] tensors) -> Tensor[]", OpInfo{"meshgrid with indexing 'ij' (PyTorch's default, which warns in Python when indexing is not given).", ""});
+  m.def("meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]", OpInfo{"Coordinate grids of N 0-D or 1-D tensors of one dtype: result i is tensor i viewed along dim i and expanded to (n_0, ..., n_N-1); indexing 'xy' swaps the first two dims of every result. Errors: an empty list, a tensor of 2+ dims, dtypes that differ, another indexing.", ""});
+  m.def("atleast_1d(Tensor self) -> Tensor", OpInfo{"self, a 0-dim tensor reshaped to (1).", ""});
+  m.def("atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]", OpInfo{"atleast_1d of each tensor.", ""});
+  m.def("atleast_2d(Tensor self) -> Tensor", OpInfo{"self with at least 2 dims: () -> (1, 1), (n) -> (1, n).", ""});
+  m.def("atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]", OpInfo{"atleast_2d of each tensor.", ""});
+  m.def("atleast_3d(Tensor self) -> Tensor", OpInfo{"self with at least 3 dims: () -> (1, 1, 1), (n) -> (1, n, 1), (m, n) -> (m, n, 1).", ""});
+  m.def("atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]", OpInfo{"atleast_3d of each tensor.", ""});
+  m.def("hstack(Tensor[] tensors) -> Tensor", OpInfo{"The tensors (atleast_1d) concatenated along dim 1, or dim 0 when they are 1-D. Errors: an empty list; cat's.", ""});
+  m.def("hstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"The tensors (atleast_1d) concatenated along dim 1, or dim 0 when they are 1-D. Errors: an empty list; cat's.", ""});
+  m.def("vstack(Tensor[] tensors) -> Tensor", OpInfo{"The tensors (atleast_2d) concatenated along dim 0. Errors: an empty list; cat's.", ""});
+  m.def("vstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"The tensors (atleast_2d) concatenated along dim 0. Errors: an empty list; cat's.", ""});
+  m.def("row_stack(Tensor[] tensors) -> Tensor", OpInfo{"Alias of vstack: The tensors (atleast_2d) concatenated along dim 0. Errors: an empty list; cat's.", ""});
+  m.def("row_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of vstack: The tensors (atleast_2d) concatenated along dim 0. Errors: an empty list; cat's.", ""});
+  m.def("dstack(Tensor[] tensors) -> Tensor", OpInfo{"The tensors (atleast_3d) concatenated along dim 2. Errors: an empty list; cat's.", ""});
+  m.def("dstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"The tensors (atleast_3d) concatenated along dim 2. Errors: an empty list; cat's.", ""});
+  m.def("column_stack(Tensor[] tensors) -> Tensor", OpInfo{"The tensors as columns: 0-D and 1-D ones reshaped to (numel, 1), then concatenated along dim 1. Errors: an empty list; cat's.", ""});
+  m.def("column_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"The tensors as columns: 0-D and 1-D ones reshaped to (numel, 1), then concatenated along dim 1. Errors: an empty list; cat's.", ""});
+  m.def("block_diag(Tensor[] tensors) -> Tensor", OpInfo{"The tensors (0-D as (1, 1), 1-D (n) as (1, n)) as blocks on the diagonal of a matrix of zeros, of their result_type; no tensors give (1, 0). Errors: a tensor of 3+ dims.", ""});
+  m.def("cartesian_prod(Tensor[] tensors) -> Tensor", OpInfo{"Every combination of one element of each 1-D tensor, as rows (n_0 * ... * n_k, k) in row-major order (itertools.product); one tensor gives itself. Errors: an empty list, a tensor that is not 1-D, dtypes that differ.", ""});
+  m.def("tensor_split.sections(Tensor(a -> *) self, int sections, int dim=0) -> Tensor(a)[]", OpInfo{"sections views of self along dim, the first size % sections of them one element longer. Errors: a 0-dim self, sections < 1, dim out of range (IndexError).", ""});
+  m.def("tensor_split.indices(Tensor(a -> *) self, int[] indices, int dim=0) -> Tensor(a)[]", OpInfo{"Views of self along dim split before each index (slice semantics: negative indices wrap, indices are clamped). Errors: a 0-dim self, dim out of range (IndexError).", ""});
+  m.def("tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]", OpInfo{"tensor_split with sections (a 0-dim int64 tensor) or indices (a 1-D int64 tensor). Errors: another dtype or rank; those of the sections and indices forms.", ""});
+  m.def("hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]", OpInfo{"tensor_split into equal sections along dim 1 (dim 0 for a 1-D self). Errors: a 0-dim self; a size not divisible by sections.", ""});
+  m.def("hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]", OpInfo{"tensor_split at indices along dim 1 (dim 0 for a 1-D self). Errors: a 0-dim self.", ""});
+  m.def("vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]", OpInfo{"tensor_split into equal sections along dim 0. Errors: fewer than 2 dims; a size not divisible by sections.", ""});
+  m.def("vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]", OpInfo{"tensor_split at indices along dim 0. Errors: fewer than 2 dims.", ""});
+  m.def("dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]", OpInfo{"tensor_split into equal sections along dim 2. Errors: fewer than 3 dims; a size not divisible by sections.", ""});
+  m.def("dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]", OpInfo{"tensor_split at indices along dim 2. Errors: fewer than 3 dims.", ""});
+  m.def("tile(Tensor self, int[] dims) -> Tensor", OpInfo{"self repeated dims[i] times along each dim; dims shorter than self's rank are padded with leading 1s (repeat otherwise). Errors: a negative count.", ""});
+  m.def("roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor", OpInfo{"self with its elements shifted by shifts[i] along dims[i], wrapping around; without dims the flattened self is shifted. Errors: no shifts; shifts and dims of different lengths; dim out of range (IndexError).", ""});
+  m.def("roll.out(Tensor self, int[1] shifts, int[1] dims=[], *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"self with its elements shifted by shifts[i] along dims[i], wrapping around; without dims the flattened self is shifted. Errors: no shifts; shifts and dims of different lengths; dim out of range (IndexError).", ""});
+  m.def("rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor", OpInfo{"self rotated k times by 90 degrees in the plane of dims, from the first towards the second. Errors: not exactly 2 dims, dims equal or out of range, self with fewer than 2 dims.", ""});
+  m.def("rot90.out(Tensor self, int k=1, int[] dims=[0,1], *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"self rotated k times by 90 degrees in the plane of dims, from the first towards the second. Errors: not exactly 2 dims, dims equal or out of range, self with fewer than 2 dims.", ""});
+  m.def("fliplr(Tensor self) -> Tensor", OpInfo{"flip along dim 1. Errors: self with fewer than 2 dims.", ""});
+  m.def("flipud(Tensor self) -> Tensor", OpInfo{"flip along dim 0. Errors: a 0-dim self.", ""});
+  m.def("ravel(Tensor(a) self) -> Tensor(a)", OpInfo{"self flattened to 1-D: a view when self is contiguous, else a contiguous copy.", ""});
+  m.def("repeat_interleave.Tensor(Tensor repeats, *, int? output_size=None) -> Tensor", OpInfo{"For 1-D int64/int32 repeats, each index i repeated repeats[i] times (of repeats' dtype). Errors: another rank or dtype, a negative count, output_size other than the sum.", ""});
+  m.def("repeat_interleave.Tensor_out(Tensor repeats, *, int? output_size=None, Tensor(a!) out) -> Tensor(a!)", OpInfo{"For 1-D int64/int32 repeats, each index i repeated repeats[i] times (of repeats' dtype). Errors: another rank or dtype, a negative count, output_size other than the sum.", ""});
+  m.def("repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, int? output_size=None) -> Tensor", OpInfo{"Each element (slice along dim; of the flattened self without dim) of self repeated repeats[i] times; a 0-dim or one-element repeats applies to all. Errors: a repeats size other than self's along dim; those of repeat_interleave(repeats).", ""});
+  m.def("repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, int? output_size=None) -> Tensor", OpInfo{"Each element (slice along dim; of the flattened self without dim) of self repeated repeats times. Errors: a negative count; output_size other than the result's size; dim out of range (IndexError).", ""});
+  m.def("diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor", OpInfo{"The n-th forward difference along dim (logical_xor for bool) of cat(prepend, self, append); empty along dim when n is at least its size. n < 0 gives self, as PyTorch 1.13. Errors: a 0-dim self, prepend/append of another rank, dim out of range (IndexError).", ""});
+  m.def("diff.out(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"The n-th forward difference along dim (logical_xor for bool) of cat(prepend, self, append); empty along dim when n is at least its size. n < 0 gives self, as PyTorch 1.13. Errors: a 0-dim self, prepend/append of another rank, dim out of range (IndexError).", ""});
+  m.def("diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor", OpInfo{"Matrices (in dims dim1, dim2 of the result, of size n + |offset|) with self's last dim (n) on their offset diagonal and zeros elsewhere. Errors: a 0-dim self, dim1 == dim2, dims out of range (IndexError).", ""});
+  m.def("diag_embed.out(Tensor self, int offset=0, int dim1=-2, int dim2=-1, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Matrices (in dims dim1, dim2 of the result, of size n + |offset|) with self's last dim (n) on their offset diagonal and zeros elsewhere. Errors: a 0-dim self, dim1 == dim2, dims out of range (IndexError).", ""});
+  m.def("diag(Tensor self, int diagonal=0) -> Tensor", OpInfo{"A 1-D self on the diagonal of a square matrix (diag_embed), or a copy of the diagonal of a 2-D self. Errors: another rank.", ""});
+  m.def("diag.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"A 1-D self on the diagonal of a square matrix (diag_embed), or a copy of the diagonal of a 2-D self. Errors: another rank.", ""});
+  m.def("diagflat(Tensor self, int offset=0) -> Tensor", OpInfo{"The flattened self on the offset diagonal of a square matrix.", ""});
   m.def("sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", OpInfo{"self sorted along dim (ascending unless descending) and the int64 positions the values came from; NaN sorts as the largest value. Not stable: ties may come in any order (the same order as PyTorch's).", ""});
   m.def("sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", OpInfo{"sort; with stable=True, equal values keep their input order (in both directions). Errors: stable=None.", ""});
   m.def("argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor", OpInfo{"The indices of sort(self, dim, descending).", ""});
@@ -558,6 +754,24 @@ void register_aten_ops(Library& m) {
   m.def("nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor", OpInfo{"NaN -> nan (0), +inf -> posinf (the dtype's max), -inf -> neginf (the dtype's lowest).", "unary"});
   m.def("nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)", OpInfo{"NaN -> nan (0), +inf -> posinf (the dtype's max), -inf -> neginf (the dtype's lowest).", "unary"});
   m.def("nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"NaN -> nan (0), +inf -> posinf (the dtype's max), -inf -> neginf (the dtype's lowest).", "unary"});
+  m.def("absolute(Tensor self) -> Tensor", OpInfo{"Alias of abs: Absolute value, element-wise.", "unary"});
+  m.def("absolute_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"Alias of abs: Absolute value, element-wise.", "unary"});
+  m.def("absolute.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of abs: Absolute value, element-wise.", "unary"});
+  m.def("negative(Tensor self) -> Tensor", OpInfo{"Alias of neg: Negation, element-wise (not for bool).", "unary"});
+  m.def("negative_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"Alias of neg: Negation, element-wise (not for bool).", "unary"});
+  m.def("negative.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of neg: Negation, element-wise (not for bool).", "unary"});
+  m.def("arccos(Tensor self) -> Tensor", OpInfo{"Alias of acos: Arccosine, in radians.", "unary_float"});
+  m.def("arccos_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"Alias of acos: Arccosine, in radians.", "unary_float"});
+  m.def("arccos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of acos: Arccosine, in radians.", "unary_float"});
+  m.def("arcsin(Tensor self) -> Tensor", OpInfo{"Alias of asin: Arcsine, in radians.", "unary_float"});
+  m.def("arcsin_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"Alias of asin: Arcsine, in radians.", "unary_float"});
+  m.def("arcsin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of asin: Arcsine, in radians.", "unary_float"});
+  m.def("arctan(Tensor self) -> Tensor", OpInfo{"Alias of atan: Arctangent, in radians.", "unary_float"});
+  m.def("arctan_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"Alias of atan: Arctangent, in radians.", "unary_float"});
+  m.def("arctan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of atan: Arctangent, in radians.", "unary_float"});
+  m.def("fix(Tensor self) -> Tensor", OpInfo{"Alias of trunc: Integer part, towards zero (integers unchanged).", "unary"});
+  m.def("fix_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"Alias of trunc: Integer part, towards zero (integers unchanged).", "unary"});
+  m.def("fix.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of trunc: Integer part, towards zero (integers unchanged).", "unary"});
   m.def("as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)", OpInfo{"A view of self's storage with the given sizes, strides and offset (in elements).", "view"});
   m.def("as_strided_(Tensor(a!) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a!)", OpInfo{"A view of self's storage with the given sizes, strides and offset (in elements).", ""});
   m.def("view(Tensor(a) self, int[] size) -> Tensor(a)", OpInfo{"A view with a new shape (one size may be -1); the strides must allow it.", "view"});
@@ -569,10 +783,10 @@ void register_aten_ops(Library& m) {
   m.def("transpose_.int(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)", OpInfo{"A view with dim0 and dim1 swapped.", ""});
   m.def("t(Tensor(a) self) -> Tensor(a)", OpInfo{"Transpose of a tensor of at most 2 dims.", "view"});
   m.def("t_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"Transpose of a tensor of at most 2 dims.", ""});
-  m.def("swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", OpInfo{"transpose(dim0, dim1), NumPy's name.", ""});
-  m.def("swapdims_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)", OpInfo{"transpose(dim0, dim1), NumPy's name.", ""});
-  m.def("swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)", OpInfo{"transpose(axis0, axis1), NumPy's name.", ""});
-  m.def("swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)", OpInfo{"transpose(axis0, axis1), NumPy's name.", ""});
+  m.def("swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", OpInfo{"Alias of transpose.int: A view with dim0 and dim1 swapped.", "view"});
+  m.def("swapdims_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)", OpInfo{"Alias of transpose.int: A view with dim0 and dim1 swapped.", ""});
+  m.def("swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)", OpInfo{"Alias of transpose.int: A view with dim0 and dim1 swapped.", "view"});
+  m.def("swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)", OpInfo{"Alias of transpose.int: A view with dim0 and dim1 swapped.", ""});
   m.def("expand(Tensor(a) self, int[] size, *, bool implicit=False) -> Tensor(a)", OpInfo{"A view broadcasting size-1 dims to size (-1 keeps a size), without copying.", "view"});
   m.def("expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", OpInfo{"self.expand(other.size()).", ""});
   m.def("narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)", OpInfo{"A view of length elements of dim starting at start.", ""});
@@ -590,6 +804,8 @@ void register_aten_ops(Library& m) {
   m.def("diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)", OpInfo{"A view of the diagonal of dims dim1 and dim2 (offset above or below), as a new last dim.", "view"});
   m.def("movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)", OpInfo{"A view with dim source moved to position destination.", ""});
   m.def("movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)", OpInfo{"A view with the dims source moved to the positions destination.", ""});
+  m.def("moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)", OpInfo{"Alias of movedim.int: A view with dim source moved to position destination.", ""});
+  m.def("moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)", OpInfo{"Alias of movedim.intlist: A view with the dims source moved to the positions destination.", ""});
   m.def("detach(Tensor(a) self) -> Tensor(a)", OpInfo{"A view of self that autograd does not track.", "view"});
   m.def("alias(Tensor(a) self) -> Tensor(a)", OpInfo{"A view of all of self.", "view"});
   m.def("select_backward(Tensor grad_output, int[] input_sizes, int dim, int index) -> Tensor", OpInfo{"Gradient of select: zeros of input_sizes with grad_output at index along dim.", ""});
@@ -621,6 +837,54 @@ void register_aten_ops(Library& m) {
   m.impl("aten::clamp_max", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&composite::clamp_max));
   m.impl("aten::clamp_max_", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&composite::clamp_max_));
   m.impl("aten::clamp_max.out", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Tensor&)>(&composite::clamp_max_out));
+  m.impl("aten::arctan2", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::arctan2));
+  m.impl("aten::arctan2_", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::arctan2_));
+  m.impl("aten::arctan2.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&composite::arctan2_out));
+  m.impl("aten::multiply.Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::multiply_Tensor));
+  m.impl("aten::multiply_.Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::multiply_Tensor_));
+  m.impl("aten::multiply.Tensor_out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&composite::multiply_Tensor_out));
+  m.impl("aten::multiply.Scalar", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&composite::multiply_Scalar));
+  m.impl("aten::subtract.Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&composite::subtract_Tensor));
+  m.impl("aten::subtract_.Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&composite::subtract_Tensor_));
+  m.impl("aten::subtract.Tensor_out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&, const Tensor&)>(&composite::subtract_Tensor_out));
+  m.impl("aten::subtract.Scalar", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&composite::subtract_Scalar));
+  m.impl("aten::divide.Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::divide_Tensor));
+  m.impl("aten::divide_.Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::divide_Tensor_));
+  m.impl("aten::divide.Tensor_out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&composite::divide_Tensor_out));
+  m.impl("aten::divide.Scalar", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&composite::divide_Scalar));
+  m.impl("aten::divide.Tensor_mode", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, std::optional<std::string_view>)>(&composite::divide_Tensor_mode));
+  m.impl("aten::divide_.Tensor_mode", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, std::optional<std::string_view>)>(&composite::divide_Tensor_mode_));
+  m.impl("aten::divide.Tensor_mode_out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, std::optional<std::string_view>, const Tensor&)>(&composite::divide_Tensor_mode_out));
+  m.impl("aten::true_divide.Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::true_divide_Tensor));
+  m.impl("aten::true_divide_.Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::true_divide_Tensor_));
+  m.impl("aten::true_divide.Tensor_out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&composite::true_divide_Tensor_out));
+  m.impl("aten::true_divide.Scalar", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&composite::true_divide_Scalar));
+  m.impl("aten::greater.Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::greater_Tensor));
+  m.impl("aten::greater_.Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::greater_Tensor_));
+  m.impl("aten::greater.Tensor_out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&composite::greater_Tensor_out));
+  m.impl("aten::greater.Scalar", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&composite::greater_Scalar));
+  m.impl("aten::greater_equal.Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::greater_equal_Tensor));
+  m.impl("aten::greater_equal_.Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::greater_equal_Tensor_));
+  m.impl("aten::greater_equal.Tensor_out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&composite::greater_equal_Tensor_out));
+  m.impl("aten::greater_equal.Scalar", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&composite::greater_equal_Scalar));
+  m.impl("aten::less.Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::less_Tensor));
+  m.impl("aten::less_.Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::less_Tensor_));
+  m.impl("aten::less.Tensor_out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&composite::less_Tensor_out));
+  m.impl("aten::less.Scalar", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&composite::less_Scalar));
+  m.impl("aten::less_equal.Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::less_equal_Tensor));
+  m.impl("aten::less_equal_.Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::less_equal_Tensor_));
+  m.impl("aten::less_equal.Tensor_out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&composite::less_equal_Tensor_out));
+  m.impl("aten::less_equal.Scalar", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&composite::less_equal_Scalar));
+  m.impl("aten::not_equal.Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::not_equal_Tensor));
+  m.impl("aten::not_equal_.Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::not_equal_Tensor_));
+  m.impl("aten::not_equal.Tensor_out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&composite::not_equal_Tensor_out));
+  m.impl("aten::not_equal.Scalar", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&composite::not_equal_Scalar));
+  m.impl("aten::clip", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const std::optional<Scalar>&, const std::optional<Scalar>&)>(&composite::clip));
+  m.impl("aten::clip_", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const std::optional<Scalar>&, const std::optional<Scalar>&)>(&composite::clip_));
+  m.impl("aten::clip.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const std::optional<Scalar>&, const std::optional<Scalar>&, const Tensor&)>(&composite::clip_out));
+  m.impl("aten::clip.Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&)>(&composite::clip_Tensor));
+  m.impl("aten::clip_.Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&)>(&composite::clip_Tensor_));
+  m.impl("aten::clip.Tensor_out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, const Tensor&)>(&composite::clip_Tensor_out));
   m.impl("aten::conv1d", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef, IntArrayRef, int64_t)>(&composite::conv1d));
   m.impl("aten::conv1d.padding", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, std::string_view, IntArrayRef, int64_t)>(&composite::conv1d_padding));
   m.impl("aten::conv2d", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef, IntArrayRef, int64_t)>(&composite::conv2d));
@@ -642,9 +906,15 @@ void register_aten_ops(Library& m) {
   m.impl("aten::ones_like", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, std::optional<DType>, std::optional<Device>, std::optional<MemoryFormat>)>(&composite::ones_like));
   m.impl("aten::full_like", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, std::optional<DType>, std::optional<Device>, std::optional<MemoryFormat>)>(&composite::full_like));
   m.impl("aten::zero_", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::zero_));
+  m.impl("aten::tril_indices", K::CompositeImplicitAutograd, static_cast<Tensor (*)(int64_t, int64_t, int64_t, std::optional<DType>, std::optional<Device>)>(&composite::tril_indices));
+  m.impl("aten::triu_indices", K::CompositeImplicitAutograd, static_cast<Tensor (*)(int64_t, int64_t, int64_t, std::optional<DType>, std::optional<Device>)>(&composite::triu_indices));
   m.impl("aten::nonzero_numpy", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(const Tensor&)>(&composite::nonzero_numpy));
   m.impl("aten::argwhere", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::argwhere));
   m.impl("aten::where", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(const Tensor&)>(&composite::where_condition));
+  m.impl("aten::take", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::take));
+  m.impl("aten::take.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&composite::take_out));
+  m.impl("aten::take_along_dim", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, std::optional<int64_t>)>(&composite::take_along_dim));
+  m.impl("aten::take_along_dim.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, std::optional<int64_t>, const Tensor&)>(&composite::take_along_dim_out));
   m.impl("aten::matmul", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::matmul));
   m.impl("aten::matmul.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&composite::matmul_out));
   m.impl("aten::outer", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::outer));
@@ -653,6 +923,15 @@ void register_aten_ops(Library& m) {
   m.impl("aten::ger.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&composite::ger_out));
   m.impl("aten::linear", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&)>(&composite::linear));
   m.impl("aten::linear.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, const Tensor&)>(&composite::linear_out));
+  m.impl("aten::trace", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::trace));
+  m.impl("aten::kron", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::kron));
+  m.impl("aten::kron.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&composite::kron_out));
+  m.impl("aten::tensordot", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, IntArrayRef, IntArrayRef)>(&composite::tensordot));
+  m.impl("aten::tensordot.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, const Tensor&)>(&composite::tensordot_out));
+  m.impl("aten::inner", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::inner));
+  m.impl("aten::inner.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&composite::inner_out));
+  m.impl("aten::vdot", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::vdot));
+  m.impl("aten::vdot.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&composite::vdot_out));
   m.impl("aten::relu6", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::relu6));
   m.impl("aten::relu6_", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::relu6_));
   m.impl("aten::selu", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::selu));
@@ -692,6 +971,8 @@ void register_aten_ops(Library& m) {
   m.impl("aten::count_nonzero", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, std::optional<int64_t>)>(&composite::count_nonzero));
   m.impl("aten::concat", K::CompositeImplicitAutograd, static_cast<Tensor (*)(TensorList, int64_t)>(&composite::concat));
   m.impl("aten::concat.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(TensorList, int64_t, const Tensor&)>(&composite::concat_out));
+  m.impl("aten::concatenate", K::CompositeImplicitAutograd, static_cast<Tensor (*)(TensorList, int64_t)>(&composite::concatenate));
+  m.impl("aten::concatenate.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(TensorList, int64_t, const Tensor&)>(&composite::concatenate_out));
   m.impl("aten::stack", K::CompositeExplicitAutograd, static_cast<Tensor (*)(TensorList, int64_t)>(&composite::stack));
   m.impl("aten::stack.out", K::CompositeExplicitAutograd, static_cast<Tensor (*)(TensorList, int64_t, const Tensor&)>(&composite::stack_out));
   m.impl("aten::split.Tensor", K::CompositeExplicitAutograd, static_cast<std::vector<Tensor> (*)(const Tensor&, int64_t, int64_t)>(&composite::split));
@@ -703,8 +984,76 @@ void register_aten_ops(Library& m) {
   m.impl("aten::constant_pad_nd", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, const Scalar&)>(&composite::constant_pad_nd));
   m.impl("aten::_pad_circular", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&composite::pad_circular));
   m.impl("aten::pad", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, std::string_view, std::optional<double>)>(&composite::pad));
+  m.impl("aten::broadcast_to", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&composite::broadcast_to));
+  m.impl("aten::broadcast_tensors", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(TensorList)>(&composite::broadcast_tensors));
+  m.impl("aten::meshgrid", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(TensorList)>(&composite::meshgrid));
+  m.impl("aten::meshgrid.indexing", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(TensorList, std::string_view)>(&composite::meshgrid_indexing));
+  m.impl("aten::atleast_1d", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::atleast_1d));
+  m.impl("aten::atleast_1d.Sequence", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(TensorList)>(&composite::atleast_1d_sequence));
+  m.impl("aten::atleast_2d", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::atleast_2d));
+  m.impl("aten::atleast_2d.Sequence", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(TensorList)>(&composite::atleast_2d_sequence));
+  m.impl("aten::atleast_3d", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::atleast_3d));
+  m.impl("aten::atleast_3d.Sequence", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(TensorList)>(&composite::atleast_3d_sequence));
+  m.impl("aten::hstack", K::CompositeImplicitAutograd, static_cast<Tensor (*)(TensorList)>(&composite::hstack));
+  m.impl("aten::hstack.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(TensorList, const Tensor&)>(&composite::hstack_out));
+  m.impl("aten::vstack", K::CompositeImplicitAutograd, static_cast<Tensor (*)(TensorList)>(&composite::vstack));
+  m.impl("aten::vstack.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(TensorList, const Tensor&)>(&composite::vstack_out));
+  m.impl("aten::row_stack", K::CompositeImplicitAutograd, static_cast<Tensor (*)(TensorList)>(&composite::row_stack));
+  m.impl("aten::row_stack.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(TensorList, const Tensor&)>(&composite::row_stack_out));
+  m.impl("aten::dstack", K::CompositeImplicitAutograd, static_cast<Tensor (*)(TensorList)>(&composite::dstack));
+  m.impl("aten::dstack.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(TensorList, const Tensor&)>(&composite::dstack_out));
+  m.impl("aten::column_stack", K::CompositeImplicitAutograd, static_cast<Tensor (*)(TensorList)>(&composite::column_stack));
+  m.impl("aten::column_stack.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(TensorList, const Tensor&)>(&composite::column_stack_out));
+  m.impl("aten::block_diag", K::CompositeImplicitAutograd, static_cast<Tensor (*)(TensorList)>(&composite::block_diag));
+  m.impl("aten::cartesian_prod", K::CompositeImplicitAutograd, static_cast<Tensor (*)(TensorList)>(&composite::cartesian_prod));
+  m.impl("aten::tensor_split.sections", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(const Tensor&, int64_t, int64_t)>(&composite::tensor_split_sections));
+  m.impl("aten::tensor_split.indices", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(const Tensor&, IntArrayRef, int64_t)>(&composite::tensor_split_indices));
+  m.impl("aten::tensor_split.tensor_indices_or_sections", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(const Tensor&, const Tensor&, int64_t)>(&composite::tensor_split_tensor));
+  m.impl("aten::hsplit.int", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(const Tensor&, int64_t)>(&composite::hsplit_int));
+  m.impl("aten::hsplit.array", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(const Tensor&, IntArrayRef)>(&composite::hsplit_array));
+  m.impl("aten::vsplit.int", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(const Tensor&, int64_t)>(&composite::vsplit_int));
+  m.impl("aten::vsplit.array", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(const Tensor&, IntArrayRef)>(&composite::vsplit_array));
+  m.impl("aten::dsplit.int", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(const Tensor&, int64_t)>(&composite::dsplit_int));
+  m.impl("aten::dsplit.array", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(const Tensor&, IntArrayRef)>(&composite::dsplit_array));
+  m.impl("aten::tile", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&composite::tile));
+  m.impl("aten::roll", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef)>(&composite::roll));
+  m.impl("aten::roll.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, const Tensor&)>(&composite::roll_out));
+  m.impl("aten::rot90", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, IntArrayRef)>(&composite::rot90));
+  m.impl("aten::rot90.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, IntArrayRef, const Tensor&)>(&composite::rot90_out));
+  m.impl("aten::fliplr", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::fliplr));
+  m.impl("aten::flipud", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::flipud));
+  m.impl("aten::ravel", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::ravel));
+  m.impl("aten::repeat_interleave.Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, std::optional<int64_t>)>(&composite::repeat_interleave_tensor));
+  m.impl("aten::repeat_interleave.Tensor_out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, std::optional<int64_t>, const Tensor&)>(&composite::repeat_interleave_tensor_out));
+  m.impl("aten::repeat_interleave.self_Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, std::optional<int64_t>, std::optional<int64_t>)>(&composite::repeat_interleave_self_tensor));
+  m.impl("aten::repeat_interleave.self_int", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<int64_t>, std::optional<int64_t>)>(&composite::repeat_interleave_self_int));
+  m.impl("aten::diff", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t, const std::optional<Tensor>&, const std::optional<Tensor>&)>(&composite::diff));
+  m.impl("aten::diff.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t, const std::optional<Tensor>&, const std::optional<Tensor>&, const Tensor&)>(&composite::diff_out));
+  m.impl("aten::diag_embed", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t, int64_t)>(&composite::diag_embed));
+  m.impl("aten::diag_embed.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t, int64_t, const Tensor&)>(&composite::diag_embed_out));
+  m.impl("aten::diag", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&composite::diag));
+  m.impl("aten::diag.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&)>(&composite::diag_out));
+  m.impl("aten::diagflat", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&composite::diagflat));
   m.impl("aten::argsort", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, bool)>(&composite::argsort));
   m.impl("aten::argsort.stable", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, bool, int64_t, bool)>(&composite::argsort_stable));
+  m.impl("aten::absolute", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::absolute));
+  m.impl("aten::absolute_", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::absolute_));
+  m.impl("aten::absolute.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::absolute_out));
+  m.impl("aten::negative", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::negative));
+  m.impl("aten::negative_", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::negative_));
+  m.impl("aten::negative.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::negative_out));
+  m.impl("aten::arccos", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::arccos));
+  m.impl("aten::arccos_", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::arccos_));
+  m.impl("aten::arccos.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::arccos_out));
+  m.impl("aten::arcsin", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::arcsin));
+  m.impl("aten::arcsin_", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::arcsin_));
+  m.impl("aten::arcsin.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::arcsin_out));
+  m.impl("aten::arctan", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::arctan));
+  m.impl("aten::arctan_", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::arctan_));
+  m.impl("aten::arctan.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::arctan_out));
+  m.impl("aten::fix", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::fix));
+  m.impl("aten::fix_", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::fix_));
+  m.impl("aten::fix.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::fix_out));
   m.impl("aten::as_strided", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&composite::as_strided));
   m.impl("aten::as_strided_", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&composite::as_strided_));
   m.impl("aten::view", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&composite::view));
@@ -737,6 +1086,8 @@ void register_aten_ops(Library& m) {
   m.impl("aten::diagonal", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t, int64_t)>(&composite::diagonal));
   m.impl("aten::movedim.int", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&composite::movedim));
   m.impl("aten::movedim.intlist", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef)>(&composite::movedim));
+  m.impl("aten::moveaxis.int", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&composite::moveaxis_int));
+  m.impl("aten::moveaxis.intlist", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef)>(&composite::moveaxis_intlist));
   m.impl("aten::detach", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::detach));
   m.impl("aten::alias", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::alias));
   m.impl("aten::select_backward", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, int64_t, int64_t)>(&composite::select_backward));

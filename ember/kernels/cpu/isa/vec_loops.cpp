@@ -220,7 +220,7 @@ inline X binary_value(X a, X b, X alpha) {
 template <class T, VecOp op, bool kAlpha>
 void binary_arith_t(char** data, const int64_t* s, int64_t n, T alpha) {
   constexpr int64_t e = sizeof(T);
-  auto f = [alpha]<class X>(X a, X b) {
+  auto f = [=]<class X>(X a, X b) {
     if constexpr (!kAlpha && op == VecOp::Add) return a + b;
     else if constexpr (!kAlpha && op == VecOp::Sub) return a - b;
     else if constexpr (std::is_arithmetic_v<X>) return binary_value<op>(a, b, alpha);
