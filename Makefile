@@ -7,6 +7,9 @@
 #   make test    install missing Debian packages, build, run every check and test
 #   make fuzz    build the libFuzzer targets (tests/fuzz) with clang, ASan and UBSan into FUZZ_BUILD and run each
 #                for FUZZ_SECONDS (default 300); fails on any crash, leak, timeout or out-of-memory
+#   make sanitize   the GoogleTest suites and a pytest subset under ASan+UBSan (build-asan/), the concurrency tests
+#                under TSan (build-tsan/); `make asan` and `make tsan` run one of them (tools/sanitize.sh). CI runs
+#                it after `make test`.
 # and plain `make`, which configures (CMake + Ninja, ccache when present) and builds everything into build/.
 # Both are incremental: with nothing changed they only re-check and re-run.
 #
@@ -88,6 +91,15 @@ pytest:
 
 # Random API calls compared with PyTorch (tools/random_calls.py, README "Robustness"): fails on a crash or hang in
 # Ember; prints the counts of each mismatch class and keeps every finding in $(BUILD)/random_calls.txt.
+# ---- make sanitize: each stage configures its own build folder with clang on first use, then builds only what its
+# tests need (tools/sanitize.sh lists them). Not part of `make test`: two more builds of the library cost far
+# more than the tests themselves, too much for every local run; CI runs both.
+.PHONY: sanitize asan tsan
+sanitize: asan tsan
+
+asan tsan: setup
+	JOBS=$(patsubst -j%,%,$(ninja_jobs)) tools/sanitize.sh $@
+
 .PHONY: random-calls
 RANDOM_CALLS ?= 3000
 random-calls:

@@ -27,8 +27,8 @@ PACKAGES=(
   # --- tests: GoogleTest for C++, pytest for Python, PyTorch 1.13 as the reference oracle
   googletest libgtest-dev libgmock-dev python3-pytest
   clang                     # tools/check_install.sh builds the out-of-tree example with Clang too
-  libclang-rt-14-dev        # make fuzz: libFuzzer and the sanitizer runtimes of clang 14 (only recommended by it)
-  libomp-14-dev             # make fuzz: OpenMP for the library built by clang (gcc's libgomp does not serve clang)
+  libclang-rt-14-dev        # make fuzz, make sanitize: libFuzzer and clang's sanitizer runtimes (ASan, UBSan, TSan)
+  libomp-14-dev             # make fuzz, make sanitize: LLVM's OpenMP for clang builds, with Archer (OpenMP under TSan)
   python3-torch             # the oracle for /usr/bin/python3; Ember never links or imports it itself
   # --- benchmarks: Google Benchmark for C++, LibTorch as the C++ reference
   libbenchmark-dev libtorch-dev

@@ -14,9 +14,21 @@
 // ready nodes the most recently created runs first (PyTorch's order; it keeps memory low on long chains).
 // For grad() and backward(inputs=...) only the nodes from which a requested input can be reached run, and
 // the gradient arriving at each requested input's edge is captured instead of being accumulated.
+//
+// Note [concurrent backward]
+// backward() and grad() run on the calling thread, and several threads may run them at once, as in PyTorch
+// 1.13: on graphs of their own, on graphs that share leaves (Hogwild-style training, every thread adding into
+// the leaves' .grad), or through a shared part of one graph. A node's apply() and release_variables() run under
+// the node's mutex, so threads that meet at a shared node take turns there: a shared leaf's AccumulateGrad adds
+// every thread's gradient, and a graph freed by one thread's backward makes another thread's backward raise
+// "Trying to backward through the graph a second time" instead of reading tensors being freed. The graphs that
+// threads build at once on one leaf share its AccumulateGrad, made under the leaf's AutogradMeta mutex
+// (gradient_edge). Without these locks the TSan stage of `make sanitize` reports races on .grad and on the
+// leaf's accumulator (tests/autograd/threads_test.cpp).
 #include "ember/autograd/Engine.h"
 
 #include <algorithm>
+#include <mutex>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -197,11 +209,17 @@ class ReadyQueue {
 
 // ---- execution
 
+// node.apply under the node's mutex (Note [concurrent backward]).
+variable_list locked_apply(Node& node, variable_list&& in) {
+  std::lock_guard<std::mutex> lock(node.mutex);
+  return node.apply(std::move(in));
+}
+
 // Runs node.apply in anomaly mode: an error escaping it is preceded by the anomaly warning, and with
 // check_nan an output gradient holding a NaN raises (Note [anomaly mode]).
 variable_list apply_with_anomaly_checks(Node& node, variable_list&& in) {
   try {
-    variable_list out = node.apply(std::move(in));
+    variable_list out = locked_apply(node, std::move(in));
     if (AnomalyMode::should_check_nan()) {
       NoGradGuard no_grad;
       for (size_t i = 0; i < out.size(); ++i)
@@ -253,10 +271,10 @@ variable_list execute(GraphTask& task) {
     bool any = std::any_of(in.begin(), in.end(), [](const Tensor& t) { return t.defined(); });
     variable_list out;
     if (n->post_hooks.empty()) {
-      if (any) out = anomaly ? apply_with_anomaly_checks(*n, std::move(in)) : n->apply(std::move(in));
+      if (any) out = anomaly ? apply_with_anomaly_checks(*n, std::move(in)) : locked_apply(*n, std::move(in));
     } else {
       variable_list grad_outputs = in;  // the post-hooks see what the node consumed
-      if (any) out = anomaly ? apply_with_anomaly_checks(*n, std::move(in)) : n->apply(std::move(in));
+      if (any) out = anomaly ? apply_with_anomaly_checks(*n, std::move(in)) : locked_apply(*n, std::move(in));
       out.resize(n->next_edges().size());
       for (size_t i = 0; i < n->post_hooks.size(); ++i) {
         NodePostHook fn = *n->post_hooks[i];  // a copy: the hook may remove itself while it runs
@@ -273,8 +291,12 @@ variable_list execute(GraphTask& task) {
       if (--deps.count[e.fn.get()] == 0) ready.push(e.fn);
     }
   }
-  if (!task.keep_graph)
-    for (auto& n : ran) n->release_variables();
+  if (!task.keep_graph) {
+    for (auto& n : ran) {
+      std::lock_guard<std::mutex> lock(n->mutex);
+      n->release_variables();
+    }
+  }
   if (capture && !task.allow_unused) {
     for (size_t i = 0; i < task.input_edges.size(); ++i)
       EMBER_CHECK(task.captured[i].defined() || task.needed.count(task.input_edges[i].fn.get()),

@@ -26,6 +26,8 @@ Edge gradient_edge(const Tensor& t) {
   if ((!m || m->is_view) && t.defined() && t.impl()->view_base()) [[unlikely]] m = refresh_view_grad_fn(t);
   if (!m || !m->requires_grad()) return {};
   if (m->grad_fn) return {m->grad_fn, m->output_nr};
+  // Note [concurrent backward]: graphs built at once by several threads on one leaf share one AccumulateGrad.
+  std::lock_guard<std::mutex> lock(m->mutex);
   std::shared_ptr<Node> acc = m->grad_accumulator.lock();
   if (!acc) {
     acc = std::make_shared<AccumulateGrad>(t);

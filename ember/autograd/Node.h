@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -108,6 +109,8 @@ struct Node : std::enable_shared_from_this<Node> {
   virtual variable_list apply(variable_list&& grads) = 0;
   /// Frees the saved tensors (called after backward unless retain_graph).
   virtual void release_variables() {}
+  /// Held by the engine while apply() or release_variables() runs (Note [concurrent backward]).
+  std::mutex mutex;
 
   const std::vector<Edge>& next_edges() const { return next_edges_; }
   void add_next_edge(Edge e) { next_edges_.push_back(std::move(e)); }
@@ -154,7 +157,8 @@ struct AutogradMeta final : AutogradMetaInterface {
   bool requires_grad() const override { return requires_grad_ || grad_fn != nullptr; }
   bool requires_grad_ = false;    // set by the user on leaves
   std::shared_ptr<Node> grad_fn;  // null for leaves
-  std::weak_ptr<Node> grad_accumulator;
+  std::weak_ptr<Node> grad_accumulator;  // made and read under `mutex` (Note [concurrent backward])
+  std::mutex mutex;
   uint32_t output_nr = 0;
   Tensor grad;                              // .grad of a leaf
   std::shared_ptr<Tensor> retained_grad;    // .grad of a non-leaf after retain_grad()

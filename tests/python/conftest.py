@@ -23,7 +23,10 @@ import pytest
 
 # The package in python/ (with the extension built into it), also when run without PYTHONPATH=python: with
 # `python -m pytest` from the repository root, the C++ source folder ember/ would otherwise shadow it.
-sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "python")))
+# EMBER_PYTHON_DIR names another folder holding the package: tools/sanitize.sh's, a sanitized build's extension
+# beside links to these sources.
+sys.path.insert(0, os.environ.get("EMBER_PYTHON_DIR")
+                or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "python")))
 import ember  # noqa: E402
 import torch  # noqa: E402
 

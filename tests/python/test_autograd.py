@@ -2,6 +2,8 @@
 same inputs (values, dtypes, shapes; broadcasting, non-contiguous, 0-dim, float32/float64), the Tensor API
 (requires_grad, grad, grad_fn, is_leaf, detach, retain_grad, backward), ember.autograd.grad, grad modes, and
 PyTorch's error types and messages."""
+import threading
+
 import numpy as np
 import pytest
 
@@ -446,3 +448,41 @@ def test_out_with_an_input_that_requires_grad_raises(call):
         ember.add(ember.ones(3, requires_grad=True), 1, out=out)
     assert out.tolist() == [0.0, 0.0, 0.0]  # refused before anything is written
     assert ember.argmax(ember.ones(3, requires_grad=True), out=ember.zeros((), dtype=ember.int64)).item() == 0
+
+
+def test_backward_from_several_threads():
+    """Eight threads run forward and backward at once on one module (shared leaves, Hogwild-style) and
+    differentiate graphs of their own: the shared .grad holds every thread's gradient (PyTorch's for the same
+    calls made one after another; integer values, so the order of the sums does not matter) and each thread's
+    grad() is its own. `make tsan` runs this under ThreadSanitizer."""
+    def run(m, threaded):
+        lin = m.nn.Linear(4, 3)
+        with m.no_grad():
+            lin.weight.copy_(m.arange(12.0).reshape(3, 4) - 5)
+            lin.bias.copy_(m.tensor([1.0, -1.0, 2.0]))
+        own, errors = [None] * 8, []
+
+        def work(t):
+            try:
+                x = m.arange(8.0).reshape(2, 4) - t
+                for _ in range(5):
+                    lin(x).pow(2).sum().backward()
+                y = m.full((3,), float(t), requires_grad=True)
+                own[t] = m.autograd.grad((y * y * y).sum(), y)[0]
+            except Exception as e:  # reported below
+                errors.append(e)
+
+        if threaded:
+            threads = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+            for th in threads:
+                th.start()
+            for th in threads:
+                th.join()
+        else:
+            for t in range(8):
+                work(t)
+        assert not errors
+        return [lin.weight.grad, lin.bias.grad] + own
+
+    for e, t in zip(run(ember, True), run(torch, False)):
+        assert_same(e, t)
