@@ -5,20 +5,19 @@
 #                (examples/cpp/classify_fashion_mnist.cpp, which loads the library of the model's custom op
 #                from the path the export listed in custom_ops.txt) and check its predictions equal Python's
 #   make test    install missing Debian packages, build, run every check and test
-#   make fuzz    build the libFuzzer targets (tests/fuzz) with clang, ASan and UBSan into FUZZ_BUILD and run each
+#   make sanitize   the GoogleTest suites and a pytest subset under ASan+UBSan (build-asan/), each libFuzzer
+#                target for FUZZ_SECONDS, the concurrency tests under TSan (build-tsan/); `make asan`, `make fuzz`
+#                and `make tsan` run one stage (tools/sanitize.sh). CI runs it after `make test`, fuzzing 60 s each.
+#   make fuzz    the libFuzzer targets (tests/fuzz), built in build-asan/ (clang, ASan, UBSan, coverage), each run
 #                for FUZZ_SECONDS (default 300); fails on any crash, leak, timeout or out-of-memory
-#   make sanitize   the GoogleTest suites and a pytest subset under ASan+UBSan (build-asan/), the concurrency tests
-#                under TSan (build-tsan/); `make asan` and `make tsan` run one of them (tools/sanitize.sh). CI runs
-#                it after `make test`.
 # and plain `make`, which configures (CMake + Ninja, ccache when present) and builds everything into build/.
 # Both are incremental: with nothing changed they only re-check and re-run.
 #
 # Variables: BUILD (build directory, default build), CMAKE_ARGS (extra arguments for the first configure),
 # EPOCHS (epochs of the demo's training, default 3), JOBS (parallel compile jobs; default: make's own -jN when
 # given, e.g. `make -j2`, else the number of cores — ninja's own default, cores + 2, overloads small machines).
-# make fuzz: FUZZ_BUILD (default build-fuzz), FUZZ_SECONDS per target, FUZZ_TARGETS (default all), FUZZ_TIMEOUT
-# (seconds one input may take, default 10), FUZZ_RSS_MB (memory limit, default 2048), FUZZ_FLAGS (more
-# libFuzzer flags, e.g. -jobs=2 or -seed=1).
+# make fuzz: FUZZ_SECONDS per target, FUZZ_TARGETS (default all), FUZZ_TIMEOUT (seconds one input may take,
+# default 10), FUZZ_RSS_MB (memory limit, default 2048), FUZZ_FLAGS (more libFuzzer flags, e.g. -jobs=2, -seed=1).
 
 BUILD      ?= build
 PYTHON     := /usr/bin/python3
@@ -26,7 +25,6 @@ CMAKE_ARGS ?=
 EPOCHS     ?= 3
 NPROC      := $(shell nproc)
 JOBS       ?=
-FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 300
 FUZZ_TARGETS ?= archive jit_module ir schema idx
 FUZZ_TIMEOUT ?= 10
@@ -40,7 +38,7 @@ export CCACHE_BASEDIR := $(CURDIR)
 .DEFAULT_GOAL := all
 .NOTPARALLEL:
 .PHONY: all build configure setup demo test check-layers check-generated ctest pytest check-install \
-        check-pip fuzz fuzz-build clean
+        check-pip clean
 
 all: build
 
@@ -91,15 +89,6 @@ pytest:
 
 # Random API calls compared with PyTorch (tools/random_calls.py, README "Robustness"): fails on a crash or hang in
 # Ember; prints the counts of each mismatch class and keeps every finding in $(BUILD)/random_calls.txt.
-# ---- make sanitize: each stage configures its own build folder with clang on first use, then builds only what its
-# tests need (tools/sanitize.sh lists them). Not part of `make test`: two more builds of the library cost far
-# more than the tests themselves, too much for every local run; CI runs both.
-.PHONY: sanitize asan tsan
-sanitize: asan tsan
-
-asan tsan: setup
-	JOBS=$(patsubst -j%,%,$(ninja_jobs)) tools/sanitize.sh $@
-
 .PHONY: random-calls
 RANDOM_CALLS ?= 3000
 random-calls:
@@ -113,19 +102,20 @@ check-install:
 check-pip:
 	EMBER_BUILD_DIR=$(BUILD) tools/check_pip.sh
 
-# ---- make fuzz (Note [fuzz targets] in tests/fuzz/CMakeLists.txt)
-# Its own build folder: the library compiled by clang with coverage instrumentation, ASan and UBSan at -O1, and
-# only the fuzz targets built (no Python extension, tests, benchmarks or examples).
-$(FUZZ_BUILD)/build.ninja:
-	cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ -DEMBER_FUZZ=ON \
-	  -DEMBER_BUILD_PYTHON=OFF -DEMBER_BUILD_BENCHMARKS=OFF -DEMBER_BUILD_EXAMPLES=OFF
+# ---- make sanitize: each stage configures its own build folder with clang on first use, then builds only what its
+# tests need (tools/sanitize.sh lists them). Not part of `make test`: two more builds of the library cost far
+# more than the tests themselves, too much for every local run; CI runs them all.
+# make fuzz (Note [fuzz targets] in tests/fuzz/CMakeLists.txt) builds its targets in build-asan/, whose library is
+# instrumented for libFuzzer's coverage as well, so the fuzzers and the ASan tests share one build.
+.PHONY: sanitize asan tsan fuzz
+sanitize: asan fuzz tsan
 
-fuzz-build: $(FUZZ_BUILD)/build.ninja
-	ninja -C $(FUZZ_BUILD) $(ninja_jobs) $(addprefix fuzz_,$(FUZZ_TARGETS))
+asan tsan: setup
+	JOBS=$(patsubst -j%,%,$(ninja_jobs)) tools/sanitize.sh $@
 
 fuzz: setup
-	$(MAKE) --no-print-directory fuzz-build
-	tests/fuzz/run_fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TIMEOUT) $(FUZZ_RSS_MB) $(FUZZ_TARGETS) -- $(FUZZ_FLAGS)
+	JOBS=$(patsubst -j%,%,$(ninja_jobs)) SANITIZE_TARGETS="$(addprefix fuzz_,$(FUZZ_TARGETS))" tools/sanitize.sh asan \
+	  -- tests/fuzz/run_fuzz.sh build-asan $(FUZZ_SECONDS) $(FUZZ_TIMEOUT) $(FUZZ_RSS_MB) $(FUZZ_TARGETS) -- $(FUZZ_FLAGS)
 
 clean:
-	rm -rf $(BUILD) $(FUZZ_BUILD) build-pip python/ember/_C*.so
+	rm -rf $(BUILD) build-asan build-tsan build-pip python/ember/_C*.so

@@ -3,7 +3,8 @@
 # configured with clang and EMBER_SANITIZE (Note [sanitizer builds] in CMakeLists.txt):
 #
 #   tools/sanitize.sh asan   build-asan/, -fsanitize=address,undefined: every GoogleTest suite (leak checking
-#                            on) and a pytest subset that exercises Ember broadly (ASAN_PYTESTS below)
+#                            on) and a pytest subset that exercises Ember broadly (ASAN_PYTESTS below); the
+#                            library is also instrumented for libFuzzer (EMBER_FUZZ), whose targets `make fuzz` runs
 #   tools/sanitize.sh tsan   build-tsan/, -fsanitize=thread: the concurrency tests, C++ (TSAN_GTESTS) and Python
 #                            (TSAN_PYTESTS), with OpenMP's synchronisation known to TSan (Note [tsan and openmp])
 #   tools/sanitize.sh asan|tsan -- CMD [ARG...]
@@ -13,7 +14,8 @@
 # Each stage configures its folder on first use and then builds only what its tests need (incremental, as
 # `make`). Python runs as BUILD/tests/python3 (tests/sanitize/python_main.cpp: CPython's main linked with the
 # sanitizer runtime) on the package BUILD/python/ember: the sanitized extension beside links to python/ember's
-# files, made here. Variables: SANITIZE_BUILD (the folder; default build-asan or build-tsan), JOBS (compile jobs).
+# files, made here. Variables: SANITIZE_BUILD (the folder; default build-asan or build-tsan), SANITIZE_TARGETS (what
+# to build instead of the stage's tests' targets, e.g. the fuzz targets), JOBS (compile jobs).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -70,12 +72,15 @@ jobs=()
 [[ -n ${JOBS:-} ]] && jobs=(-j "$JOBS")
 if [[ ! -f $BUILD/build.ninja ]]; then
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ \
-    -DPython3_EXECUTABLE=/usr/bin/python3 -DEMBER_SANITIZE="$sanitizers" \
+    -DPython3_EXECUTABLE=/usr/bin/python3 -DEMBER_SANITIZE="$sanitizers" -DEMBER_FUZZ="$([[ $stage == asan ]] &&
+      echo ON || echo OFF)" \
     -DEMBER_BUILD_BENCHMARKS=OFF -DEMBER_BUILD_EXAMPLES=OFF
 fi
 configured=$(sed -n 's/^EMBER_SANITIZE:STRING=//p' "$BUILD/CMakeCache.txt")
 [[ $configured == "$sanitizers" ]] || { echo "$0: $BUILD is configured with EMBER_SANITIZE='$configured'" >&2; exit 1; }
-if [[ $stage == asan ]]; then
+if [[ -n ${SANITIZE_TARGETS:-} ]]; then
+  read -r -a targets <<<"$SANITIZE_TARGETS"
+elif [[ $stage == asan ]]; then
   targets=(all)
 else
   targets=(ember_python ember_python3)
