@@ -48,15 +48,13 @@ ASAN_PYTESTS=(
   tests/python/test_data.py
 )
 # TSan: the tests whose threads share Ember's state. C++: the autograd engine from several threads, 8 threads on
-# one jit module (built and loaded), the DataLoader's worker threads, registration while other threads call ops,
-# one generator drawn from several threads, per-thread tracing state, set_num_threads.
+# one jit module (built and loaded), the DataLoader's worker threads, one generator drawn from several threads,
+# per-thread tracing state, kernels run with several threads against one thread.
 TSAN_GTESTS=(
   "ember_autograd_tests:EngineThreads.*"
   "ember_jit_tests:Module.ManyThreadsCallForwardAtOnce:SavedModule.LoadedModuleFromManyThreads:Tracer.*Thread*"
   "ember_data_tests:DataLoader.*"
-  "ember_dispatch_tests:*Thread*:*Concurrent*"
   "ember_kernels_tests:*Thread*"
-  "ember_core_tests:*Thread*"
 )
 # Python: threads sharing one loaded jit module (the GIL released while it runs), the autograd engine from
 # several Python threads, one generator from several threads, and the DataLoader's worker processes.

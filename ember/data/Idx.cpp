@@ -131,7 +131,7 @@ class IdxFile {
 
   int64_t read_plain(unsigned char* p, int64_t n) {
     int64_t got = std::min<int64_t>(n, zs_.avail_in);  // what start() buffered, then straight from the file
-    std::memcpy(p, zs_.next_in, static_cast<size_t>(got));
+    if (got > 0) std::memcpy(p, zs_.next_in, static_cast<size_t>(got));  // next_in may be null when empty
     zs_.next_in += got;
     zs_.avail_in -= static_cast<unsigned>(got);
     while (got < n && !eof_) {

@@ -221,8 +221,8 @@ OneCycleLR::OneCycleLR(Optimizer& optimizer, std::vector<double> max_lr, OneCycl
 
 void OneCycleLR::set_momentum(OptimizerParamGroup& group, double momentum) const {
   if (use_beta1_) {
-    const auto& betas = group.get("betas").to_list();
-    group.set("betas", IValue::tuple({momentum, betas[1]}));
+    const IValue betas = group.get("betas");  // a copy: a reference into get()'s temporary would dangle
+    group.set("betas", IValue::tuple({momentum, betas.to_list()[1]}));
   } else {
     group.set("momentum", momentum);
   }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 
+#include <cpuid.h>
 #include <immintrin.h>
 
 #include "ember/base/Half.h"
@@ -99,7 +100,10 @@ TEST(Half, EveryHalfRoundTrips) {
 bool have_reference_half() { return true; }
 uint16_t reference_half_bits(float f) { return std::bit_cast<uint16_t>(static_cast<_Float16>(f)); }
 #else
-bool have_reference_half() { return __builtin_cpu_supports("f16c"); }
+bool have_reference_half() {  // clang 14's __builtin_cpu_supports does not know "f16c": CPUID leaf 1
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
+}
 __attribute__((target("f16c"))) uint16_t reference_half_bits(float f) {
   return _cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT);
 }

@@ -22,6 +22,14 @@ using ember::testing::expect_error;
 
 using Pass = std::function<bool(std::shared_ptr<Graph>&)>;
 
+// `pass` and then dead-code elimination, both always run; changed when either changed the graph.
+Pass then_dce(bool (*pass)(std::shared_ptr<Graph>&)) {
+  return [pass](std::shared_ptr<Graph>& g) {
+    bool changed = pass(g);
+    return eliminate_dead_code(g) || changed;
+  };
+}
+
 std::shared_ptr<Graph> parse(std::string_view text, const std::vector<Tensor>* table = nullptr) {
   ParseOptions o;
   o.tensor_table = table;
@@ -362,7 +370,7 @@ TEST(ConstantPropagation, FoldsOpsOnConstants) {
 }
 
 TEST(ConstantPropagation, ListsIfAndLoop) {
-  check_pass([](std::shared_ptr<Graph>& g) { return propagate_constants(g) | eliminate_dead_code(g); },
+  check_pass(then_dce(propagate_constants),
              R"IR(graph(%x : Tensor):
   %one : int = prim::Constant[value=1]()
   %zero : int = prim::Constant[value=0]()
@@ -397,7 +405,7 @@ TEST(ConstantPropagation, InsideBlocksMultipleOutputsAndEmptyTensors) {
   // The If's condition is an input, so the If stays; inside its branch, a two-output op (max.dim) and an op on
   // an empty tensor fold.
   std::vector<Tensor> table{randn({2, 3}), randn({0, 3})};
-  check_pass([](std::shared_ptr<Graph>& g) { return propagate_constants(g) | eliminate_dead_code(g); },
+  check_pass(then_dce(propagate_constants),
              R"IR(graph(%x : Tensor, %c : bool):
   %a : Float(2, 3) = prim::Constant[value=<Tensor:0>]()
   %e : Float(0, 3) = prim::Constant[value=<Tensor:1>]()
@@ -463,7 +471,7 @@ TEST(ConstantPropagation, NothingToDo) {
 // -------------------------------------------------------------------------------------------- peephole
 
 TEST(Peephole, TuplesAndLists) {
-  check_pass([](std::shared_ptr<Graph>& g) { return peephole_optimize(g) | eliminate_dead_code(g); },
+  check_pass(then_dce(peephole_optimize),
              R"IR(graph(%x : Tensor, %y : Tensor):
   %t : (Tensor, Tensor) = prim::TupleConstruct(%x, %y)
   %a : Tensor, %b : Tensor = prim::TupleUnpack(%t)
@@ -482,7 +490,7 @@ TEST(Peephole, TuplesAndLists) {
 }
 
 TEST(Peephole, ArithmeticIdentitiesOnlyWhereExact) {
-  check_pass([](std::shared_ptr<Graph>& g) { return peephole_optimize(g) | eliminate_dead_code(g); },
+  check_pass(then_dce(peephole_optimize),
              R"IR(graph(%x : Float(2, 3), %i : Long(2), %u : Tensor, %bl : Bool(2)):
   %one : int = prim::Constant[value=1]()
   %zero : int = prim::Constant[value=0]()
@@ -762,7 +770,7 @@ TEST(FoldBatchNorm, LinearBatchNorm1dAndRankChecks) {
   %y : Float(4, 5) = aten::linear(%x, %w, %b)
   return (%y)
 )IR";
-  Pass fold = [](std::shared_ptr<Graph>& g) { return fold_batch_norm(g) | eliminate_dead_code(g); };
+  Pass fold = then_dce(fold_batch_norm);
   check_pass(fold, text, want, true, tensors({{4, 3}}, 3), &table, 1e-5);
   // float64: the folded weights stay float64.
   auto to_double = [](std::string t) {

@@ -274,7 +274,8 @@ TEST(Optimizer, LoadConvertsStateToTheParametersDtype) {
   adam.load_state_dict(with_extra);
   EXPECT_EQ(adam.state_size(), 0u);
   EXPECT_EQ(adam.param_groups()[0].get("initial_lr").to_double(), 0.5);
-  const auto& group = adam.state_dict().to_dict()[1].second.to_list()[0].to_dict();
+  const IValue state = adam.state_dict();  // kept: `group` refers into it
+  const auto& group = state.to_dict()[1].second.to_list()[0].to_dict();
   EXPECT_EQ(group[group.size() - 2].first.to_string(), "initial_lr");
   EXPECT_EQ(group.back().first.to_string(), "params");
 }
