@@ -7,7 +7,9 @@ DimVector contiguous_strides(IntArrayRef sizes) {
   int64_t acc = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     s[i] = acc;
-    acc *= std::max<int64_t>(sizes[i], 1);
+    // Only an empty tensor's sizes can overflow here (checked_numel refuses the others); its strides then wrap
+    // around as PyTorch's do (empty(0, 2**32, 2**32) has strides (0, 2**32, 1)), without undefined behaviour.
+    (void)__builtin_mul_overflow(acc, std::max<int64_t>(sizes[i], 1), &acc);
   }
   return s;
 }

@@ -23,6 +23,10 @@ TEST(Geometry, ContiguousStrides) {
   EXPECT_EQ(vec(contiguous_strides({2, 3, 4})), (std::vector<int64_t>{12, 4, 1}));
   EXPECT_EQ(vec(contiguous_strides({})), (std::vector<int64_t>{}));
   EXPECT_EQ(vec(contiguous_strides({5})), (std::vector<int64_t>{1}));
+  // An empty tensor's strides wrap around as PyTorch's (found by the idx fuzz target: signed overflow).
+  EXPECT_EQ(vec(contiguous_strides({0, int64_t{1} << 32, int64_t{1} << 32})),
+            (std::vector<int64_t>{0, int64_t{1} << 32, 1}));
+  EXPECT_EQ(vec(contiguous_strides({0, int64_t{1} << 62, 4})), (std::vector<int64_t>{0, 4, 1}));
   // Zero-size dims count as 1, as PyTorch: torch.empty(2, 0, 3).stride() == (3, 3, 1).
   EXPECT_EQ(vec(contiguous_strides({2, 0, 3})), (std::vector<int64_t>{3, 3, 1}));
   EXPECT_EQ(vec(contiguous_strides({0, 4, 1})), (std::vector<int64_t>{4, 1, 1}));
