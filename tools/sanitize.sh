@@ -66,6 +66,10 @@ TSAN_PYTESTS=(
 )
 
 # ---- configure and build
+# These builds carry debug info, for which ccache hashes the build folder's absolute path unless told not to; so
+# that a clone elsewhere (CI) reuses what an earlier build compiled, it does not (the objects' DW_AT_comp_dir then
+# names the first checkout, which only changes the paths a report prints). CCACHE_BASEDIR comes from the Makefile.
+export CCACHE_NOHASHDIR=1
 jobs=()
 [[ -n ${JOBS:-} ]] && jobs=(-j "$JOBS")
 if [[ ! -f $BUILD/build.ninja ]]; then
