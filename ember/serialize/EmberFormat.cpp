@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <unordered_set>
 #include <vector>
 
 #include <signal.h>
@@ -531,6 +532,14 @@ class Reader {
         fail("{} has {} sizes but {} strides", what, sizes.size(), strides.size());
       for (int64_t n : sizes)
         if (n < 0) fail("{} has a negative size in {}", what, sizes);
+      // A bool is one byte that must be 0 or 1: any other value read as a C++ bool is undefined behaviour
+      // (and sums to 255, compares unequal to True). Checked once per storage that a bool tensor uses.
+      if (dtype == DType::Bool && bool_checked_.insert(s).second) {
+        const auto* bytes = static_cast<const unsigned char*>(storages_[s]->data());
+        for (size_t b = 0; b < storages_[s]->nbytes(); ++b)
+          if (bytes[b] > 1) fail("{} is bool but byte {} of storage {} is {} (a bool byte is 0 or 1)", what, b, s,
+                                 static_cast<int>(bytes[b]));
+      }
       // The TensorImpl checks the geometry against the storage's bytes (overflow-checked); its message is
       // wrapped with the file's name.
       intrusive_ptr<TensorImpl> impl;
@@ -647,6 +656,7 @@ class Reader {
   uint64_t compressed_total_ = 0;  // of the entries read so far
   Attributes* attrs_;
   std::vector<Storage> storages_;
+  std::unordered_set<int64_t> bool_checked_;  // storages a bool tensor uses, checked to hold only 0 and 1
   std::vector<Tensor> tensors_;
 };
 

@@ -5,6 +5,8 @@
 // table); this file translates errors and initialises them in order.
 #include <pybind11/pybind11.h>
 
+#include <cstring>
+
 #include "autograd.h"
 #include "data.h"
 #include "dtype.h"
@@ -22,6 +24,19 @@ namespace py = pybind11;
 
 namespace ember::python {
 
+namespace {
+
+// PyErr_SetString with a message that may hold bytes that are not UTF-8 (an error quoting a corrupt file's bytes):
+// those are kept as \xNN escapes, where PyErr_SetString would lose the whole message.
+void set_error_message(PyObject* type, const char* message) {
+  PyObject* text = PyUnicode_DecodeUTF8(message, static_cast<Py_ssize_t>(std::strlen(message)), "backslashreplace");
+  if (!text) return;  // out of memory: that error stays set
+  PyErr_SetObject(type, text);
+  Py_DECREF(text);
+}
+
+}  // namespace
+
 void set_python_error(const std::exception& e) {
   if (const auto* ee = dynamic_cast<const Error*>(&e)) {
     PyObject* type = PyExc_RuntimeError;
@@ -32,7 +47,7 @@ void set_python_error(const std::exception& e) {
       case ErrorKind::NotImplemented: type = PyExc_NotImplementedError; break;
       case ErrorKind::Runtime: break;
     }
-    PyErr_SetString(type, ee->what());
+    set_error_message(type, ee->what());
   } else if (const auto* pe = dynamic_cast<const py::error_already_set*>(&e)) {
     // A Python exception raised inside a Python kernel (custom op) or hook: restore it as it was.
     const_cast<py::error_already_set*>(pe)->restore();
@@ -41,7 +56,7 @@ void set_python_error(const std::exception& e) {
   } else if (dynamic_cast<const std::bad_alloc*>(&e)) {
     PyErr_SetString(PyExc_MemoryError, e.what());
   } else if (!PyErr_Occurred()) {
-    PyErr_SetString(PyExc_RuntimeError, e.what());
+    set_error_message(PyExc_RuntimeError, e.what());
   }
 }
 

@@ -190,3 +190,36 @@ def test_an_entry_name_with_a_nul_byte_is_not_taken_for_the_name_before_it(tmp_p
     with pytest.raises(RuntimeError, match=f"has no entry '{entry}'") as e:
         ember.load(str(bad))
     assert str(bad) in str(e.value)
+
+
+def test_a_manifest_that_is_not_utf8_gives_a_message(tmp_path):
+    # Found trying Ember as a user: the parser's message quotes the bytes, and a message that is not UTF-8
+    # reached Python as a RuntimeError without any text. Undecodable bytes now show as \xNN escapes.
+    p = tmp_path / "u.pt"
+    with zipfile.ZipFile(p, "w") as z:
+        z.writestr("manifest.json", b"\xff\xfe{}")
+    for load in (ember.load, ember.jit.load):
+        with pytest.raises(RuntimeError) as e:
+            load(str(p))
+        assert "u.pt" in str(e.value)
+
+
+def test_a_bool_tensor_whose_bytes_are_not_0_or_1_is_refused(tmp_path):
+    # A bool read from any byte but 0 or 1 is undefined behaviour in C++ (it summed to 255 and compared unequal
+    # to True): the loader checks every storage a bool tensor uses.
+    p = tmp_path / "b.ember"
+    ember.save(ember.tensor([0, 1, 2, 200], dtype=ember.uint8), str(p))
+    with zipfile.ZipFile(p) as z:
+        entries = {n: z.read(n) for n in z.namelist()}
+    manifest = json.loads(entries["manifest.json"])
+    manifest["tensors"][0]["dtype"] = "bool"
+    entries["manifest.json"] = json.dumps(manifest).encode()
+    bad = tmp_path / "bad.ember"
+    with zipfile.ZipFile(bad, "w") as z:
+        for n, d in entries.items():
+            z.writestr(n, d)
+    with pytest.raises(RuntimeError, match=r"is bool but byte 2 of storage 0 is 2 \(a bool byte is 0 or 1\)"):
+        ember.load(str(bad))
+    ok = tmp_path / "ok.ember"
+    ember.save(ember.tensor([True, False, True]), str(ok))
+    assert ember.load(str(ok)).tolist() == [True, False, True]
