@@ -7,7 +7,8 @@
 #   make test    install missing Debian packages, build, run every check and test
 #   make sanitize   the GoogleTest suites and a pytest subset under ASan+UBSan (build-asan/), each libFuzzer
 #                target for FUZZ_SECONDS, the concurrency tests under TSan (build-tsan/); `make asan`, `make fuzz`
-#                and `make tsan` run one stage (tools/sanitize.sh). CI runs it after `make test` (.ci/run says how it fuzzes).
+#                and `make tsan` run one stage (tools/sanitize.sh). CI runs it after `make test` (.ci/run says
+#                how it fuzzes).
 #   make fuzz    the libFuzzer targets (tests/fuzz), built in build-asan/ (clang, ASan, UBSan, coverage), each run
 #                for FUZZ_SECONDS (default 300); fails on any crash, leak, timeout or out-of-memory
 # and plain `make`, which configures (CMake + Ninja, ccache when present) and builds everything into build/.

@@ -24,18 +24,12 @@ namespace py = pybind11;
 
 namespace ember::python {
 
-namespace {
-
-// PyErr_SetString with a message that may hold bytes that are not UTF-8 (an error quoting a corrupt file's bytes):
-// those are kept as \xNN escapes, where PyErr_SetString would lose the whole message.
 void set_error_message(PyObject* type, const char* message) {
   PyObject* text = PyUnicode_DecodeUTF8(message, static_cast<Py_ssize_t>(std::strlen(message)), "backslashreplace");
   if (!text) return;  // out of memory: that error stays set
   PyErr_SetObject(type, text);
   Py_DECREF(text);
 }
-
-}  // namespace
 
 void set_python_error(const std::exception& e) {
   if (const auto* ee = dynamic_cast<const Error*>(&e)) {

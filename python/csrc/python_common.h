@@ -14,6 +14,9 @@ namespace ember::python {
 /// Sets the Python exception matching an ember::Error's kind (RuntimeError, IndexError, TypeError,
 /// ValueError, NotImplementedError) or a C++ exception's type.
 void set_python_error(const std::exception& e);
+/// PyErr_SetString for a message that may hold bytes that are not UTF-8 (an error quoting a corrupt file's bytes):
+/// those are kept as \xNN escapes, where PyErr_SetString would lose the whole message.
+void set_error_message(PyObject* type, const char* message);
 
 /// A zeroed static type object with reference count 1, for the types defined with the C API.
 inline PyTypeObject new_type_object() {

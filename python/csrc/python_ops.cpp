@@ -128,7 +128,7 @@ void init_python_ops(py::module_& m) {
         try {
           ember::load_library(path);
         } catch (const ember::LibraryLoadError& e) {
-          PyErr_SetString(PyExc_OSError, e.what());  // as torch.ops.load_library (ctypes) raises
+          set_error_message(PyExc_OSError, e.what());  // as torch.ops.load_library (ctypes) raises
           throw py::error_already_set();
         }
       }, py::arg("path"), "Loads a shared library of ops (ember::load_library); OSError when the OS cannot load it.");
