@@ -41,10 +41,11 @@ Tensor prod_safe_zeros_backward(const Tensor& grad, const Tensor& x) {
 }
 
 // A^{-H} for the gradient of det and slogdet: through linalg_inv when grad mode is on (double backward needs
-// its derivative in A), otherwise from the saved LU factorisation.
+// its derivative in A), otherwise from the saved LU factorisation, which is A^T's when A is contiguous (Note [LU
+// of the transpose], kernels/cpu/linalg.cpp).
 Tensor inverse_adjoint(const Tensor& A, const Tensor& LU, const Tensor& pivots) {
   if (GradMode::is_enabled()) return mH(ember::linalg_inv(A));
-  return ember::linalg_lu_solve(LU, pivots, eye_like(A), true, true);
+  return ember::linalg_lu_solve(LU, pivots, eye_like(A), true, !A.is_contiguous());
 }
 
 }  // namespace
@@ -233,7 +234,7 @@ std::tuple<Tensor, Tensor> linalg_solve_backward(const Tensor& grad, const Tenso
   const Tensor g = vector ? grad.unsqueeze(vdim) : grad;
   const Tensor X2 = vector ? X.unsqueeze(vdim) : X;
   const Tensor gB = GradMode::is_enabled() ? ember::linalg_solve(mH(A), g, left)
-                                           : ember::linalg_lu_solve(LU, pivots, g, left, true);
+                                           : ember::linalg_lu_solve(LU, pivots, g, left, !A.is_contiguous());
   Tensor gA;
   if (mask[0]) gA = left ? -ember::matmul(gB, mH(X2)) : -ember::matmul(mH(X2), gB);
   return {gA, mask[1] ? (vector ? gB.squeeze(vdim) : gB) : Tensor()};

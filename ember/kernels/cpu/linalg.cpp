@@ -37,8 +37,11 @@ DimVector swap_last(IntArrayRef sizes) {
   return s;
 }
 
-// A copy of src (*, m, n) as a batch of column-major matrices (Note [linalg on LAPACK]).
-Tensor colmajor_copy(const Tensor& src) { return src.transpose(-2, -1).contiguous().transpose(-2, -1); }
+// A copy of src (*, m, n) as a batch of column-major matrices (Note [linalg on LAPACK]); always a new buffer,
+// since LAPACK overwrites it (contiguous() would hand back an input that is column-major already).
+Tensor colmajor_copy(const Tensor& src) {
+  return src.transpose(-2, -1).clone(MemoryFormat::Contiguous).transpose(-2, -1);
+}
 // An uninitialised batch of column-major matrices of sizes (*, m, n).
 Tensor colmajor_empty(IntArrayRef sizes, DType dtype) {
   return make_empty(swap_last(sizes), dtype).transpose(-2, -1);
@@ -269,14 +272,19 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_solve_ex(const Tensor& A, con
   EMBER_CHECK(B2.size(left ? -2 : -1) == n, "{}: Incompatible shapes of A and B for the equation {} ({}x{} and {}x{})",
               op, left ? "AX = B" : "XA = B", n, n, B2.size(-2), B2.size(-1));
   check_lapack_size(op, std::max(n, B2.size(left ? -1 : -2)));
-  auto [LU, pivots, info] = lu_factor(A);
+  // Note [LU of the transpose]: as PyTorch, a row-major (contiguous) A is factored as A^T, whose column-major
+  // copy is A's own memory order; the solve then uses the other transposition. The LU and info returned are
+  // A^T's then, as PyTorch's are (so are the "diagonal element i" of its messages), and the derivatives
+  // (FunctionsLinalg.cpp) undo the choice by A's contiguity.
+  const bool use_A_T = A.is_contiguous();
+  auto [LU, pivots, info] = lu_factor(use_A_T ? A.transpose(-2, -1) : A);
   const DimVector batch = broadcast_batch(A, B2);
   const Tensor Bl = left ? B2 : B2.transpose(-2, -1);
   Tensor X = colmajor_copy(Bl.expand(with_tail(batch, {n, Bl.size(-1)})));
   if (X.numel() > 0) {
     const Tensor LUb = colmajor_copy(LU.expand(with_tail(batch, {n, n})));
     const Tensor pivb = pivots.expand(with_tail(batch, {n})).contiguous();
-    dispatch_lapack(A.dtype(), [&]<class T>() { lu_solve_batch<T>(LUb, pivb, X, left ? 'N' : 'T'); });
+    dispatch_lapack(A.dtype(), [&]<class T>() { lu_solve_batch<T>(LUb, pivb, X, left != use_A_T ? 'N' : 'T'); });
   }
   if (!left) X = X.transpose(-2, -1);
   if (vector) X = X.squeeze(left ? -1 : -2);
@@ -287,7 +295,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_solve_ex(const Tensor& A, con
 std::tuple<Tensor, Tensor, Tensor> _linalg_det(const Tensor& A) {
   check_lapack_input("linalg.det", A, true);
   check_lapack_size("linalg.det", A.size(-1));
-  auto [LU, pivots, info] = lu_factor(A);
+  // det(A) = det(A^T): Note [LU of the transpose].
+  auto [LU, pivots, info] = lu_factor(A.is_contiguous() ? A.transpose(-2, -1) : A);
   const int64_t n = A.size(-1), batch = batch_of(A.sizes());
   Tensor det = make_empty(batch_shape(A.sizes()), A.dtype());
   dispatch_lapack(A.dtype(), [&]<class T>() {
@@ -309,7 +318,8 @@ std::tuple<Tensor, Tensor, Tensor> _linalg_det(const Tensor& A) {
 std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_slogdet(const Tensor& A) {
   check_lapack_input("linalg.slogdet", A, true);
   check_lapack_size("linalg.slogdet", A.size(-1));
-  auto [LU, pivots, info] = lu_factor(A);
+  // Note [LU of the transpose].
+  auto [LU, pivots, info] = lu_factor(A.is_contiguous() ? A.transpose(-2, -1) : A);
   const int64_t n = A.size(-1), batch = batch_of(A.sizes());
   Tensor sign = make_empty(batch_shape(A.sizes()), A.dtype());
   Tensor logabsdet = make_empty(batch_shape(A.sizes()), A.dtype());
