@@ -502,6 +502,11 @@ Tensor linalg_cond_str(const Tensor& self, std::string_view p) {
   EMBER_CHECK(p == "fro" || p == "nuc", "linalg.cond got an invalid norm type: {}", p);
   check_lapack_input("linalg.cond", self, true);
   if (self.numel() == 0) return cond_of_empty(self);
+  if (p == "nuc") {
+    // ||A||_nuc ||A^-1||_nuc = sum(S) sum(1 / S), from the singular values (as PyTorch, no inverse formed).
+    const Tensor S = ember::linalg_svdvals(self, std::nullopt);
+    return S.sum(IntArrayRef{-1}) * S.reciprocal().sum(IntArrayRef{-1});
+  }
   return cond_by_inverse(self, p);
 }
 
@@ -634,6 +639,8 @@ Tensor linalg_vander(const Tensor& x, std::optional<int64_t> N) {
 }
 
 Tensor linalg_vecdot(const Tensor& x, const Tensor& y, int64_t dim) {
+  EMBER_CHECK(is_floating_point(x.dtype()), "linalg.vecdot: Expected a floating point or complex tensor as input. "
+              "Got {}", linalg::scalar_type_name(x.dtype()));
   EMBER_CHECK(x.dtype() == y.dtype(),
               "linalg.vecdot: Expected x and y to have the same dtype, but found x of type {} and y of type {} "
               "instead", linalg::scalar_type_name(x.dtype()), linalg::scalar_type_name(y.dtype()));

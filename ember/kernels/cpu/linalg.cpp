@@ -167,6 +167,25 @@ std::tuple<Tensor, Tensor, Tensor> lu_factor(const Tensor& A) {
   return {LU, pivots, info};
 }
 
+// Note [non-finite input to LAPACK]
+// The scaling inside gesdd and syevd reports a NaN or inf input through LAPACK's xerbla, which, when NumPy is
+// loaded in the process, resolves to NumPy's own xerbla_ and leaves a Python exception set behind Ember's back.
+// So those kernels check first and raise as PyTorch's svd does (LinAlgError naming the batch element).
+template <class T>
+void check_finite(std::string_view op, const Tensor& a) {
+  const int64_t per = a.size(-1) * a.size(-2), batch = batch_of(a.sizes());
+  const T* d = a.data_ptr<T>();
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t i = 0; i < per; ++i) {
+      if (!std::isfinite(d[b * per + i])) {
+        const std::string where = a.dim() > 2 ? fmt::format(": (Batch element {})", b) : std::string();
+        EMBER_FAIL_KIND(ErrorKind::LinAlg, "{}{}: The algorithm failed to converge because the input matrix "
+                        "contained non-finite values.", op, where);
+      }
+    }
+  }
+}
+
 // B as the right-hand side of a solve with A (Note [linalg on LAPACK]): PyTorch treats B as a vector when it is
 // 1-D, or when B's shape is A's without the last dim (linalg_solve_is_vector_rhs).
 bool solve_is_vector(const Tensor& A, const Tensor& B) {
@@ -389,6 +408,7 @@ std::tuple<Tensor, Tensor> _linalg_eigh(const Tensor& A, std::string_view UPLO, 
       std::fill(inf, inf + batch, 0);
       return;
     }
+    check_finite<T>("linalg.eigh", V);  // Note [non-finite input to LAPACK]
     const int ni = static_cast<int>(n);
     // Workspace sizes: one query, the same for every matrix.
     T wq{};
@@ -440,6 +460,7 @@ std::tuple<Tensor, Tensor, Tensor> _linalg_svd(const Tensor& A, bool full_matric
     T* ud = compute_uv ? U.data_ptr<T>() : nullptr;
     T* vd = compute_uv ? Vh.data_ptr<T>() : nullptr;
     int32_t* inf = info.data_ptr<int32_t>();
+    check_finite<T>("linalg.svd", a);  // Note [non-finite input to LAPACK]
     const int mi = static_cast<int>(m), ni = static_cast<int>(n);
     const int ldu = std::max(1, mi), ldvt = std::max<int>(1, static_cast<int>(vrows));
     std::vector<int> iwq(8 * k);
@@ -706,11 +727,13 @@ Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B,
 
 // ---------------------------------------------------------------------------------------------------- triangular
 
-Tensor linalg_solve_triangular(const Tensor& self, const Tensor& B, bool upper, bool left, bool unitriangular) {
+Tensor linalg_solve_triangular(const Tensor& A_, const Tensor& B_, bool upper, bool left, bool unitriangular) {
   const char* op = "linalg.solve_triangular";
+  // A and B are promoted to a common dtype (as PyTorch: float32 B with float64 A gives float64).
+  const DType dt = promote_types(A_.dtype(), B_.dtype());
+  const Tensor self = A_.to(dt), B = B_.to(dt);
   check_lapack_input(op, self, true);
   EMBER_CHECK(B.dim() >= 2, "{}: The input tensor B must have at least 2 dimensions.", op);
-  check_same_dtype(op, self, B);
   const int64_t n = self.size(-1);
   EMBER_CHECK(B.size(left ? -2 : -1) == n,
               "{}: Incompatible shapes of A and B for the equation {} ({}x{} and {}x{})", op,
