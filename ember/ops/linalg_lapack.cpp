@@ -518,7 +518,8 @@ Tensor linalg_matrix_power(const Tensor& self, int64_t n) {
   EMBER_CHECK(self.size(-1) == self.size(-2),
               "{}: A must be batches of square matrices, but they are {} by {} matrices", op, self.size(-2),
               self.size(-1));
-  if (n == 0) return ember::eye(self.size(-1), self.dtype()).expand(self.sizes()).clone();
+  // n = 0: the identity, written into a copy of self so that it stays in the graph (a zero gradient), as PyTorch.
+  if (n == 0) return self.clone().copy_(ember::eye(self.size(-1), self.dtype()).expand(self.sizes()));
   Tensor base = self;
   if (n < 0) {
     base = ember::linalg_inv(self);

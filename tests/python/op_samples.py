@@ -2771,9 +2771,15 @@ def _cholesky(entry):
                 S(T((0, 0))), S(T((2, 3))), S(T((3, 3), "int64")),
                 S(T((3, 3), "float64", values=lo)).grad(gg=True), S(T((3, 3), "float64", values=lo.T), True).grad()]
         return out
-    out = _square_battery(kind="spd")
-    out += [S(_mats((3, 3), 8, "spd"), upper=True), S(_mats((3, 3), 9, "spd")).grad().call(
-        lambda m, a, **k: getattr(m.linalg, "cholesky")(a, upper=True)),
+    # gradcheck perturbs one element at a time, so it sees the derivative of the lower triangle alone, while the
+    # formula's gradient is symmetric (A is): the grad samples symmetrise their input first.
+    def sym_call(m, a, *r, **k):
+        fn = {"linalg_cholesky_ex": m.linalg.cholesky_ex, "linalg_cholesky": m.linalg.cholesky,
+              "cholesky": m.cholesky}[n]
+        return fn(a + a.mT, *r, **k)
+    out = _square_battery(kind="spd", grad=False)
+    out += [S(_mats((3, 3), 4, "spd")).grad(gg=True).call(sym_call), S(_mats((2, 3, 3), 5, "spd")).grad().call(sym_call),
+            S(_mats((3, 3), 8, "spd"), upper=True), S(_mats((3, 3), 9, "spd"), upper=True).grad().call(sym_call),
         S(T((3, 3), values=-np.eye(3))).id("not-pd"),
         S(T((2, 2, 2), values=[[[1.0, 0], [0, 1]], [[1, 2], [2, 1]]])).id("not-pd-batch")]
     if n == "linalg_cholesky_ex":
@@ -2809,14 +2815,20 @@ def _eigh(entry):
             S(T((2, 3))).call(call).id("non-square"), S(T((3, 3), "int64")).call(call).id("int64"),
             S(_mats((3, 3), 4)).call(call).grad(gg=True), S(_mats((2, 3, 3), 5)).call(call).grad()]
     if direct:
+        # eigvalsh itself (not through eigh): only the eigenvalues' term of the derivative
         out += [S(_mats((3, 3), 0, "sym")), S(_mats((3, 3), 0, "sym"), UPLO="U"), S(T((2, 3))),
-                S(T((3, 3), values=np.eye(3))).grad().call(lambda m, a: m.linalg.eigvalsh(a))]
+                S(T((3, 3), "float64", values=np.diag([1.0, 2.0, 4.0]))).grad(gg=True).call(
+                    lambda m, a: m.linalg.eigvalsh(a + a.mT))]
     return out
 
 
 def _svd_invariants(m, a, *args, **kwargs):
+    # With full_matrices the columns beyond k = min(m, n) are any basis of the complement: only the first k are
+    # compared (and differentiated), up to their signs.
     U, S_, Vh = m.linalg.svd(a, *args, **kwargs)
-    return U.abs(), S_, Vh.abs(), (U[..., :, :S_.shape[-1]] * S_.unsqueeze(-2)) @ Vh[..., :S_.shape[-1], :]
+    k = S_.shape[-1]
+    U, Vh = U[..., :, :k], Vh[..., :k, :]
+    return U.abs(), S_, Vh.abs(), (U * S_.unsqueeze(-2)) @ Vh
 
 
 @samples("_linalg_svd", "linalg_svd", "linalg_svdvals", "svd")
@@ -2827,12 +2839,14 @@ def _svd(entry):
     elif n == "svd":
         def call(m, a, *r, **k):
             U, S_, V = m.svd(a, *r, **k)
-            return U.abs(), S_, V.abs()
+            k_ = S_.shape[-1]
+            return U[..., :k_].abs(), S_, V[..., :k_].abs()
     elif n == "_linalg_svd":
         def call(m, a, full_matrices=False, compute_uv=True):
             U, S_, Vh = (m._linalg_svd if m is torch else m._C._functions["_linalg_svd"])(a, full_matrices,
                                                                                           compute_uv)
-            return U.abs(), S_, Vh.abs()
+            k_ = S_.shape[-1]
+            return U[..., :k_].abs(), S_, Vh[..., :k_, :].abs()
     else:
         call = _svd_invariants
 
@@ -2876,7 +2890,7 @@ def _qr(entry):
         out.append(S(_mats((4, 3), 9)).id("plain"))  # Householder QR's signs are the algorithm's (the method check)
     if not legacy:
         out += [S(_mats((3, 3), 7), "bad").call(call).id("bad-mode"),
-                S(_mats((4, 3), 8), "complete").call(call).grad().id("complete-tall")]
+                S(_mats((4, 3), 8), "complete").call(call).id("complete-tall")]
     return out
 
 
@@ -3052,10 +3066,11 @@ def _pinv(entry):
     out += [S(_mats((3, 5), 1), *ea, **ek), S(_mats((2, 3, 3), 2), *ea, **ek), S(T((0, 3)), *ea, **ek),
             S(T((3,)), *ea, **ek).id("1-D"), S(T((3, 3), "int64"), *ea, **ek).id("int64"),
             S(T((3, 3), "float64", values=[[1.0, 2, 3], [2, 4, 6], [1, 0, 1]]), *ea, **ek).id("rank-2"),
-            S(_mats((4, 3), 3), *ea, **ek).grad(gg=True), S(_mats((3, 4), 4), *ea, **ek).grad()]
+            S(_mats((4, 3), 3), *ea, **ek).grad(gg=True, wrt=[0]), S(_mats((3, 4), 4), *ea, **ek).grad(wrt=[0])]
     if entry["name"] == "linalg_pinv":
         out += [S(_mats((3, 3), 5, "sym"), *ea, hermitian=True, **ek),
-                S(_mats((3, 3), 6, "spd"), *ea, hermitian=True, **ek).grad()]
+                S(_mats((3, 3), 6, "spd"), *ea, hermitian=True, **ek).grad(wrt=[0]).call(
+                    lambda m, a, *r, **k: m.linalg.pinv(a + a.mT, *r, **k))]
     return out
 
 

@@ -2604,12 +2604,13 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_slogdet(const Tensor& A) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     result = h.call<std::tuple<Tensor, Tensor, Tensor, Tensor>, const Tensor&>(A);
   }
-  if (!GradMode::is_enabled() || !(any_requires_grad(A)) || !(floating_output(std::get<1>(result)))) return result;
+  if (!GradMode::is_enabled() || !(any_requires_grad(A)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)))) return result;
   auto node = std::make_shared<LinalgSlogdetBackward0>();
   node->sequence_nr = next_sequence_nr();
   add_input(*node, A);
   node->A_ = SavedVariable(A, false);
   node->num_outputs = 4;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
   node->output_meta_.push_back(meta_of(std::get<0>(result)));
   if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
   node->output_meta_.push_back(meta_of(std::get<1>(result)));
