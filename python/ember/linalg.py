@@ -8,6 +8,7 @@ tensors and Ember has no complex dtypes yet. Singular and non-positive-definite 
 :class:`LinAlgError` (a RuntimeError) where PyTorch does.
 """
 from . import _C
+from ._tensor import Tensor  # noqa: F401  (torch.linalg.Tensor: the tensor type, as PyTorch's module re-exports)
 
 _linalg = _C._linalg
 

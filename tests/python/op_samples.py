@@ -2778,7 +2778,8 @@ def _cholesky(entry):
               "cholesky": m.cholesky}[n]
         return fn(a + a.mT, *r, **k)
     out = _square_battery(kind="spd", grad=False)
-    out += [S(_mats((3, 3), 4, "spd")).grad(gg=True).call(sym_call), S(_mats((2, 3, 3), 5, "spd")).grad().call(sym_call),
+    out += [S(_mats((3, 3), 4, "spd")).grad(gg=True).call(sym_call),
+            S(_mats((2, 3, 3), 5, "spd")).grad().call(sym_call),
             S(_mats((3, 3), 8, "spd"), upper=True), S(_mats((3, 3), 9, "spd"), upper=True).grad().call(sym_call),
         S(T((3, 3), values=-np.eye(3))).id("not-pd"),
         S(T((2, 2, 2), values=[[[1.0, 0], [0, 1]], [[1, 2], [2, 1]]])).id("not-pd-batch")]
