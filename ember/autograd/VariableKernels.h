@@ -13,6 +13,7 @@
 //
 // In-place ops are recorded as the out-of-place op on a clone of the old value, whose result is copied into
 // the tensor; views rebase their base's history (Note [views and in-place], ember/autograd/Views.h).
+#include "ember/autograd/FunctionsLinalg.h"
 #include "ember/autograd/FunctionsManual.h"
 #include "ember/autograd/FunctionsNN.h"
 #include "ember/autograd/GradMode.h"

@@ -4,7 +4,8 @@
 // Note [errors]
 // Every failure reachable from the public API throws ember::Error, never aborts. The message starts with the
 // op name and states the shapes/dtypes/indices involved. `kind` tells the Python binding which exception type
-// PyTorch raises for the same mistake (RuntimeError, IndexError, TypeError, ValueError, NotImplementedError).
+// PyTorch raises for the same mistake (RuntimeError, IndexError, TypeError, ValueError, NotImplementedError,
+// and torch.linalg.LinAlgError, a RuntimeError subclass, for singular or non-positive-definite matrices).
 #include <stdexcept>
 #include <string>
 
@@ -13,7 +14,7 @@
 
 namespace ember {
 
-enum class ErrorKind { Runtime, Index, Type, Value, NotImplemented };
+enum class ErrorKind { Runtime, Index, Type, Value, NotImplemented, LinAlg };
 
 /// The one exception type of Ember. what() is the full message; kind() maps it to a Python exception type.
 class Error : public std::runtime_error {

@@ -36,4 +36,17 @@ std::string_view scalar_type_name(DType dtype);
 /// PyTorch's C++ type name of a dtype (caffe2::TypeMeta): "float", "double", "long int", "c10::Half", ...
 std::string_view type_meta_name(DType dtype);
 
+/// The checks PyTorch 1.13 makes on a LAPACK-backed op's matrix argument, in its order and with its messages
+/// (`op` is the name PyTorch prints, "linalg.inv"): at least 2 dims ("The input tensor A must have at least 2
+/// dimensions."), a floating dtype ("Expected a floating point or complex tensor as input. Got Long"; float16
+/// and bfloat16: "Low precision dtypes not supported. Got Half"), and when `square` batches of square matrices
+/// ("A must be batches of square matrices, but they are 2 by 3 matrices"). `name` is the argument's name.
+void check_lapack_input(std::string_view op, const Tensor& A, bool square, std::string_view name = "A");
+/// Raises for the nonzero entries of a LAPACK info tensor as PyTorch's _linalg_check_errors does: the message
+/// depends on the routine named by `api` ("inv": a zero diagonal element; "solve": singular; "cholesky": not
+/// positive-definite; "svd", "eig": no convergence; "lu_factor": a zero U[i, i], RuntimeError), prefixed with
+/// "(Batch element i)" when info has a batch. LinAlgError (ErrorKind::LinAlg) except where PyTorch raises
+/// RuntimeError.
+void check_lapack_info(std::string_view api, const Tensor& info);
+
 }  // namespace ember::linalg

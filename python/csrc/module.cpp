@@ -31,6 +31,12 @@ void set_error_message(PyObject* type, const char* message) {
   Py_DECREF(text);
 }
 
+namespace {
+// ember._C._LinAlgError (torch._C._LinAlgError): the type of ErrorKind::LinAlg, a RuntimeError subclass that
+// ember.linalg exports as LinAlgError. Created when the module initialises.
+PyObject* linalg_error_type = nullptr;
+}  // namespace
+
 void set_python_error(const std::exception& e) {
   if (const auto* ee = dynamic_cast<const Error*>(&e)) {
     PyObject* type = PyExc_RuntimeError;
@@ -39,6 +45,7 @@ void set_python_error(const std::exception& e) {
       case ErrorKind::Type: type = PyExc_TypeError; break;
       case ErrorKind::Value: type = PyExc_ValueError; break;
       case ErrorKind::NotImplemented: type = PyExc_NotImplementedError; break;
+      case ErrorKind::LinAlg: type = linalg_error_type ? linalg_error_type : PyExc_RuntimeError; break;
       case ErrorKind::Runtime: break;
     }
     set_error_message(type, ee->what());
@@ -60,6 +67,12 @@ PYBIND11_MODULE(_C, m) {
   using namespace ember;
   using namespace ember::python;
   m.doc() = "Ember's native module.";
+  linalg_error_type = PyErr_NewExceptionWithDoc(
+      "ember._C._LinAlgError",
+      "Raised by ember.linalg functions for a singular or non-positive-definite input (a RuntimeError).",
+      PyExc_RuntimeError, nullptr);
+  if (!linalg_error_type) throw py::error_already_set();
+  m.attr("_LinAlgError") = py::reinterpret_borrow<py::object>(linalg_error_type);
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);

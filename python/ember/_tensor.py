@@ -106,6 +106,11 @@ class Tensor(_C._TensorBase):
         from . import norm
         return norm(self, p, dim, keepdim, dtype=dtype)
 
+    def lu(self, pivot=True, get_infos=False):
+        """See ember.lu (a Python function, as PyTorch's torch.lu)."""
+        from . import lu
+        return lu(self, pivot, get_infos)
+
     def type(self, dtype=None):
         """The type name ('ember.FloatTensor') or, given a dtype, a converted tensor."""
         if dtype is None:

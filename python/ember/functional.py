@@ -11,7 +11,7 @@ from ._tensor import Tensor
 
 __all__ = ["allclose", "as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
            "broadcast_tensors", "cartesian_prod", "is_floating_point", "is_nonzero", "is_tensor", "isclose", "meshgrid",
-           "nonzero", "norm", "numel", "split", "tensordot"]
+           "lu", "nonzero", "norm", "numel", "split", "tensordot"]
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -61,7 +61,8 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
         input (Tensor): a floating tensor.
         p (number, 'fro' or 'nuc'): a number is the vector p-norm over dim (``ember.linalg.vector_norm``'s
             ord: 0 counts nonzeros, inf/-inf take the largest/smallest ``|x|``; None means 2). 'fro' is the
-            Frobenius norm, the 2-norm over at most two dims. Default: 'fro'.
+            Frobenius norm, the 2-norm over at most two dims; 'nuc' the nuclear norm (the sum of the singular
+            values) of a 2-D input or over two dims. Default: 'fro'.
         dim (int or tuple of ints, optional): the dims to reduce. Default: all of them.
         keepdim (bool): keep the reduced dims with size 1.
         out (Tensor, optional): the result tensor.
@@ -73,7 +74,6 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     Raises:
         ValueError: dtype given with p='fro'.
         RuntimeError: input or dtype not floating; 'fro' over more than two dims; p another string.
-        NotImplementedError: p='nuc' (the nuclear norm needs the SVD, which comes with LAPACK).
         IndexError: dim out of range.
     """
     dims = None if dim is None else [dim] if isinstance(dim, builtins.int) else list(dim)
@@ -87,8 +87,13 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
                                    "(dim={})".format(len(dims), dim))
             p = 2
         elif p == "nuc":
-            raise NotImplementedError("norm: the nuclear norm (p='nuc') needs the SVD, which Ember does not have "
-                                      "yet")
+            if dtype is not None:
+                raise ValueError("dtype argument is not supported in nuclear norm")
+            if dims is None:
+                r = fns["nuclear_norm"](input, keepdim)
+            else:
+                r = fns["nuclear_norm"](input, dims, keepdim)
+            return r if out is None else out.resize_(r.shape).copy_(r)
         else:
             raise RuntimeError("only valid string values are 'fro' and 'nuc', found {}".format(p))
     if dims is None:
@@ -326,3 +331,28 @@ def tensordot(a, b, dims=2, out=None):
     if out is None:
         return _C._functions["tensordot"](a, b, dims_a, dims_b)
     return _C._functions["tensordot"](a, b, dims_a, dims_b, out=out)
+
+
+def lu(A, pivot=True, get_infos=False, out=None):
+    r"""LU factorisation with partial pivoting of A (PyTorch 1.13's torch.lu, a Python function there too).
+
+    Args:
+        A (Tensor): (*, m, n), float32 or float64.
+        pivot (bool): must be True on the CPU (as PyTorch).
+        get_infos (bool): also return the int32 info tensor (*): > 0 where U is exactly singular.
+        out (tuple, optional): tensors for (LU, pivots) or (LU, pivots, infos).
+
+    Returns:
+        (LU, pivots) or (LU, pivots, infos): LU (*, m, n) holds L below the diagonal and U, pivots (*, min(m, n))
+        are 1-based int32 row swaps (see ember.linalg.lu_factor_ex).
+
+    Raises:
+        RuntimeError: fewer than 2 dims, a non-floating dtype; without get_infos a singular U, as PyTorch.
+    """
+    LU, pivots, infos = _C._linalg.linalg_lu_factor_ex(A, pivot=pivot, check_errors=not get_infos)
+    result = (LU, pivots, infos) if get_infos else (LU, pivots)
+    if out is None:
+        return result
+    for o, r in zip(out, result):
+        o.resize_(r.shape).copy_(r)
+    return tuple(out)

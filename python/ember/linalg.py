@@ -1,14 +1,30 @@
 """ember.linalg: PyTorch 1.13's torch.linalg over the ops of the database that PyTorch keeps in
-torch._C._linalg (declared with ``python_module: linalg``, so they live in ``ember._C._linalg``).
+torch._C._linalg (declared with ``python_module: linalg``, so they live in ``ember._C._linalg``), as
+torch/linalg/__init__.py does: ``ember.linalg.inv`` is ``ember._C._linalg.linalg_inv``, and so on.
 
-Only the vector norm and the matmul alias exist so far (matrix norms, ``linalg.norm``, need the SVD); LAPACK-backed
-linear algebra (solve, svd, eigh, ...) comes with a later issue.
+The decompositions run on LAPACK (the routines OpenBLAS exports; ember/kernels/cpu/linalg.cpp) for float32 and
+float64 inputs with any batch dims. ``eig``, ``eigvals`` and ``lstsq`` are missing: the first two return complex
+tensors and Ember has no complex dtypes yet. Singular and non-positive-definite inputs raise
+:class:`LinAlgError` (a RuntimeError) where PyTorch does.
 """
 from . import _C
-
-__all__ = ["matmul", "vector_norm"]
+from ._tensor import Tensor  # noqa: F401  (torch.linalg.Tensor: the tensor type, as PyTorch's module re-exports)
 
 _linalg = _C._linalg
+
+#: Raised for a singular matrix (inv, solve) or one that is not positive-definite (cholesky), or when an
+#: algorithm does not converge (svd, eigh); a subclass of RuntimeError, as torch.linalg.LinAlgError.
+LinAlgError = _C._LinAlgError
+
+_OPS = ["cholesky", "cholesky_ex", "cond", "det", "diagonal", "eigh", "eigvalsh", "householder_product", "inv",
+        "inv_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
+        "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet",
+        "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot"]
+for _name in _OPS:
+    globals()[_name] = getattr(_linalg, "linalg_" + _name)
+del _name
+
+__all__ = ["LinAlgError", "matmul", "vector_norm"] + _OPS
 
 
 def vector_norm(x=None, ord=2, dim=None, keepdim=False, *, dtype=None, out=None, input=None):

@@ -2692,3 +2692,522 @@ def _tri_indices(entry):
            S(5, 6, 2, dtype=D("int32")), S(3, 3, dtype=D("float32")), S(3, 3, dtype=D("bool")),
            S(3, 3, dtype=D("int16"))]
     return out
+
+
+# ------------------------------------------------------------------------------------------------ LAPACK
+
+# Matrices for the decompositions (ops_linalg.yaml, "LAPACK"): values fixed by a seed, well-conditioned square
+# ones (random plus n * I), symmetric positive-definite ones (a a^T + n * I). Results whose signs or order
+# LAPACK chooses freely (singular vectors, eigenvectors, Q and R of QR up to signs) are compared through
+# invariant quantities with .call (reconstructions, absolute values); tests/python/test_linalg.py has the rest.
+
+def _mats(shape, seed=0, kind="wc", dtype="float64"):
+    """A T spec of matrices (*, m, n): kind "wc" (n * I added when square), "spd", "sym" or "plain"."""
+    rng = np.random.default_rng(1000 + seed)
+    a = rng.uniform(-1.0, 1.0, shape)
+    n = shape[-1]
+    if kind == "spd":
+        a = a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+    elif kind == "sym":
+        a = a + np.swapaxes(a, -1, -2)
+    elif kind == "wc" and len(shape) >= 2 and shape[-1] == shape[-2]:
+        a = a + n * np.eye(n)
+    return T(shape, dtype, values=a)
+
+
+def _square_battery(grad=True, gg=True, kind="wc", half=False):
+    """Samples of an op of one square matrix argument with a deterministic result."""
+    out = [S(_mats((3, 3), kind=kind, dtype=d)) for d in ("float32", "float64")]
+    out += [S(_mats((2, 3, 3), 1, kind)), S(_mats((2, 1, 4, 4), 2, kind, "float32")), S(T((0, 3, 3))),
+            S(T((0, 0))), S(T((2, 0, 0))), S(_mats((1, 1), 3, kind)),
+            S(T((2, 3))).id("non-square"), S(T((3,))).id("1-D"), S(T((3, 3), "int64")).id("int64")]
+    if half:
+        # PyTorch refuses float16 here ("Low precision dtypes not supported"), as Ember's LAPACK ops all do; where
+        # PyTorch merely lacks the kernel (det, cholesky, matrix_exp) there is no reference to compare with.
+        out.append(S(T((3, 3), "float16")).id("float16"))
+    if grad:
+        out += [S(_mats((3, 3), 4, kind)).grad(gg=gg), S(_mats((2, 3, 3), 5, kind)).grad()]
+    return out
+
+
+@samples("_linalg_det", "linalg_det", "det", "_linalg_slogdet", "linalg_slogdet", "slogdet", "linalg_inv_ex",
+         "linalg_inv", "inverse", "linalg_matrix_exp", "matrix_exp")
+def _det_like(entry):
+    n = entry["name"]
+    out = _square_battery(half=n in ("_linalg_slogdet", "linalg_slogdet", "slogdet", "linalg_inv_ex", "linalg_inv",
+                                     "inverse"))
+    if n in ("_linalg_det", "linalg_det", "det"):
+        # singular matrices: the derivative is the SVD form there (FunctionsLinalg.h)
+        out += [S(T((3, 3), "float64", values=[[1.0, 2, 3], [2, 4, 6], [1, 0, 1]])).grad(),
+                S(T((3, 3), "float64", values=[[0.0, 0, 0], [0, 1, 2], [1, 0, 1]])).grad(),
+                S(T((3, 3), values=[[1.0, 2, 3], [4, 5, 6], [7, 8, 9]]))]
+    if n in ("linalg_inv", "inverse", "linalg_inv_ex"):
+        out += [S(T((3, 3), values=[[1.0, 2, 3], [2, 4, 6], [1, 0, 1]])).id("singular"),
+                S(T((2, 2, 2), values=[[[1.0, 0], [0, 1]], [[1, 1], [1, 1]]])).id("singular-batch")]
+    if n == "linalg_inv_ex":
+        out += [S(T((3, 3), values=[[1.0, 2, 3], [2, 4, 6], [1, 0, 1]]), check_errors=True).id("check")]
+    if n in ("linalg_matrix_exp", "matrix_exp"):
+        out += [S(_mats((3, 3), 6, "plain") if False else T((3, 3), "float64", low=-4, high=4, seed=7)).id("large"),
+                S(T((2, 2), "float64", values=[[0.0, 3.0], [-3.0, 0.0]])), S(T((4, 4), "float64", low=-30, high=30))]
+    return out
+
+
+@samples("logdet")
+def _logdet(entry):
+    out = _square_battery(kind="spd", half=True)
+    out += [S(T((2, 2), values=[[0.0, 1.0], [1.0, 0.0]])).id("negative-det"),
+            S(T((2, 2), values=[[1.0, 1.0], [1.0, 1.0]])).id("singular")]
+    return out
+
+
+@samples("linalg_cholesky_ex", "linalg_cholesky", "cholesky", "cholesky_inverse")
+def _cholesky(entry):
+    n = entry["name"]
+    if n == "cholesky_inverse":
+        # the argument is a Cholesky factor: a lower triangle with a positive diagonal
+        lo = np.tril(np.random.default_rng(7).uniform(-1, 1, (3, 3))) + 2 * np.eye(3)
+        out = [S(T((3, 3), d, values=lo)) for d in ("float32", "float64")]
+        out += [S(T((3, 3), values=lo.T), True), S(T((2, 3, 3), "float64", values=np.stack([lo, lo.T]))),
+                S(T((0, 0))), S(T((2, 3))), S(T((3, 3), "int64")),
+                S(T((3, 3), "float64", values=lo)).grad(gg=True), S(T((3, 3), "float64", values=lo.T), True).grad()]
+        return out
+    # gradcheck perturbs one element at a time, so it sees the derivative of the lower triangle alone, while the
+    # formula's gradient is symmetric (A is): the grad samples symmetrise their input first.
+    def sym_call(m, a, *r, **k):
+        fn = {"linalg_cholesky_ex": m.linalg.cholesky_ex, "linalg_cholesky": m.linalg.cholesky,
+              "cholesky": m.cholesky}[n]
+        return fn(a + a.mT, *r, **k)
+    out = _square_battery(kind="spd", grad=False)
+    out += [S(_mats((3, 3), 4, "spd")).grad(gg=True).call(sym_call),
+            S(_mats((2, 3, 3), 5, "spd")).grad().call(sym_call),
+            S(_mats((3, 3), 8, "spd"), upper=True), S(_mats((3, 3), 9, "spd"), upper=True).grad().call(sym_call),
+        S(T((3, 3), values=-np.eye(3))).id("not-pd"),
+        S(T((2, 2, 2), values=[[[1.0, 0], [0, 1]], [[1, 2], [2, 1]]])).id("not-pd-batch")]
+    if n == "linalg_cholesky_ex":
+        out.append(S(T((3, 3), values=-np.eye(3)), check_errors=True).id("check"))
+    return out
+
+
+@samples("cholesky_solve")
+def _cholesky_solve(entry):
+    lo = np.tril(np.random.default_rng(7).uniform(-1, 1, (3, 3))) + 2 * np.eye(3)
+    L = T((3, 3), "float64", values=lo)
+    return [S(T((3, 2), d), T((3, 3), d, values=lo)) for d in ("float32", "float64")] + [
+        S(T((3, 2), "float64"), T((3, 3), "float64", values=lo.T), True), S(T((2, 3, 2), "float64"), L),
+        S(T((3, 0), "float64"), L), S(T((3,), "float64"), L), S(T((3, 2)), T((3, 3), "float64", values=lo)),
+        S(F64((3, 2)), L).grad(gg=True), S(F64((3, 2), seed=1), T((3, 3), "float64", values=lo.T), True).grad()]
+
+
+def _eigh_invariants(m, a, *args, **kwargs):
+    w, v = m.linalg.eigh(a + a.mT, *args, **kwargs)
+    return w, v.abs()
+
+
+@samples("_linalg_eigh", "linalg_eigh", "linalg_eigvalsh")
+def _eigh(entry):
+    n = entry["name"]
+    call = {"_linalg_eigh": lambda m, a, *r, **k: _eigh_invariants(m, a, *r, **k),
+            "linalg_eigh": _eigh_invariants,
+            "linalg_eigvalsh": lambda m, a, *r, **k: m.linalg.eigvalsh(a + a.mT, *r, **k)}[n]
+    direct = n == "linalg_eigvalsh"
+    out = [S(_mats((3, 3), 0, "sym", d)).call(call) for d in ("float32", "float64")]
+    out += [S(_mats((2, 4, 4), 1)).call(call), S(_mats((3, 3), 2), "U").call(call), S(T((0, 3, 3))).call(call),
+            S(T((0, 0))).call(call), S(_mats((3, 3), 3), "X").call(call).id("bad-UPLO"),
+            S(T((2, 3))).call(call).id("non-square"), S(T((3, 3), "int64")).call(call).id("int64"),
+            S(_mats((3, 3), 4)).call(call).grad(gg=True), S(_mats((2, 3, 3), 5)).call(call).grad()]
+    if direct:
+        # eigvalsh itself (not through eigh): only the eigenvalues' term of the derivative
+        out += [S(_mats((3, 3), 0, "sym")), S(_mats((3, 3), 0, "sym"), UPLO="U"), S(T((2, 3))),
+                S(T((3, 3), "float64", values=np.diag([1.0, 2.0, 4.0]))).grad(gg=True).call(
+                    lambda m, a: m.linalg.eigvalsh(a + a.mT))]
+    return out
+
+
+def _svd_invariants(m, a, *args, **kwargs):
+    # With full_matrices the columns beyond k = min(m, n) are any basis of the complement: only the first k are
+    # compared (and differentiated), up to their signs.
+    U, S_, Vh = m.linalg.svd(a, *args, **kwargs)
+    k = S_.shape[-1]
+    U, Vh = U[..., :, :k], Vh[..., :k, :]
+    return U.abs(), S_, Vh.abs(), (U * S_.unsqueeze(-2)) @ Vh
+
+
+@samples("_linalg_svd", "linalg_svd", "linalg_svdvals", "svd")
+def _svd(entry):
+    n = entry["name"]
+    if n == "linalg_svdvals":
+        call = None
+    elif n == "svd":
+        def call(m, a, *r, **k):
+            U, S_, V = m.svd(a, *r, **k)
+            k_ = S_.shape[-1]
+            return U[..., :k_].abs(), S_, V[..., :k_].abs()
+    elif n == "_linalg_svd":
+        def call(m, a, full_matrices=False, compute_uv=True):
+            U, S_, Vh = (m._linalg_svd if m is torch else m._C._functions["_linalg_svd"])(a, full_matrices,
+                                                                                          compute_uv)
+            k_ = S_.shape[-1]
+            return U[..., :k_].abs(), S_, Vh[..., :k_, :].abs()
+    else:
+        call = _svd_invariants
+
+    def s(*a, **k):
+        r = S(*a, **k)
+        return r.call(call) if call is not None else r
+    out = [s(_mats((4, 3), 0, dtype=d)) for d in ("float32", "float64")]
+    out += [s(_mats((3, 5), 1)), s(_mats((2, 3, 3), 2)), s(T((0, 3, 2))), s(T((3, 0))), s(T((0, 3))),
+            s(T((3,))).id("1-D"), s(T((3, 3), "int64")).id("int64"),
+            s(_mats((4, 3), 3)).grad(gg=True), s(_mats((3, 4), 4)).grad(), s(_mats((2, 3, 3), 5)).grad()]
+    if n in ("linalg_svd", "_linalg_svd"):
+        out += [s(_mats((4, 3), 6), False), s(_mats((4, 3), 7), True), s(_mats((3, 4), 8), True).grad()]
+    if n == "linalg_svd":
+        out += [s(_mats((4, 3), 9), driver="gesvd").id("driver")]
+    if n == "svd":
+        out += [s(_mats((4, 3), 6), False), s(_mats((4, 3), 7), True, False), s(_mats((3, 4), 8), False).grad(),
+                S(_mats((4, 3), 10)).id("plain")]  # gesdd's signs are the same in both (the method check)
+    return out
+
+
+def _qr_invariants(m, a, *args, **kwargs):
+    Q, R = (m.linalg.qr if not kwargs.pop("legacy", False) else m.qr)(a, *args, **kwargs)
+    return Q.abs(), R.abs(), Q @ R if Q.numel() else R
+
+
+@samples("linalg_qr", "qr")
+def _qr(entry):
+    legacy = entry["name"] == "qr"
+
+    def call(m, a, *r, **k):
+        return _qr_invariants(m, a, *r, legacy=legacy, **k)
+    modes = [True, False] if legacy else ["reduced", "complete", "r"]
+    out = [S(_mats((4, 3), 0, dtype=d)).call(call) for d in ("float32", "float64")]
+    out += [S(_mats((4, 3), 1), md).call(call) for md in modes]
+    out += [S(_mats((3, 5), 2), md).call(call) for md in modes]
+    out += [S(_mats((2, 3, 3), 3)).call(call), S(T((0, 3, 2))).call(call), S(T((3, 0))).call(call),
+            S(T((3,))).call(call).id("1-D"), S(T((3, 3), "int64")).call(call).id("int64"),
+            S(_mats((4, 3), 4)).call(call).grad(gg=True), S(_mats((3, 5), 5)).call(call).grad(),
+            S(_mats((3, 3), 6), modes[1]).call(call).grad()]
+    if legacy:
+        out.append(S(_mats((4, 3), 9)).id("plain"))  # Householder QR's signs are the algorithm's (the method check)
+    if not legacy:
+        out += [S(_mats((3, 3), 7), "bad").call(call).id("bad-mode"),
+                S(_mats((4, 3), 8), "complete").call(call).id("complete-tall")]
+    return out
+
+
+@samples("geqrf")
+def _geqrf(entry):
+    return [S(_mats((4, 3), 0, dtype=d)) for d in ("float32", "float64")] + [
+        S(_mats((3, 5), 1)), S(_mats((2, 3, 3), 2)), S(T((0, 3, 2))), S(T((3, 0))), S(T((3,))), S(T((3, 3), "int64"))]
+
+
+def _householder_args(shape, seed=0, dtype="float64"):
+    m_, n_ = shape[-2], shape[-1]
+    rng = np.random.default_rng(seed)
+    k = shape[:-2] + (min(m_, n_),)
+    return T(shape, dtype, values=rng.uniform(-1, 1, shape)), T(k, dtype, values=rng.uniform(0.5, 1.5, k))
+
+
+@samples("linalg_householder_product", "orgqr")
+def _householder(entry):
+    out = [S(*_householder_args((4, 3), 0, d)) for d in ("float32", "float64")]
+    out += [S(*_householder_args((2, 4, 4), 1)), S(*_householder_args((3, 0), 2)),
+            S(T((4, 3), "float64"), T((2,), "float64")), S(T((3, 4), "float64"), T((3,), "float64")).id("wide"),
+            S(T((4, 3), "float64"), T((4,), "float64")).id("tau-long"),
+            S(T((4, 3), "float64"), T((3,), "float32")).id("dtypes")]
+    return out
+
+
+@samples("ormqr")
+def _ormqr(entry):
+    a, tau = _householder_args((4, 3), 0)
+    return [S(a, tau, T((4, 2), "float64", seed=1)), S(a, tau, T((2, 4), "float64", seed=2), False),
+            S(a, tau, T((4, 2), "float64", seed=3), True, True), S(a, tau, T((2, 4), "float64", seed=4), False, True),
+            S(*_householder_args((2, 3, 3), 5), T((2, 3, 2), "float64", seed=6)),
+            S(*_householder_args((4, 3), 7, "float32"), T((4, 2), "float32", seed=8)),
+            S(a, tau, T((3, 2), "float64")).id("mismatch"), S(a, tau, T((4, 2), "float32")).id("dtypes")]
+
+
+@samples("linalg_ldl_factor_ex", "linalg_ldl_factor")
+def _ldl_factor(entry):
+    return [S(_mats((3, 3), 0, "spd", d)) for d in ("float32", "float64")] + [
+        S(_mats((4, 4), 1, "sym")), S(_mats((2, 3, 3), 2, "sym")), S(T((2, 2), values=[[1.0, 2], [2, 1]])),
+        S(T((0, 0))), S(T((2, 3))), S(T((3, 3), "int64")), S(_mats((3, 3), 3, "sym"), hermitian=True)]
+
+
+@samples("linalg_ldl_solve")
+def _ldl_solve(entry):
+    def call(m, a, b, **k):
+        LD, piv = m.linalg.ldl_factor(a)
+        return m.linalg.ldl_solve(LD, piv, b, **k)
+    return [S(_mats((3, 3), 0, "sym", d), T((3, 2), d)).call(call) for d in ("float32", "float64")] + [
+        S(_mats((2, 3, 3), 1, "sym"), T((2, 3, 1), "float64")).call(call),
+        S(_mats((3, 3), 2, "sym"), T((2, 3, 2), "float64")).call(call),
+        S(_mats((3, 3), 3, "sym"), T((3, 0), "float64")).call(call),
+        S(_mats((3, 3), 4, "sym"), T((2, 2), "float64")).call(call).id("mismatch"),
+        S(_mats((3, 3), 5, "sym"), T((3, 2), "float64"), hermitian=True).call(call)]
+
+
+def _lower(shape, seed=0, dtype="float64", unit=False):
+    rng = np.random.default_rng(seed)
+    a = np.tril(rng.uniform(-1, 1, shape)) + (0 if unit else 3) * np.eye(shape[-1])
+    return T(shape, dtype, values=a)
+
+
+@samples("linalg_solve_triangular")
+def _solve_triangular(entry):
+    L, U = _lower((3, 3), 0), T((3, 3), "float64", values=np.swapaxes(_lower((3, 3), 1).values, -1, -2))
+    out = [S(_lower((3, 3), 0, d), T((3, 2), d), upper=False) for d in ("float32", "float64")]
+    out += [S(U, T((3, 2), "float64"), upper=True), S(L, T((2, 3), "float64"), upper=False, left=False),
+            S(_lower((3, 3), 2), T((3, 4), "float64"), upper=False, unitriangular=True),
+            S(_lower((2, 3, 3), 3), T((3, 2), "float64"), upper=False), S(L, T((2, 3, 2), "float64"), upper=False),
+            S(L, T((3, 0), "float64"), upper=False), S(T((0, 0), "float64"), T((0, 2), "float64"), upper=False),
+            S(L, T((2, 2), "float64"), upper=False).id("mismatch"), S(L, T((3,), "float64"), upper=False).id("1-D"),
+            S(L, T((3, 2), "float32"), upper=False).id("dtypes"),
+            S(L, F64((3, 2)), upper=False).grad(gg=True), S(U, F64((2, 3)), upper=True, left=False).grad(),
+            S(_lower((3, 3), 4, unit=True), F64((3, 2)), upper=False, unitriangular=True).grad()]
+    return out
+
+
+@samples("triangular_solve")
+def _triangular_solve(entry):
+    L = _lower((3, 3), 0)
+    U = T((3, 3), "float64", values=np.swapaxes(_lower((3, 3), 1).values, -1, -2))
+    return [S(T((3, 2), d), _lower((3, 3), 0, d), False) for d in ("float32", "float64")] + [
+        S(T((3, 2), "float64"), U), S(T((3, 2), "float64"), L, False, True), S(T((3, 2), "float64"), L, False,
+                                                                             False, True),
+        S(T((2, 3, 2), "float64"), L, False), S(T((3,), "float64"), L).id("1-D"),
+        S(F64((3, 2)), U).grad(gg=True), S(F64((3, 2)), L, False, True).grad()]
+
+
+@samples("_linalg_solve_ex", "linalg_solve_ex", "linalg_solve")
+def _solve(entry):
+    A = _mats((3, 3), 0)
+    out = [S(_mats((3, 3), 0, dtype=d), T((3, 2), d)) for d in ("float32", "float64")]
+    out += [S(A, T((3,), "float64")), S(_mats((2, 3, 3), 1), T((2, 3), "float64")).id("batched-vector"),
+            S(_mats((2, 3, 3), 1), T((3, 2), "float64")), S(A, T((2, 3, 2), "float64")),
+            S(A, T((2, 3), "float64"), left=False), S(A, T((3, 0), "float64")), S(T((0, 0)), T((0, 2))),
+            S(T((0, 3, 3)), T((0, 3, 1))), S(A, T((2, 2), "float64")).id("mismatch"),
+            S(A, T((3, 2), "float32")).id("dtypes"), S(T((3, 3), "int64"), T((3, 2), "int64")).id("int64"),
+            S(T((3, 3), values=[[1.0, 2, 3], [2, 4, 6], [1, 0, 1]]), T((3, 1))).id("singular"),
+            S(_mats((3, 3), 2), F64((3, 2))).grad(gg=True), S(_mats((2, 3, 3), 3), F64((3,))).grad(),
+            S(_mats((3, 3), 4), F64((2, 3)), left=False).grad(), S(_mats((2, 3, 3), 5), F64((2, 3))).grad()]
+    if entry["name"] != "linalg_solve":
+        out.append(S(T((3, 3), values=[[1.0, 2, 3], [2, 4, 6], [1, 0, 1]]), T((3, 1)), check_errors=True))
+    return out
+
+
+@samples("linalg_lu_factor_ex", "linalg_lu_factor", "linalg_lu")
+def _lu_factor(entry):
+    out = [S(_mats((3, 3), 0, dtype=d)) for d in ("float32", "float64")]
+    out += [S(_mats((4, 3), 1)), S(_mats((3, 5), 2)), S(_mats((2, 3, 3), 3)), S(T((0, 3, 3))), S(T((3, 0))),
+            S(T((3,))).id("1-D"), S(T((3, 3), "int64")).id("int64"), S(_mats((3, 3), 4), pivot=False).id("no-pivot"),
+            S(T((3, 3), values=np.zeros((3, 3)))).id("singular"),
+            S(_mats((3, 3), 5)).grad(gg=True), S(_mats((4, 3), 6)).grad(), S(_mats((3, 5), 7)).grad(),
+            S(_mats((2, 3, 3), 8)).grad()]
+    return out
+
+
+@samples("lu_unpack")
+def _lu_unpack(entry):
+    def lu(shape, seed, dtype="float64"):
+        a = torch.from_numpy(_mats(shape, seed, dtype=dtype).values)
+        LU, piv = torch.linalg.lu_factor(a)
+        return T(shape, dtype, values=LU.numpy()), T(tuple(piv.shape), "int32", values=piv.numpy())
+    out = [S(*lu((3, 3), 0, d)) for d in ("float32", "float64")]
+    out += [S(*lu((4, 3), 1)), S(*lu((3, 5), 2)), S(*lu((2, 3, 3), 3)), S(*lu((3, 3), 4), False),
+            S(*lu((3, 3), 5), True, False), S(lu((3, 3), 6)[0], T((3,), "int64")).id("int64-pivots"),
+            S(lu((3, 3), 7)[0], T((3,), "int32", values=[1, 5, 3])).id("bad-pivot"),
+            S(*lu((3, 3), 8)).grad(gg=True), S(*lu((4, 3), 9)).grad(), S(*lu((3, 5), 10)).grad()]
+    return out
+
+
+@samples("linalg_lu_solve", "lu_solve")
+def _lu_solve(entry):
+    legacy = entry["name"] == "lu_solve"
+
+    def call(m, a, b, **k):
+        LU, piv = m.linalg.lu_factor(a)
+        if legacy:
+            return m.lu_solve(b, LU, piv)
+        return m.linalg.lu_solve(LU, piv, b, **k)
+
+    def call_grad(m, LU, piv, b, **k):
+        return m.lu_solve(b, LU, piv) if legacy else m.linalg.lu_solve(LU, piv, b, **k)
+
+    A = _mats((3, 3), 0)
+    lu_t, piv_t = torch.linalg.lu_factor(torch.from_numpy(A.values))
+    LU = T((3, 3), "float64", values=lu_t.numpy())
+    PIV = T((3,), "int32", values=piv_t.numpy())
+    out = [S(_mats((3, 3), 0, dtype=d), T((3, 2), d)).call(call) for d in ("float32", "float64")]
+    out += [S(A, T((2, 3, 2), "float64")).call(call), S(_mats((2, 3, 3), 1), T((3, 2), "float64")).call(call),
+            S(A, T((3, 0), "float64")).call(call), S(A, T((2, 2), "float64")).call(call).id("mismatch"),
+            S(LU, PIV, F64((3, 2))).call(call_grad).grad(gg=True, wrt=[0, 2])]
+    if legacy:
+        out.append(S(T((3, 2), "float64"), LU, PIV).id("plain"))
+    if not legacy:
+        out += [S(A, T((2, 3), "float64"), left=False).call(call), S(A, T((3, 2), "float64"), adjoint=True).call(call),
+                S(A, T((2, 3), "float64"), left=False, adjoint=True).call(call),
+                S(LU, PIV, F64((2, 3)), left=False).call(call_grad).grad(wrt=[0, 2]),
+                S(LU, PIV, F64((3, 2)), adjoint=True).call(call_grad).grad(wrt=[0, 2]),
+                S(LU, PIV, F64((2, 3)), left=False, adjoint=True).call(call_grad).grad(wrt=[0, 2])]
+    return out
+
+
+@samples("linalg_pinv.atol_rtol_tensor", "linalg_pinv.atol_rtol_float", "linalg_pinv", "linalg_pinv.rcond_tensor",
+         "pinverse")
+def _pinv(entry):
+    ov = entry["overload"]
+    extra = {"atol_rtol_tensor": dict(atol=T((), "float64", values=0.1)), "atol_rtol_float": dict(rtol=0.1),
+             "": (1e-3,), "rcond_tensor": (T((), "float64", values=1e-3),)}
+    e = extra.get(ov, ()) if entry["name"] == "linalg_pinv" else ()
+    ek = e if isinstance(e, dict) else {}
+    ea = e if isinstance(e, tuple) else ()
+    out = [S(_mats((4, 3), 0, dtype=d), *ea, **ek) for d in ("float32", "float64")]
+    out += [S(_mats((3, 5), 1), *ea, **ek), S(_mats((2, 3, 3), 2), *ea, **ek), S(T((0, 3)), *ea, **ek),
+            S(T((3,)), *ea, **ek).id("1-D"), S(T((3, 3), "int64"), *ea, **ek).id("int64"),
+            S(T((3, 3), "float64", values=[[1.0, 2, 3], [2, 4, 6], [1, 0, 1]]), *ea, **ek).id("rank-2"),
+            S(_mats((4, 3), 3), *ea, **ek).grad(gg=True, wrt=[0]), S(_mats((3, 4), 4), *ea, **ek).grad(wrt=[0])]
+    if entry["name"] == "linalg_pinv":
+        out += [S(_mats((3, 3), 5, "sym"), *ea, hermitian=True, **ek),
+                S(_mats((3, 3), 6, "spd"), *ea, hermitian=True, **ek).grad(wrt=[0]).call(
+                    lambda m, a, *r, **k: m.linalg.pinv(a + a.mT, *r, **k))]
+    return out
+
+
+@samples("linalg_matrix_rank.atol_rtol_tensor", "linalg_matrix_rank.atol_rtol_float", "linalg_matrix_rank",
+         "linalg_matrix_rank.tol_tensor")
+def _matrix_rank(entry):
+    ov = entry["overload"]
+    extra = {"atol_rtol_tensor": dict(atol=T((), "float64", values=0.5)), "atol_rtol_float": dict(rtol=0.5),
+             "": (0.5,), "tol_tensor": (T((), "float64", values=0.5),)}[ov]
+    ek = extra if isinstance(extra, dict) else {}
+    ea = extra if isinstance(extra, tuple) else ()
+    sing = T((3, 3), "float64", values=[[1.0, 2, 3], [2, 4, 6], [1, 0, 1]])
+    out = [S(_mats((4, 3), 0, dtype=d), *ea, **ek) for d in ("float32", "float64")]
+    out += [S(sing, *ea, **ek), S(_mats((2, 3, 5), 1), *ea, **ek), S(T((0, 3)), *ea, **ek), S(T((2, 0, 0)), *ea, **ek),
+            S(T((3, 3), "int64"), *ea, **ek).id("int64"), S(_mats((3, 3), 2, "sym"), *ea, hermitian=True, **ek)]
+    if ov in ("atol_rtol_tensor", "atol_rtol_float"):
+        out += [S(sing), S(T((3, 3), "float64", values=np.diag([1.0, 1e-9, 1e-20]))), S(sing, hermitian=True)]
+    return out
+
+
+@samples("linalg_matrix_norm", "linalg_matrix_norm.str_ord")
+def _matrix_norm(entry):
+    ords = ["fro", "nuc"] if entry["overload"] else [1, -1, 2, -2, math.inf, -math.inf]
+    out = []
+    for o in ords:
+        out += [S(_mats((3, 4), 0, dtype="float32"), o), S(_mats((2, 3, 4), 1), o), S(_mats((3, 4, 2), 2), o, (0, 2)),
+                S(_mats((2, 3, 4), 3), o, (-1, -3), True), S(_mats((3, 4), 4), o, dtype=D("float64")),
+                S(_mats((3, 4), 5), o).grad(gg=o not in (2, -2, "nuc")), S(_mats((2, 3, 4), 6), o, (2, 0)).grad()]
+    out += [S(T((3, 4)), ords[0], (0, 0)).id("same-dims"), S(T((3,)), ords[0]).id("1-D"),
+            S(T((3, 4), "int64"), ords[0]).id("int64"), S(T((3, 4)), ords[0], (0, 5)).id("dim-range")]
+    out += [S(T((3, 4)), "foo" if entry["overload"] else 3).id("bad-ord")]
+    return out
+
+
+@samples("linalg_norm", "linalg_norm.ord_str")
+def _linalg_norm(entry):
+    if entry["overload"]:
+        return [S(_mats((3, 4), 0, dtype="float32"), "fro"), S(_mats((3, 4), 1), "nuc"),
+                S(_mats((2, 3, 4), 2), "fro", (1, 2)), S(_mats((2, 3, 4), 3), "nuc", (0, 2), True),
+                S(T((2, 3, 4)), "fro").id("3-D"), S(T((3,)), "fro").id("1-D"),
+                S(_mats((3, 4), 4), "fro").grad(gg=True), S(_mats((3, 4), 5), "nuc").grad()]
+    return [S(_mats((3, 4), 0, dtype="float32")), S(_mats((2, 3, 4), 1)), S(_mats((3, 4), 2), 1),
+            S(_mats((3, 4), 3), 2), S(_mats((4,), 4), 3), S(_mats((2, 3, 4), 5), 2, (0, 2)),
+            S(_mats((2, 3, 4), 6), 3, (1,)), S(_mats((2, 3, 4), 7), None, (1, 2), True),
+            S(_mats((2, 3, 4), 8), 1, None).id("3-D-ord"), S(T((3, 4)), 2, (0, 1, 2)).id("3-dims"),
+            S(_mats((3, 4), 9), math.inf, dtype=D("float64")),
+            S(_mats((3, 4), 10)).grad(gg=True), S(_mats((3, 4), 11), -1).grad(), S(_mats((3, 4), 12), 2).grad()]
+
+
+@samples("nuclear_norm", "nuclear_norm.dim")
+def _nuclear_norm(entry):
+    if entry["overload"]:
+        return [S(_mats((2, 3, 4), 0, dtype="float32"), (1, 2)), S(_mats((2, 3, 4), 1), (0, 2), True),
+                S(T((3, 4)), (0, 0)), S(_mats((2, 3, 4), 2), (2, 1)).grad(gg=True)]
+    return [S(_mats((3, 4), 0, dtype="float32")), S(_mats((3, 4), 1), True), S(T((2, 3, 4))).id("3-D"),
+            S(T((0, 3))), S(_mats((3, 4), 2)).grad(gg=True)]
+
+
+@samples("frobenius_norm", "frobenius_norm.dim")
+def _frobenius_norm(entry):
+    if entry["overload"]:
+        return [S(_mats((2, 3, 4), 0, dtype="float32"), (1, 2)), S(_mats((2, 3, 4), 1), (0,), True),
+                S(T((2, 3, 4)), (0, 1, 2)).id("3-dims"), S(_mats((2, 3, 4), 2), (2, 1)).grad(gg=True)]
+    return [S(_mats((3, 4), 0, dtype="float32")), S(_mats((2, 3, 4), 1)), S(T((0, 3))),
+            S(_mats((3, 4), 2)).grad(gg=True)]
+
+
+@samples("linalg_cond", "linalg_cond.p_str")
+def _cond(entry):
+    ps = ["fro", "nuc"] if entry["overload"] else [None, 2, -2, 1, -1, math.inf, -math.inf]
+    out = []
+    for p in ps:
+        out += [S(_mats((3, 3), 0, dtype="float32"), p), S(_mats((2, 3, 3), 1), p),
+                S(T((3, 3), "float64", values=[[1.0, 2, 3], [2, 4, 6], [1, 0, 1]]), p).id(f"singular-{p}"),
+                S(T((0, 3, 3)), p), S(_mats((3, 3), 2), p).grad()]
+    out += [S(_mats((3, 4), 3), ps[0]), S(T((3,)), ps[0]).id("1-D"), S(T((3, 3), "int64"), ps[0]).id("int64"),
+            S(T((3, 3)), "foo" if entry["overload"] else 3).id("bad-p")]
+    return out
+
+
+@samples("linalg_matrix_power", "matrix_power")
+def _matrix_power(entry):
+    out = [S(_mats((3, 3), 0, dtype=d), k) for d in ("float32", "float64") for k in (0, 1, 2, 3, 5, -1, -2)]
+    out += [S(_mats((2, 3, 3), 1), 4), S(T((3, 3), "int64", low=-3, high=3), 3), S(T((3, 3), "int64"), -1),
+            S(T((0, 3, 3)), 2), S(T((0, 0)), -1), S(T((2, 3)), 2).id("non-square"), S(T((3,)), 2).id("1-D"),
+            S(_mats((3, 3), 2), 3).grad(gg=True), S(_mats((3, 3), 3), -2).grad(), S(_mats((3, 3), 4), 0).grad()]
+    return out
+
+
+@samples("linalg_multi_dot")
+def _multi_dot(entry):
+    return [S([_mats((3, 4), 0, dtype=d), _mats((4, 5), 1, dtype=d)]) for d in ("float32", "float64")] + [
+        S([_mats((3, 4), 0), _mats((4, 5), 1), _mats((5, 2), 2), _mats((2, 6), 3)]),
+        S([_mats((4,), 0), _mats((4, 5), 1), _mats((5,), 2)]), S([_mats((4,), 0), _mats((4,), 1)]),
+        S([T((3, 0)), T((0, 2))]), S([T((3, 4))]).id("one"), S([T((3, 4)), T((3, 4))]).id("mismatch"),
+        S([T((3, 4)), T((2, 4, 5)), T((5,))]).id("3-D"), S([T((3, 4)), T((4, 5), "float64")]).id("dtypes"),
+        S([_mats((3, 4), 4), _mats((4, 5), 5), _mats((5, 2), 6)]).grad(gg=True)]
+
+
+@samples("linalg_vander")
+def _vander(entry):
+    return [S(T((4,), d)) for d in ("float32", "float64", "int64", "int32")] + [
+        S(T((2, 3))), S(T((3,)), N=5), S(T(())), S(T((3,), "bool")), S(T((3,)), N=1), S(T((0,)), N=2),
+        S(F64((4,))).grad(gg=True), S(F64((2, 3)), N=4).grad()]
+
+
+@samples("linalg_vecdot")
+def _vecdot(entry):
+    return [S(T((3, 4), d), T((3, 4), d, seed=1)) for d in ("float32", "float64", "int64")] + [
+        S(T((2, 1, 4)), T((3, 4), seed=1)), S(T((3, 4)), T((3, 4), seed=1), dim=0), S(T((0, 4)), T((0, 4))),
+        S(T((3, 4)), T((3, 4), "float64")).id("dtypes"), S(T((3, 4)), T((3, 5))).id("mismatch"),
+        S(F64((3, 4)), F64((3, 4), seed=1)).grad(gg=True)]
+
+
+@samples("linalg_diagonal")
+def _linalg_diagonal(entry):
+    return [S(T((3, 4), d)) for d in ("float32", "int64", "bool")] + [
+        S(T((2, 3, 4)), offset=1), S(T((2, 3, 4)), offset=-1, dim1=0, dim2=2), S(T((3, 4, 5), layout="T")),
+        S(T((3,))).id("1-D"), S(F64((2, 3, 4))).grad(gg=True)]
+
+
+@samples("linalg_tensorinv")
+def _tensorinv(entry):
+    a = _mats((4, 6, 8, 3), 0).values.reshape(24, 24) + 24 * np.eye(24)
+    b = _mats((6, 6), 1).values
+    return [S(T((4, 6, 8, 3), "float64", values=a.reshape(4, 6, 8, 3))),
+            S(T((4, 6, 8, 3), "float32", values=a.reshape(4, 6, 8, 3))),
+            S(T((6, 2, 3), "float64", values=b.reshape(6, 2, 3)), 1), S(T((4, 2, 2))), S(T((4, 2, 2)), 0),
+            S(T((2, 2, 2, 2), "float64", values=np.zeros((2, 2, 2, 2)))).id("singular"),
+            S(T((6, 2, 3), "float64", values=b.reshape(6, 2, 3)), 1).grad(gg=True)]
+
+
+@samples("linalg_tensorsolve")
+def _tensorsolve(entry):
+    a = (_mats((6, 6), 0).values).reshape(2, 3, 6)
+    return [S(T((2, 3, 6), d, values=a), T((2, 3), d)) for d in ("float32", "float64")] + [
+        S(T((6, 2, 3), "float64", values=np.moveaxis(a, 2, 0)), T((2, 3), "float64"), (0,)),
+        S(T((2, 3, 6)), T((2, 2))).id("mismatch"),
+        S(T((2, 3, 6), "float64", values=a), F64((2, 3))).grad(gg=True)]

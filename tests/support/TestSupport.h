@@ -13,7 +13,7 @@
 namespace ember {
 // gtest prints these in failure messages (found by argument-dependent lookup; DType prints by its own operator<<).
 inline std::ostream& operator<<(std::ostream& os, ErrorKind k) {
-  const char* names[] = {"Runtime", "Index", "Type", "Value", "NotImplemented"};
+  const char* names[] = {"Runtime", "Index", "Type", "Value", "NotImplemented", "LinAlg"};
   return os << names[static_cast<int>(k)];
 }
 }  // namespace ember

@@ -2117,6 +2117,510 @@ Tensor baddbmm__(const Tensor& self, const Tensor& batch1, const Tensor& batch2,
   return self;
 }
 
+struct LinalgLuFactorExBackward0 final : Node {
+  std::string name() const override { return "LinalgLuFactorExBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result0_.reset(); result1_.reset(); }
+  SavedVariable result0_;
+  SavedVariable result1_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list LinalgLuFactorExBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor LU = result0_.unpack(self_node);
+  const Tensor pivots = result1_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(linalg_lu_factor_ex_backward(grads[0], LU, pivots), input_meta[0]);
+  return out;
+}
+
+std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool pivot, bool check_errors) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::linalg_lu_factor_ex");
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, bool, bool>(A, pivot, check_errors);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(A)) || !(floating_output(std::get<0>(result)))) return result;
+  auto node = std::make_shared<LinalgLuFactorExBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, A);
+  node->num_outputs = 3;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  node->output_meta_.push_back(meta_of(std::get<2>(result)));
+  node->result0_ = SavedVariable(std::get<0>(result), true);
+  node->result1_ = SavedVariable(std::get<1>(result), true);
+  return result;
+}
+
+struct LuUnpackBackward0 final : Node {
+  std::string name() const override { return "LuUnpackBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { LU_data_.reset(); }
+  SavedVariable LU_data_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list LuUnpackBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor LU_data = LU_data_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(lu_unpack_backward(grads[1], grads[2], LU_data.size(-2), LU_data.size(-1)), input_meta[0]);
+  return out;
+}
+
+std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data, bool unpack_pivots) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::lu_unpack");
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, const Tensor&, bool, bool>(LU_data, LU_pivots, unpack_data, unpack_pivots);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(LU_data)) || !(floating_output(std::get<1>(result)) || floating_output(std::get<2>(result)))) return result;
+  auto node = std::make_shared<LuUnpackBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, LU_data);
+  node->LU_data_ = SavedVariable(LU_data, false);
+  node->num_outputs = 3;
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  if (floating_output(std::get<2>(result))) set_history(std::get<2>(result), node, 2);
+  node->output_meta_.push_back(meta_of(std::get<2>(result)));
+  return result;
+}
+
+struct LinalgLuSolveBackward0 final : Node {
+  std::string name() const override { return "LinalgLuSolveBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { LU_.reset(); pivots_.reset(); result0_.reset(); }
+  SavedVariable LU_;
+  SavedVariable pivots_;
+  bool left_;
+  bool adjoint_;
+  SavedVariable result0_;
+};
+
+variable_list LinalgLuSolveBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor LU = LU_.unpack(self_node);
+  const Tensor pivots = pivots_.unpack(self_node);
+  const Tensor result = result0_.unpack(self_node);
+  bool left = left_;
+  bool adjoint = adjoint_;
+  {
+    const std::array<bool, 2> grad_input_mask{needs_input_grad(0), needs_input_grad(1)};
+    if (std::find(grad_input_mask.begin(), grad_input_mask.end(), true) != grad_input_mask.end()) {
+      const auto r = linalg_lu_solve_backward(grad, result, LU, pivots, left, adjoint, grad_input_mask);
+      if (grad_input_mask[0]) out[0] = reduce_grad(std::get<0>(r), input_meta[0]);
+      if (grad_input_mask[1]) out[1] = reduce_grad(std::get<1>(r), input_meta[1]);
+    }
+  }
+  return out;
+}
+
+Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::linalg_lu_solve");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, bool, bool>(LU, pivots, B, left, adjoint);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(LU) || any_requires_grad(B)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<LinalgLuSolveBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, LU);
+  add_input(*node, B);
+  node->LU_ = SavedVariable(LU, false);
+  node->pivots_ = SavedVariable(pivots, false);
+  node->left_ = left;
+  node->adjoint_ = adjoint;
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+struct LinalgCholeskyExBackward0 final : Node {
+  std::string name() const override { return "LinalgCholeskyExBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result0_.reset(); }
+  bool upper_;
+  SavedVariable result0_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list LinalgCholeskyExBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor L = result0_.unpack(self_node);
+  bool upper = upper_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(cholesky_backward(grads[0], upper, L), input_meta[0]);
+  return out;
+}
+
+std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& self, bool upper, bool check_errors) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::linalg_cholesky_ex");
+  std::tuple<Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor>, const Tensor&, bool, bool>(self, upper, check_errors);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(std::get<0>(result)))) return result;
+  auto node = std::make_shared<LinalgCholeskyExBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->upper_ = upper;
+  node->num_outputs = 2;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  node->result0_ = SavedVariable(std::get<0>(result), true);
+  return result;
+}
+
+struct LinalgEighBackward0 final : Node {
+  std::string name() const override { return "LinalgEighBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result0_.reset(); result1_.reset(); }
+  bool compute_v_;
+  SavedVariable result0_;
+  SavedVariable result1_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list LinalgEighBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor eigenvalues = result0_.unpack(self_node);
+  const Tensor eigenvectors = result1_.unpack(self_node);
+  bool compute_v = compute_v_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(linalg_eigh_backward(grads[0], grads[1], eigenvalues, eigenvectors, compute_v), input_meta[0]);
+  return out;
+}
+
+std::tuple<Tensor, Tensor> _linalg_eigh(const Tensor& A, std::string_view UPLO, bool compute_v) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::_linalg_eigh");
+  std::tuple<Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor>, const Tensor&, std::string_view, bool>(A, UPLO, compute_v);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(A)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)))) return result;
+  auto node = std::make_shared<LinalgEighBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, A);
+  node->compute_v_ = compute_v;
+  node->num_outputs = 2;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  node->result0_ = SavedVariable(std::get<0>(result), true);
+  node->result1_ = SavedVariable(std::get<1>(result), true);
+  return result;
+}
+
+struct LinalgSvdBackward0 final : Node {
+  std::string name() const override { return "LinalgSvdBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result0_.reset(); result1_.reset(); result2_.reset(); }
+  bool full_matrices_;
+  SavedVariable result0_;
+  SavedVariable result1_;
+  SavedVariable result2_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list LinalgSvdBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor U = result0_.unpack(self_node);
+  const Tensor S = result1_.unpack(self_node);
+  const Tensor Vh = result2_.unpack(self_node);
+  bool full_matrices = full_matrices_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(svd_backward(grads[0], grads[1], grads[2], U, S, Vh, full_matrices), input_meta[0]);
+  return out;
+}
+
+std::tuple<Tensor, Tensor, Tensor> _linalg_svd(const Tensor& A, bool full_matrices, bool compute_uv, std::optional<std::string_view> driver) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::_linalg_svd");
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, bool, bool, std::optional<std::string_view>>(A, full_matrices, compute_uv, driver);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(A)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)) || floating_output(std::get<2>(result)))) return result;
+  auto node = std::make_shared<LinalgSvdBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, A);
+  node->full_matrices_ = full_matrices;
+  node->num_outputs = 3;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  if (floating_output(std::get<2>(result))) set_history(std::get<2>(result), node, 2);
+  node->output_meta_.push_back(meta_of(std::get<2>(result)));
+  node->result0_ = SavedVariable(std::get<0>(result), true);
+  node->result1_ = SavedVariable(std::get<1>(result), true);
+  node->result2_ = SavedVariable(std::get<2>(result), true);
+  return result;
+}
+
+struct LinalgQrBackward0 final : Node {
+  std::string name() const override { return "LinalgQrBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result0_.reset(); result1_.reset(); }
+  std::string mode_;
+  SavedVariable result0_;
+  SavedVariable result1_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list LinalgQrBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor Q = result0_.unpack(self_node);
+  const Tensor R = result1_.unpack(self_node);
+  std::string_view mode = mode_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(linalg_qr_backward(grads[0], grads[1], Q, R, mode), input_meta[0]);
+  return out;
+}
+
+std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::linalg_qr");
+  std::tuple<Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor>, const Tensor&, std::string_view>(A, mode);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(A)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)))) return result;
+  auto node = std::make_shared<LinalgQrBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, A);
+  node->mode_ = std::string(mode);
+  node->num_outputs = 2;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  node->result0_ = SavedVariable(std::get<0>(result), true);
+  node->result1_ = SavedVariable(std::get<1>(result), true);
+  return result;
+}
+
+struct LinalgSolveTriangularBackward0 final : Node {
+  std::string name() const override { return "LinalgSolveTriangularBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); result0_.reset(); }
+  SavedVariable self_;
+  bool upper_;
+  bool left_;
+  bool unitriangular_;
+  SavedVariable result0_;
+};
+
+variable_list LinalgSolveTriangularBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor result = result0_.unpack(self_node);
+  bool upper = upper_;
+  bool left = left_;
+  bool unitriangular = unitriangular_;
+  {
+    const std::array<bool, 2> grad_input_mask{needs_input_grad(0), needs_input_grad(1)};
+    if (std::find(grad_input_mask.begin(), grad_input_mask.end(), true) != grad_input_mask.end()) {
+      const auto r = linalg_solve_triangular_backward(grad, self, result, upper, left, unitriangular, grad_input_mask);
+      if (grad_input_mask[0]) out[0] = reduce_grad(std::get<0>(r), input_meta[0]);
+      if (grad_input_mask[1]) out[1] = reduce_grad(std::get<1>(r), input_meta[1]);
+    }
+  }
+  return out;
+}
+
+Tensor linalg_solve_triangular(const Tensor& self, const Tensor& B, bool upper, bool left, bool unitriangular) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::linalg_solve_triangular");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&, bool, bool, bool>(self, B, upper, left, unitriangular);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(B)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<LinalgSolveTriangularBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, B);
+  node->self_ = SavedVariable(self, false);
+  node->upper_ = upper;
+  node->left_ = left;
+  node->unitriangular_ = unitriangular;
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+struct LinalgSolveExBackward0 final : Node {
+  std::string name() const override { return "LinalgSolveExBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { A_.reset(); result0_.reset(); result1_.reset(); result2_.reset(); }
+  SavedVariable A_;
+  bool left_;
+  SavedVariable result0_;
+  SavedVariable result1_;
+  SavedVariable result2_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list LinalgSolveExBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor A = A_.unpack(self_node);
+  const Tensor result = result0_.unpack(self_node);
+  const Tensor LU = result1_.unpack(self_node);
+  const Tensor pivots = result2_.unpack(self_node);
+  bool left = left_;
+  {
+    const std::array<bool, 2> grad_input_mask{needs_input_grad(0), needs_input_grad(1)};
+    if (std::find(grad_input_mask.begin(), grad_input_mask.end(), true) != grad_input_mask.end()) {
+      const auto r = linalg_solve_backward(grads[0], result, A, LU, pivots, left, grad_input_mask);
+      if (grad_input_mask[0]) out[0] = reduce_grad(std::get<0>(r), input_meta[0]);
+      if (grad_input_mask[1]) out[1] = reduce_grad(std::get<1>(r), input_meta[1]);
+    }
+  }
+  return out;
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_solve_ex(const Tensor& A, const Tensor& B, bool left, bool check_errors) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::_linalg_solve_ex");
+  std::tuple<Tensor, Tensor, Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor, Tensor, Tensor>, const Tensor&, const Tensor&, bool, bool>(A, B, left, check_errors);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(A) || any_requires_grad(B)) || !(floating_output(std::get<0>(result)))) return result;
+  auto node = std::make_shared<LinalgSolveExBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, A);
+  add_input(*node, B);
+  node->A_ = SavedVariable(A, false);
+  node->left_ = left;
+  node->num_outputs = 4;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  node->output_meta_.push_back(meta_of(std::get<2>(result)));
+  node->output_meta_.push_back(meta_of(std::get<3>(result)));
+  node->result0_ = SavedVariable(std::get<0>(result), true);
+  node->result1_ = SavedVariable(std::get<1>(result), true);
+  node->result2_ = SavedVariable(std::get<2>(result), true);
+  return result;
+}
+
+struct LinalgDetBackward0 final : Node {
+  std::string name() const override { return "LinalgDetBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { A_.reset(); result0_.reset(); result1_.reset(); result2_.reset(); }
+  SavedVariable A_;
+  SavedVariable result0_;
+  SavedVariable result1_;
+  SavedVariable result2_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list LinalgDetBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor A = A_.unpack(self_node);
+  const Tensor result = result0_.unpack(self_node);
+  const Tensor LU = result1_.unpack(self_node);
+  const Tensor pivots = result2_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(linalg_det_backward(grads[0], result, A, LU, pivots), input_meta[0]);
+  return out;
+}
+
+std::tuple<Tensor, Tensor, Tensor> _linalg_det(const Tensor& A) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::_linalg_det");
+  std::tuple<Tensor, Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&>(A);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(A)) || !(floating_output(std::get<0>(result)))) return result;
+  auto node = std::make_shared<LinalgDetBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, A);
+  node->A_ = SavedVariable(A, false);
+  node->num_outputs = 3;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  node->output_meta_.push_back(meta_of(std::get<2>(result)));
+  node->result0_ = SavedVariable(std::get<0>(result), true);
+  node->result1_ = SavedVariable(std::get<1>(result), true);
+  node->result2_ = SavedVariable(std::get<2>(result), true);
+  return result;
+}
+
+struct LinalgSlogdetBackward0 final : Node {
+  std::string name() const override { return "LinalgSlogdetBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { A_.reset(); result2_.reset(); result3_.reset(); }
+  SavedVariable A_;
+  SavedVariable result2_;
+  SavedVariable result3_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list LinalgSlogdetBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor A = A_.unpack(self_node);
+  const Tensor LU = result2_.unpack(self_node);
+  const Tensor pivots = result3_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(slogdet_backward(grads[1], A, LU, pivots), input_meta[0]);
+  return out;
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_slogdet(const Tensor& A) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::_linalg_slogdet");
+  std::tuple<Tensor, Tensor, Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor, Tensor, Tensor>, const Tensor&>(A);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(A)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)))) return result;
+  auto node = std::make_shared<LinalgSlogdetBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, A);
+  node->A_ = SavedVariable(A, false);
+  node->num_outputs = 4;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  node->output_meta_.push_back(meta_of(std::get<2>(result)));
+  node->output_meta_.push_back(meta_of(std::get<3>(result)));
+  node->result2_ = SavedVariable(std::get<2>(result), true);
+  node->result3_ = SavedVariable(std::get<3>(result), true);
+  return result;
+}
+
 struct HardtanhBackward0 final : Node {
   std::string name() const override { return "HardtanhBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -7735,6 +8239,17 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::addmm_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&)>(&addmm__));
   m.impl("aten::baddbmm", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&)>(&baddbmm));
   m.impl("aten::baddbmm_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&)>(&baddbmm__));
+  m.impl("aten::linalg_lu_factor_ex", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&, bool, bool)>(&linalg_lu_factor_ex));
+  m.impl("aten::lu_unpack", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&, const Tensor&, bool, bool)>(&lu_unpack));
+  m.impl("aten::linalg_lu_solve", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, bool, bool)>(&linalg_lu_solve));
+  m.impl("aten::linalg_cholesky_ex", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, bool, bool)>(&linalg_cholesky_ex));
+  m.impl("aten::_linalg_eigh", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, std::string_view, bool)>(&_linalg_eigh));
+  m.impl("aten::_linalg_svd", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&, bool, bool, std::optional<std::string_view>)>(&_linalg_svd));
+  m.impl("aten::linalg_qr", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, std::string_view)>(&linalg_qr));
+  m.impl("aten::linalg_solve_triangular", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, bool, bool, bool)>(&linalg_solve_triangular));
+  m.impl("aten::_linalg_solve_ex", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor, Tensor, Tensor> (*)(const Tensor&, const Tensor&, bool, bool)>(&_linalg_solve_ex));
+  m.impl("aten::_linalg_det", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&)>(&_linalg_det));
+  m.impl("aten::_linalg_slogdet", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor, Tensor, Tensor> (*)(const Tensor&)>(&_linalg_slogdet));
   m.impl("aten::hardtanh", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&hardtanh));
   m.impl("aten::hardtanh_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&hardtanh__));
   m.impl("aten::leaky_relu", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&leaky_relu));
