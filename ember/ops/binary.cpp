@@ -26,8 +26,5 @@ Tensor clamp_max_out(const Tensor& self, const Scalar& max, const Tensor& out) {
 namespace ember::composite {
 
 Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) { return ember::sub(other, self, alpha); }
-Tensor rsub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
-  return ember::sub_out(out, other, self, alpha);
-}
 
 }  // namespace ember::composite

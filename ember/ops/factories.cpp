@@ -170,17 +170,15 @@ Tensor range(const Scalar& start, const Scalar& end, std::optional<DType> dtype,
   return range_step(start, end, Scalar(1), dtype, device);
 }
 
-Tensor fill_scalar(const Tensor& self, const Scalar& value) { return ember::full_like(self, value); }
-Tensor fill_scalar_out(const Tensor& self, const Scalar& value, const Tensor& out) {
-  return write_out("fill", out, composite::fill_scalar(self, value));
+// masked_fill with an all-True mask: value converted as fill_ converts it, and a result connected to self (zero
+// gradient), as PyTorch's.
+Tensor fill_scalar(const Tensor& self, const Scalar& value) {
+  return self.masked_fill(ember::ones_like(self, kBool), value);
 }
 Tensor fill_tensor(const Tensor& self, const Tensor& value) {
   EMBER_CHECK(value.dim() == 0, "fill only supports 0-dimension value tensor but got tensor with {} dimensions.",
               value.dim());
-  return ember::zeros_like(self).add(value.to(self.dtype()));
-}
-Tensor fill_tensor_out(const Tensor& self, const Tensor& value, const Tensor& out) {
-  return write_out("fill", out, composite::fill_tensor(self, value));
+  return self.masked_fill(ember::ones_like(self, kBool), value);
 }
 
 // The diagonal as a strided view (stride: the sum of self's strides), as PyTorch and NumPy's fill_diagonal; a

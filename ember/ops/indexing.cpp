@@ -72,18 +72,25 @@ namespace ember::composite {
 
 namespace {
 
-// index as a 1-D int64 vector, checked as PyTorch's index_copy_/index_fill_ check it.
-Tensor index_vector(const char* name, const Tensor& self, int64_t d, const Tensor& index) {
-  EMBER_CHECK_INDEX(index.dim() <= 1, "{}(): Index is supposed to be a vector, but got a {}-D index", name,
-                    index.dim());
-  EMBER_CHECK(index.dtype() == kInt64, "{}(): Expected a long tensor for index, but got {}", name,
-              linalg::scalar_type_name(index.dtype()));
+// index as a 1-D int64 vector, checked as PyTorch's index_copy_ (fill = false: no negative indices; IndexError
+// for a 2-D index, RuntimeError for another dtype) and index_fill_ (the other way round; negative indices wrap).
+Tensor index_vector(const char* name, const Tensor& self, int64_t d, const Tensor& index, bool fill) {
+  if (fill) {
+    EMBER_CHECK(index.dim() <= 1, "{}(): Index has to be a vector/scalar (got a {}-D index)", name, index.dim());
+    EMBER_CHECK_INDEX(index.dtype() == kInt64, "{}(): Expected dtype int64 for index (got {}).", name,
+                      linalg::scalar_type_name(index.dtype()));
+  } else {
+    EMBER_CHECK_INDEX(index.dim() <= 1, "{}(): Index is supposed to be a vector, but got a {}-D index", name,
+                      index.dim());
+    EMBER_CHECK(index.dtype() == kInt64, "{}(): Expected a long tensor for index, but got {}", name,
+                linalg::scalar_type_name(index.dtype()));
+  }
   const int64_t n = self.dim() == 0 ? 1 : self.size(d);
   Tensor idx = index.reshape({-1}).contiguous();
   const int64_t* p = idx.data_ptr<int64_t>();
   for (int64_t i = 0; i < idx.numel(); ++i)
-    EMBER_CHECK_INDEX(p[i] >= -n && p[i] < n, "{}(): index {} is out of bounds for dimension {} with size {}", name,
-                      p[i], d, n);
+    EMBER_CHECK_INDEX(p[i] >= (fill ? -n : 0) && p[i] < n, "{}(): index {} is out of bounds for dimension {} with "
+                      "size {}", name, p[i], d, n);
   return idx;
 }
 
@@ -122,53 +129,45 @@ void check_index_copy(const Tensor& self, int64_t d, const Tensor& idx, const Te
 
 Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
   const int64_t d = checked_dim("index_copy", dim, self.dim());
-  const Tensor idx = index_vector("index_copy_", self, d, index);
+  const Tensor idx = index_vector("index_copy_", self, d, index, false);
   check_index_copy(self, d, idx, source);
   if (self.dim() == 0) return source.reshape({}).clone();
   return self.index_put(along(d, idx), source);
 }
 Tensor index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
   const int64_t d = checked_dim("index_copy_", dim, self.dim());
-  const Tensor idx = index_vector("index_copy_", self, d, index);
+  const Tensor idx = index_vector("index_copy_", self, d, index, false);
   check_index_copy(self, d, idx, source);
   if (self.dim() == 0) return self.copy_(source.reshape({}));
   return self.index_put_(along(d, idx), source);
 }
 Tensor index_copy_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Tensor& out) {
-  return write_out("index_copy", out, composite::index_copy(self, dim, index, source));
+  return write_out_same_dtype("index_copy", out, composite::index_copy(self, dim, index, source));
 }
 
 Tensor index_fill_int_tensor(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
   EMBER_CHECK(value.dim() == 0, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with {} "
               "dimension(s).", value.dim());
   const int64_t d = checked_dim("index_fill", dim, self.dim());
-  const Tensor idx = index_vector("index_fill_", self, d, index);
+  const Tensor idx = index_vector("index_fill_", self, d, index, true);
   return ember::where(index_mask(self, d, idx), value.to(self.dtype()), self);
 }
 Tensor index_fill_int_tensor_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
   EMBER_CHECK(value.dim() == 0, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with {} "
               "dimension(s).", value.dim());
   const int64_t d = checked_dim("index_fill_", dim, self.dim());
-  const Tensor idx = index_vector("index_fill_", self, d, index);
+  const Tensor idx = index_vector("index_fill_", self, d, index, true);
   return self.masked_fill_(index_mask(self, d, idx), value);
-}
-Tensor index_fill_int_tensor_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value,
-                                 const Tensor& out) {
-  return write_out("index_fill", out, composite::index_fill_int_tensor(self, dim, index, value));
 }
 Tensor index_fill_int_scalar(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
   const int64_t d = checked_dim("index_fill", dim, self.dim());
-  const Tensor idx = index_vector("index_fill_", self, d, index);
+  const Tensor idx = index_vector("index_fill_", self, d, index, true);
   return self.masked_fill(index_mask(self, d, idx), value);
 }
 Tensor index_fill_int_scalar_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
   const int64_t d = checked_dim("index_fill_", dim, self.dim());
-  const Tensor idx = index_vector("index_fill_", self, d, index);
+  const Tensor idx = index_vector("index_fill_", self, d, index, true);
   return self.masked_fill_(index_mask(self, d, idx), value);
-}
-Tensor index_fill_int_scalar_out(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
-                                 const Tensor& out) {
-  return write_out("index_fill", out, composite::index_fill_int_scalar(self, dim, index, value));
 }
 
 namespace {
@@ -190,14 +189,17 @@ Tensor masked_source(const Tensor& self, const Tensor& mask, const Tensor& sourc
 Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
   const DimVector shape = broadcast_shapes(self.sizes(), mask.sizes());
   const Tensor values = masked_source(self, mask, source);
+  if (shape.empty())  // 0-dim: as one element (index_put takes no mask of a 0-dim tensor)
+    return self.reshape({1}).index_put({mask.reshape({1}).to(kBool)}, values).reshape({});
   return self.expand(shape).index_put({mask.expand(shape).to(kBool)}, values);
 }
 Tensor masked_scatter_(const Tensor& self, const Tensor& mask, const Tensor& source) {
   const Tensor values = masked_source(self, mask, source);
+  if (self.dim() == 0) {
+    self.view({1}).index_put_({mask.reshape({1}).to(kBool)}, values);
+    return self;
+  }
   return self.index_put_({mask.expand(self.sizes()).to(kBool)}, values);
-}
-Tensor masked_scatter_out(const Tensor& self, const Tensor& mask, const Tensor& source, const Tensor& out) {
-  return write_out("masked_scatter", out, composite::masked_scatter(self, mask, source));
 }
 
 namespace {
@@ -208,8 +210,8 @@ Tensor put_index(const char* name, const Tensor& self, const Tensor& index, cons
   EMBER_CHECK(self.dtype() == source.dtype(),
               "{}(): self and source expected to have the same dtype, but got self.dtype "
               "= {} and source.dtype = {}", name, self.dtype(), source.dtype());
-  EMBER_CHECK(index.numel() == source.numel(), "{}(): Expected source and index to have the same number of elements, "
-              "but got source.numel() = {}, index.numel() = {}", name, source.numel(), index.numel());
+  EMBER_CHECK_INDEX(index.numel() == source.numel(), "{}(): Expected source and index to have the same number of "
+                    "elements, but got source.numel() = {}, index.numel() = {}", name, source.numel(), index.numel());
   const int64_t n = self.numel();
   EMBER_CHECK_INDEX(n > 0 || index.numel() == 0, "{}(): Tried to put elements into an empty tensor", name);
   Tensor idx = index.reshape({-1}).contiguous();
@@ -238,9 +240,6 @@ Tensor put_(const Tensor& self, const Tensor& index, const Tensor& source, bool 
   }
   return self.copy_(self.reshape({-1}).index_put({idx}, source.reshape({-1}), accumulate).view(self.sizes()));
 }
-Tensor put_out(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate, const Tensor& out) {
-  return write_out("put", out, composite::put(self, index, source, accumulate));
-}
 
 namespace {
 
@@ -262,32 +261,17 @@ Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim, std::op
                      std::optional<int64_t> end, int64_t step) {
   return scatter_into("slice_scatter", self, src, [&](const Tensor& t) { return t.slice(dim, start, end, step); });
 }
-Tensor slice_scatter_out(const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start,
-                         std::optional<int64_t> end, int64_t step, const Tensor& out) {
-  return write_out("slice_scatter", out, composite::slice_scatter(self, src, dim, start, end, step));
-}
 Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_t index) {
   return scatter_into("select_scatter", self, src, [&](const Tensor& t) { return t.select(dim, index); });
-}
-Tensor select_scatter_out(const Tensor& self, const Tensor& src, int64_t dim, int64_t index, const Tensor& out) {
-  return write_out("select_scatter", out, composite::select_scatter(self, src, dim, index));
 }
 Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset, int64_t dim1, int64_t dim2) {
   return scatter_into("diagonal_scatter", self, src,
                       [&](const Tensor& t) { return t.diagonal(offset, dim1, dim2); });
 }
-Tensor diagonal_scatter_out(const Tensor& self, const Tensor& src, int64_t offset, int64_t dim1, int64_t dim2,
-                            const Tensor& out) {
-  return write_out("diagonal_scatter", out, composite::diagonal_scatter(self, src, offset, dim1, dim2));
-}
 Tensor as_strided_scatter(const Tensor& self, const Tensor& src, IntArrayRef size, IntArrayRef stride,
                           std::optional<int64_t> storage_offset) {
-  return scatter_into("as_strided_scatter", self.contiguous(), src,
+  return scatter_into("as_strided_scatter", self, src,
                       [&](const Tensor& t) { return t.as_strided(size, stride, storage_offset); });
-}
-Tensor as_strided_scatter_out(const Tensor& self, const Tensor& src, IntArrayRef size, IntArrayRef stride,
-                              std::optional<int64_t> storage_offset, const Tensor& out) {
-  return write_out("as_strided_scatter", out, composite::as_strided_scatter(self, src, size, stride, storage_offset));
 }
 
 }  // namespace ember::composite
@@ -313,8 +297,8 @@ Tensor index_reduce_impl(const char* name, const Tensor& self, int64_t dim, cons
   EMBER_CHECK(self_nd.dim() == source_nd.dim(), "{}(): Source/destination tensor must have the same number of "
               "dimensions ({} and {})", name, source.dim(), self.dim());
   const int64_t k = index.numel();
-  EMBER_CHECK_INDEX(k == source_nd.size(d), "{}(): Number of indices ({}) should be equal to source.size(dim) ({})",
-                    name, k, source_nd.size(d));
+  EMBER_CHECK(k == source_nd.size(d), "{}(): Number of indices ({}) should be equal to source.size(dim) ({})", name,
+              k, source_nd.size(d));
   for (int64_t i = 0; i < self_nd.dim(); ++i)
     EMBER_CHECK(i == d || self_nd.size(i) == source_nd.size(i), "{}(): self and source must have the same size at "
                 "every dimension but dim {} (got {} and {})", name, d, self.sizes(), source.sizes());
@@ -346,7 +330,7 @@ Tensor index_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const
 }
 Tensor index_reduce_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                         std::string_view reduce, bool include_self, const Tensor& out) {
-  return write_out("index_reduce", out, composite::index_reduce(self, dim, index, source, reduce, include_self));
+  return write_out_same_dtype("index_reduce", out, composite::index_reduce(self, dim, index, source, reduce, include_self));
 }
 
 }  // namespace ember::composite

@@ -362,10 +362,13 @@ std::vector<Tensor> dsplit_array(const Tensor& self, IntArrayRef indices) {
 namespace ember::composite {
 
 Tensor narrow_copy(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  // (PyTorch 1.13 fails an internal assert, a RuntimeError, for a dim out of range)
+  EMBER_CHECK(dim >= -std::max<int64_t>(self.dim(), 1) && dim < std::max<int64_t>(self.dim(), 1),
+              "narrow_copy(): dim {} is out of range for a tensor of {} dims", dim, self.dim());
   return self.narrow(dim, start, length).clone(MemoryFormat::Contiguous);
 }
 Tensor narrow_copy_out(const Tensor& self, int64_t dim, int64_t start, int64_t length, const Tensor& out) {
-  return write_out("narrow_copy", out, composite::narrow_copy(self, dim, start, length));
+  return write_out_same_dtype("narrow_copy", out, composite::narrow_copy(self, dim, start, length));
 }
 std::vector<Tensor> unsafe_split(const Tensor& self, int64_t split_size, int64_t dim) {
   return ember::split(self, split_size, dim);

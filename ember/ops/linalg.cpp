@@ -436,6 +436,7 @@ Tensor assign_inplace(const char* name, const Tensor& self, const Tensor& result
 Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
   EMBER_CHECK(mat.dim() == 2 && vec.dim() == 1, "vector + matrix @ vector expected, got {}, {}, {}", self.dim(),
               mat.dim(), vec.dim());
+  EMBER_CHECK(mat.dtype() != kBool, "\"addmv_impl_cpu\" not implemented for 'Bool'");
   return add_scaled_product("addmv", self, ember::mv(mat, vec), beta, alpha);
 }
 Tensor addmv_(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
@@ -443,7 +444,7 @@ Tensor addmv_(const Tensor& self, const Tensor& mat, const Tensor& vec, const Sc
 }
 Tensor addmv_out(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha,
                  const Tensor& out) {
-  return write_out("addmv", out, composite::addmv(self, mat, vec, beta, alpha));
+  return write_out_same_dtype("addmv", out, composite::addmv(self, mat, vec, beta, alpha));
 }
 
 Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) {
@@ -456,14 +457,19 @@ Tensor addr_(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const S
 }
 Tensor addr_out(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha,
                 const Tensor& out) {
-  return write_out("addr", out, composite::addr(self, vec1, vec2, beta, alpha));
+  return write_out_same_dtype("addr", out, composite::addr(self, vec1, vec2, beta, alpha));
 }
 
 Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
               const Scalar& alpha) {
   EMBER_CHECK(batch1.dim() == 3, "batch1 must be a 3D tensor");
   EMBER_CHECK(batch2.dim() == 3, "batch2 must be a 3D tensor");
-  return add_scaled_product("addbmm", self, ember::bmm(batch1, batch2).sum({0}), beta, alpha);
+  EMBER_CHECK(batch1.dtype() != kBool, "\"addmm_impl_cpu_\" not implemented for 'Bool'");
+  if (batch1.dtype() == kFloat16 || batch1.dtype() == kBFloat16)  // summed in float32, then rounded
+    return composite::addbmm(self.to(kFloat32), batch1.to(kFloat32), batch2.to(kFloat32), beta, alpha)
+        .to(batch1.dtype());
+  const Tensor product = ember::bmm(batch1, batch2);
+  return add_scaled_product("addbmm", self, product.sum(IntArrayRef({0}), false, product.dtype()), beta, alpha);
 }
 Tensor addbmm_(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
                const Scalar& alpha) {
@@ -471,7 +477,7 @@ Tensor addbmm_(const Tensor& self, const Tensor& batch1, const Tensor& batch2, c
 }
 Tensor addbmm_out(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
                   const Scalar& alpha, const Tensor& out) {
-  return write_out("addbmm", out, composite::addbmm(self, batch1, batch2, beta, alpha));
+  return write_out_same_dtype("addbmm", out, composite::addbmm(self, batch1, batch2, beta, alpha));
 }
 
 }  // namespace ember::composite

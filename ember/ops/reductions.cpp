@@ -68,6 +68,8 @@ Tensor nanmean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::o
 }
 Tensor nanmean_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype,
                    const Tensor& out) {
+  EMBER_CHECK(!dtype || out.dtype() == *dtype, "nansum: provided dtype must match dtype of result. Got {} and {}.",
+              linalg::scalar_type_name(out.dtype()), linalg::scalar_type_name(*dtype));
   return write_out("nanmean", out, composite::nanmean(self, dim, keepdim, dtype));
 }
 

@@ -20,7 +20,11 @@ Tensor argsort_stable(const Tensor& self, bool stable, int64_t dim, bool descend
 namespace ember::composite {
 
 Tensor msort(const Tensor& self) { return std::get<0>(ember::sort(self, 0, false)); }
-Tensor msort_out(const Tensor& self, const Tensor& out) { return write_out("msort", out, composite::msort(self)); }
+Tensor msort_out(const Tensor& self, const Tensor& out) {
+  EMBER_CHECK(out.dtype() == self.dtype(), "msort: Expected out tensor to have dtype {}, but got {} instead",
+              linalg::type_meta_name(self.dtype()), linalg::type_meta_name(out.dtype()));
+  return write_out("msort", out, composite::msort(self));
+}
 
 Tensor searchsorted_scalar(const Tensor& sorted_sequence, const Scalar& self, bool out_int32, bool right,
                            std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
@@ -31,11 +35,6 @@ Tensor searchsorted_scalar(const Tensor& sorted_sequence, const Scalar& self, bo
   return ember::searchsorted(sorted_sequence, ember::scalar_tensor(self, result_type(sorted_sequence, self)), out_int32,
                              right, side, sorter);
 }
-Tensor searchsorted_scalar_out(const Tensor& sorted_sequence, const Scalar& self, bool out_int32, bool right,
-                               std::optional<std::string_view> side, const std::optional<Tensor>& sorter,
-                               const Tensor& out) {
-  return write_out("searchsorted", out, searchsorted_scalar(sorted_sequence, self, out_int32, right, side, sorter));
-}
 
 Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
   EMBER_CHECK(boundaries.dim() == 1, "bucketize: boundaries tensor must be 1 dimension, but got dim({})",
@@ -43,7 +42,9 @@ Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32, b
   return ember::searchsorted(boundaries, self, out_int32, right, std::nullopt, std::nullopt);
 }
 Tensor bucketize_out(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right, const Tensor& out) {
-  return write_out("bucketize", out, composite::bucketize(self, boundaries, out_int32, right));
+  EMBER_CHECK(boundaries.dim() == 1, "bucketize: boundaries tensor must be 1 dimension, but got dim({})",
+              boundaries.dim());
+  return ember::searchsorted_out(out, boundaries, self, out_int32, right, std::nullopt, std::nullopt);
 }
 Tensor bucketize_scalar(const Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {
   return composite::bucketize(ember::scalar_tensor(self, result_type(boundaries, self)), boundaries, out_int32, right);
@@ -70,7 +71,7 @@ Tensor isin(const Tensor& elements, const Tensor& test_elements, bool assume_uni
 }
 Tensor isin_out(const Tensor& elements, const Tensor& test_elements, bool assume_unique, bool invert,
                 const Tensor& out) {
-  return write_out("isin", out, composite::isin(elements, test_elements, assume_unique, invert));
+  return write_out_same_dtype("isin", out, composite::isin(elements, test_elements, assume_unique, invert));
 }
 Tensor isin_tensor_scalar(const Tensor& elements, const Scalar& test_element, bool assume_unique, bool invert) {
   (void)assume_unique;
@@ -78,7 +79,7 @@ Tensor isin_tensor_scalar(const Tensor& elements, const Scalar& test_element, bo
 }
 Tensor isin_tensor_scalar_out(const Tensor& elements, const Scalar& test_element, bool assume_unique, bool invert,
                               const Tensor& out) {
-  return write_out("isin", out, isin_tensor_scalar(elements, test_element, assume_unique, invert));
+  return write_out_same_dtype("isin", out, isin_tensor_scalar(elements, test_element, assume_unique, invert));
 }
 Tensor isin_scalar_tensor(const Scalar& element, const Tensor& test_elements, bool assume_unique, bool invert) {
   return composite::isin(ember::scalar_tensor(element, result_type(test_elements, element)), test_elements,
@@ -86,7 +87,7 @@ Tensor isin_scalar_tensor(const Scalar& element, const Tensor& test_elements, bo
 }
 Tensor isin_scalar_tensor_out(const Scalar& element, const Tensor& test_elements, bool assume_unique, bool invert,
                               const Tensor& out) {
-  return write_out("isin", out, isin_scalar_tensor(element, test_elements, assume_unique, invert));
+  return write_out_same_dtype("isin", out, isin_scalar_tensor(element, test_elements, assume_unique, invert));
 }
 
 }  // namespace ember::composite

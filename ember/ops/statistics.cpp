@@ -16,18 +16,15 @@ namespace ember::composite {
 Tensor dist(const Tensor& self, const Tensor& other, const Scalar& p) {
   return ember::linalg_vector_norm(self - other, p);
 }
-Tensor dist_out(const Tensor& self, const Tensor& other, const Scalar& p, const Tensor& out) {
-  return write_out("dist", out, composite::dist(self, other, p));
-}
 
 namespace {
 
 void check_cdist_input(const char* name, const char* which, const Tensor& x) {
   EMBER_CHECK(is_floating_point(x.dtype()), "{} only supports floating-point dtypes, {} got: {}", name, which,
               linalg::scalar_type_name(x.dtype()));
-  EMBER_CHECK(x.dtype() == kFloat32 || x.dtype() == kFloat64, "\"{}\" not implemented for '{}'", name,
-              linalg::scalar_type_name(x.dtype()));
 }
+
+bool narrow_float(DType d) { return d == kFloat16 || d == kBFloat16; }
 
 // Note [cdist forms]
 // p = 2 may use PyTorch's matrix-product form: |a - b|^2 = -2 a.b + |a|^2 + |b|^2 as one matmul of padded
@@ -54,6 +51,8 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t
   EMBER_CHECK_VALUE(mode >= 0 && mode <= 2, "{} is not a valid value for compute_mode", mode);
   EMBER_CHECK(x1.dtype() == x2.dtype(), "cdist: expected scalar type {} but found {}",
               linalg::scalar_type_name(x1.dtype()), linalg::scalar_type_name(x2.dtype()));
+  if (narrow_float(x1.dtype()))  // float16/bfloat16 computed as float32, then rounded
+    return composite::cdist(x1.to(kFloat32), x2.to(kFloat32), p, compute_mode).to(x1.dtype());
   const int64_t r1 = x1.size(-2), r2 = x2.size(-2);
   DimVector batch = broadcast_shapes(IntArrayRef(x1.sizes().data(), static_cast<size_t>(x1.dim() - 2)),
                                      IntArrayRef(x2.sizes().data(), static_cast<size_t>(x2.dim() - 2)));
@@ -70,6 +69,7 @@ Tensor pdist(const Tensor& self, double p) {
   EMBER_CHECK(self.dim() == 2, "pdist only supports 2D tensors, got: {}D", self.dim());
   check_cdist_input("pdist", "input", self);
   EMBER_CHECK(p >= 0, "pdist only supports non-negative p values");
+  if (narrow_float(self.dtype())) return composite::pdist(self.to(kFloat32), p).to(self.dtype());
   const int64_t n = self.size(0);
   if (n <= 1) return ember::empty({0}, self.dtype());
   const Tensor pairs = ember::triu_indices(n, n, 1);
@@ -152,12 +152,14 @@ Tensor renorm_(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& m
   return self.copy_(composite::renorm(self, p, dim, maxnorm));
 }
 Tensor renorm_out(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm, const Tensor& out) {
-  return write_out("renorm", out, composite::renorm(self, p, dim, maxnorm));
+  return write_out_same_dtype("renorm", out, composite::renorm(self, p, dim, maxnorm));
 }
 
 Tensor linalg_cross(const Tensor& self, const Tensor& other, int64_t dim) {
   EMBER_CHECK(self.dim() == other.dim(), "linalg.cross: inputs must have the same number of dimensions.");
   EMBER_CHECK(self.dtype() != kBool && other.dtype() != kBool, "\"cross\" not implemented for 'Bool'");
+  EMBER_CHECK(self.dtype() == other.dtype(), "linalg.cross: expected scalar type {} but found {}",
+              linalg::scalar_type_name(self.dtype()), linalg::scalar_type_name(other.dtype()));
   const int64_t d = checked_dim("linalg.cross", dim, self.dim());
   EMBER_CHECK(self.size(d) == 3 && other.size(d) == 3, "linalg.cross: inputs dimension {} must have length 3. Got {} "
               "and {}", d, self.size(d), other.size(d));
@@ -169,7 +171,7 @@ Tensor linalg_cross(const Tensor& self, const Tensor& other, int64_t dim) {
                       d);
 }
 Tensor linalg_cross_out(const Tensor& self, const Tensor& other, int64_t dim, const Tensor& out) {
-  return write_out("linalg.cross", out, composite::linalg_cross(self, other, dim));
+  return write_out_same_dtype("linalg.cross", out, composite::linalg_cross(self, other, dim));
 }
 Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim) {
   int64_t d = -1;
@@ -183,7 +185,7 @@ Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim
   return composite::linalg_cross(self, other, d);
 }
 Tensor cross_out(const Tensor& self, const Tensor& other, std::optional<int64_t> dim, const Tensor& out) {
-  return write_out("cross", out, composite::cross(self, other, dim));
+  return write_out_same_dtype("cross", out, composite::cross(self, other, dim));
 }
 
 Tensor vander(const Tensor& x, std::optional<int64_t> N, bool increasing) {
@@ -276,6 +278,8 @@ Tensor sample_spacing(const char* name, const Tensor& y, const Tensor& x, int64_
 }  // namespace
 
 Tensor trapezoid_x(const Tensor& y, const Tensor& x, int64_t dim) {
+  if (narrow_float(y.dtype()) && x.dtype() == y.dtype())  // computed as float32, then rounded
+    return composite::trapezoid_x(y.to(kFloat32), x.to(kFloat32), dim).to(y.dtype());
   const int64_t d = checked_dim("trapezoid", dim, y.dim());
   if (y.size(d) == 0) return ember::zeros(sizes_without(y, d), y.dtype());
   EMBER_CHECK(y.dtype() != kBool && x.dtype() != kBool, "trapezoid: received a bool input for `x` or `y`, but bool "
@@ -294,11 +298,13 @@ Tensor trapz_x(const Tensor& y, const Tensor& x, int64_t dim) { return composite
 Tensor trapz_dx(const Tensor& y, double dx, int64_t dim) { return composite::trapezoid_dx(y, Scalar(dx), dim); }
 
 Tensor cumulative_trapezoid_x(const Tensor& y, const Tensor& x, int64_t dim) {
+  if (narrow_float(y.dtype()) && x.dtype() == y.dtype())  // computed as float32, then rounded
+    return composite::cumulative_trapezoid_x(y.to(kFloat32), x.to(kFloat32), dim).to(y.dtype());
   const int64_t d = checked_dim("cumulative_trapezoid", dim, y.dim());
   EMBER_CHECK(y.dtype() != kBool && x.dtype() != kBool, "cumulative_trapezoid: received a bool input for `x` or `y`, "
               "but bool is not supported");
   const Tensor dx = sample_spacing("cumulative_trapezoid", y, x, d);
-  return (dx / Scalar(2.0) * (y.slice(d, 0, -1) + y.slice(d, 1))).cumsum(d);
+  return ((dx * (y.slice(d, 0, -1) + y.slice(d, 1))) / Scalar(2.0)).cumsum(d);
 }
 Tensor cumulative_trapezoid_dx(const Tensor& y, const Scalar& dx, int64_t dim) {
   EMBER_CHECK(y.dtype() != kBool, "cumulative_trapezoid: received a bool input for `y`, but bool is not supported");
@@ -390,9 +396,14 @@ Operand contract(const Operand& a, const Operand& b, const std::vector<bool>& ne
   }
   for (int l : b.labels)
     if (!in(a.labels, l)) b_only.push_back(l);
+  // a label's size: one operand's where the other lacks it or has size 1 (broadcast)
   auto sizes_for = [&](const std::vector<int>& labels) {
     DimVector s;
-    for (int l : labels) s.push_back(std::max(size_of(a, l), size_of(b, l)));
+    for (int l : labels) {
+      const bool in_a = in(a.labels, l), in_b = in(b.labels, l);
+      const int64_t x = size_of(a, l), y = size_of(b, l);
+      s.push_back(in_a && in_b ? (x == 1 ? y : x) : in_a ? x : y);
+    }
     return s;
   };
   auto product = [](const DimVector& s) {
@@ -453,6 +464,8 @@ Tensor einsum(std::string_view equation, TensorList tensors, OptionalIntArrayRef
     start = comma + 1;
   }
   EMBER_CHECK(tensors.size() > 0, "einsum(): must provide at least one operand");
+  for (const Tensor& t : tensors)  // (the product is bmm's, which PyTorch 1.13 does not have for bool)
+    EMBER_CHECK(t.dtype() != kBool, "einsum(): \"bmm\" not implemented for 'Bool'");
   EMBER_CHECK(terms.size() <= tensors.size(), "einsum(): more operands were provided than specified in the equation");
   EMBER_CHECK(terms.size() >= tensors.size(), "einsum(): fewer operands were provided than specified in the "
               "equation");

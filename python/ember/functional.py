@@ -11,7 +11,7 @@ from ._size import Size
 from ._tensor import Tensor
 
 __all__ = ["allclose", "as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
-           "broadcast_tensors", "cartesian_prod", "einsum", "histogram", "is_floating_point", "is_nonzero", "is_tensor",
+           "broadcast_tensors", "cartesian_prod", "cdist", "einsum", "histogram", "is_floating_point", "is_nonzero", "is_tensor",
            "isclose", "meshgrid", "nonzero", "norm", "numel", "split", "tensordot", "unique", "unique_consecutive"]
 
 
@@ -216,19 +216,21 @@ def unique_consecutive(*args, **kwargs):
     torch.unique_consecutive(input, return_inverse=False, return_counts=False, dim=None)). Returns the output,
     then inverse and counts when asked for.
 
-    Which results come back follows PyTorch 1.13's dispatch exactly, quirk included: the form is chosen by
-    return_counts given as a keyword or as the *second* positional argument, then by return_inverse as a keyword
-    or the third positional argument (so ``unique_consecutive(x, True)`` returns (output, counts) with empty
-    counts, as PyTorch's does).
+    Which results come back follows PyTorch 1.13's dispatch exactly, quirk included: it reads return_inverse
+    as a keyword or the *third* positional argument and return_counts as a keyword or the *second* one (so
+    ``unique_consecutive(x, True)`` returns (output, counts) with empty counts, as PyTorch's does).
     """
     def flag(name, index):
         return kwargs[name] if name in kwargs else (args[index] if index < len(args) else False)
 
     output, inverse, counts = _unique_consecutive_parts(*args, **kwargs)
-    if flag("return_counts", 1):
-        return output, counts
-    if flag("return_inverse", 2):
+    inverse_asked, counts_asked = flag("return_inverse", 2), flag("return_counts", 1)
+    if inverse_asked and counts_asked:
+        return output, inverse, counts
+    if inverse_asked:
         return output, inverse
+    if counts_asked:
+        return output, counts
     return output
 
 
@@ -278,6 +280,25 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
                 hist = hist / hist.sum() / edges.diff()
             return type(result)((hist, edges))
     return fns["histogram"](input, bins, weight=weight, density=density)
+
+
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": None, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """p-norm distances between the rows of x1 (B.., P, M) and x2 (B.., R, M): (B.., P, R) (PyTorch's
+    torch.cdist, a Python function there too). compute_mode (for p = 2): 'use_mm_for_euclid_dist_if_necessary'
+    (the matrix-product form when P or R exceeds 25), 'use_mm_for_euclid_dist' (always), or
+    'donot_use_mm_for_euclid_dist' (never); the matrix-product form is faster and less exact.
+
+    Raises:
+        ValueError: another compute_mode. RuntimeError: fewer than 2 dims, different last dims, p < 0, a
+        non-floating input or two dtypes.
+    """
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    return _C._functions["cdist"](x1, x2, p, _CDIST_MODES[compute_mode])
 
 
 # ---------------------------------------------------------------------------------------------------- einsum

@@ -2730,8 +2730,7 @@ def _mode_extras(entry):
     return [S(TIES), S(TIES, 0), S(TIES, 1, True), S(LONG_TIES), S(T((3, 6), "bool")), S(NAN_ROWS),
             S(V([[3.0, 1.0, 3.0, 1.0, 2.0], [1.0, 3.0, 1.0, 3.0, 2.0]])),
             S(T((3, 6), "float32", low=0, high=3, seed=4)),
-            S(T((3, 6), "float16", low=0, high=3, seed=4)), S(T((0, 3)), 1), S(T((0, 3)), 0),
-            S(T((3, 4), "float64", values=np.array([[1.0, 1.0, 2.0, 3.0]] * 3) + GRAD_VALUES2 * 0), 1).grad()]
+            S(T((3, 6), "float16", low=0, high=3, seed=4)), S(T((0, 3)), 1), S(T((0, 3)), 0)]
 
 
 def _mode(entry):
@@ -2822,11 +2821,10 @@ def _searchsorted(entry):
 
 @samples("searchsorted.Scalar")
 def _searchsorted_scalar(entry):
-    # PyTorch 1.13's Python binding has no out= for the Scalar overload (its schema has one): no reference
     out = [S(SORTED, 2.5), S(SORTED, 0, right=True), S(SORTED, 0.0, side="right"), S(SORTED, 100, out_int32=True),
            S(T((2, 3)), 1.0), S(T((5,), "int64", values=np.array([0, 1, 3, 5, 9])), 3),
            S(T((5,), "int64", values=np.array([0, 2, 3, 5, 9])), 2.5)]
-    return [s.skip("out", "out_dtype") for s in out]
+    return out
 
 
 @samples("bucketize.Tensor")
@@ -3066,7 +3064,7 @@ def _scatter_reduce(entry):
             S(T((4, 3), layout="T"), 1, I([[0], [2], [1], [0]]), T((4, 1), seed=1), "prod")]
     uniq = I([[0, 1, 2, 3], [3, 2, 1, 0], [1, 0, 3, 2]])
     for r in reds:
-        for inc in (True, False):
+        for inc in (True, False) if r not in ("amax", "amin") else (True,):
             g = S(F64(unique=True), 1, dup, F64((3, 4), unique=True, seed=1), r, include_self=inc)
             out.append(g.grad(gg=r in ("sum", "mean")))
     out += [S(F64(), 1, uniq, F64((3, 4), seed=1), "amax").grad(),
@@ -3101,12 +3099,13 @@ def _index_reduce(entry):
 @samples("slice_scatter")
 def _slice_scatter(entry):
     x = T((4, 5))
-    out = [S(T((4, 5), d), T((2, 5), d, seed=1), 0, 1, 3) for d in ALL_DTYPES]
-    out += [S(x, T((4, 2), seed=1), 1, 0, 4, 2), S(x, T((4, 5), seed=1)), S(x, T((2, 5)), 0, -2),
-            S(x, T((2, 5)), 0, None, 2), S(x, T((3, 5)), 0, 1, 3), S(x, T((2, 5), "float64"), 0, 1, 3),
-            S(x, T((0, 5)), 0, 2, 2), S(T((5, 4), layout="T"), T((4, 2)), 1, 1, 3), S(x, T((4, 1)), 2, 0, 1),
-            S(F64((4, 5)), F64((2, 5), seed=1), 0, 1, 3).grad(gg=True),
-            S(F64((5, 4), "T"), F64((4, 2), seed=1), 1, 0, 4, 3).grad()]
+    # (step given: PyTorch 1.13's binding misreads the arguments when step is left out; KNOWN)
+    out = [S(T((4, 5), d), T((2, 5), d, seed=1), 0, 1, 3, 1) for d in ALL_DTYPES]
+    out += [S(x, T((4, 2), seed=1), 1, 0, 4, 2), S(x, T((4, 5), seed=1)), S(x, T((2, 5)), 0, -2, None, 1),
+            S(x, T((2, 5)), 0, None, None, 2), S(x, T((3, 5)), 0, 1, 3, 1), S(x, T((2, 5), "float64"), 0, 1, 3, 1),
+            S(x, T((0, 5)), 0, 2, 2, 1), S(T((5, 4), layout="T"), T((4, 2)), 1, 1, 3, 1),
+            S(x, T((4, 1)), 2, 0, 1, 1), S(F64((4, 5)), F64((2, 5), seed=1), 0, 1, 3, 1).grad(gg=True),
+            S(F64((5, 4), "T"), F64((5, 2), seed=1), 1, 0, 4, 3).grad()]
     return out
 
 
@@ -3126,7 +3125,7 @@ def _diagonal_scatter(entry):
     out = [S(T((3, 4), d), T((3,), d, seed=1)) for d in ALL_DTYPES]
     out += [S(x, T((3,), seed=1), 1), S(x, T((2,), seed=1), -1), S(x, T((3,)), 0, 1, 0), S(x, T((4,))),
             S(T((2, 3, 3)), T((2, 3)), 0, 1, 2), S(x, T((0,)), 5), S(T((4, 3), layout="T"), T((3,))),
-            S(F64(), F64((3,), seed=1), 1).grad(gg=True), S(F64((4, 3), "T"), F64((2,), seed=1), -1).grad()]
+            S(F64(), F64((3,), seed=1), 1).grad(gg=True), S(F64((4, 3), "T"), F64((3,), seed=1), -1).grad()]
     return out
 
 
@@ -3210,11 +3209,12 @@ def _cdist(entry):
     a, b = T((3, 4)), T((5, 4), seed=1)
     out = [S(T((3, 4), d), T((5, 4), d, seed=1)) for d in ALL_DTYPES]
     out += [S(a, b, p) for p in (0.0, 1.0, 3.0, 0.5, math.inf)]
-    out += [S(a, b, 2.0, 1), S(a, b, 2.0, 2), S(T((30, 4)), T((28, 4), seed=1)), S(T((30, 4)), T((28, 4), seed=1),
-                                                                                  2.0, 2),
+    out += [S(a, b, 2.0, "use_mm_for_euclid_dist"), S(a, b, 2.0, "donot_use_mm_for_euclid_dist"),
+            S(T((30, 4)), T((28, 4), seed=1)), S(T((30, 4)), T((28, 4), seed=1), 2.0, "donot_use_mm_for_euclid_dist"),
+            S(a, b, 2.0, 1),
             S(T((2, 3, 4)), T((5, 4), seed=1)), S(T((2, 1, 3, 4)), T((3, 5, 4), seed=1)), S(a, T((5, 3))),
             S(T((4,)), b), S(a, b, -1.0), S(T((3, 4), "int64"), T((5, 4), "int64")), S(T((0, 4)), b),
-            S(T((3, 0)), T((5, 0))), S(T((4, 3), layout="T"), b), S(a, b, 2.0, 3),
+            S(T((3, 0)), T((5, 0))), S(T((4, 3), layout="T"), b), S(a, b, 2.0, "bogus"),
             S(F64((3, 4)), F64((5, 4), seed=1)).grad(gg=True), S(F64((3, 4)), F64((5, 4), seed=1), 1.5).grad(),
             S(F64((2, 3, 4)), F64((2, 5, 4), seed=1), 3.0).grad()]
     return out

@@ -843,10 +843,6 @@ Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   static const OperatorHandle h = op("aten::rsub.Tensor");
   return h.call<Tensor, const Tensor&, const Tensor&, const Scalar&>(self, other, alpha);
 }
-Tensor rsub_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  static const OperatorHandle h = op("aten::rsub.Tensor_out");
-  return h.call<Tensor, const Tensor&, const Tensor&, const Scalar&, const Tensor&>(self, other, alpha, out);
-}
 Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   static const OperatorHandle h = op("aten::rsub.Scalar");
   return h.call<Tensor, const Tensor&, const Scalar&, const Scalar&>(self, other, alpha);
@@ -1012,17 +1008,9 @@ Tensor fill(const Tensor& self, const Scalar& value) {
   static const OperatorHandle h = op("aten::fill.Scalar");
   return h.call<Tensor, const Tensor&, const Scalar&>(self, value);
 }
-Tensor fill_out(const Tensor& out, const Tensor& self, const Scalar& value) {
-  static const OperatorHandle h = op("aten::fill.Scalar_out");
-  return h.call<Tensor, const Tensor&, const Scalar&, const Tensor&>(self, value, out);
-}
 Tensor fill(const Tensor& self, const Tensor& value) {
   static const OperatorHandle h = op("aten::fill.Tensor");
   return h.call<Tensor, const Tensor&, const Tensor&>(self, value);
-}
-Tensor fill_out(const Tensor& out, const Tensor& self, const Tensor& value) {
-  static const OperatorHandle h = op("aten::fill.Tensor_out");
-  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, value, out);
 }
 Tensor fill_diagonal_(const Tensor& self, const Scalar& fill_value, bool wrap) {
   static const OperatorHandle h = op("aten::fill_diagonal_");
@@ -1247,10 +1235,6 @@ Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const S
   return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Scalar&>(self, dim, index, value);
 }
 Tensor Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& value) const { return ember::index_fill_(*this, dim, index, value); }
-Tensor index_fill_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
-  static const OperatorHandle h = op("aten::index_fill.int_Scalar_out");
-  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Scalar&, const Tensor&>(self, dim, index, value, out);
-}
 Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
   static const OperatorHandle h = op("aten::index_fill.int_Tensor");
   return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&>(self, dim, index, value);
@@ -1261,10 +1245,6 @@ Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const T
   return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&>(self, dim, index, value);
 }
 Tensor Tensor::index_fill_(int64_t dim, const Tensor& index, const Tensor& value) const { return ember::index_fill_(*this, dim, index, value); }
-Tensor index_fill_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
-  static const OperatorHandle h = op("aten::index_fill.int_Tensor_out");
-  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&, const Tensor&>(self, dim, index, value, out);
-}
 Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
   static const OperatorHandle h = op("aten::masked_scatter");
   return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, mask, source);
@@ -1275,10 +1255,6 @@ Tensor masked_scatter_(const Tensor& self, const Tensor& mask, const Tensor& sou
   return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, mask, source);
 }
 Tensor Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) const { return ember::masked_scatter_(*this, mask, source); }
-Tensor masked_scatter_out(const Tensor& out, const Tensor& self, const Tensor& mask, const Tensor& source) {
-  static const OperatorHandle h = op("aten::masked_scatter.out");
-  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Tensor&>(self, mask, source, out);
-}
 Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
   static const OperatorHandle h = op("aten::put");
   return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, bool>(self, index, source, accumulate);
@@ -1289,46 +1265,26 @@ Tensor put_(const Tensor& self, const Tensor& index, const Tensor& source, bool 
   return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, bool>(self, index, source, accumulate);
 }
 Tensor Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate) const { return ember::put_(*this, index, source, accumulate); }
-Tensor put_out(const Tensor& out, const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
-  static const OperatorHandle h = op("aten::put.out");
-  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, bool, const Tensor&>(self, index, source, accumulate, out);
-}
 Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
   static const OperatorHandle h = op("aten::slice_scatter");
   return h.call<Tensor, const Tensor&, const Tensor&, int64_t, std::optional<int64_t>, std::optional<int64_t>, int64_t>(self, src, dim, start, end, step);
 }
 Tensor Tensor::slice_scatter(const Tensor& src, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) const { return ember::slice_scatter(*this, src, dim, start, end, step); }
-Tensor slice_scatter_out(const Tensor& out, const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
-  static const OperatorHandle h = op("aten::slice_scatter.out");
-  return h.call<Tensor, const Tensor&, const Tensor&, int64_t, std::optional<int64_t>, std::optional<int64_t>, int64_t, const Tensor&>(self, src, dim, start, end, step, out);
-}
 Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_t index) {
   static const OperatorHandle h = op("aten::select_scatter");
   return h.call<Tensor, const Tensor&, const Tensor&, int64_t, int64_t>(self, src, dim, index);
 }
 Tensor Tensor::select_scatter(const Tensor& src, int64_t dim, int64_t index) const { return ember::select_scatter(*this, src, dim, index); }
-Tensor select_scatter_out(const Tensor& out, const Tensor& self, const Tensor& src, int64_t dim, int64_t index) {
-  static const OperatorHandle h = op("aten::select_scatter.out");
-  return h.call<Tensor, const Tensor&, const Tensor&, int64_t, int64_t, const Tensor&>(self, src, dim, index, out);
-}
 Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset, int64_t dim1, int64_t dim2) {
   static const OperatorHandle h = op("aten::diagonal_scatter");
   return h.call<Tensor, const Tensor&, const Tensor&, int64_t, int64_t, int64_t>(self, src, offset, dim1, dim2);
 }
 Tensor Tensor::diagonal_scatter(const Tensor& src, int64_t offset, int64_t dim1, int64_t dim2) const { return ember::diagonal_scatter(*this, src, offset, dim1, dim2); }
-Tensor diagonal_scatter_out(const Tensor& out, const Tensor& self, const Tensor& src, int64_t offset, int64_t dim1, int64_t dim2) {
-  static const OperatorHandle h = op("aten::diagonal_scatter.out");
-  return h.call<Tensor, const Tensor&, const Tensor&, int64_t, int64_t, int64_t, const Tensor&>(self, src, offset, dim1, dim2, out);
-}
 Tensor as_strided_scatter(const Tensor& self, const Tensor& src, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
   static const OperatorHandle h = op("aten::as_strided_scatter");
   return h.call<Tensor, const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>>(self, src, size, stride, storage_offset);
 }
 Tensor Tensor::as_strided_scatter(const Tensor& src, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) const { return ember::as_strided_scatter(*this, src, size, stride, storage_offset); }
-Tensor as_strided_scatter_out(const Tensor& out, const Tensor& self, const Tensor& src, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
-  static const OperatorHandle h = op("aten::as_strided_scatter.out");
-  return h.call<Tensor, const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>, const Tensor&>(self, src, size, stride, storage_offset, out);
-}
 Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self) {
   static const OperatorHandle h = op("aten::scatter_reduce.two");
   return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&, std::string_view, bool>(self, dim, index, src, reduce, include_self);
@@ -1543,10 +1499,6 @@ Tensor dist(const Tensor& self, const Tensor& other, const Scalar& p) {
   return h.call<Tensor, const Tensor&, const Tensor&, const Scalar&>(self, other, p);
 }
 Tensor Tensor::dist(const Tensor& other, const Scalar& p) const { return ember::dist(*this, other, p); }
-Tensor dist_out(const Tensor& out, const Tensor& self, const Tensor& other, const Scalar& p) {
-  static const OperatorHandle h = op("aten::dist.out");
-  return h.call<Tensor, const Tensor&, const Tensor&, const Scalar&, const Tensor&>(self, other, p, out);
-}
 Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t> compute_mode) {
   static const OperatorHandle h = op("aten::cdist");
   return h.call<Tensor, const Tensor&, const Tensor&, double, std::optional<int64_t>>(x1, x2, p, compute_mode);
@@ -2845,10 +2797,6 @@ Tensor searchsorted_out(const Tensor& out, const Tensor& sorted_sequence, const 
 Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& self, bool out_int32, bool right, std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
   static const OperatorHandle h = op("aten::searchsorted.Scalar");
   return h.call<Tensor, const Tensor&, const Scalar&, bool, bool, std::optional<std::string_view>, const std::optional<Tensor>&>(sorted_sequence, self, out_int32, right, side, sorter);
-}
-Tensor searchsorted_out(const Tensor& out, const Tensor& sorted_sequence, const Scalar& self, bool out_int32, bool right, std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
-  static const OperatorHandle h = op("aten::searchsorted.Scalar_out");
-  return h.call<Tensor, const Tensor&, const Scalar&, bool, bool, std::optional<std::string_view>, const std::optional<Tensor>&, const Tensor&>(sorted_sequence, self, out_int32, right, side, sorter, out);
 }
 Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
   static const OperatorHandle h = op("aten::bucketize.Tensor");
