@@ -330,7 +330,8 @@ Tensor index_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const
 }
 Tensor index_reduce_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                         std::string_view reduce, bool include_self, const Tensor& out) {
-  return write_out_same_dtype("index_reduce", out, composite::index_reduce(self, dim, index, source, reduce, include_self));
+  return write_out_same_dtype("index_reduce", out,
+                              composite::index_reduce(self, dim, index, source, reduce, include_self));
 }
 
 }  // namespace ember::composite

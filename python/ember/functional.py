@@ -11,8 +11,9 @@ from ._size import Size
 from ._tensor import Tensor
 
 __all__ = ["allclose", "as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
-           "broadcast_tensors", "cartesian_prod", "cdist", "einsum", "histogram", "is_floating_point", "is_nonzero", "is_tensor",
-           "isclose", "meshgrid", "nonzero", "norm", "numel", "split", "tensordot", "unique", "unique_consecutive"]
+           "broadcast_tensors", "cartesian_prod", "cdist", "einsum", "histogram", "is_floating_point", "is_nonzero",
+           "is_tensor", "isclose", "meshgrid", "nonzero", "norm", "numel", "split", "tensordot", "unique",
+           "unique_consecutive"]
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):

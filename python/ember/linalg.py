@@ -6,7 +6,7 @@ linear algebra (solve, svd, eigh, ...) comes with a later issue.
 """
 from . import _C
 
-__all__ = ["matmul", "vector_norm"]
+__all__ = ["cross", "matmul", "vander", "vector_norm"]
 
 _linalg = _C._linalg
 
@@ -52,3 +52,19 @@ def matmul(input, other, *, out=None):
     if out is None:
         return _C._functions["matmul"](input, other)
     return _C._functions["matmul"](input, other, out=out)
+
+
+def cross(input, other, *, dim=-1, out=None):
+    """Cross product of the 3-vectors along dim (default the last) of input and other, broadcast (PyTorch's
+    torch.linalg.cross; the op linalg_cross). Raises RuntimeError for operands of different ranks or dtypes, or a
+    dim whose size is not 3; IndexError for dim out of range."""
+    if out is None:
+        return _linalg.linalg_cross(input, other, dim=dim)
+    return _linalg.linalg_cross(input, other, dim=dim, out=out)
+
+
+def vander(x, *, N=None):
+    """Vandermonde matrices of increasing powers: (..., n) gives (..., n, N) with x ** j in column j (PyTorch's
+    torch.linalg.vander; N defaults to n). Raises RuntimeError for a 0-dim x made 1-D, N <= 1, or a bool or
+    float16 dtype."""
+    return _linalg.linalg_vander(x, N=N)

@@ -8,12 +8,12 @@ import pytest
 import torch
 
 import ember
-from conftest import assert_same, check, from_array, make_array
+from conftest import assert_same, check, from_array, make_array, to_torch
 
 
 def _pair(shape, dtype, low, high, seed):
-    a = make_array(shape, dtype, low=low, high=high, seed=seed)
-    return from_array(a, dtype), torch.from_numpy(np.array(a, dtype=dtype)).clone()
+    e = from_array(make_array(shape, dtype, low=low, high=high, seed=seed), dtype)
+    return e, to_torch(e)
 
 
 @pytest.mark.parametrize("dtype", ["int64", "int32", "float32", "float64"])

@@ -360,11 +360,11 @@ std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
 // Note [unique]
 // _unique2 is PyTorch 1.13's CPU algorithm: the distinct values gathered in a std::unordered_set (its iteration
 // order is the unsorted result; sorted=True sorts them), the inverse and counts looked up in
-// std::unordered_maps. With the same standard library the unsorted order is PyTorch's too (float16 and bfloat16
-// are computed as float32, as the reference computes them). NaN never equals itself, so every NaN is its own value and the lookups of NaN
-// find nothing: PyTorch's results there are artefacts of its hash maps, reproduced, not meaningful.
-// unique_dim and unique_consecutive over dim sort the slices lexicographically (with std::sort, as PyTorch)
-// and merge equal neighbours.
+// std::unordered_maps. With the same standard library the unsorted order is PyTorch's too (float16 and
+// bfloat16 are computed as float32, as the reference computes them). NaN never equals itself, so every NaN is
+// its own value and the lookups of NaN find nothing: PyTorch's results there are artefacts of its hash maps,
+// reproduced, not meaningful. unique_dim and unique_consecutive over dim sort the slices lexicographically
+// (with std::sort, as PyTorch) and merge equal neighbours.
 namespace {
 
 // (float16 and bfloat16 go through float32 in unique2; the dispatch still instantiates them)
