@@ -404,6 +404,62 @@ Tensor cumsum_backward(const Tensor& grad, int64_t dim) {
   return reverse_cumsum(grad, wrap_dim(dim, grad.dim()));
 }
 
+std::tuple<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Tensor& self, int64_t dim,
+                                                   const Tensor& index, const Tensor& src, std::string_view reduce,
+                                                   bool include_self, const Tensor& result) {
+  Tensor grad_self, grad_src;
+  if (reduce == "sum") {
+    grad_self = grad;
+    grad_src = grad.gather(dim, index);
+  } else if (reduce == "prod") {
+    // The product without each zero factor, so a single zero passes the product of the others.
+    const Tensor masked_self = self.masked_fill(ember::eq(self, Scalar(0)), Scalar(1));
+    const Tensor masked_self_result = masked_self.scatter_reduce(dim, index, src, reduce, include_self);
+    grad_self = grad * masked_self_result / masked_self;
+    const Tensor src_zero = ember::eq(src, Scalar(0));
+    const Tensor src_num_zeros =
+        ember::zeros_like(self).scatter_add(dim, index, src_zero.to(self.dtype())).gather(dim, index);
+    const Tensor src_single_zero = ember::logical_and(src_zero, ember::eq(src_num_zeros, Scalar(1)));
+    const Tensor masked_src = src.masked_fill(src_single_zero, Scalar(1));
+    const Tensor masked_src_result = self.scatter_reduce(dim, index, masked_src, reduce, include_self);
+    grad_src = ember::where(src_single_zero, (grad * masked_src_result).gather(dim, index),
+                            (grad * result).gather(dim, index) / src.masked_fill(src_zero, Scalar(1)));
+  } else if (reduce == "mean") {
+    Tensor n = include_self ? ember::ones_like(grad) : ember::zeros_like(grad);
+    n = n.scatter_add(dim, index, ember::ones_like(src));
+    n = n.masked_fill(ember::eq(n, Scalar(0)), Scalar(1));
+    grad_self = grad / n;
+    grad_src = grad.gather(dim, index) / n.gather(dim, index);
+  } else {  // amax, amin
+    const Tensor value = result.gather(dim, index);
+    const Tensor self_is_result = ember::eq(self, result).to(self.dtype());
+    const Tensor src_is_result = ember::eq(src, value).to(self.dtype());
+    const Tensor n_to_distribute = self_is_result.scatter_add(dim, index, src_is_result);
+    const Tensor grad_distributed = grad / n_to_distribute;
+    grad_self = self_is_result * grad_distributed;
+    grad_src = src_is_result * grad_distributed.gather(dim, index);
+  }
+  if (!include_self) grad_self = grad_self.scatter(dim, index, Scalar(0));
+  return {grad_self, grad_src};
+}
+
+Tensor logcumsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim) {
+  if (grad.dim() == 0 || grad.numel() == 0) return grad;
+  const int64_t d = wrap_dim(dim, grad.dim());
+  auto reverse_logcumsumexp = [d](const Tensor& x) {
+    return ember::flip(ember::logcumsumexp(ember::flip(x, IntArrayRef(&d, 1)), d), IntArrayRef(&d, 1));
+  };
+  const double lowest_value = grad.dtype() == kFloat64 ? std::numeric_limits<double>::lowest()
+                                                       : static_cast<double>(std::numeric_limits<float>::lowest());
+  const Tensor lowest = ember::scalar_tensor(Scalar(lowest_value), grad.dtype());
+  const Tensor log_abs_grad = grad.abs().log();
+  const Tensor log_grad_positive = ember::where(ember::gt(grad, Scalar(0)), log_abs_grad, lowest);
+  const Tensor log_grad_negative = ember::where(ember::lt(grad, Scalar(0)), log_abs_grad, lowest);
+  const Tensor output_pos = (reverse_logcumsumexp(log_grad_positive - result) + self).exp();
+  const Tensor output_neg = (reverse_logcumsumexp(log_grad_negative - result) + self).exp();
+  return output_pos - output_neg;
+}
+
 namespace {
 
 // Note [prod and cumprod with zeros]; x, g and out = cumprod(x, dim) of one dtype.

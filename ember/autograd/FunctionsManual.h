@@ -118,6 +118,9 @@ Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& 
 Tensor cumsum_backward(const Tensor& grad, int64_t dim);
 /// grad of cumprod along dim (Note [prod and cumprod with zeros]).
 Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result);
+/// grad of logcumsumexp along dim (PyTorch's formula: the positive and negative parts of grad each summed in
+/// log space by a reversed logcumsumexp, so no exp overflows).
+Tensor logcumsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim);
 
 // ---------------------------------------------------------------------------------------------- indexing
 /// grad of index_select: grad added into zeros of `sizes` at index along dim (duplicates add up).
@@ -130,6 +133,13 @@ Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& 
                                  const Scalar& alpha);
 /// grad of masked_select: grad put back at the mask's True positions of zeros of the broadcast shape of self
 /// and mask (summed back to self's sizes by the node).
+/// grads of scatter_reduce.two for self and src (PyTorch's scatter_reduce_backward): sum passes grad through;
+/// prod divides the product by each factor (the product of the others where a single zero is scattered); mean
+/// divides by the count; amax/amin share grad evenly among the values equal to the result. Without include_self
+/// self's gradient is 0 at the written positions.
+std::tuple<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Tensor& self, int64_t dim,
+                                                   const Tensor& index, const Tensor& src, std::string_view reduce,
+                                                   bool include_self, const Tensor& result);
 Tensor masked_select_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& mask);
 
 // ---------------------------------------------------------------------------------------------- shape

@@ -1,6 +1,7 @@
 // Binary ops written with other ops: pow with a Scalar base, clamp_min and clamp_max (clamp with one bound).
 // The kernels are in ember/kernels/cpu/binary.cpp.
 #include "ember/ops/generated/CompositeKernels.h"
+#include "ember/ops/out.h"
 
 namespace ember {
 namespace composite {
@@ -21,3 +22,9 @@ Tensor clamp_max_out(const Tensor& self, const Scalar& max, const Tensor& out) {
 
 }  // namespace composite
 }  // namespace ember
+
+namespace ember::composite {
+
+Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) { return ember::sub(other, self, alpha); }
+
+}  // namespace ember::composite

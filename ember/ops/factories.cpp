@@ -4,10 +4,13 @@
 // factory functions that are not ops (from_blob, tensor, the TensorOptions overloads) are in
 // ember/ops/LibTorchFactories.cpp.
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
+#include "ember/ops/Operators.h"
 #include "ember/ops/generated/CompositeKernels.h"
 #include "ember/ops/linalg.h"
+#include "ember/ops/out.h"
 
 namespace ember {
 namespace composite {
@@ -147,3 +150,56 @@ Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
 
 }  // namespace composite
 }  // namespace ember
+
+// The deprecated range, fill and fill_diagonal_ (ops_factory.yaml).
+namespace ember::composite {
+
+Tensor range_step(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<DType> dtype,
+                  std::optional<Device> device) {
+  const double a = start.to<double>(), b = end.to<double>(), s = step.to<double>();
+  EMBER_CHECK(s > 0 || s < 0, "range: step must be nonzero");
+  EMBER_CHECK(std::isfinite(a) && std::isfinite(b), "range: unsupported range: {} -> {}", a, b);
+  EMBER_CHECK((s > 0 && b >= a) || (s < 0 && b <= a), "range: upper bound and lower bound inconsistent with step "
+              "sign");
+  const int64_t n = static_cast<int64_t>(std::floor((b - a) / s)) + 1;
+  const DType dt = dtype.value_or(default_dtype());
+  Tensor idx = ember::arange(Scalar(n), kFloat64, device);
+  return (idx * Scalar(s) + Scalar(a)).to(dt);
+}
+Tensor range(const Scalar& start, const Scalar& end, std::optional<DType> dtype, std::optional<Device> device) {
+  return range_step(start, end, Scalar(1), dtype, device);
+}
+
+// masked_fill with an all-True mask: value converted as fill_ converts it, and a result connected to self (zero
+// gradient), as PyTorch's.
+Tensor fill_scalar(const Tensor& self, const Scalar& value) {
+  return self.masked_fill(ember::ones_like(self, kBool), value);
+}
+Tensor fill_tensor(const Tensor& self, const Tensor& value) {
+  EMBER_CHECK(value.dim() == 0, "fill only supports 0-dimension value tensor but got tensor with {} dimensions.",
+              value.dim());
+  return self.masked_fill(ember::ones_like(self, kBool), value);
+}
+
+// The diagonal as a strided view (stride: the sum of self's strides), as PyTorch and NumPy's fill_diagonal; a
+// tall 2-D matrix with wrap continues every cols + 1 rows.
+Tensor fill_diagonal_(const Tensor& self, const Scalar& fill_value, bool wrap) {
+  const int64_t nd = self.dim();
+  EMBER_CHECK(nd >= 2, "fill_diagonal_: dimensions must larger than 1 (got {})", nd);
+  const int64_t h = self.size(0), w = self.size(1);
+  if (nd > 2) {
+    for (int64_t i = 1; i < nd; ++i)
+      EMBER_CHECK(self.size(i) == h, "fill_diagonal_: all dimensions of input must be of equal length");
+  }
+  int64_t stride = 0;
+  for (int64_t i = 0; i < nd; ++i) stride += self.stride(i);
+  const int64_t size = std::min(h, w);
+  self.as_strided({size}, {stride}, self.storage_offset()).fill_(fill_value);
+  if (wrap && nd == 2 && h > w + 1) {  // the diagonal restarts w + 1 rows further down
+    const int64_t step = w + 1, wrap_size = (self.numel() + step - 1) / step - size;
+    self.as_strided({wrap_size}, {stride}, self.storage_offset() + self.stride(0) * step).fill_(fill_value);
+  }
+  return self;
+}
+
+}  // namespace ember::composite

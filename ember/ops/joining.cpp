@@ -5,6 +5,7 @@
 // vsplit, dsplit). The errors are PyTorch 1.13's, prefixed with the op name where PyTorch's are not.
 #include "ember/core/TypePromotion.h"
 #include "ember/ops/generated/CompositeKernels.h"
+#include "ember/ops/out.h"
 #include "ember/ops/shape.h"
 
 namespace ember::composite {
@@ -353,6 +354,30 @@ std::vector<Tensor> dsplit_int(const Tensor& self, int64_t sections) {
 std::vector<Tensor> dsplit_array(const Tensor& self, IntArrayRef indices) {
   check_nsplit("dsplit", self, 3);
   return tensor_split_indices(self, indices, 2);
+}
+
+}  // namespace ember::composite
+
+// narrow_copy and the unsafe_ forms of split and chunk (ops_shape.yaml).
+namespace ember::composite {
+
+Tensor narrow_copy(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  // (PyTorch 1.13 fails an internal assert, a RuntimeError, for a dim out of range)
+  EMBER_CHECK(dim >= -std::max<int64_t>(self.dim(), 1) && dim < std::max<int64_t>(self.dim(), 1),
+              "narrow_copy(): dim {} is out of range for a tensor of {} dims", dim, self.dim());
+  return self.narrow(dim, start, length).clone(MemoryFormat::Contiguous);
+}
+Tensor narrow_copy_out(const Tensor& self, int64_t dim, int64_t start, int64_t length, const Tensor& out) {
+  return write_out_same_dtype("narrow_copy", out, composite::narrow_copy(self, dim, start, length));
+}
+std::vector<Tensor> unsafe_split(const Tensor& self, int64_t split_size, int64_t dim) {
+  return ember::split(self, split_size, dim);
+}
+std::vector<Tensor> unsafe_split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+  return ember::split_with_sizes(self, split_sizes, dim);
+}
+std::vector<Tensor> unsafe_chunk(const Tensor& self, int64_t chunks, int64_t dim) {
+  return ember::chunk(self, chunks, dim);
 }
 
 }  // namespace ember::composite

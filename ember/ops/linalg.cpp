@@ -7,6 +7,7 @@
 #include <bitset>
 
 #include "ember/core/TypePromotion.h"
+#include "ember/ops/Operators.h"
 #include "ember/ops/generated/CompositeKernels.h"
 #include "ember/ops/out.h"
 #include "ember/ops/shape.h"
@@ -407,3 +408,76 @@ Tensor vdot_out(const Tensor& self, const Tensor& other, const Tensor& out) { re
 
 }  // namespace composite
 }  // namespace ember
+
+// addmv, addr, addbmm (ops_linalg.yaml): the product, scaled, plus beta * self broadcast to its shape (self
+// ignored when beta is 0, as addmm, so NaN in it does not propagate).
+namespace ember::composite {
+
+namespace {
+
+Tensor add_scaled_product(const char* name, const Tensor& self, const Tensor& product, const Scalar& beta,
+                          const Scalar& alpha) {
+  EMBER_CHECK(self.dim() <= product.dim(), "{}: self of shape {} does not broadcast to the product's shape {}", name,
+              self.sizes(), product.sizes());
+  const Tensor s = self.expand(product.sizes());
+  const Tensor scaled = alpha.to<double>() == 1.0 ? product : product.mul(alpha);
+  if (beta.to<double>() == 0.0) return scaled.clone();
+  return beta.to<double>() == 1.0 ? s.add(scaled) : s.mul(beta).add(scaled);
+}
+
+Tensor assign_inplace(const char* name, const Tensor& self, const Tensor& result) {
+  EMBER_CHECK(result.sizes().equals(self.sizes()), "{}_: the result's shape {} must be self's shape {} in place", name,
+              result.sizes(), self.sizes());
+  return self.copy_(result);
+}
+
+}  // namespace
+
+Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
+  EMBER_CHECK(mat.dim() == 2 && vec.dim() == 1, "vector + matrix @ vector expected, got {}, {}, {}", self.dim(),
+              mat.dim(), vec.dim());
+  EMBER_CHECK(mat.dtype() != kBool, "\"addmv_impl_cpu\" not implemented for 'Bool'");
+  return add_scaled_product("addmv", self, ember::mv(mat, vec), beta, alpha);
+}
+Tensor addmv_(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
+  return assign_inplace("addmv", self, composite::addmv(self, mat, vec, beta, alpha));
+}
+Tensor addmv_out(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha,
+                 const Tensor& out) {
+  return write_out_same_dtype("addmv", out, composite::addmv(self, mat, vec, beta, alpha));
+}
+
+Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) {
+  EMBER_CHECK(vec1.dim() == 1, "addr: Expected 1-D argument vec1, but got {}-D", vec1.dim());
+  EMBER_CHECK(vec2.dim() == 1, "addr: Expected 1-D argument vec2, but got {}-D", vec2.dim());
+  return add_scaled_product("addr", self, ember::outer(vec1, vec2), beta, alpha);
+}
+Tensor addr_(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) {
+  return assign_inplace("addr", self, composite::addr(self, vec1, vec2, beta, alpha));
+}
+Tensor addr_out(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha,
+                const Tensor& out) {
+  return write_out_same_dtype("addr", out, composite::addr(self, vec1, vec2, beta, alpha));
+}
+
+Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
+              const Scalar& alpha) {
+  EMBER_CHECK(batch1.dim() == 3, "batch1 must be a 3D tensor");
+  EMBER_CHECK(batch2.dim() == 3, "batch2 must be a 3D tensor");
+  EMBER_CHECK(batch1.dtype() != kBool, "\"addmm_impl_cpu_\" not implemented for 'Bool'");
+  if (batch1.dtype() == kFloat16 || batch1.dtype() == kBFloat16)  // summed in float32, then rounded
+    return composite::addbmm(self.to(kFloat32), batch1.to(kFloat32), batch2.to(kFloat32), beta, alpha)
+        .to(batch1.dtype());
+  const Tensor product = ember::bmm(batch1, batch2);
+  return add_scaled_product("addbmm", self, product.sum(IntArrayRef({0}), false, product.dtype()), beta, alpha);
+}
+Tensor addbmm_(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
+               const Scalar& alpha) {
+  return assign_inplace("addbmm", self, composite::addbmm(self, batch1, batch2, beta, alpha));
+}
+Tensor addbmm_out(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
+                  const Scalar& alpha, const Tensor& out) {
+  return write_out_same_dtype("addbmm", out, composite::addbmm(self, batch1, batch2, beta, alpha));
+}
+
+}  // namespace ember::composite

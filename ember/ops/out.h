@@ -18,4 +18,12 @@ inline Tensor write_out(const char* op, const Tensor& out, const Tensor& result)
   return out;
 }
 
+/// write_out for the ops whose out= must have the result's own dtype in PyTorch ("Expected out tensor to have
+/// dtype float, but got long int instead", RuntimeError).
+inline Tensor write_out_same_dtype(const char* op, const Tensor& out, const Tensor& result) {
+  EMBER_CHECK(out.dtype() == result.dtype(), "{}: Expected out tensor to have dtype {}, but got {} instead", op,
+              linalg::type_meta_name(result.dtype()), linalg::type_meta_name(out.dtype()));
+  return write_out(op, out, result);
+}
+
 }  // namespace ember::composite

@@ -111,6 +111,21 @@ class Tensor(_C._TensorBase):
         from . import lu
         return lu(self, pivot, get_infos)
 
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        """See ember.unique (a Python function, as PyTorch's torch.unique)."""
+        from .functional import unique
+        return unique(self, sorted, return_inverse, return_counts, dim)
+
+    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        """See ember.unique_consecutive."""
+        from .functional import unique_consecutive
+        return unique_consecutive(self, return_inverse=return_inverse, return_counts=return_counts, dim=dim)
+
+    def histogram(self, bins=100, *, range=None, weight=None, density=False):
+        """See ember.histogram (bins: a number of bins or a tensor of edges)."""
+        from .functional import histogram
+        return histogram(self, bins, range=range, weight=weight, density=density)
+
     def type(self, dtype=None):
         """The type name ('ember.FloatTensor') or, given a dtype, a converted tensor."""
         if dtype is None:

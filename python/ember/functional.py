@@ -2,6 +2,7 @@
 database (``_C._functions``) that take PyTorch's Python-level arguments (``as_tuple=``, ``p='fro'``, numbers
 for tensors). ``ember/__init__.py`` exports every name of ``__all__`` as ``ember.<name>``."""
 import builtins
+import math
 import warnings
 
 from . import _C
@@ -10,8 +11,9 @@ from ._size import Size
 from ._tensor import Tensor
 
 __all__ = ["allclose", "as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
-           "broadcast_tensors", "cartesian_prod", "is_floating_point", "is_nonzero", "is_tensor", "isclose", "meshgrid",
-           "lu", "nonzero", "norm", "numel", "split", "tensordot"]
+           "broadcast_tensors", "cartesian_prod", "cdist", "einsum", "histogram", "is_floating_point", "is_nonzero",
+           "is_tensor", "isclose", "lu", "meshgrid", "nonzero", "norm", "numel", "split", "tensordot", "unique",
+           "unique_consecutive"]
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -177,6 +179,174 @@ def split(tensor, split_size_or_sections, dim=0):
             size of dim. IndexError: dim out of range.
     """
     return _C._functions["split"](tensor, split_size_or_sections, dim)
+
+
+# ------------------------------------------------------------------------------ unique values and histograms
+
+def _unique_results(output, inverse, counts, return_inverse, return_counts):
+    if return_inverse and return_counts:
+        return output, inverse, counts
+    if return_inverse:
+        return output, inverse
+    if return_counts:
+        return output, counts
+    return output
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct values of input (PyTorch's torch.unique, a Python function there too), in ascending order
+    (the CPU result is sorted whatever ``sorted`` says; with ``sorted=False`` PyTorch 1.13 gives its hash order,
+    which this reproduces); with dim, the distinct slices along dim in lexicographic order.
+
+    Returns:
+        Tensor, or a tuple (output, inverse, counts) keeping the parts asked for: inverse (int64, input's shape,
+        or (input.size(dim),) with dim) gives each element's position in output, counts (int64) how often each
+        output value occurs.
+
+    Raises:
+        RuntimeError: a float16 input; with dim, zero-size dims other than dim. IndexError: dim out of range.
+    """
+    if dim is not None:
+        output, inverse, counts = _C._functions["unique_dim"](input, dim, sorted, return_inverse, return_counts)
+    else:
+        output, inverse, counts = _C._functions["_unique2"](input, sorted, return_inverse, return_counts)
+    return _unique_results(output, inverse, counts, return_inverse, return_counts)
+
+
+def _unique_consecutive_parts(input, return_inverse=False, return_counts=False, dim=None):
+    return _C._functions["unique_consecutive"](input, return_inverse, return_counts, dim)
+
+
+def unique_consecutive(*args, **kwargs):
+    """Collapses each run of equal consecutive elements (slices along dim when given) into one (PyTorch's
+    torch.unique_consecutive(input, return_inverse=False, return_counts=False, dim=None)). Returns the output,
+    then inverse and counts when asked for.
+
+    Which results come back follows PyTorch 1.13's dispatch exactly, quirk included: it reads return_inverse
+    as a keyword or the *third* positional argument and return_counts as a keyword or the *second* one (so
+    ``unique_consecutive(x, True)`` returns (output, counts) with empty counts, as PyTorch's does).
+    """
+    def flag(name, index):
+        return kwargs[name] if name in kwargs else (args[index] if index < len(args) else False)
+
+    output, inverse, counts = _unique_consecutive_parts(*args, **kwargs)
+    inverse_asked, counts_asked = flag("return_inverse", 2), flag("return_counts", 1)
+    if inverse_asked and counts_asked:
+        return output, inverse, counts
+    if inverse_asked:
+        return output, inverse
+    if counts_asked:
+        return output, counts
+    return output
+
+
+def histogram(input, bins=100, *, range=None, weight=None, density=False):
+    """Histogram of input's values (PyTorch's torch.histogram): bins is a 1-D tensor of increasing edges, or a
+    number of equal-width bins spanning range (default the data's min and max, widened by 0.5 either side when
+    they are equal) whose edges are ``linspace(min, max, bins + 1)`` in input's dtype. weight (input's shape)
+    adds its values instead of 1; density divides by the total and the bin widths.
+
+    Returns:
+        named tuple (hist, bin_edges).
+
+    Raises:
+        RuntimeError: input not float32/float64; bins <= 0; a range of other than 2 values, min > max or not
+        finite; weight or bins of another dtype or shape.
+    """
+    fns = _C._functions
+    if not isinstance(bins, Tensor):
+        if bins <= 0:
+            raise RuntimeError(f"torch.histogramdd(): bins must be > 0, but got {bins} for dimension 0")
+        if range is not None:
+            if len(range) != 2:
+                raise RuntimeError("torch.histogram: range should have 2 elements")
+            lo, hi = float(range[0]), float(range[1])
+        elif input.numel() > 0:
+            lo, hi = (float(t) for t in fns["aminmax"](input))
+        else:
+            lo, hi = 0.0, 1.0  # as PyTorch for an empty input
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise RuntimeError(f"torch.histogramdd: dimension 0's range [{lo}, {hi}] is not finite")
+        if lo > hi:
+            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {lo} max {hi} for "
+                               "dimension 0")
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        count = bins
+        bins = fns["linspace"](lo, hi, bins + 1, dtype=input.dtype)
+        nan = input.isnan() if input.dtype.is_floating_point else None
+        if nan is not None and bool(nan.any()):
+            # PyTorch 1.13 bins NaN by linear interpolation then a local search, which puts it into bin
+            # min(1, bins - 1); the edges' binary search would put it last.
+            keep = nan.logical_not()
+            result = fns["histogram"](input[keep], bins, weight=None if weight is None else weight[keep])
+            hist, edges = result
+            hist[min(1, count - 1)] += nan.sum() if weight is None else weight[nan].sum()
+            if density:
+                hist = hist / hist.sum() / edges.diff()
+            return type(result)((hist, edges))
+    return fns["histogram"](input, bins, weight=weight, density=density)
+
+
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": None, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """p-norm distances between the rows of x1 (B.., P, M) and x2 (B.., R, M): (B.., P, R) (PyTorch's
+    torch.cdist, a Python function there too). compute_mode (for p = 2): 'use_mm_for_euclid_dist_if_necessary'
+    (the matrix-product form when P or R exceeds 25), 'use_mm_for_euclid_dist' (always), or
+    'donot_use_mm_for_euclid_dist' (never); the matrix-product form is faster and less exact.
+
+    Raises:
+        ValueError: another compute_mode. RuntimeError: fewer than 2 dims, different last dims, p < 0, a
+        non-floating input or two dtypes.
+    """
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    return _C._functions["cdist"](x1, x2, p, _CDIST_MODES[compute_mode])
+
+
+# ---------------------------------------------------------------------------------------------------- einsum
+
+def einsum(*args):
+    """Einstein summation (PyTorch's torch.einsum): ``einsum("ij,jk->ik", a, b)`` (operands as arguments or one
+    list) or the sublist form ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` (Ellipsis for ``...``). Letters missing
+    from the output are summed; see the op ``einsum`` (Note [einsum]) for the rules.
+
+    Raises:
+        ValueError: no arguments, or a sublist label outside [0, 52). RuntimeError: an equation that does not
+        match the operands (counts, ranks, sizes of one letter).
+    """
+    if len(args) < 1:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
+                         "operand and its subscripts list")
+    if isinstance(args[0], str):
+        equation, operands = args[0], args[1:]
+        if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+            operands = operands[0]
+        return _C._functions["einsum"](equation, list(operands))
+
+    def letters(sublist):
+        out = ""
+        for s in sublist:
+            if s is Ellipsis:
+                out += "..."
+            elif 0 <= s < 26:
+                out += chr(ord("A") + s)
+            elif 26 <= s < 52:
+                out += chr(ord("a") + s - 26)
+            else:
+                raise ValueError(f"einsum(): subscript in subscript list is not within the valid range [0, 52), "
+                                 f"got {s}")
+        return out
+
+    operands, terms = list(args[0::2]), [letters(s) for s in args[1::2]]
+    equation = ",".join(terms[:len(operands)])
+    if len(args) % 2 == 1:
+        operands = operands[:-1]
+        equation = ",".join(terms) + "->" + letters(args[-1])
+    return _C._functions["einsum"](equation, operands)
 
 
 # ------------------------------------------------------------------------------- tensors given as varargs

@@ -24,7 +24,7 @@ for _name in _OPS:
     globals()[_name] = getattr(_linalg, "linalg_" + _name)
 del _name
 
-__all__ = ["LinAlgError", "matmul", "vector_norm"] + _OPS
+__all__ = ["LinAlgError", "cross", "matmul", "vector_norm"] + _OPS
 
 
 def vector_norm(x=None, ord=2, dim=None, keepdim=False, *, dtype=None, out=None, input=None):
@@ -68,3 +68,13 @@ def matmul(input, other, *, out=None):
     if out is None:
         return _C._functions["matmul"](input, other)
     return _C._functions["matmul"](input, other, out=out)
+
+
+def cross(input, other, *, dim=-1, out=None):
+    """Cross product of the 3-vectors along dim (default the last) of input and other, broadcast (PyTorch's
+    torch.linalg.cross; the op linalg_cross). Raises RuntimeError for operands of different ranks or dtypes, or a
+    dim whose size is not 3; IndexError for dim out of range."""
+    if out is None:
+        return _linalg.linalg_cross(input, other, dim=dim)
+    return _linalg.linalg_cross(input, other, dim=dim, out=out)
+

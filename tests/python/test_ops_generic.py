@@ -160,6 +160,18 @@ _KNOWN = [
      "transposed=True: Ember raises NotImplementedError (transposed convolution is not implemented yet); PyTorch "
      "computes it"),
     ("convolution", "grad", "*True*", "transposed=True: Ember raises NotImplementedError (not implemented yet)"),
+    ("slice_scatter", "forward method", "f32[4x5],f32[4x5]#1",
+     "slice_scatter(x, src) without step: PyTorch 1.13's Python binding misreads its optional SymInt arguments "
+     "(the slice of self it checks src against has size 1); Ember writes src into the whole of x"),
+    ("addbmm", "inplace", "f32[5],*|f32[],*",
+     "addbmm_ with a self that only broadcasts to the product's shape: PyTorch 1.13 resizes self in place; Ember "
+     "raises RuntimeError (the in-place result must have self's shape)"),
+    ("masked_scatter", "inplace", "f32[4x3]T,b[4x3]Tv217,f32[3x4]#1",
+     "in-place masked_scatter_ on a non-contiguous self: PyTorch 1.13 takes source's elements in self's memory "
+     "order; Ember in row-major order of self's shape (as the out-of-place form of both)"),
+    ("narrow_copy", "out", "*",
+     "narrow_copy(out=) with a non-contiguous out: PyTorch 1.13 writes the values in memory order, ignoring out's "
+     "strides; Ember writes each element at its index"),
     ("convolution_backward", "forward", "*True*",
      "transposed=True: Ember raises NotImplementedError (transposed convolution is not implemented yet)"),
 ]

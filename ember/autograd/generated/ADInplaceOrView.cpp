@@ -945,6 +945,26 @@ Tensor nonzero_out(const Tensor& self, const Tensor& out) {
   return result;
 }
 
+Tensor scatter_reduce__two(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::scatter_reduce_.two");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&, std::string_view, bool>(self, dim, index, src, reduce, include_self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor scatter_reduce_two_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::scatter_reduce.two_out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&, std::string_view, bool, const Tensor&>(self, dim, index, src, reduce, include_self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
 Tensor mm_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::mm.out");
   Tensor result = [&] {
@@ -1485,6 +1505,16 @@ Tensor cumprod_out(const Tensor& self, int64_t dim, std::optional<DType> dtype, 
   return result;
 }
 
+Tensor logcumsumexp_out(const Tensor& self, int64_t dim, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::logcumsumexp.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, int64_t, const Tensor&>(self, dim, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
 Tensor cat_out(TensorList tensors, int64_t dim, const Tensor& out) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::cat.out");
   Tensor result = [&] {
@@ -1570,6 +1600,26 @@ Tensor triu_out(const Tensor& self, int64_t diagonal, const Tensor& out) {
   Tensor result = [&] {
     ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
     return h.call<Tensor, const Tensor&, int64_t, const Tensor&>(self, diagonal, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor searchsorted_Tensor_out(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right, std::optional<std::string_view> side, const std::optional<Tensor>& sorter, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::searchsorted.Tensor_out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, bool, bool, std::optional<std::string_view>, const std::optional<Tensor>&, const Tensor&>(sorted_sequence, self, out_int32, right, side, sorter, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor histc_out(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::histc.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, int64_t, const Scalar&, const Scalar&, const Tensor&>(self, bins, min, max, out);
   }();
   out.impl()->bump_version();
   return result;
@@ -2606,6 +2656,8 @@ void register_inplace_or_view_kernels(Library& m) {
   m.impl("aten::masked_fill_.Scalar", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&masked_fill__Scalar));
   m.impl("aten::masked_select.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&masked_select_out));
   m.impl("aten::nonzero.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&nonzero_out));
+  m.impl("aten::scatter_reduce_.two", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, const Tensor&, std::string_view, bool)>(&scatter_reduce__two));
+  m.impl("aten::scatter_reduce.two_out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, const Tensor&, std::string_view, bool, const Tensor&)>(&scatter_reduce_two_out));
   m.impl("aten::mm.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&mm_out));
   m.impl("aten::bmm.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&bmm_out));
   m.impl("aten::mv.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&mv_out));
@@ -2660,6 +2712,7 @@ void register_inplace_or_view_kernels(Library& m) {
   m.impl("aten::cumsum.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<DType>, const Tensor&)>(&cumsum_out));
   m.impl("aten::cumprod_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<DType>)>(&cumprod_));
   m.impl("aten::cumprod.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<DType>, const Tensor&)>(&cumprod_out));
+  m.impl("aten::logcumsumexp.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&)>(&logcumsumexp_out));
   m.impl("aten::cat.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(TensorList, int64_t, const Tensor&)>(&cat_out));
   m.impl("aten::stack.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(TensorList, int64_t, const Tensor&)>(&stack_out));
   m.impl("aten::split.Tensor", DispatchKey::ADInplaceOrView, static_cast<std::vector<Tensor> (*)(const Tensor&, int64_t, int64_t)>(&split_Tensor));
@@ -2669,6 +2722,8 @@ void register_inplace_or_view_kernels(Library& m) {
   m.impl("aten::tril.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&)>(&tril_out));
   m.impl("aten::triu_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t)>(&triu_));
   m.impl("aten::triu.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&)>(&triu_out));
+  m.impl("aten::searchsorted.Tensor_out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, bool, bool, std::optional<std::string_view>, const std::optional<Tensor>&, const Tensor&)>(&searchsorted_Tensor_out));
+  m.impl("aten::histc.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, const Scalar&, const Scalar&, const Tensor&)>(&histc_out));
   m.impl("aten::abs_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&abs_));
   m.impl("aten::abs.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&abs_out));
   m.impl("aten::neg_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&neg_));

@@ -1855,6 +1855,76 @@ Tensor masked_select(const Tensor& self, const Tensor& mask) {
   return result;
 }
 
+struct ScatterReduceBackward0 final : Node {
+  std::string name() const override { return "ScatterReduceBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); index_.reset(); src_.reset(); result0_.reset(); }
+  SavedVariable self_;
+  SavedVariable index_;
+  SavedVariable src_;
+  int64_t dim_;
+  std::string reduce_;
+  bool include_self_;
+  SavedVariable result0_;
+};
+
+variable_list ScatterReduceBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor index = index_.unpack(self_node);
+  const Tensor src = src_.unpack(self_node);
+  const Tensor result = result0_.unpack(self_node);
+  int64_t dim = dim_;
+  std::string_view reduce = reduce_;
+  bool include_self = include_self_;
+  {
+    const std::array<bool, 2> grad_input_mask{needs_input_grad(0), needs_input_grad(1)};
+    if (std::find(grad_input_mask.begin(), grad_input_mask.end(), true) != grad_input_mask.end()) {
+      const auto r = scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result);
+      if (grad_input_mask[0]) out[0] = reduce_grad(std::get<0>(r), input_meta[0]);
+      if (grad_input_mask[1]) out[1] = reduce_grad(std::get<1>(r), input_meta[1]);
+    }
+  }
+  return out;
+}
+
+Tensor scatter_reduce_two(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::scatter_reduce.two");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&, std::string_view, bool>(self, dim, index, src, reduce, include_self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(src)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ScatterReduceBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, src);
+  node->self_ = SavedVariable(self, false);
+  node->index_ = SavedVariable(index, false);
+  node->src_ = SavedVariable(src, false);
+  node->dim_ = dim;
+  node->reduce_ = std::string(reduce);
+  node->include_self_ = include_self;
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+Tensor scatter_reduce__two_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::scatter_reduce_.two");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(src))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&, std::string_view, bool>(self, dim, index, src, reduce, include_self);
+  }
+  check_inplace(self);
+  Tensor r = generated::scatter_reduce_two(ember::clone(self), dim, index, src, reduce, include_self);
+  commit_inplace(self, r, 0);
+  return self;
+}
+
 struct MmBackward0 final : Node {
   std::string name() const override { return "MmBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -5104,6 +5174,132 @@ Tensor log_softmax_int(const Tensor& self, int64_t dim, std::optional<DType> dty
   return result;
 }
 
+struct CummaxBackward0 final : Node {
+  std::string name() const override { return "CummaxBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); result1_.reset(); }
+  SavedVariable self_;
+  int64_t dim_;
+  SavedVariable result1_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list CummaxBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor indices = result1_.unpack(self_node);
+  int64_t dim = dim_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(self.numel() == 0 ? self.detach() : ember::zeros(self_sizes, grads[0].dtype()).scatter_add(dim, indices, grads[0]), input_meta[0]);
+  return out;
+}
+
+std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::cummax");
+  std::tuple<Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor>, const Tensor&, int64_t>(self, dim);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)))) return result;
+  auto node = std::make_shared<CummaxBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->dim_ = dim;
+  node->num_outputs = 2;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  node->result1_ = SavedVariable(std::get<1>(result), true);
+  return result;
+}
+
+struct CumminBackward0 final : Node {
+  std::string name() const override { return "CumminBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); result1_.reset(); }
+  SavedVariable self_;
+  int64_t dim_;
+  SavedVariable result1_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list CumminBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor indices = result1_.unpack(self_node);
+  int64_t dim = dim_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(self.numel() == 0 ? self.detach() : ember::zeros(self_sizes, grads[0].dtype()).scatter_add(dim, indices, grads[0]), input_meta[0]);
+  return out;
+}
+
+std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::cummin");
+  std::tuple<Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor>, const Tensor&, int64_t>(self, dim);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)))) return result;
+  auto node = std::make_shared<CumminBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->dim_ = dim;
+  node->num_outputs = 2;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  node->result1_ = SavedVariable(std::get<1>(result), true);
+  return result;
+}
+
+struct LogcumsumexpBackward0 final : Node {
+  std::string name() const override { return "LogcumsumexpBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); result0_.reset(); }
+  SavedVariable self_;
+  int64_t dim_;
+  SavedVariable result0_;
+};
+
+variable_list LogcumsumexpBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor result = result0_.unpack(self_node);
+  int64_t dim = dim_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(logcumsumexp_backward(grad, self, result, dim), input_meta[0]);
+  return out;
+}
+
+Tensor logcumsumexp(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::logcumsumexp");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, int64_t>(self, dim);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<LogcumsumexpBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->dim_ = dim;
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
 struct CatBackward0 final : Node {
   std::string name() const override { return "CatBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -5779,6 +5975,252 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
   node->sequence_nr = next_sequence_nr();
   add_input(*node, self);
   node->dim_ = dim;
+  node->num_outputs = 2;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  node->result1_ = SavedVariable(std::get<1>(result), true);
+  return result;
+}
+
+struct KthvalueBackward0 final : Node {
+  std::string name() const override { return "KthvalueBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result1_.reset(); }
+  int64_t dim_;
+  bool keepdim_;
+  SavedVariable result1_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list KthvalueBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor indices = result1_.unpack(self_node);
+  int64_t dim = dim_;
+  bool keepdim = keepdim_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(value_selecting_reduction_backward(grads[0], dim, indices, self_sizes, keepdim), input_meta[0]);
+  return out;
+}
+
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::kthvalue");
+  std::tuple<Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor>, const Tensor&, int64_t, int64_t, bool>(self, k, dim, keepdim);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)))) return result;
+  auto node = std::make_shared<KthvalueBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->dim_ = dim;
+  node->keepdim_ = keepdim;
+  node->num_outputs = 2;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  node->result1_ = SavedVariable(std::get<1>(result), true);
+  return result;
+}
+
+struct MedianBackward0 final : Node {
+  std::string name() const override { return "MedianBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); result0_.reset(); }
+  SavedVariable self_;
+  SavedVariable result0_;
+};
+
+variable_list MedianBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(evenly_distribute_backward(grad, self, result), input_meta[0]);
+  return out;
+}
+
+Tensor median(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::median");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<MedianBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+struct MedianBackward1 final : Node {
+  std::string name() const override { return "MedianBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result1_.reset(); }
+  int64_t dim_;
+  bool keepdim_;
+  SavedVariable result1_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list MedianBackward1::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor indices = result1_.unpack(self_node);
+  int64_t dim = dim_;
+  bool keepdim = keepdim_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(value_selecting_reduction_backward(grads[0], dim, indices, self_sizes, keepdim), input_meta[0]);
+  return out;
+}
+
+std::tuple<Tensor, Tensor> median_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::median.dim");
+  std::tuple<Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor>, const Tensor&, int64_t, bool>(self, dim, keepdim);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)))) return result;
+  auto node = std::make_shared<MedianBackward1>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->dim_ = dim;
+  node->keepdim_ = keepdim;
+  node->num_outputs = 2;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  node->result1_ = SavedVariable(std::get<1>(result), true);
+  return result;
+}
+
+struct NanmedianBackward0 final : Node {
+  std::string name() const override { return "NanmedianBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); result0_.reset(); }
+  SavedVariable self_;
+  SavedVariable result0_;
+};
+
+variable_list NanmedianBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(evenly_distribute_backward(grad, self, result), input_meta[0]);
+  return out;
+}
+
+Tensor nanmedian(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::nanmedian");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<NanmedianBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+struct NanmedianBackward1 final : Node {
+  std::string name() const override { return "NanmedianBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result1_.reset(); }
+  int64_t dim_;
+  bool keepdim_;
+  SavedVariable result1_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list NanmedianBackward1::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor indices = result1_.unpack(self_node);
+  int64_t dim = dim_;
+  bool keepdim = keepdim_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(value_selecting_reduction_backward(grads[0], dim, indices, self_sizes, keepdim), input_meta[0]);
+  return out;
+}
+
+std::tuple<Tensor, Tensor> nanmedian_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::nanmedian.dim");
+  std::tuple<Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor>, const Tensor&, int64_t, bool>(self, dim, keepdim);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)))) return result;
+  auto node = std::make_shared<NanmedianBackward1>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->dim_ = dim;
+  node->keepdim_ = keepdim;
+  node->num_outputs = 2;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  if (floating_output(std::get<1>(result))) set_history(std::get<1>(result), node, 1);
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  node->result1_ = SavedVariable(std::get<1>(result), true);
+  return result;
+}
+
+struct ModeBackward0 final : Node {
+  std::string name() const override { return "ModeBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result1_.reset(); }
+  int64_t dim_;
+  bool keepdim_;
+  SavedVariable result1_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list ModeBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor indices = result1_.unpack(self_node);
+  int64_t dim = dim_;
+  bool keepdim = keepdim_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(value_selecting_reduction_backward(grads[0], dim, indices, self_sizes, keepdim), input_meta[0]);
+  return out;
+}
+
+std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::mode");
+  std::tuple<Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor>, const Tensor&, int64_t, bool>(self, dim, keepdim);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(std::get<0>(result)) || floating_output(std::get<1>(result)))) return result;
+  auto node = std::make_shared<ModeBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->dim_ = dim;
+  node->keepdim_ = keepdim;
   node->num_outputs = 2;
   if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
   node->output_meta_.push_back(meta_of(std::get<0>(result)));
@@ -8231,6 +8673,8 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::masked_fill.Scalar", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&masked_fill_Scalar));
   m.impl("aten::masked_fill_.Scalar", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&masked_fill__Scalar_));
   m.impl("aten::masked_select", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&masked_select));
+  m.impl("aten::scatter_reduce.two", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, const Tensor&, std::string_view, bool)>(&scatter_reduce_two));
+  m.impl("aten::scatter_reduce_.two", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, const Tensor&, std::string_view, bool)>(&scatter_reduce__two_));
   m.impl("aten::mm", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&mm));
   m.impl("aten::bmm", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&bmm));
   m.impl("aten::mv", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&mv));
@@ -8320,6 +8764,9 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::cumprod_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<DType>)>(&cumprod__));
   m.impl("aten::softmax.int", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<DType>)>(&softmax_int));
   m.impl("aten::log_softmax.int", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<DType>)>(&log_softmax_int));
+  m.impl("aten::cummax", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t)>(&cummax));
+  m.impl("aten::cummin", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t)>(&cummin));
+  m.impl("aten::logcumsumexp", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&logcumsumexp));
   m.impl("aten::cat", DispatchKey::Autograd, static_cast<Tensor (*)(TensorList, int64_t)>(&cat));
   m.impl("aten::stack", DispatchKey::Autograd, static_cast<Tensor (*)(TensorList, int64_t)>(&stack));
   m.impl("aten::split.Tensor", DispatchKey::Autograd, static_cast<std::vector<Tensor> (*)(const Tensor&, int64_t, int64_t)>(&split_Tensor));
@@ -8342,6 +8789,12 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::sort", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, bool)>(&sort));
   m.impl("aten::sort.stable", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, std::optional<bool>, int64_t, bool)>(&sort_stable));
   m.impl("aten::topk", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, int64_t, bool, bool)>(&topk));
+  m.impl("aten::kthvalue", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, int64_t, bool)>(&kthvalue));
+  m.impl("aten::median", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&median));
+  m.impl("aten::median.dim", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, bool)>(&median_dim));
+  m.impl("aten::nanmedian", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&nanmedian));
+  m.impl("aten::nanmedian.dim", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, bool)>(&nanmedian_dim));
+  m.impl("aten::mode", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, bool)>(&mode));
   m.impl("aten::abs", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&abs));
   m.impl("aten::abs_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&abs__));
   m.impl("aten::neg", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&neg));

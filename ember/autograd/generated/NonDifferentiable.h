@@ -19,6 +19,9 @@ inline constexpr OpName kNonDifferentiable[] = {
     {"aten::randint_like", "low_dtype"},
     {"aten::normal", "float_float"},
     {"aten::bernoulli", "p"},
+    {"aten::searchsorted", "Tensor"},
+    {"aten::searchsorted", "Tensor_out"},
+    {"aten::histogram", "bins_tensor"},
     {"aten::detach", ""},
 };
 

@@ -3,7 +3,9 @@
 // ATen (TensorAdvancedIndexing.cpp, ScatterGatherChecks.h).
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "ember/kernels/cpu/Dispatch.h"
 #include "ember/kernels/cpu/Loops.h"
@@ -331,12 +333,18 @@ void scatter_shape_check(const Tensor& self, int64_t dim, const Tensor& index, c
   }
 }
 
-enum class ScatterReduce { None, Add, Multiply };
+enum class ScatterReduce { None, Add, Multiply, Max, Min };
 
 ScatterReduce parse_reduce(std::string_view reduce) {
   if (reduce == "add") return ScatterReduce::Add;
   if (reduce == "multiply") return ScatterReduce::Multiply;
   EMBER_FAIL("reduce argument must be either add or multiply.");
+}
+
+template <class T>
+bool is_nan_value(T v) {
+  if constexpr (std::is_floating_point_v<opmath_t<T>>) return std::isnan(static_cast<opmath_t<T>>(v));
+  else return false;
 }
 
 // Scatters src (or value) into `target` in place: target[... index[p] ...] (op)= src[p] along dim.
@@ -379,6 +387,12 @@ void scatter_into(const char* name, const Tensor& target, int64_t dim, const Ten
                            case ScatterReduce::Add: *p = static_cast<T>(static_cast<M>(*p) + static_cast<M>(x)); break;
                            case ScatterReduce::Multiply:
                              *p = static_cast<T>(static_cast<M>(*p) * static_cast<M>(x));
+                             break;
+                           case ScatterReduce::Max:  // NaN propagates (PyTorch's ReduceMaximum)
+                             if (is_nan_value(x) || static_cast<M>(x) > static_cast<M>(*p)) *p = x;
+                             break;
+                           case ScatterReduce::Min:
+                             if (is_nan_value(x) || static_cast<M>(x) < static_cast<M>(*p)) *p = x;
                              break;
                          }
                        });
@@ -700,6 +714,71 @@ Tensor scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const 
 }
 Tensor scatter_add_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const Tensor& out) {
   return scatter_out("scatter_add", self, dim, index, &src, nullptr, ScatterReduce::Add, out);
+}
+
+// scatter_reduce.two (PyTorch 1.13's scatter_reduce_two_cpu): without include_self the written positions first
+// take the reduction's identity; mean sums, then divides by the number of values combined (self counting one
+// when included; positions nothing was written to keep self), rounding down for integers.
+namespace {
+
+void scatter_reduce_into(const char* name, const Tensor& target, int64_t dim, const Tensor& index, const Tensor& src,
+                         std::string_view reduce, bool include_self) {
+  ScatterReduce op = ScatterReduce::Add;
+  if (reduce == "prod") op = ScatterReduce::Multiply;
+  else if (reduce == "amax") op = ScatterReduce::Max;
+  else if (reduce == "amin") op = ScatterReduce::Min;
+  else EMBER_CHECK(reduce == "sum" || reduce == "mean", "reduce argument must be either sum, prod, mean, amax or amin, "
+                   "got {}", reduce);
+  if (!include_self) {
+    Scalar init(0);
+    dispatch_dtypes<kAllTypes>(target.dtype(), name, [&]<class T>() {
+      using M = opmath_t<T>;
+      if (op == ScatterReduce::Multiply) init = Scalar(1);
+      if constexpr (std::is_same_v<T, bool>) {
+        if (op == ScatterReduce::Max) init = Scalar(false);
+        if (op == ScatterReduce::Min) init = Scalar(true);
+      } else if constexpr (std::is_floating_point_v<M>) {
+        if (op == ScatterReduce::Max) init = Scalar(-std::numeric_limits<double>::infinity());
+        if (op == ScatterReduce::Min) init = Scalar(std::numeric_limits<double>::infinity());
+      } else {
+        if (op == ScatterReduce::Max) init = Scalar(static_cast<int64_t>(std::numeric_limits<T>::lowest()));
+        if (op == ScatterReduce::Min) init = Scalar(static_cast<int64_t>(std::numeric_limits<T>::max()));
+      }
+    });
+    scatter_into(name, target, dim, index, nullptr, &init, ScatterReduce::None);
+  }
+  scatter_into(name, target, dim, index, &src, nullptr, op);
+  if (reduce == "mean") {
+    Tensor count = include_self ? ember::ones_like(target) : ember::zeros_like(target);
+    count.scatter_add_(dim, index, ember::ones_like(src));
+    count.masked_fill_(ember::eq(count, Scalar(0)), Scalar(1));
+    target.copy_(is_floating_point(target.dtype()) ? target.div(count) : target.div(count, "floor"));
+  }
+}
+
+}  // namespace
+
+Tensor scatter_reduce_two(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                          std::string_view reduce, bool include_self) {
+  Tensor r = self.clone();
+  scatter_reduce_into("scatter_reduce", r, dim, index, src, reduce, include_self);
+  return r;
+}
+Tensor scatter_reduce_two_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                           std::string_view reduce, bool include_self) {
+  scatter_reduce_into("scatter_reduce_", self, dim, index, src, reduce, include_self);
+  return self;
+}
+Tensor scatter_reduce_two_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                              std::string_view reduce, bool include_self, const Tensor& out) {
+  EMBER_CHECK(out.dtype() == self.dtype(), "scatter_reduce: Expected out tensor to have dtype {}, but got {} instead",
+              self.dtype(), out.dtype());
+  if (!out.is_same(self)) {
+    if (!out.sizes().equals(self.sizes())) out.impl()->resize(self.sizes());
+    out.copy_(self);
+  }
+  scatter_reduce_into("scatter_reduce", out, dim, index, src, reduce, include_self);
+  return out;
 }
 
 Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {

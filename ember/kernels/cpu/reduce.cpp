@@ -634,4 +634,102 @@ Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype) 
   return softmax_impl<true>("log_softmax", self, dim, dtype);
 }
 
+// ---- cummax, cummin, logcumsumexp
+// Note [scans with indices]
+// cummax/cummin follow PyTorch 1.13's cummax_helper: the running value is replaced when the element is NaN,
+// or when the running value is not NaN and the element is >= (cummax; <= for cummin) it, so equal values move
+// the index to the latest one and a NaN, once seen, stays (each later NaN taking the index).
+// logcumsumexp runs PyTorch's log_add_exp on the element and the running value (from -inf), in the element's
+// own precision: log1p(exp(min - max)) + max, NaN propagating, equal infinities kept as they are.
+namespace {
+
+// f(src, dst, len, in_stride, out_stride, line) for every line of x along d; out has x's sizes.
+template <class T, class F>
+void for_each_line(const Tensor& x, const Tensor& out, int64_t d, F&& f) {
+  Reduction rin = prepare(x, IntArrayRef(&d, 1), true, x.dtype());
+  Reduction rout = prepare(out, IntArrayRef(&d, 1), true, out.dtype());
+  const int64_t len = x.sizes()[d];
+  const T* in = x.data_ptr<T>();
+  parallel_for(rin.plan.num_outputs, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(len, 1)),
+               [&](int64_t b, int64_t e) {
+                 for (int64_t line = b; line < e; ++line)
+                   f(in + detail::kept_offset(rin.plan, line), detail::kept_offset(rout.plan, line), len);
+               });
+}
+
+template <bool IsMax>
+std::tuple<Tensor, Tensor> cum_extreme(const char* name, const Tensor& self, int64_t dim) {
+  const int64_t d = wrap_dim(dim, self.dim());
+  Tensor values = make_empty(self.sizes(), self.dtype());
+  Tensor indices = make_empty(self.sizes(), kInt64);
+  dispatch_dtypes<kAllTypes>(self.dtype(), name, [&]<class T>() {
+    using M = opmath_t<T>;
+    if (self.numel() == 0) return;
+    if (self.dim() == 0) {
+      values.copy_(self);
+      indices.data_ptr<int64_t>()[0] = 0;
+      return;
+    }
+    const int64_t sin = self.strides()[d], sv = values.strides()[d];
+    T* vo = values.data_ptr<T>();
+    int64_t* io = indices.data_ptr<int64_t>();
+    auto nan = [](M v) {
+      if constexpr (std::is_floating_point_v<M>) return std::isnan(v);
+      else return false;
+    };
+    for_each_line<T>(self, values, d, [&](const T* src, int64_t ooff, int64_t len) {
+      M best = static_cast<M>(src[0]);
+      int64_t idx = 0;
+      for (int64_t i = 0; i < len; ++i) {
+        const M x = static_cast<M>(src[i * sin]);
+        const bool replace = IsMax ? x >= best : x <= best;
+        if (nan(x) || (!nan(best) && replace)) {
+          best = x;
+          idx = i;
+        }
+        vo[ooff + i * sv] = static_cast<T>(best);
+        io[ooff + i * sv] = idx;
+      }
+    });
+  });
+  return {values, indices};
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim) { return cum_extreme<true>("cummax", self, dim); }
+std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim) { return cum_extreme<false>("cummin", self, dim); }
+
+Tensor logcumsumexp(const Tensor& self, int64_t dim) {
+  if (self.dtype() == kFloat16 || self.dtype() == kBFloat16)  // computed as float32, then rounded
+    return cpu::logcumsumexp(self.to(kFloat32), dim).to(self.dtype());
+  const int64_t d = wrap_dim(dim, self.dim());
+  Tensor out = make_empty(self.sizes(), self.dtype());
+  dispatch_dtypes<dtype_bit(kFloat32) | dtype_bit(kFloat64) | dtype_bit(kBFloat16)>(self.dtype(), "logcumsumexp",
+                                                                                    [&]<class T>() {
+    using M = opmath_t<T>;
+    if (self.numel() == 0) return;
+    if (self.dim() == 0) {
+      out.copy_(self);
+      return;
+    }
+    const int64_t sin = self.strides()[d], so = out.strides()[d];
+    T* o = out.data_ptr<T>();
+    for_each_line<T>(self, out, d, [&](const T* src, int64_t ooff, int64_t len) {
+      T cum = static_cast<T>(-std::numeric_limits<M>::infinity());
+      for (int64_t i = 0; i < len; ++i) {
+        const M x = static_cast<M>(src[i * sin]), y = static_cast<M>(cum);
+        const M lo = std::isnan(y) ? y : std::min(x, y), hi = std::isnan(y) ? y : std::max(x, y);
+        cum = static_cast<T>((lo != hi || std::isfinite(lo)) ? std::log1p(std::exp(lo - hi)) + hi : x);
+        o[ooff + i * so] = cum;
+      }
+    });
+  });
+  return out;
+}
+Tensor logcumsumexp_out(const Tensor& self, int64_t dim, const Tensor& out) {
+  check_scan_out("logcumsumexp", self, out);
+  return to_out_same_dtype("logcumsumexp", cpu::logcumsumexp(self, dim), out);
+}
+
 }  // namespace ember::cpu

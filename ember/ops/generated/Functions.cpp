@@ -839,6 +839,14 @@ Tensor clip_out(const Tensor& out, const Tensor& self, const std::optional<Tenso
   static const OperatorHandle h = op("aten::clip.Tensor_out");
   return h.call<Tensor, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, const Tensor&>(self, min, max, out);
 }
+Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  static const OperatorHandle h = op("aten::rsub.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Scalar&>(self, other, alpha);
+}
+Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  static const OperatorHandle h = op("aten::rsub.Scalar");
+  return h.call<Tensor, const Tensor&, const Scalar&, const Scalar&>(self, other, alpha);
+}
 Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
   static const OperatorHandle h = op("aten::conv1d");
   return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef, IntArrayRef, int64_t>(input, weight, bias, stride, padding, dilation, groups);
@@ -988,6 +996,27 @@ Tensor triu_indices(int64_t row, int64_t col, int64_t offset, std::optional<DTyp
   static const OperatorHandle h = op("aten::triu_indices");
   return h.call<Tensor, int64_t, int64_t, int64_t, std::optional<DType>, std::optional<Device>>(row, col, offset, dtype, device);
 }
+Tensor range(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::range.step");
+  return h.call<Tensor, const Scalar&, const Scalar&, const Scalar&, std::optional<DType>, std::optional<Device>>(start, end, step, dtype, device);
+}
+Tensor range(const Scalar& start, const Scalar& end, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::range");
+  return h.call<Tensor, const Scalar&, const Scalar&, std::optional<DType>, std::optional<Device>>(start, end, dtype, device);
+}
+Tensor fill(const Tensor& self, const Scalar& value) {
+  static const OperatorHandle h = op("aten::fill.Scalar");
+  return h.call<Tensor, const Tensor&, const Scalar&>(self, value);
+}
+Tensor fill(const Tensor& self, const Tensor& value) {
+  static const OperatorHandle h = op("aten::fill.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, value);
+}
+Tensor fill_diagonal_(const Tensor& self, const Scalar& fill_value, bool wrap) {
+  static const OperatorHandle h = op("aten::fill_diagonal_");
+  return h.call<Tensor, const Tensor&, const Scalar&, bool>(self, fill_value, wrap);
+}
+Tensor Tensor::fill_diagonal_(const Scalar& fill_value, bool wrap) const { return ember::fill_diagonal_(*this, fill_value, wrap); }
 Tensor _fused_elementwise(TensorList inputs, IntArrayRef program, IntArrayRef constants) {
   static const OperatorHandle h = op("aten::_fused_elementwise");
   return h.call<Tensor, TensorList, IntArrayRef, IntArrayRef>(inputs, program, constants);
@@ -1182,6 +1211,108 @@ Tensor take_along_dim_out(const Tensor& out, const Tensor& self, const Tensor& i
   static const OperatorHandle h = op("aten::take_along_dim.out");
   return h.call<Tensor, const Tensor&, const Tensor&, std::optional<int64_t>, const Tensor&>(self, indices, dim, out);
 }
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  static const OperatorHandle h = op("aten::index_copy");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&>(self, dim, index, source);
+}
+Tensor Tensor::index_copy(int64_t dim, const Tensor& index, const Tensor& source) const { return ember::index_copy(*this, dim, index, source); }
+Tensor index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  static const OperatorHandle h = op("aten::index_copy_");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&>(self, dim, index, source);
+}
+Tensor Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) const { return ember::index_copy_(*this, dim, index, source); }
+Tensor index_copy_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  static const OperatorHandle h = op("aten::index_copy.out");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&, const Tensor&>(self, dim, index, source, out);
+}
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  static const OperatorHandle h = op("aten::index_fill.int_Scalar");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Scalar&>(self, dim, index, value);
+}
+Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Scalar& value) const { return ember::index_fill(*this, dim, index, value); }
+Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  static const OperatorHandle h = op("aten::index_fill_.int_Scalar");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Scalar&>(self, dim, index, value);
+}
+Tensor Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& value) const { return ember::index_fill_(*this, dim, index, value); }
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  static const OperatorHandle h = op("aten::index_fill.int_Tensor");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&>(self, dim, index, value);
+}
+Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Tensor& value) const { return ember::index_fill(*this, dim, index, value); }
+Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  static const OperatorHandle h = op("aten::index_fill_.int_Tensor");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&>(self, dim, index, value);
+}
+Tensor Tensor::index_fill_(int64_t dim, const Tensor& index, const Tensor& value) const { return ember::index_fill_(*this, dim, index, value); }
+Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  static const OperatorHandle h = op("aten::masked_scatter");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, mask, source);
+}
+Tensor Tensor::masked_scatter(const Tensor& mask, const Tensor& source) const { return ember::masked_scatter(*this, mask, source); }
+Tensor masked_scatter_(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  static const OperatorHandle h = op("aten::masked_scatter_");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, mask, source);
+}
+Tensor Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) const { return ember::masked_scatter_(*this, mask, source); }
+Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  static const OperatorHandle h = op("aten::put");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, bool>(self, index, source, accumulate);
+}
+Tensor Tensor::put(const Tensor& index, const Tensor& source, bool accumulate) const { return ember::put(*this, index, source, accumulate); }
+Tensor put_(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  static const OperatorHandle h = op("aten::put_");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, bool>(self, index, source, accumulate);
+}
+Tensor Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate) const { return ember::put_(*this, index, source, accumulate); }
+Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  static const OperatorHandle h = op("aten::slice_scatter");
+  return h.call<Tensor, const Tensor&, const Tensor&, int64_t, std::optional<int64_t>, std::optional<int64_t>, int64_t>(self, src, dim, start, end, step);
+}
+Tensor Tensor::slice_scatter(const Tensor& src, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) const { return ember::slice_scatter(*this, src, dim, start, end, step); }
+Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_t index) {
+  static const OperatorHandle h = op("aten::select_scatter");
+  return h.call<Tensor, const Tensor&, const Tensor&, int64_t, int64_t>(self, src, dim, index);
+}
+Tensor Tensor::select_scatter(const Tensor& src, int64_t dim, int64_t index) const { return ember::select_scatter(*this, src, dim, index); }
+Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset, int64_t dim1, int64_t dim2) {
+  static const OperatorHandle h = op("aten::diagonal_scatter");
+  return h.call<Tensor, const Tensor&, const Tensor&, int64_t, int64_t, int64_t>(self, src, offset, dim1, dim2);
+}
+Tensor Tensor::diagonal_scatter(const Tensor& src, int64_t offset, int64_t dim1, int64_t dim2) const { return ember::diagonal_scatter(*this, src, offset, dim1, dim2); }
+Tensor as_strided_scatter(const Tensor& self, const Tensor& src, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  static const OperatorHandle h = op("aten::as_strided_scatter");
+  return h.call<Tensor, const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>>(self, src, size, stride, storage_offset);
+}
+Tensor Tensor::as_strided_scatter(const Tensor& src, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) const { return ember::as_strided_scatter(*this, src, size, stride, storage_offset); }
+Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self) {
+  static const OperatorHandle h = op("aten::scatter_reduce.two");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&, std::string_view, bool>(self, dim, index, src, reduce, include_self);
+}
+Tensor Tensor::scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self) const { return ember::scatter_reduce(*this, dim, index, src, reduce, include_self); }
+Tensor scatter_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self) {
+  static const OperatorHandle h = op("aten::scatter_reduce_.two");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&, std::string_view, bool>(self, dim, index, src, reduce, include_self);
+}
+Tensor Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self) const { return ember::scatter_reduce_(*this, dim, index, src, reduce, include_self); }
+Tensor scatter_reduce_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self) {
+  static const OperatorHandle h = op("aten::scatter_reduce.two_out");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&, std::string_view, bool, const Tensor&>(self, dim, index, src, reduce, include_self, out);
+}
+Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
+  static const OperatorHandle h = op("aten::index_reduce");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&, std::string_view, bool>(self, dim, index, source, reduce, include_self);
+}
+Tensor Tensor::index_reduce(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) const { return ember::index_reduce(*this, dim, index, source, reduce, include_self); }
+Tensor index_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
+  static const OperatorHandle h = op("aten::index_reduce_");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&, std::string_view, bool>(self, dim, index, source, reduce, include_self);
+}
+Tensor Tensor::index_reduce_(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) const { return ember::index_reduce_(*this, dim, index, source, reduce, include_self); }
+Tensor index_reduce_out(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce, bool include_self) {
+  static const OperatorHandle h = op("aten::index_reduce.out");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&, const Tensor&, std::string_view, bool, const Tensor&>(self, dim, index, source, reduce, include_self, out);
+}
 Tensor mm(const Tensor& self, const Tensor& mat2) {
   static const OperatorHandle h = op("aten::mm");
   return h.call<Tensor, const Tensor&, const Tensor&>(self, mat2);
@@ -1321,306 +1452,141 @@ Tensor vdot_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   static const OperatorHandle h = op("aten::vdot.out");
   return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
 }
-std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool pivot, bool check_errors) {
-  static const OperatorHandle h = op("aten::linalg_lu_factor_ex");
-  return h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, bool, bool>(A, pivot, check_errors);
+Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
+  static const OperatorHandle h = op("aten::addmv");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&>(self, mat, vec, beta, alpha);
 }
-std::tuple<Tensor, Tensor> linalg_lu_factor(const Tensor& A, bool pivot) {
-  static const OperatorHandle h = op("aten::linalg_lu_factor");
-  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, bool>(A, pivot);
+Tensor Tensor::addmv(const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) const { return ember::addmv(*this, mat, vec, beta, alpha); }
+Tensor addmv_(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
+  static const OperatorHandle h = op("aten::addmv_");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&>(self, mat, vec, beta, alpha);
 }
-std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data, bool unpack_pivots) {
-  static const OperatorHandle h = op("aten::lu_unpack");
-  return h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, const Tensor&, bool, bool>(LU_data, LU_pivots, unpack_data, unpack_pivots);
+Tensor Tensor::addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) const { return ember::addmv_(*this, mat, vec, beta, alpha); }
+Tensor addmv_out(const Tensor& out, const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
+  static const OperatorHandle h = op("aten::addmv.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&, const Tensor&>(self, mat, vec, beta, alpha, out);
 }
-std::tuple<Tensor, Tensor, Tensor> linalg_lu(const Tensor& A, bool pivot) {
-  static const OperatorHandle h = op("aten::linalg_lu");
-  return h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, bool>(A, pivot);
+Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) {
+  static const OperatorHandle h = op("aten::addr");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&>(self, vec1, vec2, beta, alpha);
 }
-Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
-  static const OperatorHandle h = op("aten::linalg_lu_solve");
-  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, bool, bool>(LU, pivots, B, left, adjoint);
+Tensor Tensor::addr(const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) const { return ember::addr(*this, vec1, vec2, beta, alpha); }
+Tensor addr_(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) {
+  static const OperatorHandle h = op("aten::addr_");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&>(self, vec1, vec2, beta, alpha);
 }
-Tensor lu_solve(const Tensor& self, const Tensor& LU_data, const Tensor& LU_pivots) {
-  static const OperatorHandle h = op("aten::lu_solve");
-  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, LU_data, LU_pivots);
+Tensor Tensor::addr_(const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) const { return ember::addr_(*this, vec1, vec2, beta, alpha); }
+Tensor addr_out(const Tensor& out, const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) {
+  static const OperatorHandle h = op("aten::addr.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&, const Tensor&>(self, vec1, vec2, beta, alpha, out);
 }
-Tensor Tensor::lu_solve(const Tensor& LU_data, const Tensor& LU_pivots) const { return ember::lu_solve(*this, LU_data, LU_pivots); }
-std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& self, bool upper, bool check_errors) {
-  static const OperatorHandle h = op("aten::linalg_cholesky_ex");
-  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, bool, bool>(self, upper, check_errors);
+Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  static const OperatorHandle h = op("aten::addbmm");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&>(self, batch1, batch2, beta, alpha);
 }
-Tensor linalg_cholesky(const Tensor& self, bool upper) {
-  static const OperatorHandle h = op("aten::linalg_cholesky");
-  return h.call<Tensor, const Tensor&, bool>(self, upper);
+Tensor Tensor::addbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) const { return ember::addbmm(*this, batch1, batch2, beta, alpha); }
+Tensor addbmm_(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  static const OperatorHandle h = op("aten::addbmm_");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&>(self, batch1, batch2, beta, alpha);
 }
-Tensor cholesky(const Tensor& self, bool upper) {
-  static const OperatorHandle h = op("aten::cholesky");
-  return h.call<Tensor, const Tensor&, bool>(self, upper);
+Tensor Tensor::addbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) const { return ember::addbmm_(*this, batch1, batch2, beta, alpha); }
+Tensor addbmm_out(const Tensor& out, const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  static const OperatorHandle h = op("aten::addbmm.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&, const Tensor&>(self, batch1, batch2, beta, alpha, out);
 }
-Tensor Tensor::cholesky(bool upper) const { return ember::cholesky(*this, upper); }
-Tensor cholesky_solve(const Tensor& self, const Tensor& input2, bool upper) {
-  static const OperatorHandle h = op("aten::cholesky_solve");
-  return h.call<Tensor, const Tensor&, const Tensor&, bool>(self, input2, upper);
+Tensor dist(const Tensor& self, const Tensor& other, const Scalar& p) {
+  static const OperatorHandle h = op("aten::dist");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Scalar&>(self, other, p);
 }
-Tensor Tensor::cholesky_solve(const Tensor& input2, bool upper) const { return ember::cholesky_solve(*this, input2, upper); }
-Tensor cholesky_inverse(const Tensor& self, bool upper) {
-  static const OperatorHandle h = op("aten::cholesky_inverse");
-  return h.call<Tensor, const Tensor&, bool>(self, upper);
+Tensor Tensor::dist(const Tensor& other, const Scalar& p) const { return ember::dist(*this, other, p); }
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t> compute_mode) {
+  static const OperatorHandle h = op("aten::cdist");
+  return h.call<Tensor, const Tensor&, const Tensor&, double, std::optional<int64_t>>(x1, x2, p, compute_mode);
 }
-Tensor Tensor::cholesky_inverse(bool upper) const { return ember::cholesky_inverse(*this, upper); }
-std::tuple<Tensor, Tensor> _linalg_eigh(const Tensor& A, std::string_view UPLO, bool compute_v) {
-  static const OperatorHandle h = op("aten::_linalg_eigh");
-  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, std::string_view, bool>(A, UPLO, compute_v);
+Tensor pdist(const Tensor& self, double p) {
+  static const OperatorHandle h = op("aten::pdist");
+  return h.call<Tensor, const Tensor&, double>(self, p);
 }
-std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& self, std::string_view UPLO) {
-  static const OperatorHandle h = op("aten::linalg_eigh");
-  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, std::string_view>(self, UPLO);
+Tensor cov(const Tensor& self, int64_t correction, const std::optional<Tensor>& fweights, const std::optional<Tensor>& aweights) {
+  static const OperatorHandle h = op("aten::cov");
+  return h.call<Tensor, const Tensor&, int64_t, const std::optional<Tensor>&, const std::optional<Tensor>&>(self, correction, fweights, aweights);
 }
-Tensor linalg_eigvalsh(const Tensor& self, std::string_view UPLO) {
-  static const OperatorHandle h = op("aten::linalg_eigvalsh");
-  return h.call<Tensor, const Tensor&, std::string_view>(self, UPLO);
-}
-std::tuple<Tensor, Tensor, Tensor> _linalg_svd(const Tensor& A, bool full_matrices, bool compute_uv, std::optional<std::string_view> driver) {
-  static const OperatorHandle h = op("aten::_linalg_svd");
-  return h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, bool, bool, std::optional<std::string_view>>(A, full_matrices, compute_uv, driver);
-}
-std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrices, std::optional<std::string_view> driver) {
-  static const OperatorHandle h = op("aten::linalg_svd");
-  return h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, bool, std::optional<std::string_view>>(A, full_matrices, driver);
-}
-Tensor linalg_svdvals(const Tensor& A, std::optional<std::string_view> driver) {
-  static const OperatorHandle h = op("aten::linalg_svdvals");
-  return h.call<Tensor, const Tensor&, std::optional<std::string_view>>(A, driver);
-}
-std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& self, bool some, bool compute_uv) {
-  static const OperatorHandle h = op("aten::svd");
-  return h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, bool, bool>(self, some, compute_uv);
-}
-std::tuple<Tensor, Tensor, Tensor> Tensor::svd(bool some, bool compute_uv) const { return ember::svd(*this, some, compute_uv); }
-std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
-  static const OperatorHandle h = op("aten::linalg_qr");
-  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, std::string_view>(A, mode);
-}
-std::tuple<Tensor, Tensor> qr(const Tensor& self, bool some) {
-  static const OperatorHandle h = op("aten::qr");
-  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, bool>(self, some);
-}
-std::tuple<Tensor, Tensor> Tensor::qr(bool some) const { return ember::qr(*this, some); }
-std::tuple<Tensor, Tensor> geqrf(const Tensor& self) {
-  static const OperatorHandle h = op("aten::geqrf");
-  return h.call<std::tuple<Tensor, Tensor>, const Tensor&>(self);
-}
-std::tuple<Tensor, Tensor> Tensor::geqrf() const { return ember::geqrf(*this); }
-Tensor linalg_householder_product(const Tensor& input, const Tensor& tau) {
-  static const OperatorHandle h = op("aten::linalg_householder_product");
-  return h.call<Tensor, const Tensor&, const Tensor&>(input, tau);
-}
-Tensor orgqr(const Tensor& self, const Tensor& input2) {
-  static const OperatorHandle h = op("aten::orgqr");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, input2);
-}
-Tensor Tensor::orgqr(const Tensor& input2) const { return ember::orgqr(*this, input2); }
-Tensor ormqr(const Tensor& self, const Tensor& input2, const Tensor& input3, bool left, bool transpose) {
-  static const OperatorHandle h = op("aten::ormqr");
-  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, bool, bool>(self, input2, input3, left, transpose);
-}
-Tensor Tensor::ormqr(const Tensor& input2, const Tensor& input3, bool left, bool transpose) const { return ember::ormqr(*this, input2, input3, left, transpose); }
-std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& self, bool hermitian, bool check_errors) {
-  static const OperatorHandle h = op("aten::linalg_ldl_factor_ex");
-  return h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, bool, bool>(self, hermitian, check_errors);
-}
-std::tuple<Tensor, Tensor> linalg_ldl_factor(const Tensor& self, bool hermitian) {
-  static const OperatorHandle h = op("aten::linalg_ldl_factor");
-  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, bool>(self, hermitian);
-}
-Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian) {
-  static const OperatorHandle h = op("aten::linalg_ldl_solve");
-  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, bool>(LD, pivots, B, hermitian);
-}
-Tensor linalg_solve_triangular(const Tensor& self, const Tensor& B, bool upper, bool left, bool unitriangular) {
-  static const OperatorHandle h = op("aten::linalg_solve_triangular");
-  return h.call<Tensor, const Tensor&, const Tensor&, bool, bool, bool>(self, B, upper, left, unitriangular);
-}
-std::tuple<Tensor, Tensor> triangular_solve(const Tensor& self, const Tensor& A, bool upper, bool transpose, bool unitriangular) {
-  static const OperatorHandle h = op("aten::triangular_solve");
-  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, const Tensor&, bool, bool, bool>(self, A, upper, transpose, unitriangular);
-}
-std::tuple<Tensor, Tensor> Tensor::triangular_solve(const Tensor& A, bool upper, bool transpose, bool unitriangular) const { return ember::triangular_solve(*this, A, upper, transpose, unitriangular); }
-std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_solve_ex(const Tensor& A, const Tensor& B, bool left, bool check_errors) {
-  static const OperatorHandle h = op("aten::_linalg_solve_ex");
-  return h.call<std::tuple<Tensor, Tensor, Tensor, Tensor>, const Tensor&, const Tensor&, bool, bool>(A, B, left, check_errors);
-}
-std::tuple<Tensor, Tensor> linalg_solve_ex(const Tensor& A, const Tensor& B, bool left, bool check_errors) {
-  static const OperatorHandle h = op("aten::linalg_solve_ex");
-  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, const Tensor&, bool, bool>(A, B, left, check_errors);
-}
-Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
-  static const OperatorHandle h = op("aten::linalg_solve");
-  return h.call<Tensor, const Tensor&, const Tensor&, bool>(A, B, left);
-}
-std::tuple<Tensor, Tensor> linalg_inv_ex(const Tensor& A, bool check_errors) {
-  static const OperatorHandle h = op("aten::linalg_inv_ex");
-  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, bool>(A, check_errors);
-}
-Tensor linalg_inv(const Tensor& A) {
-  static const OperatorHandle h = op("aten::linalg_inv");
-  return h.call<Tensor, const Tensor&>(A);
-}
-Tensor inverse(const Tensor& self) {
-  static const OperatorHandle h = op("aten::inverse");
+Tensor Tensor::cov(int64_t correction, const std::optional<Tensor>& fweights, const std::optional<Tensor>& aweights) const { return ember::cov(*this, correction, fweights, aweights); }
+Tensor corrcoef(const Tensor& self) {
+  static const OperatorHandle h = op("aten::corrcoef");
   return h.call<Tensor, const Tensor&>(self);
 }
-Tensor Tensor::inverse() const { return ember::inverse(*this); }
-std::tuple<Tensor, Tensor, Tensor> _linalg_det(const Tensor& A) {
-  static const OperatorHandle h = op("aten::_linalg_det");
-  return h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&>(A);
+Tensor Tensor::corrcoef() const { return ember::corrcoef(*this); }
+Tensor renorm(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  static const OperatorHandle h = op("aten::renorm");
+  return h.call<Tensor, const Tensor&, const Scalar&, int64_t, const Scalar&>(self, p, dim, maxnorm);
 }
-Tensor linalg_det(const Tensor& A) {
-  static const OperatorHandle h = op("aten::linalg_det");
-  return h.call<Tensor, const Tensor&>(A);
+Tensor Tensor::renorm(const Scalar& p, int64_t dim, const Scalar& maxnorm) const { return ember::renorm(*this, p, dim, maxnorm); }
+Tensor renorm_(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  static const OperatorHandle h = op("aten::renorm_");
+  return h.call<Tensor, const Tensor&, const Scalar&, int64_t, const Scalar&>(self, p, dim, maxnorm);
 }
-Tensor det(const Tensor& self) {
-  static const OperatorHandle h = op("aten::det");
-  return h.call<Tensor, const Tensor&>(self);
+Tensor Tensor::renorm_(const Scalar& p, int64_t dim, const Scalar& maxnorm) const { return ember::renorm_(*this, p, dim, maxnorm); }
+Tensor renorm_out(const Tensor& out, const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm) {
+  static const OperatorHandle h = op("aten::renorm.out");
+  return h.call<Tensor, const Tensor&, const Scalar&, int64_t, const Scalar&, const Tensor&>(self, p, dim, maxnorm, out);
 }
-Tensor Tensor::det() const { return ember::det(*this); }
-std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_slogdet(const Tensor& A) {
-  static const OperatorHandle h = op("aten::_linalg_slogdet");
-  return h.call<std::tuple<Tensor, Tensor, Tensor, Tensor>, const Tensor&>(A);
+Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim) {
+  static const OperatorHandle h = op("aten::cross");
+  return h.call<Tensor, const Tensor&, const Tensor&, std::optional<int64_t>>(self, other, dim);
 }
-std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
-  static const OperatorHandle h = op("aten::linalg_slogdet");
-  return h.call<std::tuple<Tensor, Tensor>, const Tensor&>(A);
+Tensor Tensor::cross(const Tensor& other, std::optional<int64_t> dim) const { return ember::cross(*this, other, dim); }
+Tensor cross_out(const Tensor& out, const Tensor& self, const Tensor& other, std::optional<int64_t> dim) {
+  static const OperatorHandle h = op("aten::cross.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, std::optional<int64_t>, const Tensor&>(self, other, dim, out);
 }
-std::tuple<Tensor, Tensor> slogdet(const Tensor& self) {
-  static const OperatorHandle h = op("aten::slogdet");
-  return h.call<std::tuple<Tensor, Tensor>, const Tensor&>(self);
+Tensor linalg_cross(const Tensor& self, const Tensor& other, int64_t dim) {
+  static const OperatorHandle h = op("aten::linalg_cross");
+  return h.call<Tensor, const Tensor&, const Tensor&, int64_t>(self, other, dim);
 }
-std::tuple<Tensor, Tensor> Tensor::slogdet() const { return ember::slogdet(*this); }
-Tensor logdet(const Tensor& self) {
-  static const OperatorHandle h = op("aten::logdet");
-  return h.call<Tensor, const Tensor&>(self);
+Tensor linalg_cross_out(const Tensor& out, const Tensor& self, const Tensor& other, int64_t dim) {
+  static const OperatorHandle h = op("aten::linalg_cross.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, int64_t, const Tensor&>(self, other, dim, out);
 }
-Tensor Tensor::logdet() const { return ember::logdet(*this); }
-Tensor linalg_pinv(const Tensor& self, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol, bool hermitian) {
-  static const OperatorHandle h = op("aten::linalg_pinv.atol_rtol_tensor");
-  return h.call<Tensor, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, bool>(self, atol, rtol, hermitian);
-}
-Tensor linalg_pinv(const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
-  static const OperatorHandle h = op("aten::linalg_pinv.atol_rtol_float");
-  return h.call<Tensor, const Tensor&, std::optional<double>, std::optional<double>, bool>(self, atol, rtol, hermitian);
-}
-Tensor linalg_pinv(const Tensor& self, double rcond, bool hermitian) {
-  static const OperatorHandle h = op("aten::linalg_pinv");
-  return h.call<Tensor, const Tensor&, double, bool>(self, rcond, hermitian);
-}
-Tensor linalg_pinv(const Tensor& self, const Tensor& rcond, bool hermitian) {
-  static const OperatorHandle h = op("aten::linalg_pinv.rcond_tensor");
-  return h.call<Tensor, const Tensor&, const Tensor&, bool>(self, rcond, hermitian);
-}
-Tensor pinverse(const Tensor& self, double rcond) {
-  static const OperatorHandle h = op("aten::pinverse");
-  return h.call<Tensor, const Tensor&, double>(self, rcond);
-}
-Tensor Tensor::pinverse(double rcond) const { return ember::pinverse(*this, rcond); }
-Tensor linalg_matrix_rank(const Tensor& input, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol, bool hermitian) {
-  static const OperatorHandle h = op("aten::linalg_matrix_rank.atol_rtol_tensor");
-  return h.call<Tensor, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, bool>(input, atol, rtol, hermitian);
-}
-Tensor linalg_matrix_rank(const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
-  static const OperatorHandle h = op("aten::linalg_matrix_rank.atol_rtol_float");
-  return h.call<Tensor, const Tensor&, std::optional<double>, std::optional<double>, bool>(self, atol, rtol, hermitian);
-}
-Tensor linalg_matrix_rank(const Tensor& self, double tol, bool hermitian) {
-  static const OperatorHandle h = op("aten::linalg_matrix_rank");
-  return h.call<Tensor, const Tensor&, double, bool>(self, tol, hermitian);
-}
-Tensor linalg_matrix_rank(const Tensor& input, const Tensor& tol, bool hermitian) {
-  static const OperatorHandle h = op("aten::linalg_matrix_rank.tol_tensor");
-  return h.call<Tensor, const Tensor&, const Tensor&, bool>(input, tol, hermitian);
-}
-Tensor linalg_matrix_norm(const Tensor& self, const Scalar& ord, IntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
-  static const OperatorHandle h = op("aten::linalg_matrix_norm");
-  return h.call<Tensor, const Tensor&, const Scalar&, IntArrayRef, bool, std::optional<DType>>(self, ord, dim, keepdim, dtype);
-}
-Tensor linalg_matrix_norm(const Tensor& self, std::string_view ord, IntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
-  static const OperatorHandle h = op("aten::linalg_matrix_norm.str_ord");
-  return h.call<Tensor, const Tensor&, std::string_view, IntArrayRef, bool, std::optional<DType>>(self, ord, dim, keepdim, dtype);
-}
-Tensor linalg_norm(const Tensor& self, const std::optional<Scalar>& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
-  static const OperatorHandle h = op("aten::linalg_norm");
-  return h.call<Tensor, const Tensor&, const std::optional<Scalar>&, OptionalIntArrayRef, bool, std::optional<DType>>(self, ord, dim, keepdim, dtype);
-}
-Tensor linalg_norm(const Tensor& self, std::string_view ord, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
-  static const OperatorHandle h = op("aten::linalg_norm.ord_str");
-  return h.call<Tensor, const Tensor&, std::string_view, OptionalIntArrayRef, bool, std::optional<DType>>(self, ord, dim, keepdim, dtype);
-}
-Tensor nuclear_norm(const Tensor& self, bool keepdim) {
-  static const OperatorHandle h = op("aten::nuclear_norm");
-  return h.call<Tensor, const Tensor&, bool>(self, keepdim);
-}
-Tensor nuclear_norm(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  static const OperatorHandle h = op("aten::nuclear_norm.dim");
-  return h.call<Tensor, const Tensor&, IntArrayRef, bool>(self, dim, keepdim);
-}
-Tensor frobenius_norm(const Tensor& self) {
-  static const OperatorHandle h = op("aten::frobenius_norm");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor frobenius_norm(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  static const OperatorHandle h = op("aten::frobenius_norm.dim");
-  return h.call<Tensor, const Tensor&, IntArrayRef, bool>(self, dim, keepdim);
-}
-Tensor linalg_cond(const Tensor& self, const std::optional<Scalar>& p) {
-  static const OperatorHandle h = op("aten::linalg_cond");
-  return h.call<Tensor, const Tensor&, const std::optional<Scalar>&>(self, p);
-}
-Tensor linalg_cond(const Tensor& self, std::string_view p) {
-  static const OperatorHandle h = op("aten::linalg_cond.p_str");
-  return h.call<Tensor, const Tensor&, std::string_view>(self, p);
-}
-Tensor linalg_matrix_power(const Tensor& self, int64_t n) {
-  static const OperatorHandle h = op("aten::linalg_matrix_power");
-  return h.call<Tensor, const Tensor&, int64_t>(self, n);
-}
-Tensor matrix_power(const Tensor& self, int64_t n) {
-  static const OperatorHandle h = op("aten::matrix_power");
-  return h.call<Tensor, const Tensor&, int64_t>(self, n);
-}
-Tensor Tensor::matrix_power(int64_t n) const { return ember::matrix_power(*this, n); }
-Tensor linalg_matrix_exp(const Tensor& self) {
-  static const OperatorHandle h = op("aten::linalg_matrix_exp");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor matrix_exp(const Tensor& self) {
-  static const OperatorHandle h = op("aten::matrix_exp");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::matrix_exp() const { return ember::matrix_exp(*this); }
-Tensor linalg_multi_dot(TensorList tensors) {
-  static const OperatorHandle h = op("aten::linalg_multi_dot");
-  return h.call<Tensor, TensorList>(tensors);
+Tensor vander(const Tensor& x, std::optional<int64_t> N, bool increasing) {
+  static const OperatorHandle h = op("aten::vander");
+  return h.call<Tensor, const Tensor&, std::optional<int64_t>, bool>(x, N, increasing);
 }
 Tensor linalg_vander(const Tensor& x, std::optional<int64_t> N) {
   static const OperatorHandle h = op("aten::linalg_vander");
   return h.call<Tensor, const Tensor&, std::optional<int64_t>>(x, N);
 }
-Tensor linalg_vecdot(const Tensor& x, const Tensor& y, int64_t dim) {
-  static const OperatorHandle h = op("aten::linalg_vecdot");
-  return h.call<Tensor, const Tensor&, const Tensor&, int64_t>(x, y, dim);
+Tensor combinations(const Tensor& self, int64_t r, bool with_replacement) {
+  static const OperatorHandle h = op("aten::combinations");
+  return h.call<Tensor, const Tensor&, int64_t, bool>(self, r, with_replacement);
 }
-Tensor linalg_diagonal(const Tensor& A, int64_t offset, int64_t dim1, int64_t dim2) {
-  static const OperatorHandle h = op("aten::linalg_diagonal");
-  return h.call<Tensor, const Tensor&, int64_t, int64_t, int64_t>(A, offset, dim1, dim2);
+Tensor trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {
+  static const OperatorHandle h = op("aten::trapezoid.x");
+  return h.call<Tensor, const Tensor&, const Tensor&, int64_t>(y, x, dim);
 }
-Tensor linalg_tensorinv(const Tensor& self, int64_t ind) {
-  static const OperatorHandle h = op("aten::linalg_tensorinv");
-  return h.call<Tensor, const Tensor&, int64_t>(self, ind);
+Tensor trapezoid(const Tensor& y, const Scalar& dx, int64_t dim) {
+  static const OperatorHandle h = op("aten::trapezoid.dx");
+  return h.call<Tensor, const Tensor&, const Scalar&, int64_t>(y, dx, dim);
 }
-Tensor linalg_tensorsolve(const Tensor& self, const Tensor& other, OptionalIntArrayRef dims) {
-  static const OperatorHandle h = op("aten::linalg_tensorsolve");
-  return h.call<Tensor, const Tensor&, const Tensor&, OptionalIntArrayRef>(self, other, dims);
+Tensor trapz(const Tensor& y, const Tensor& x, int64_t dim) {
+  static const OperatorHandle h = op("aten::trapz.x");
+  return h.call<Tensor, const Tensor&, const Tensor&, int64_t>(y, x, dim);
+}
+Tensor trapz(const Tensor& y, double dx, int64_t dim) {
+  static const OperatorHandle h = op("aten::trapz.dx");
+  return h.call<Tensor, const Tensor&, double, int64_t>(y, dx, dim);
+}
+Tensor cumulative_trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {
+  static const OperatorHandle h = op("aten::cumulative_trapezoid.x");
+  return h.call<Tensor, const Tensor&, const Tensor&, int64_t>(y, x, dim);
+}
+Tensor cumulative_trapezoid(const Tensor& y, const Scalar& dx, int64_t dim) {
+  static const OperatorHandle h = op("aten::cumulative_trapezoid.dx");
+  return h.call<Tensor, const Tensor&, const Scalar&, int64_t>(y, dx, dim);
+}
+Tensor einsum(std::string_view equation, TensorList tensors, OptionalIntArrayRef path) {
+  static const OperatorHandle h = op("aten::einsum");
+  return h.call<Tensor, std::string_view, TensorList, OptionalIntArrayRef>(equation, tensors, path);
 }
 Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
   static const OperatorHandle h = op("aten::hardtanh");
@@ -2298,6 +2264,75 @@ Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype) 
   return h.call<Tensor, const Tensor&, int64_t, std::optional<DType>>(self, dim, dtype);
 }
 Tensor Tensor::log_softmax(int64_t dim, std::optional<DType> dtype) const { return ember::log_softmax(*this, dim, dtype); }
+Tensor nanmean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::nanmean");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>>(self, dim, keepdim, dtype);
+}
+Tensor Tensor::nanmean(OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) const { return ember::nanmean(*this, dim, keepdim, dtype); }
+Tensor nanmean_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::nanmean.out");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>, const Tensor&>(self, dim, keepdim, dtype, out);
+}
+std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  static const OperatorHandle h = op("aten::aminmax");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, std::optional<int64_t>, bool>(self, dim, keepdim);
+}
+std::tuple<Tensor, Tensor> Tensor::aminmax(std::optional<int64_t> dim, bool keepdim) const { return ember::aminmax(*this, dim, keepdim); }
+Tensor quantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  static const OperatorHandle h = op("aten::quantile");
+  return h.call<Tensor, const Tensor&, const Tensor&, std::optional<int64_t>, bool, std::string_view>(self, q, dim, keepdim, interpolation);
+}
+Tensor Tensor::quantile(const Tensor& q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) const { return ember::quantile(*this, q, dim, keepdim, interpolation); }
+Tensor quantile_out(const Tensor& out, const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  static const OperatorHandle h = op("aten::quantile.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, std::optional<int64_t>, bool, std::string_view, const Tensor&>(self, q, dim, keepdim, interpolation, out);
+}
+Tensor quantile(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  static const OperatorHandle h = op("aten::quantile.scalar");
+  return h.call<Tensor, const Tensor&, double, std::optional<int64_t>, bool, std::string_view>(self, q, dim, keepdim, interpolation);
+}
+Tensor Tensor::quantile(double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) const { return ember::quantile(*this, q, dim, keepdim, interpolation); }
+Tensor quantile_out(const Tensor& out, const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  static const OperatorHandle h = op("aten::quantile.scalar_out");
+  return h.call<Tensor, const Tensor&, double, std::optional<int64_t>, bool, std::string_view, const Tensor&>(self, q, dim, keepdim, interpolation, out);
+}
+Tensor nanquantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  static const OperatorHandle h = op("aten::nanquantile");
+  return h.call<Tensor, const Tensor&, const Tensor&, std::optional<int64_t>, bool, std::string_view>(self, q, dim, keepdim, interpolation);
+}
+Tensor Tensor::nanquantile(const Tensor& q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) const { return ember::nanquantile(*this, q, dim, keepdim, interpolation); }
+Tensor nanquantile_out(const Tensor& out, const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  static const OperatorHandle h = op("aten::nanquantile.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, std::optional<int64_t>, bool, std::string_view, const Tensor&>(self, q, dim, keepdim, interpolation, out);
+}
+Tensor nanquantile(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  static const OperatorHandle h = op("aten::nanquantile.scalar");
+  return h.call<Tensor, const Tensor&, double, std::optional<int64_t>, bool, std::string_view>(self, q, dim, keepdim, interpolation);
+}
+Tensor Tensor::nanquantile(double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) const { return ember::nanquantile(*this, q, dim, keepdim, interpolation); }
+Tensor nanquantile_out(const Tensor& out, const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) {
+  static const OperatorHandle h = op("aten::nanquantile.scalar_out");
+  return h.call<Tensor, const Tensor&, double, std::optional<int64_t>, bool, std::string_view, const Tensor&>(self, q, dim, keepdim, interpolation, out);
+}
+std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = op("aten::cummax");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, int64_t>(self, dim);
+}
+std::tuple<Tensor, Tensor> Tensor::cummax(int64_t dim) const { return ember::cummax(*this, dim); }
+std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = op("aten::cummin");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, int64_t>(self, dim);
+}
+std::tuple<Tensor, Tensor> Tensor::cummin(int64_t dim) const { return ember::cummin(*this, dim); }
+Tensor logcumsumexp(const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = op("aten::logcumsumexp");
+  return h.call<Tensor, const Tensor&, int64_t>(self, dim);
+}
+Tensor Tensor::logcumsumexp(int64_t dim) const { return ember::logcumsumexp(*this, dim); }
+Tensor logcumsumexp_out(const Tensor& out, const Tensor& self, int64_t dim) {
+  static const OperatorHandle h = op("aten::logcumsumexp.out");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&>(self, dim, out);
+}
 Tensor cat(TensorList tensors, int64_t dim) {
   static const OperatorHandle h = op("aten::cat");
   return h.call<Tensor, TensorList, int64_t>(tensors, dim);
@@ -2651,6 +2686,30 @@ Tensor diagflat(const Tensor& self, int64_t offset) {
   return h.call<Tensor, const Tensor&, int64_t>(self, offset);
 }
 Tensor Tensor::diagflat(int64_t offset) const { return ember::diagflat(*this, offset); }
+Tensor narrow_copy(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  static const OperatorHandle h = op("aten::narrow_copy");
+  return h.call<Tensor, const Tensor&, int64_t, int64_t, int64_t>(self, dim, start, length);
+}
+Tensor Tensor::narrow_copy(int64_t dim, int64_t start, int64_t length) const { return ember::narrow_copy(*this, dim, start, length); }
+Tensor narrow_copy_out(const Tensor& out, const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  static const OperatorHandle h = op("aten::narrow_copy.out");
+  return h.call<Tensor, const Tensor&, int64_t, int64_t, int64_t, const Tensor&>(self, dim, start, length, out);
+}
+std::vector<Tensor> unsafe_split(const Tensor& self, int64_t split_size, int64_t dim) {
+  static const OperatorHandle h = op("aten::unsafe_split.Tensor");
+  return h.call<std::vector<Tensor>, const Tensor&, int64_t, int64_t>(self, split_size, dim);
+}
+std::vector<Tensor> Tensor::unsafe_split(int64_t split_size, int64_t dim) const { return ember::unsafe_split(*this, split_size, dim); }
+std::vector<Tensor> unsafe_split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+  static const OperatorHandle h = op("aten::unsafe_split_with_sizes");
+  return h.call<std::vector<Tensor>, const Tensor&, IntArrayRef, int64_t>(self, split_sizes, dim);
+}
+std::vector<Tensor> Tensor::unsafe_split_with_sizes(IntArrayRef split_sizes, int64_t dim) const { return ember::unsafe_split_with_sizes(*this, split_sizes, dim); }
+std::vector<Tensor> unsafe_chunk(const Tensor& self, int64_t chunks, int64_t dim) {
+  static const OperatorHandle h = op("aten::unsafe_chunk");
+  return h.call<std::vector<Tensor>, const Tensor&, int64_t, int64_t>(self, chunks, dim);
+}
+std::vector<Tensor> Tensor::unsafe_chunk(int64_t chunks, int64_t dim) const { return ember::unsafe_chunk(*this, chunks, dim); }
 std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
   static const OperatorHandle h = op("aten::sort");
   return h.call<std::tuple<Tensor, Tensor>, const Tensor&, int64_t, bool>(self, dim, descending);
@@ -2676,6 +2735,124 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
   return h.call<std::tuple<Tensor, Tensor>, const Tensor&, int64_t, int64_t, bool, bool>(self, k, dim, largest, sorted);
 }
 std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest, bool sorted) const { return ember::topk(*this, k, dim, largest, sorted); }
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  static const OperatorHandle h = op("aten::kthvalue");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, int64_t, int64_t, bool>(self, k, dim, keepdim);
+}
+std::tuple<Tensor, Tensor> Tensor::kthvalue(int64_t k, int64_t dim, bool keepdim) const { return ember::kthvalue(*this, k, dim, keepdim); }
+Tensor median(const Tensor& self) {
+  static const OperatorHandle h = op("aten::median");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::median() const { return ember::median(*this); }
+std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim) {
+  static const OperatorHandle h = op("aten::median.dim");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, int64_t, bool>(self, dim, keepdim);
+}
+std::tuple<Tensor, Tensor> Tensor::median(int64_t dim, bool keepdim) const { return ember::median(*this, dim, keepdim); }
+Tensor nanmedian(const Tensor& self) {
+  static const OperatorHandle h = op("aten::nanmedian");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::nanmedian() const { return ember::nanmedian(*this); }
+std::tuple<Tensor, Tensor> nanmedian(const Tensor& self, int64_t dim, bool keepdim) {
+  static const OperatorHandle h = op("aten::nanmedian.dim");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, int64_t, bool>(self, dim, keepdim);
+}
+std::tuple<Tensor, Tensor> Tensor::nanmedian(int64_t dim, bool keepdim) const { return ember::nanmedian(*this, dim, keepdim); }
+std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
+  static const OperatorHandle h = op("aten::mode");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, int64_t, bool>(self, dim, keepdim);
+}
+std::tuple<Tensor, Tensor> Tensor::mode(int64_t dim, bool keepdim) const { return ember::mode(*this, dim, keepdim); }
+Tensor msort(const Tensor& self) {
+  static const OperatorHandle h = op("aten::msort");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::msort() const { return ember::msort(*this); }
+Tensor msort_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::msort.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool sorted, bool return_inverse, bool return_counts) {
+  static const OperatorHandle h = op("aten::_unique2");
+  return h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, bool, bool, bool>(self, sorted, return_inverse, return_counts);
+}
+std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& self, int64_t dim, bool sorted, bool return_inverse, bool return_counts) {
+  static const OperatorHandle h = op("aten::unique_dim");
+  return h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, int64_t, bool, bool, bool>(self, dim, sorted, return_inverse, return_counts);
+}
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self, bool return_inverse, bool return_counts, std::optional<int64_t> dim) {
+  static const OperatorHandle h = op("aten::unique_consecutive");
+  return h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, bool, bool, std::optional<int64_t>>(self, return_inverse, return_counts, dim);
+}
+Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right, std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
+  static const OperatorHandle h = op("aten::searchsorted.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&, bool, bool, std::optional<std::string_view>, const std::optional<Tensor>&>(sorted_sequence, self, out_int32, right, side, sorter);
+}
+Tensor searchsorted_out(const Tensor& out, const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right, std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
+  static const OperatorHandle h = op("aten::searchsorted.Tensor_out");
+  return h.call<Tensor, const Tensor&, const Tensor&, bool, bool, std::optional<std::string_view>, const std::optional<Tensor>&, const Tensor&>(sorted_sequence, self, out_int32, right, side, sorter, out);
+}
+Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& self, bool out_int32, bool right, std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
+  static const OperatorHandle h = op("aten::searchsorted.Scalar");
+  return h.call<Tensor, const Tensor&, const Scalar&, bool, bool, std::optional<std::string_view>, const std::optional<Tensor>&>(sorted_sequence, self, out_int32, right, side, sorter);
+}
+Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
+  static const OperatorHandle h = op("aten::bucketize.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&, bool, bool>(self, boundaries, out_int32, right);
+}
+Tensor bucketize_out(const Tensor& out, const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
+  static const OperatorHandle h = op("aten::bucketize.Tensor_out");
+  return h.call<Tensor, const Tensor&, const Tensor&, bool, bool, const Tensor&>(self, boundaries, out_int32, right, out);
+}
+Tensor bucketize(const Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {
+  static const OperatorHandle h = op("aten::bucketize.Scalar");
+  return h.call<Tensor, const Scalar&, const Tensor&, bool, bool>(self, boundaries, out_int32, right);
+}
+Tensor isin(const Tensor& elements, const Tensor& test_elements, bool assume_unique, bool invert) {
+  static const OperatorHandle h = op("aten::isin.Tensor_Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&, bool, bool>(elements, test_elements, assume_unique, invert);
+}
+Tensor isin_out(const Tensor& out, const Tensor& elements, const Tensor& test_elements, bool assume_unique, bool invert) {
+  static const OperatorHandle h = op("aten::isin.Tensor_Tensor_out");
+  return h.call<Tensor, const Tensor&, const Tensor&, bool, bool, const Tensor&>(elements, test_elements, assume_unique, invert, out);
+}
+Tensor isin(const Tensor& elements, const Scalar& test_element, bool assume_unique, bool invert) {
+  static const OperatorHandle h = op("aten::isin.Tensor_Scalar");
+  return h.call<Tensor, const Tensor&, const Scalar&, bool, bool>(elements, test_element, assume_unique, invert);
+}
+Tensor isin_out(const Tensor& out, const Tensor& elements, const Scalar& test_element, bool assume_unique, bool invert) {
+  static const OperatorHandle h = op("aten::isin.Tensor_Scalar_out");
+  return h.call<Tensor, const Tensor&, const Scalar&, bool, bool, const Tensor&>(elements, test_element, assume_unique, invert, out);
+}
+Tensor isin(const Scalar& element, const Tensor& test_elements, bool assume_unique, bool invert) {
+  static const OperatorHandle h = op("aten::isin.Scalar_Tensor");
+  return h.call<Tensor, const Scalar&, const Tensor&, bool, bool>(element, test_elements, assume_unique, invert);
+}
+Tensor isin_out(const Tensor& out, const Scalar& element, const Tensor& test_elements, bool assume_unique, bool invert) {
+  static const OperatorHandle h = op("aten::isin.Scalar_Tensor_out");
+  return h.call<Tensor, const Scalar&, const Tensor&, bool, bool, const Tensor&>(element, test_elements, assume_unique, invert, out);
+}
+Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max) {
+  static const OperatorHandle h = op("aten::histc");
+  return h.call<Tensor, const Tensor&, int64_t, const Scalar&, const Scalar&>(self, bins, min, max);
+}
+Tensor Tensor::histc(int64_t bins, const Scalar& min, const Scalar& max) const { return ember::histc(*this, bins, min, max); }
+Tensor histc_out(const Tensor& out, const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max) {
+  static const OperatorHandle h = op("aten::histc.out");
+  return h.call<Tensor, const Tensor&, int64_t, const Scalar&, const Scalar&, const Tensor&>(self, bins, min, max, out);
+}
+Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights, int64_t minlength) {
+  static const OperatorHandle h = op("aten::bincount");
+  return h.call<Tensor, const Tensor&, const std::optional<Tensor>&, int64_t>(self, weights, minlength);
+}
+Tensor Tensor::bincount(const std::optional<Tensor>& weights, int64_t minlength) const { return ember::bincount(*this, weights, minlength); }
+std::tuple<Tensor, Tensor> histogram(const Tensor& self, const Tensor& bins, const std::optional<Tensor>& weight, bool density) {
+  static const OperatorHandle h = op("aten::histogram.bins_tensor");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, const Tensor&, const std::optional<Tensor>&, bool>(self, bins, weight, density);
+}
+std::tuple<Tensor, Tensor> Tensor::histogram(const Tensor& bins, const std::optional<Tensor>& weight, bool density) const { return ember::histogram(*this, bins, weight, density); }
 Tensor abs(const Tensor& self) {
   static const OperatorHandle h = op("aten::abs");
   return h.call<Tensor, const Tensor&>(self);
