@@ -360,14 +360,14 @@ std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
 // Note [unique]
 // _unique2 is PyTorch 1.13's CPU algorithm: the distinct values gathered in a std::unordered_set (its iteration
 // order is the unsorted result; sorted=True sorts them), the inverse and counts looked up in
-// std::unordered_maps. With the same standard library the unsorted order is PyTorch's too (float16 and
-// bfloat16 are computed as float32, as the reference computes them). NaN never equals itself, so every NaN is
-// its own value and the lookups of NaN find nothing: PyTorch's results there are artefacts of its hash maps,
-// reproduced, not meaningful. unique_dim and unique_consecutive over dim sort the slices lexicographically
-// (with std::sort, as PyTorch) and merge equal neighbours.
+// std::unordered_maps. With the same standard library the unsorted order is PyTorch's too (bfloat16 values are
+// hashed by their 16 bits, as c10's std::hash<BFloat16>; float16, which PyTorch lacks, is computed as float32).
+// NaN never equals itself, so every NaN is its own value and the lookups of NaN find nothing: PyTorch's results
+// there are artefacts of its hash maps, reproduced, not meaningful. unique_dim and unique_consecutive over dim
+// sort the slices lexicographically (with std::sort, as PyTorch) and merge equal neighbours.
 namespace {
 
-// (float16 and bfloat16 go through float32 in unique2; the dispatch still instantiates them)
+// bfloat16 (and float16, which unique2 computes as float32 but the dispatch instantiates) hash their bits
 struct NarrowHash {
   template <class T>
   size_t operator()(T v) const { return std::hash<uint16_t>()(v.x); }
@@ -446,7 +446,8 @@ std::tuple<Tensor, Tensor, Tensor> unique_dim_impl(const char* name, const Tenso
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> unique2(const Tensor& self, bool sorted, bool return_inverse, bool return_counts) {
-  if (self.dtype() == kFloat16 || self.dtype() == kBFloat16) {  // as float32 (the hash order of float32 values)
+  // float16 as float32 (PyTorch 1.13 has no float16 kernel); bfloat16 hashes its 16 bits, as c10's std::hash
+  if (self.dtype() == kFloat16) {
     auto [o, i, c] = cpu::unique2(self.to(kFloat32), sorted, return_inverse, return_counts);
     return {o.to(self.dtype()), i, c};
   }

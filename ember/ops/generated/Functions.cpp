@@ -1452,6 +1452,287 @@ Tensor vdot_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   static const OperatorHandle h = op("aten::vdot.out");
   return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
 }
+std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool pivot, bool check_errors) {
+  static const OperatorHandle h = op("aten::linalg_lu_factor_ex");
+  return h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, bool, bool>(A, pivot, check_errors);
+}
+std::tuple<Tensor, Tensor> linalg_lu_factor(const Tensor& A, bool pivot) {
+  static const OperatorHandle h = op("aten::linalg_lu_factor");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, bool>(A, pivot);
+}
+std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data, bool unpack_pivots) {
+  static const OperatorHandle h = op("aten::lu_unpack");
+  return h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, const Tensor&, bool, bool>(LU_data, LU_pivots, unpack_data, unpack_pivots);
+}
+std::tuple<Tensor, Tensor, Tensor> linalg_lu(const Tensor& A, bool pivot) {
+  static const OperatorHandle h = op("aten::linalg_lu");
+  return h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, bool>(A, pivot);
+}
+Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint) {
+  static const OperatorHandle h = op("aten::linalg_lu_solve");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, bool, bool>(LU, pivots, B, left, adjoint);
+}
+Tensor lu_solve(const Tensor& self, const Tensor& LU_data, const Tensor& LU_pivots) {
+  static const OperatorHandle h = op("aten::lu_solve");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, LU_data, LU_pivots);
+}
+Tensor Tensor::lu_solve(const Tensor& LU_data, const Tensor& LU_pivots) const { return ember::lu_solve(*this, LU_data, LU_pivots); }
+std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& self, bool upper, bool check_errors) {
+  static const OperatorHandle h = op("aten::linalg_cholesky_ex");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, bool, bool>(self, upper, check_errors);
+}
+Tensor linalg_cholesky(const Tensor& self, bool upper) {
+  static const OperatorHandle h = op("aten::linalg_cholesky");
+  return h.call<Tensor, const Tensor&, bool>(self, upper);
+}
+Tensor cholesky(const Tensor& self, bool upper) {
+  static const OperatorHandle h = op("aten::cholesky");
+  return h.call<Tensor, const Tensor&, bool>(self, upper);
+}
+Tensor Tensor::cholesky(bool upper) const { return ember::cholesky(*this, upper); }
+Tensor cholesky_solve(const Tensor& self, const Tensor& input2, bool upper) {
+  static const OperatorHandle h = op("aten::cholesky_solve");
+  return h.call<Tensor, const Tensor&, const Tensor&, bool>(self, input2, upper);
+}
+Tensor Tensor::cholesky_solve(const Tensor& input2, bool upper) const { return ember::cholesky_solve(*this, input2, upper); }
+Tensor cholesky_inverse(const Tensor& self, bool upper) {
+  static const OperatorHandle h = op("aten::cholesky_inverse");
+  return h.call<Tensor, const Tensor&, bool>(self, upper);
+}
+Tensor Tensor::cholesky_inverse(bool upper) const { return ember::cholesky_inverse(*this, upper); }
+std::tuple<Tensor, Tensor> _linalg_eigh(const Tensor& A, std::string_view UPLO, bool compute_v) {
+  static const OperatorHandle h = op("aten::_linalg_eigh");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, std::string_view, bool>(A, UPLO, compute_v);
+}
+std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& self, std::string_view UPLO) {
+  static const OperatorHandle h = op("aten::linalg_eigh");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, std::string_view>(self, UPLO);
+}
+Tensor linalg_eigvalsh(const Tensor& self, std::string_view UPLO) {
+  static const OperatorHandle h = op("aten::linalg_eigvalsh");
+  return h.call<Tensor, const Tensor&, std::string_view>(self, UPLO);
+}
+std::tuple<Tensor, Tensor, Tensor> _linalg_svd(const Tensor& A, bool full_matrices, bool compute_uv, std::optional<std::string_view> driver) {
+  static const OperatorHandle h = op("aten::_linalg_svd");
+  return h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, bool, bool, std::optional<std::string_view>>(A, full_matrices, compute_uv, driver);
+}
+std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrices, std::optional<std::string_view> driver) {
+  static const OperatorHandle h = op("aten::linalg_svd");
+  return h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, bool, std::optional<std::string_view>>(A, full_matrices, driver);
+}
+Tensor linalg_svdvals(const Tensor& A, std::optional<std::string_view> driver) {
+  static const OperatorHandle h = op("aten::linalg_svdvals");
+  return h.call<Tensor, const Tensor&, std::optional<std::string_view>>(A, driver);
+}
+std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& self, bool some, bool compute_uv) {
+  static const OperatorHandle h = op("aten::svd");
+  return h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, bool, bool>(self, some, compute_uv);
+}
+std::tuple<Tensor, Tensor, Tensor> Tensor::svd(bool some, bool compute_uv) const { return ember::svd(*this, some, compute_uv); }
+std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
+  static const OperatorHandle h = op("aten::linalg_qr");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, std::string_view>(A, mode);
+}
+std::tuple<Tensor, Tensor> qr(const Tensor& self, bool some) {
+  static const OperatorHandle h = op("aten::qr");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, bool>(self, some);
+}
+std::tuple<Tensor, Tensor> Tensor::qr(bool some) const { return ember::qr(*this, some); }
+std::tuple<Tensor, Tensor> geqrf(const Tensor& self) {
+  static const OperatorHandle h = op("aten::geqrf");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&>(self);
+}
+std::tuple<Tensor, Tensor> Tensor::geqrf() const { return ember::geqrf(*this); }
+Tensor linalg_householder_product(const Tensor& input, const Tensor& tau) {
+  static const OperatorHandle h = op("aten::linalg_householder_product");
+  return h.call<Tensor, const Tensor&, const Tensor&>(input, tau);
+}
+Tensor orgqr(const Tensor& self, const Tensor& input2) {
+  static const OperatorHandle h = op("aten::orgqr");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, input2);
+}
+Tensor Tensor::orgqr(const Tensor& input2) const { return ember::orgqr(*this, input2); }
+Tensor ormqr(const Tensor& self, const Tensor& input2, const Tensor& input3, bool left, bool transpose) {
+  static const OperatorHandle h = op("aten::ormqr");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, bool, bool>(self, input2, input3, left, transpose);
+}
+Tensor Tensor::ormqr(const Tensor& input2, const Tensor& input3, bool left, bool transpose) const { return ember::ormqr(*this, input2, input3, left, transpose); }
+std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& self, bool hermitian, bool check_errors) {
+  static const OperatorHandle h = op("aten::linalg_ldl_factor_ex");
+  return h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&, bool, bool>(self, hermitian, check_errors);
+}
+std::tuple<Tensor, Tensor> linalg_ldl_factor(const Tensor& self, bool hermitian) {
+  static const OperatorHandle h = op("aten::linalg_ldl_factor");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, bool>(self, hermitian);
+}
+Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian) {
+  static const OperatorHandle h = op("aten::linalg_ldl_solve");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, bool>(LD, pivots, B, hermitian);
+}
+Tensor linalg_solve_triangular(const Tensor& self, const Tensor& B, bool upper, bool left, bool unitriangular) {
+  static const OperatorHandle h = op("aten::linalg_solve_triangular");
+  return h.call<Tensor, const Tensor&, const Tensor&, bool, bool, bool>(self, B, upper, left, unitriangular);
+}
+std::tuple<Tensor, Tensor> triangular_solve(const Tensor& self, const Tensor& A, bool upper, bool transpose, bool unitriangular) {
+  static const OperatorHandle h = op("aten::triangular_solve");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, const Tensor&, bool, bool, bool>(self, A, upper, transpose, unitriangular);
+}
+std::tuple<Tensor, Tensor> Tensor::triangular_solve(const Tensor& A, bool upper, bool transpose, bool unitriangular) const { return ember::triangular_solve(*this, A, upper, transpose, unitriangular); }
+std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_solve_ex(const Tensor& A, const Tensor& B, bool left, bool check_errors) {
+  static const OperatorHandle h = op("aten::_linalg_solve_ex");
+  return h.call<std::tuple<Tensor, Tensor, Tensor, Tensor>, const Tensor&, const Tensor&, bool, bool>(A, B, left, check_errors);
+}
+std::tuple<Tensor, Tensor> linalg_solve_ex(const Tensor& A, const Tensor& B, bool left, bool check_errors) {
+  static const OperatorHandle h = op("aten::linalg_solve_ex");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, const Tensor&, bool, bool>(A, B, left, check_errors);
+}
+Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
+  static const OperatorHandle h = op("aten::linalg_solve");
+  return h.call<Tensor, const Tensor&, const Tensor&, bool>(A, B, left);
+}
+std::tuple<Tensor, Tensor> linalg_inv_ex(const Tensor& A, bool check_errors) {
+  static const OperatorHandle h = op("aten::linalg_inv_ex");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, bool>(A, check_errors);
+}
+Tensor linalg_inv(const Tensor& A) {
+  static const OperatorHandle h = op("aten::linalg_inv");
+  return h.call<Tensor, const Tensor&>(A);
+}
+Tensor inverse(const Tensor& self) {
+  static const OperatorHandle h = op("aten::inverse");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::inverse() const { return ember::inverse(*this); }
+std::tuple<Tensor, Tensor, Tensor> _linalg_det(const Tensor& A) {
+  static const OperatorHandle h = op("aten::_linalg_det");
+  return h.call<std::tuple<Tensor, Tensor, Tensor>, const Tensor&>(A);
+}
+Tensor linalg_det(const Tensor& A) {
+  static const OperatorHandle h = op("aten::linalg_det");
+  return h.call<Tensor, const Tensor&>(A);
+}
+Tensor det(const Tensor& self) {
+  static const OperatorHandle h = op("aten::det");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::det() const { return ember::det(*this); }
+std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_slogdet(const Tensor& A) {
+  static const OperatorHandle h = op("aten::_linalg_slogdet");
+  return h.call<std::tuple<Tensor, Tensor, Tensor, Tensor>, const Tensor&>(A);
+}
+std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
+  static const OperatorHandle h = op("aten::linalg_slogdet");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&>(A);
+}
+std::tuple<Tensor, Tensor> slogdet(const Tensor& self) {
+  static const OperatorHandle h = op("aten::slogdet");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&>(self);
+}
+std::tuple<Tensor, Tensor> Tensor::slogdet() const { return ember::slogdet(*this); }
+Tensor logdet(const Tensor& self) {
+  static const OperatorHandle h = op("aten::logdet");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::logdet() const { return ember::logdet(*this); }
+Tensor linalg_pinv(const Tensor& self, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol, bool hermitian) {
+  static const OperatorHandle h = op("aten::linalg_pinv.atol_rtol_tensor");
+  return h.call<Tensor, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, bool>(self, atol, rtol, hermitian);
+}
+Tensor linalg_pinv(const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  static const OperatorHandle h = op("aten::linalg_pinv.atol_rtol_float");
+  return h.call<Tensor, const Tensor&, std::optional<double>, std::optional<double>, bool>(self, atol, rtol, hermitian);
+}
+Tensor linalg_pinv(const Tensor& self, double rcond, bool hermitian) {
+  static const OperatorHandle h = op("aten::linalg_pinv");
+  return h.call<Tensor, const Tensor&, double, bool>(self, rcond, hermitian);
+}
+Tensor linalg_pinv(const Tensor& self, const Tensor& rcond, bool hermitian) {
+  static const OperatorHandle h = op("aten::linalg_pinv.rcond_tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&, bool>(self, rcond, hermitian);
+}
+Tensor pinverse(const Tensor& self, double rcond) {
+  static const OperatorHandle h = op("aten::pinverse");
+  return h.call<Tensor, const Tensor&, double>(self, rcond);
+}
+Tensor Tensor::pinverse(double rcond) const { return ember::pinverse(*this, rcond); }
+Tensor linalg_matrix_rank(const Tensor& input, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol, bool hermitian) {
+  static const OperatorHandle h = op("aten::linalg_matrix_rank.atol_rtol_tensor");
+  return h.call<Tensor, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, bool>(input, atol, rtol, hermitian);
+}
+Tensor linalg_matrix_rank(const Tensor& self, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  static const OperatorHandle h = op("aten::linalg_matrix_rank.atol_rtol_float");
+  return h.call<Tensor, const Tensor&, std::optional<double>, std::optional<double>, bool>(self, atol, rtol, hermitian);
+}
+Tensor linalg_matrix_rank(const Tensor& self, double tol, bool hermitian) {
+  static const OperatorHandle h = op("aten::linalg_matrix_rank");
+  return h.call<Tensor, const Tensor&, double, bool>(self, tol, hermitian);
+}
+Tensor linalg_matrix_rank(const Tensor& input, const Tensor& tol, bool hermitian) {
+  static const OperatorHandle h = op("aten::linalg_matrix_rank.tol_tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&, bool>(input, tol, hermitian);
+}
+Tensor linalg_matrix_norm(const Tensor& self, const Scalar& ord, IntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::linalg_matrix_norm");
+  return h.call<Tensor, const Tensor&, const Scalar&, IntArrayRef, bool, std::optional<DType>>(self, ord, dim, keepdim, dtype);
+}
+Tensor linalg_matrix_norm(const Tensor& self, std::string_view ord, IntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::linalg_matrix_norm.str_ord");
+  return h.call<Tensor, const Tensor&, std::string_view, IntArrayRef, bool, std::optional<DType>>(self, ord, dim, keepdim, dtype);
+}
+Tensor linalg_norm(const Tensor& self, const std::optional<Scalar>& ord, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::linalg_norm");
+  return h.call<Tensor, const Tensor&, const std::optional<Scalar>&, OptionalIntArrayRef, bool, std::optional<DType>>(self, ord, dim, keepdim, dtype);
+}
+Tensor linalg_norm(const Tensor& self, std::string_view ord, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::linalg_norm.ord_str");
+  return h.call<Tensor, const Tensor&, std::string_view, OptionalIntArrayRef, bool, std::optional<DType>>(self, ord, dim, keepdim, dtype);
+}
+Tensor nuclear_norm(const Tensor& self, bool keepdim) {
+  static const OperatorHandle h = op("aten::nuclear_norm");
+  return h.call<Tensor, const Tensor&, bool>(self, keepdim);
+}
+Tensor nuclear_norm(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  static const OperatorHandle h = op("aten::nuclear_norm.dim");
+  return h.call<Tensor, const Tensor&, IntArrayRef, bool>(self, dim, keepdim);
+}
+Tensor frobenius_norm(const Tensor& self) {
+  static const OperatorHandle h = op("aten::frobenius_norm");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor frobenius_norm(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  static const OperatorHandle h = op("aten::frobenius_norm.dim");
+  return h.call<Tensor, const Tensor&, IntArrayRef, bool>(self, dim, keepdim);
+}
+Tensor linalg_cond(const Tensor& self, const std::optional<Scalar>& p) {
+  static const OperatorHandle h = op("aten::linalg_cond");
+  return h.call<Tensor, const Tensor&, const std::optional<Scalar>&>(self, p);
+}
+Tensor linalg_cond(const Tensor& self, std::string_view p) {
+  static const OperatorHandle h = op("aten::linalg_cond.p_str");
+  return h.call<Tensor, const Tensor&, std::string_view>(self, p);
+}
+Tensor linalg_matrix_power(const Tensor& self, int64_t n) {
+  static const OperatorHandle h = op("aten::linalg_matrix_power");
+  return h.call<Tensor, const Tensor&, int64_t>(self, n);
+}
+Tensor matrix_power(const Tensor& self, int64_t n) {
+  static const OperatorHandle h = op("aten::matrix_power");
+  return h.call<Tensor, const Tensor&, int64_t>(self, n);
+}
+Tensor Tensor::matrix_power(int64_t n) const { return ember::matrix_power(*this, n); }
+Tensor linalg_matrix_exp(const Tensor& self) {
+  static const OperatorHandle h = op("aten::linalg_matrix_exp");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor matrix_exp(const Tensor& self) {
+  static const OperatorHandle h = op("aten::matrix_exp");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::matrix_exp() const { return ember::matrix_exp(*this); }
+Tensor linalg_multi_dot(TensorList tensors) {
+  static const OperatorHandle h = op("aten::linalg_multi_dot");
+  return h.call<Tensor, TensorList>(tensors);
+}
 Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
   static const OperatorHandle h = op("aten::addmv");
   return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&>(self, mat, vec, beta, alpha);
@@ -1555,6 +1836,22 @@ Tensor vander(const Tensor& x, std::optional<int64_t> N, bool increasing) {
 Tensor linalg_vander(const Tensor& x, std::optional<int64_t> N) {
   static const OperatorHandle h = op("aten::linalg_vander");
   return h.call<Tensor, const Tensor&, std::optional<int64_t>>(x, N);
+}
+Tensor linalg_vecdot(const Tensor& x, const Tensor& y, int64_t dim) {
+  static const OperatorHandle h = op("aten::linalg_vecdot");
+  return h.call<Tensor, const Tensor&, const Tensor&, int64_t>(x, y, dim);
+}
+Tensor linalg_diagonal(const Tensor& A, int64_t offset, int64_t dim1, int64_t dim2) {
+  static const OperatorHandle h = op("aten::linalg_diagonal");
+  return h.call<Tensor, const Tensor&, int64_t, int64_t, int64_t>(A, offset, dim1, dim2);
+}
+Tensor linalg_tensorinv(const Tensor& self, int64_t ind) {
+  static const OperatorHandle h = op("aten::linalg_tensorinv");
+  return h.call<Tensor, const Tensor&, int64_t>(self, ind);
+}
+Tensor linalg_tensorsolve(const Tensor& self, const Tensor& other, OptionalIntArrayRef dims) {
+  static const OperatorHandle h = op("aten::linalg_tensorsolve");
+  return h.call<Tensor, const Tensor&, const Tensor&, OptionalIntArrayRef>(self, other, dims);
 }
 Tensor combinations(const Tensor& self, int64_t r, bool with_replacement) {
   static const OperatorHandle h = op("aten::combinations");
