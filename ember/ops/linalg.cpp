@@ -457,7 +457,7 @@ Tensor addr_(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const S
 }
 Tensor addr_out(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha,
                 const Tensor& out) {
-  return write_out_same_dtype("addr", out, composite::addr(self, vec1, vec2, beta, alpha));
+  return write_out("addr", out, composite::addr(self, vec1, vec2, beta, alpha));  // casts, as PyTorch's addr.out
 }
 
 Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,

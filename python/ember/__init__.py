@@ -57,8 +57,10 @@ long = int64
 _C._set_tensor_class(Tensor)
 _C._set_size_class(Size)
 
-# Every op of the database that is a function becomes ember.<name>.
-globals().update(_C._functions)
+# Every op of the database that is a function becomes ember.<name>, except those PyTorch keeps private
+# (torch/__init__.py's PRIVATE_OPS: unique_dim is reached through ember.unique(dim=...)).
+_PRIVATE_OPS = ("unique_dim",)
+globals().update({k: v for k, v in _C._functions.items() if k not in _PRIVATE_OPS})
 
 from . import autograd  # noqa: E402  (ember.autograd.grad, ...)
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: E402,F401
@@ -105,4 +107,4 @@ from ._layout import layout, strided  # noqa: E402,F401
 __all__ = ["Tensor", "Size", "tensor", "from_numpy", "as_tensor", "is_tensor", "is_nonzero", "finfo", "iinfo",
            "set_printoptions", "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "fork_rng", "layout", "strided"] + _creation.__all__ + _settings.__all__ + \
-    sorted(_C._functions)
+    sorted(k for k in _C._functions if k not in _PRIVATE_OPS)

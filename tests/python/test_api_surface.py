@@ -19,7 +19,8 @@ def _module_ops(mod):
 INTERNAL = {"_to_copy", "slice", "alias", "index", "nonzero_numpy", "nll_loss_forward", "nll_loss2d_forward",
             "convolution_backward", "max_pool2d_with_indices_backward", "avg_pool2d_backward",
             "_adaptive_avg_pool2d_backward", "embedding_dense_backward", "threshold_backward",
-            "_fused_elementwise"}  # Ember's own: what the JIT's fusion pass emits (Note [elementwise fusion])
+            "_fused_elementwise",  # Ember's own: what the JIT's fusion pass emits (Note [elementwise fusion])
+            "unique_dim"}  # private in PyTorch (torch/__init__.py's PRIVATE_OPS), not ember.unique_dim either
 
 
 @pytest.mark.parametrize("name", sorted(ember._C._functions))
@@ -29,6 +30,14 @@ def test_top_level_function_is_top_level_in_torch(name):
         return
     assert hasattr(torch, name), "ember.{0} exists but torch.{0} does not; torch._C._nn has it: {1}".format(
         name, hasattr(torch._C._nn, name))
+
+
+def test_private_ops_are_hidden():
+    # torch.unique_dim does not exist (PRIVATE_OPS); the op is reached through unique(dim=...)
+    assert not hasattr(torch, "unique_dim") and not hasattr(ember, "unique_dim")
+    assert "unique_dim" not in ember.__all__
+    x = ember.tensor([[1, 2], [1, 2], [0, 5]])
+    assert ember.unique(x, dim=0).tolist() == torch.unique(torch.tensor(x.tolist()), dim=0).tolist()
 
 
 @pytest.mark.parametrize("mod, tmod", [("_nn", torch._C._nn), ("_linalg", torch._C._linalg)])
