@@ -6,7 +6,7 @@ import pytest
 import ember
 import torch
 from conftest import (ALL_DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES, assert_raises_like, assert_same, check, make_tensor,
-                      outputs_in_each_isa_build, to_torch)
+                      from_array, make_array, outputs_in_each_isa_build, to_torch)
 
 SHAPES = [(), (0,), (5,), (2, 0, 3), (3, 4), (2, 3, 4)]
 LAYOUTS = ["contiguous", "transposed", "strided"]
@@ -306,10 +306,16 @@ def test_norm_python_function_errors(case):
     check(lambda t: calls[case](ember, t), lambda t: calls[case](torch, t), x3)
 
 
-def test_norm_nuclear_is_not_implemented():
-    # p='nuc' needs the SVD (LAPACK comes with a later issue): a clear NotImplementedError, not a wrong value.
-    with pytest.raises(NotImplementedError, match="nuc"):
-        ember.norm(ember.ones(2, 3), "nuc")
+@pytest.mark.parametrize("shape, dim, keepdim", [((2, 3), None, False), ((3, 2), None, True),
+                                               ((2, 3, 4), (1, 2), False), ((4, 2, 3), (0, 2), True)], ids=str)
+def test_norm_nuclear(shape, dim, keepdim):
+    # p='nuc': the sum of the singular values (LAPACK's SVD), over the last two dims or the two given
+    x = from_array(make_array(shape, "float64", seed=3), "float64")
+    check(lambda t: ember.norm(t, "nuc", dim, keepdim), lambda t: torch.norm(t, "nuc", dim, keepdim), x)
+    with pytest.raises(RuntimeError):
+        ember.norm(ember.ones(3), "nuc")  # a vector has no nuclear norm (PyTorch raises too)
+    with pytest.raises(RuntimeError):
+        torch.norm(torch.ones(3), "nuc")
 
 
 @pytest.mark.parametrize("ord", [-1, -0.5, -float("inf"), float("inf"), 0, 1, 2])

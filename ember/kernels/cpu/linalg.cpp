@@ -315,7 +315,9 @@ std::tuple<Tensor, Tensor, Tensor> _linalg_det(const Tensor& A) {
   check_lapack_input("linalg.det", A, true);
   check_lapack_size("linalg.det", A.size(-1));
   // det(A) = det(A^T): Note [LU of the transpose].
-  auto [LU, pivots, info] = lu_factor(A.is_contiguous() ? A.transpose(-2, -1) : A);
+  // (not a structured binding: the lambda below captures them, which clang before 16 refuses)
+  Tensor LU, pivots, info;
+  std::tie(LU, pivots, info) = lu_factor(A.is_contiguous() ? A.transpose(-2, -1) : A);
   const int64_t n = A.size(-1), batch = batch_of(A.sizes());
   Tensor det = make_empty(batch_shape(A.sizes()), A.dtype());
   dispatch_lapack(A.dtype(), [&]<class T>() {
@@ -338,7 +340,9 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_slogdet(const Tensor& A) {
   check_lapack_input("linalg.slogdet", A, true);
   check_lapack_size("linalg.slogdet", A.size(-1));
   // Note [LU of the transpose].
-  auto [LU, pivots, info] = lu_factor(A.is_contiguous() ? A.transpose(-2, -1) : A);
+  // (not a structured binding: the lambda below captures them, which clang before 16 refuses)
+  Tensor LU, pivots, info;
+  std::tie(LU, pivots, info) = lu_factor(A.is_contiguous() ? A.transpose(-2, -1) : A);
   const int64_t n = A.size(-1), batch = batch_of(A.sizes());
   Tensor sign = make_empty(batch_shape(A.sizes()), A.dtype());
   Tensor logabsdet = make_empty(batch_shape(A.sizes()), A.dtype());
@@ -558,7 +562,8 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
   check_lapack_size("linalg.qr", std::max(A.size(-1), A.size(-2)));
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
   const bool complete = mode == "complete";
-  auto [a, tau] = geqrf_impl(A);
+  Tensor a, tau;  // captured by the lambda below: not a structured binding (clang before 16)
+  std::tie(a, tau) = geqrf_impl(A);
   const Tensor R = a.narrow(-2, 0, complete ? m : k).triu();
   if (mode == "r") return {make_empty({0}, A.dtype()), R};
   const int64_t qcols = complete ? m : k;
