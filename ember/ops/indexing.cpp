@@ -21,13 +21,11 @@ Tensor argwhere(const Tensor& self) { return self.nonzero(); }
 
 std::vector<Tensor> where_condition(const Tensor& condition) { return condition.nonzero_numpy(); }
 
-// The indices are checked and wrapped (negative ones count from the end) on the host, then index_select of the
-// flattened self takes the elements (its backward accumulates repeated indices).
-Tensor take(const Tensor& self, const Tensor& index) {
-  EMBER_CHECK(index.dtype() == kInt64, "take(): Expected a long tensor for index, but got {}",
-              linalg::scalar_type_name(index.dtype()));
-  const int64_t n = self.numel();
-  EMBER_CHECK_INDEX(n > 0 || index.numel() == 0, "take(): tried to take from an empty tensor");
+namespace {
+
+// The int64 indices into a flattened tensor of n elements, checked and wrapped (negative ones count from the end),
+// as a 1-D int64 tensor (take, put).
+Tensor wrap_flat_indices(const Tensor& index, int64_t n) {
   Tensor idx = index.reshape({-1}).contiguous();
   Tensor wrapped = ember::empty({idx.numel()}, kInt64);
   const int64_t* in = idx.data_ptr<int64_t>();
@@ -37,7 +35,19 @@ Tensor take(const Tensor& self, const Tensor& index) {
                       in[i], n);
     w[i] = in[i] < 0 ? in[i] + n : in[i];
   }
-  return self.reshape({-1}).index_select(0, wrapped).view(index.sizes());
+  return wrapped;
+}
+
+}  // namespace
+
+// The indices are checked and wrapped (negative ones count from the end) on the host, then index_select of the
+// flattened self takes the elements (its backward accumulates repeated indices).
+Tensor take(const Tensor& self, const Tensor& index) {
+  EMBER_CHECK(index.dtype() == kInt64, "take(): Expected a long tensor for index, but got {}",
+              linalg::scalar_type_name(index.dtype()));
+  const int64_t n = self.numel();
+  EMBER_CHECK_INDEX(n > 0 || index.numel() == 0, "take(): tried to take from an empty tensor");
+  return self.reshape({-1}).index_select(0, wrap_flat_indices(index, n)).view(index.sizes());
 }
 Tensor take_out(const Tensor& self, const Tensor& index, const Tensor& out) {
   return write_out("take", out, composite::take(self, index));
@@ -214,16 +224,7 @@ Tensor put_index(const char* name, const Tensor& self, const Tensor& index, cons
                     "elements, but got source.numel() = {}, index.numel() = {}", name, source.numel(), index.numel());
   const int64_t n = self.numel();
   EMBER_CHECK_INDEX(n > 0 || index.numel() == 0, "{}(): Tried to put elements into an empty tensor", name);
-  Tensor idx = index.reshape({-1}).contiguous();
-  Tensor wrapped = ember::empty({idx.numel()}, kInt64);
-  const int64_t* in = idx.data_ptr<int64_t>();
-  int64_t* w = wrapped.data_ptr<int64_t>();
-  for (int64_t i = 0; i < idx.numel(); ++i) {
-    EMBER_CHECK_INDEX(in[i] >= -n && in[i] < n, "out of range: tried to access index {} on a tensor of {} elements.",
-                      in[i], n);
-    w[i] = in[i] < 0 ? in[i] + n : in[i];
-  }
-  return wrapped;
+  return wrap_flat_indices(index, n);
 }
 
 }  // namespace

@@ -230,14 +230,7 @@ def unique_consecutive(*args, **kwargs):
         return kwargs[name] if name in kwargs else (args[index] if index < len(args) else False)
 
     output, inverse, counts = _unique_consecutive_parts(*args, **kwargs)
-    inverse_asked, counts_asked = flag("return_inverse", 2), flag("return_counts", 1)
-    if inverse_asked and counts_asked:
-        return output, inverse, counts
-    if inverse_asked:
-        return output, inverse
-    if counts_asked:
-        return output, counts
-    return output
+    return _unique_results(output, inverse, counts, flag("return_inverse", 2), flag("return_counts", 1))
 
 
 def histogram(input, bins=100, *, range=None, weight=None, density=False):
