@@ -239,7 +239,8 @@ AdvancedIndex make_advanced_index(const Tensor& self, const std::vector<std::opt
     const int64_t d = order[i];
     const int64_t size = self.size(d), stride = self.stride(d);
     Tensor t = idx[d].expand(ishape);
-    const char* base = static_cast<const char*>(t.data_ptr());
+    // (no index values: an empty index may be a view at an offset into no memory, whose data_ptr is not defined)
+    const char* base = inumel == 0 ? nullptr : static_cast<const char*>(t.data_ptr());
     for_each_offset<2>(ishape, {off_strides, byte_strides(t)}, [&](const std::array<int64_t, 2>& o) {
       int64_t v = load<int64_t>(base + o[1]);
       EMBER_CHECK_INDEX(v >= -size && v < size, "index {} is out of bounds for dimension {} with size {}", v, d, size);
