@@ -27,6 +27,8 @@ from ._C import (  # noqa: F401  (re-exported)
 from ._C import (  # noqa: F401  dtypes and memory formats
     bfloat16,
     bool,
+    channels_last,
+    channels_last_3d,
     contiguous_format,
     float16,
     float32,
@@ -35,6 +37,7 @@ from ._C import (  # noqa: F401  dtypes and memory formats
     int16,
     int32,
     int64,
+    legacy_contiguous_format,
     preserve_format,
     uint8,
 )
