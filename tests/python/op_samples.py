@@ -1390,6 +1390,7 @@ samples("elu")(_with_params((0.5,), (1.0, 2.0), (1.0, 1.0, 0.5), {"alpha": 2.0, 
 samples("softplus")(_with_params((2.0,), (0.5, 1.0), (1, 0)))
 samples("gelu")(_with_params({"approximate": "tanh"}, {"approximate": "bogus"}))
 samples("nan_to_num")(_with_params((1.5,), (0.0, 100.0, -7.0), {"posinf": 1e30}, {"neginf": 2}))
+samples("hardshrink")(_with_params((0.3,), (-1.0,), (0,), {"lambd": 2.0}))
 samples("threshold")(_with_params((0.0, -1.0), (2, 5), extra=(0.5, -2.0)))
 
 

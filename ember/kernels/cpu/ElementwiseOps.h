@@ -208,15 +208,20 @@ struct Gcd {
     return b;
   }
 };
-// lcm = |a / gcd * b| (0 when gcd is 0).
+// lcm = |a / gcd * b| (0 when gcd is 0), as PyTorch computes it: in the promoted integer type (int for the
+// 8- and 16-bit types), wrapping on overflow, then narrowed to T (so int8's lcm(6, 127) is 762 narrowed, -6).
 struct Lcm {
   template <class T> static T f(T a, T b) {
     T g = Gcd::f(a, b);
     if (g == 0) return 0;
-    T q = (g == T(-1)) ? static_cast<T>(T(0) - a) : static_cast<T>(a / g);
-    T r = static_cast<T>(q * b);
-    if constexpr (std::is_signed_v<T>) return static_cast<T>(r < 0 ? -r : r);
-    else return r;
+    using W = std::conditional_t<(sizeof(T) < sizeof(int)), int, T>;
+    using U = std::make_unsigned_t<W>;
+    W q = static_cast<W>(static_cast<W>(a) / static_cast<W>(g));
+    W r = static_cast<W>(static_cast<U>(q) * static_cast<U>(static_cast<W>(b)));
+    if constexpr (std::is_signed_v<W>) {
+      if (r < 0) r = static_cast<W>(U(0) - static_cast<U>(r));
+    }
+    return static_cast<T>(r);
   }
 };
 struct BitAnd { template <class T> static T f(T a, T b) { return static_cast<T>(a & b); } };
@@ -336,6 +341,12 @@ struct Mish { template <class T> static T f(T x) { return x * std::tanh(std::log
 // log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), without overflow for large |x|.
 struct LogSigmoid {
   template <class T> static T f(T x) { return std::min(x, T(0)) - std::log1p(std::exp(-std::abs(x))); }
+};
+// hardshrink: 0 on [-lambd, lambd], else x (NaN compares false: it stays).
+template <class T>
+struct Hardshrink {
+  T lambd;
+  T operator()(T x) const { return (x >= -lambd && x <= lambd) ? T(0) : x; }
 };
 // glu on the two halves a, b of its input: a * sigmoid(b).
 struct Glu { template <class T> static T f(T a, T b) { return a / (T(1) + std::exp(-b)); } };

@@ -335,10 +335,10 @@ inline double igamma_impl(double a, double x, bool upper) {
 // cos((n+1/2)t)/cos(t/2), W_n = sin((n+1/2)t)/sin(t/2)) inside (-1, 1) for larger n, where the recurrence
 // accumulates rounding; the values at +-1 are exact.
 
-/// n as an integer degree: -1 (so the polynomial is 0) for NaN and negative n.
+/// n as an integer degree, truncated towards zero as PyTorch converts it: -1 (so the polynomial is 0) for NaN,
+/// n <= -1 and n >= 2^63 (which do not convert to int64: PyTorch gets INT64_MIN there, a negative degree).
 inline int64_t poly_degree(double n) {
-  if (std::isnan(n) || n < 0) return -1;
-  if (n > 9.0e18) return std::numeric_limits<int64_t>::max();
+  if (std::isnan(n) || n <= -1 || n >= 9.223372036854775808e18) return -1;
   return static_cast<int64_t>(n);
 }
 
@@ -352,6 +352,7 @@ double recur(int64_t n, double p0, double p1, Step step) {
     double c = step(k, b, a);
     a = b;
     b = c;
+    if (std::isnan(b)) return b;  // NaN stays NaN (x = +-inf reaches inf - inf): no need to run on
   }
   return b;
 }

@@ -1,7 +1,8 @@
 // Elementwise kernels of the special functions (issue 19): the gamma family, erfinv, Bessel functions, the
 // incomplete gamma and zeta functions, the orthogonal polynomials, and torch.special's own ops. The scalar
 // formulas, with their sources, are in SpecialFunctions.h; each is evaluated in double and rounded to the
-// result dtype. Integer and bool inputs compute in the default floating dtype, as PyTorch's.
+// result dtype. Integer and bool inputs compute in the default floating dtype, as PyTorch's; float16 and bfloat16
+// compute in double as well (PyTorch 1.13 lacks many of these kernels for them).
 #include <cstring>
 
 #include "ember/kernels/cpu/Dispatch.h"
@@ -14,10 +15,6 @@ namespace ember::cpu {
 namespace {
 
 namespace sp = ember::cpu::special;
-
-// The dtypes PyTorch 1.13's CPU kernels take (integral inputs become float32 before the check).
-constexpr uint32_t kNoHalf = kAllTypes & ~dtype_bit(kFloat16);                          // bfloat16, not float16
-constexpr uint32_t kNo16Bit = kAllTypes & ~dtype_bit(kFloat16) & ~dtype_bit(kBFloat16);  // float32/float64
 
 /// out = f(self) for f: double -> double, integral inputs promoted to the default float dtype.
 template <uint32_t Mask, class F>
@@ -78,11 +75,11 @@ double xlog1py_value(double x, double y) {
 
 // ---- unary ops with in-place and out= variants. X(name, dtypes, double -> double function)
 #define EMBER_SPECIAL_UNARY_INPLACE(X)                           \
-  X(digamma, kNoHalf, sp::digamma)                               \
-  X(lgamma, kNoHalf, [](double x) { return std::lgamma(x); })    \
-  X(erfinv, kNoHalf, sp::erfinv)                                 \
-  X(i0, kNoHalf, sp::i0)                                         \
-  X(sinc, kNoHalf, sinc_value)
+  X(digamma, kAllTypes, sp::digamma)                               \
+  X(lgamma, kAllTypes, [](double x) { return std::lgamma(x); })    \
+  X(erfinv, kAllTypes, sp::erfinv)                                 \
+  X(i0, kAllTypes, sp::i0)                                         \
+  X(sinc, kAllTypes, sinc_value)
 
 #define EMBER_DEFINE_SPECIAL_UNARY_INPLACE(name, mask, fn)                                                       \
   Tensor name(const Tensor& self) { return float_unary<mask>(#name, self, {}, false, fn); }                      \
@@ -93,25 +90,25 @@ EMBER_SPECIAL_UNARY_INPLACE(EMBER_DEFINE_SPECIAL_UNARY_INPLACE)
 
 // ---- torch.special's unary ops (functional and out= only). X(name, dtypes, double -> double function)
 #define EMBER_SPECIAL_UNARY(X)                                                                 \
-  X(special_airy_ai, kNo16Bit, sp::airy_ai)                                                    \
-  X(special_bessel_j0, kNo16Bit, [](double x) { return sp::bessel_j(0, x); })                  \
-  X(special_bessel_j1, kNo16Bit, [](double x) { return sp::bessel_j(1, x); })                  \
-  X(special_bessel_y0, kNo16Bit, [](double x) { return sp::bessel_y(0, x); })                  \
-  X(special_bessel_y1, kNo16Bit, [](double x) { return sp::bessel_y(1, x); })                  \
-  X(special_modified_bessel_i0, kNo16Bit, sp::i0)                                              \
-  X(special_modified_bessel_i1, kNo16Bit, sp::i1)                                              \
-  X(special_modified_bessel_k0, kNo16Bit, [](double x) { return sp::bessel_k(0, x, false); })  \
-  X(special_modified_bessel_k1, kNo16Bit, [](double x) { return sp::bessel_k(1, x, false); })  \
-  X(special_scaled_modified_bessel_k0, kNo16Bit, [](double x) { return sp::bessel_k(0, x, true); }) \
-  X(special_scaled_modified_bessel_k1, kNo16Bit, [](double x) { return sp::bessel_k(1, x, true); }) \
-  X(special_spherical_bessel_j0, kNo16Bit, sp::spherical_bessel_j0)                            \
-  X(special_entr, kNoHalf, entr_value)                                                               \
-  X(special_erfcx, kNo16Bit, sp::erfcx)                                                        \
-  X(special_i0e, kNoHalf, sp::i0e)                                                             \
-  X(special_i1, kNo16Bit, sp::i1)                                                              \
-  X(special_i1e, kNo16Bit, sp::i1e)                                                            \
-  X(special_log_ndtr, kNo16Bit, sp::log_ndtr)                                                  \
-  X(special_ndtri, kNo16Bit, sp::ndtri)
+  X(special_airy_ai, kAllTypes, sp::airy_ai)                                                    \
+  X(special_bessel_j0, kAllTypes, [](double x) { return sp::bessel_j(0, x); })                  \
+  X(special_bessel_j1, kAllTypes, [](double x) { return sp::bessel_j(1, x); })                  \
+  X(special_bessel_y0, kAllTypes, [](double x) { return sp::bessel_y(0, x); })                  \
+  X(special_bessel_y1, kAllTypes, [](double x) { return sp::bessel_y(1, x); })                  \
+  X(special_modified_bessel_i0, kAllTypes, sp::i0)                                              \
+  X(special_modified_bessel_i1, kAllTypes, sp::i1)                                              \
+  X(special_modified_bessel_k0, kAllTypes, [](double x) { return sp::bessel_k(0, x, false); })  \
+  X(special_modified_bessel_k1, kAllTypes, [](double x) { return sp::bessel_k(1, x, false); })  \
+  X(special_scaled_modified_bessel_k0, kAllTypes, [](double x) { return sp::bessel_k(0, x, true); }) \
+  X(special_scaled_modified_bessel_k1, kAllTypes, [](double x) { return sp::bessel_k(1, x, true); }) \
+  X(special_spherical_bessel_j0, kAllTypes, sp::spherical_bessel_j0)                            \
+  X(special_entr, kAllTypes, entr_value)                                                               \
+  X(special_erfcx, kAllTypes, sp::erfcx)                                                        \
+  X(special_i0e, kAllTypes, sp::i0e)                                                             \
+  X(special_i1, kAllTypes, sp::i1)                                                              \
+  X(special_i1e, kAllTypes, sp::i1e)                                                            \
+  X(special_log_ndtr, kAllTypes, sp::log_ndtr)                                                  \
+  X(special_ndtri, kAllTypes, sp::ndtri)
 
 #define EMBER_DEFINE_SPECIAL_UNARY(name, mask, fn)                                                               \
   Tensor name(const Tensor& self) { return float_unary<mask>(#name, self, {}, false, fn); }                      \
@@ -123,14 +120,14 @@ EMBER_SPECIAL_UNARY(EMBER_DEFINE_SPECIAL_UNARY)
 namespace {
 Tensor polygamma_impl(int64_t n, const Tensor& self, const Tensor& out, bool inplace) {
   EMBER_CHECK(n >= 0, "polygamma(n, x) does not support negative n.");
-  return float_unary<kNoHalf>("polygamma", self, out, inplace, [n](double x) { return sp::polygamma(n, x); });
+  return float_unary<kAllTypes>("polygamma", self, out, inplace, [n](double x) { return sp::polygamma(n, x); });
 }
 // p(p-1)/4 log(pi) + sum_{j<p} lgamma(x - j/2) (the multivariate gamma function, DLMF 35.3.1).
 Tensor mvlgamma_impl(const Tensor& self, int64_t p, const Tensor& out, bool inplace) {
   EMBER_CHECK(self.dtype() != kBool, "The input tensor may not be a boolean tensor.");
   EMBER_CHECK(p >= 1, "p has to be greater than or equal to 1");
   const double c = static_cast<double>(p) * static_cast<double>(p - 1) / 4 * std::log(sp::kPi);
-  return float_unary<kNoHalf>("mvlgamma", self, out, inplace, [p, c](double x) {
+  return float_unary<kAllTypes>("mvlgamma", self, out, inplace, [p, c](double x) {
     double s = c;
     for (int64_t j = 0; j < p; ++j) s += std::lgamma(x - 0.5 * static_cast<double>(j));
     return s;
@@ -140,7 +137,7 @@ Tensor mvlgamma_impl(const Tensor& self, int64_t p, const Tensor& out, bool inpl
 Tensor logit_impl(const Tensor& self, std::optional<double> eps, const Tensor& out, bool inplace) {
   const bool clamp = eps && *eps >= 0;
   const double lo = clamp ? *eps : 0, hi = 1 - lo;
-  return float_unary<kNoHalf>("logit", self, out, inplace, [clamp, lo, hi](double x) {
+  return float_unary<kAllTypes>("logit", self, out, inplace, [clamp, lo, hi](double x) {
     double z = clamp ? (x < lo ? lo : (x > hi ? hi : x)) : x;
     return std::log(z / (1 - z));
   });
@@ -159,7 +156,7 @@ Tensor logit_out(const Tensor& self, std::optional<double> eps, const Tensor& ou
 }
 
 // ---- round(x, decimals): nearbyint(x * 10^d) / 10^d, or nearbyint(x / 10^-d) * 10^-d for negative d (so the
-// power of ten is exact), in the dtype's own compute type as PyTorch's; float32/float64/bfloat16.
+// power of ten is exact), in the dtype's own compute type as PyTorch's (float32 for the 16-bit floats).
 namespace {
 Tensor round_decimals_impl(const Tensor& self, int64_t decimals, const Tensor& out, bool inplace) {
   IterConfig cfg;
@@ -167,7 +164,7 @@ Tensor round_decimals_impl(const Tensor& self, int64_t decimals, const Tensor& o
   cfg.is_inplace = inplace;
   cfg.same_dtype_out = true;
   TensorIterator it(cfg, out, {self});
-  dispatch_dtypes<dtype_bit(kFloat32) | dtype_bit(kFloat64) | dtype_bit(kBFloat16)>(
+  dispatch_dtypes<kFloatingTypes>(
       it.common_dtype(), "round", [&]<class T>() {
         using M = opmath_t<T>;
         const bool neg = decimals < 0;
@@ -253,19 +250,19 @@ double chebyshev(double x, double n) {
 
 #define EMBER_SPECIAL_BINARY(X)                                                                                 \
   X(special_xlog1py, kAllTypes, xlog1py_value)                                                                        \
-  X(special_zeta, kNo16Bit, sp::zeta)                                                                           \
-  X(special_chebyshev_polynomial_t, kNo16Bit, (chebyshev<sp::ChebyshevKind::T, false>))                            \
-  X(special_chebyshev_polynomial_u, kNo16Bit, (chebyshev<sp::ChebyshevKind::U, false>))                            \
-  X(special_chebyshev_polynomial_v, kNo16Bit, (chebyshev<sp::ChebyshevKind::V, false>))                            \
-  X(special_chebyshev_polynomial_w, kNo16Bit, (chebyshev<sp::ChebyshevKind::W, false>))                            \
-  X(special_shifted_chebyshev_polynomial_t, kNo16Bit, (chebyshev<sp::ChebyshevKind::T, true>))                     \
-  X(special_shifted_chebyshev_polynomial_u, kNo16Bit, (chebyshev<sp::ChebyshevKind::U, true>))                     \
-  X(special_shifted_chebyshev_polynomial_v, kNo16Bit, (chebyshev<sp::ChebyshevKind::V, true>))                     \
-  X(special_shifted_chebyshev_polynomial_w, kNo16Bit, (chebyshev<sp::ChebyshevKind::W, true>))                     \
-  X(special_hermite_polynomial_h, kNo16Bit, sp::hermite_h)                                                      \
-  X(special_hermite_polynomial_he, kNo16Bit, sp::hermite_he)                                                    \
-  X(special_laguerre_polynomial_l, kNo16Bit, sp::laguerre_l)                                                    \
-  X(special_legendre_polynomial_p, kNo16Bit, sp::legendre_p)
+  X(special_zeta, kAllTypes, sp::zeta)                                                                           \
+  X(special_chebyshev_polynomial_t, kAllTypes, (chebyshev<sp::ChebyshevKind::T, false>))                            \
+  X(special_chebyshev_polynomial_u, kAllTypes, (chebyshev<sp::ChebyshevKind::U, false>))                            \
+  X(special_chebyshev_polynomial_v, kAllTypes, (chebyshev<sp::ChebyshevKind::V, false>))                            \
+  X(special_chebyshev_polynomial_w, kAllTypes, (chebyshev<sp::ChebyshevKind::W, false>))                            \
+  X(special_shifted_chebyshev_polynomial_t, kAllTypes, (chebyshev<sp::ChebyshevKind::T, true>))                     \
+  X(special_shifted_chebyshev_polynomial_u, kAllTypes, (chebyshev<sp::ChebyshevKind::U, true>))                     \
+  X(special_shifted_chebyshev_polynomial_v, kAllTypes, (chebyshev<sp::ChebyshevKind::V, true>))                     \
+  X(special_shifted_chebyshev_polynomial_w, kAllTypes, (chebyshev<sp::ChebyshevKind::W, true>))                     \
+  X(special_hermite_polynomial_h, kAllTypes, sp::hermite_h)                                                      \
+  X(special_hermite_polynomial_he, kAllTypes, sp::hermite_he)                                                    \
+  X(special_laguerre_polynomial_l, kAllTypes, sp::laguerre_l)                                                    \
+  X(special_legendre_polynomial_p, kAllTypes, sp::legendre_p)
 
 #define EMBER_DEFINE_SPECIAL_BINARY(name, mask, fn)                                            \
   Tensor name(const Tensor& self, const Tensor& other) {                                       \
