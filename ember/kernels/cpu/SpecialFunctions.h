@@ -55,16 +55,16 @@ inline double digamma(double x) {
 /// The Hurwitz zeta function zeta(s, q) = sum_{k>=0} (k + q)^-s by Euler-Maclaurin summation (DLMF 2.10.1 applied
 /// to the sum, as Cephes' zeta): the first N terms directly (N >= 9, until q + N >= 9), then the integral of the
 /// tail, half its first term and the Bernoulli corrections B_2j/(2j)! s(s+1)...(s+2j-2) a^(-s-2j+1).
-/// Domains (Cephes'): s == 1 gives inf, s < 1 NaN; q a non-positive integer gives inf, q < 0 with a
-/// non-integer s NaN.
+/// Domains (Cephes'), checked in this order (so zeta(1, nan) and zeta(nan, 0) are inf): s == 1 gives inf, s < 1
+/// NaN; q a non-positive integer gives inf, q < 0 with a non-integer s NaN; any other NaN gives NaN.
 inline double zeta(double s, double q) {
-  if (std::isnan(s) || std::isnan(q)) return kNaN;
   if (s == 1) return kInf;
   if (s < 1) return kNaN;
   if (q <= 0) {
     if (q == std::floor(q)) return kInf;
     if (s != std::floor(s)) return kNaN;
   }
+  if (std::isnan(s) || std::isnan(q)) return kNaN;
   double sum = std::pow(q, -s), a = q, term = 0;
   int i = 0;
   while (i < 9 || a <= 9) {
@@ -88,12 +88,13 @@ inline double zeta(double s, double q) {
 
 /// trigamma psi'(x): the asymptotic series DLMF 5.15.8, psi'(x) ~ 1/x + 1/(2x^2) + sum_k B_2k / x^(2k+1), for
 /// x >= 10 after psi'(x) = psi'(x + 1) + 1/x^2; x < 0 by the reflection psi'(1 - x) + psi'(x) = pi^2 / sin^2(pi x)
-/// (DLMF 5.15.6). +inf at the poles (0 and negative integers).
+/// (DLMF 5.15.6) below 1/2. +inf at 0.
 inline double trigamma(double x) {
   if (std::isnan(x)) return x;
-  if (x <= 0) {
-    if (x == std::floor(x)) return kInf;
-    double sn = std::sin(kPi * (x - std::nearbyint(x)));  // sin^2(pi x) has period 1
+  if (x < 0.5) {
+    // sin(pi x) of the rounded pi x, as PyTorch's: at the negative integers it is ~1e-16, not 0, and the result a
+    // huge finite value (inf at 0 only)
+    double sn = std::sin(kPi * x);
     return -trigamma(1 - x) + kPi * kPi / (sn * sn);
   }
   if (std::isinf(x)) return 0;
@@ -221,10 +222,12 @@ inline double bessel_i(int nu, double ax) {
   return std::cyl_bessel_i(static_cast<double>(nu), ax);
 }
 
-/// I0, I1 (odd), and their exponentially scaled forms exp(-|x|) I.
-inline double i0(double x) { return std::isnan(x) ? x : bessel_i(0, std::abs(x)); }
+/// I0, I1 (odd), and their exponentially scaled forms exp(-|x|) I. I0 and I1 are NaN at +-inf, as PyTorch's.
+inline double i0(double x) { return std::isnan(x) || std::isinf(x) ? kNaN : bessel_i(0, std::abs(x)); }
 inline double i0e(double x) { return std::isnan(x) ? x : scaled_bessel_i(0, std::abs(x)); }
-inline double i1(double x) { return std::isnan(x) ? x : std::copysign(bessel_i(1, std::abs(x)), x); }
+inline double i1(double x) {
+  return std::isnan(x) || std::isinf(x) ? kNaN : std::copysign(bessel_i(1, std::abs(x)), x);
+}
 inline double i1e(double x) { return std::isnan(x) ? x : std::copysign(scaled_bessel_i(1, std::abs(x)), x); }
 
 /// exp(x) K_nu(x) for x > 0 (any nu >= 0).
@@ -243,28 +246,66 @@ inline double bessel_k(int nu, double x, bool scaled) {
   return std::cyl_bessel_k(static_cast<double>(nu), x);
 }
 
-/// J0 (even), J1 (odd): 0 at +-inf.
+/// J0 (even), J1 (odd): NaN at +-inf, as PyTorch's.
 inline double bessel_j(int nu, double x) {
   if (std::isnan(x)) return x;
-  if (std::isinf(x)) return 0;
+  if (std::isinf(x)) return kNaN;
   double v = std::cyl_bessel_j(static_cast<double>(nu), std::abs(x));
   return nu == 1 && x < 0 ? -v : v;
 }
-/// Y0, Y1: NaN below 0, -inf at 0, 0 at +inf.
+/// Y0, Y1: NaN below 0 and at +inf (as PyTorch's), -inf at 0.
 inline double bessel_y(int nu, double x) {
   if (std::isnan(x)) return x;
   if (x < 0) return kNaN;
   if (x == 0) return -kInf;
-  if (std::isinf(x)) return 0;
+  if (std::isinf(x)) return kNaN;
   return std::cyl_neumann(static_cast<double>(nu), x);
 }
 
-/// Ai(x) through the Bessel functions of order 1/3 (DLMF 9.6.1 and 9.6.6, with J_-1/3 = (J_1/3 - sqrt 3 Y_1/3)/2
-/// from DLMF 10.4.7), zeta = (2/3)|x|^(3/2): Ai(x) = sqrt(x/3) K_1/3(zeta) / pi for x > 0, Ai(-x) =
-/// sqrt(x)/3 (J_1/3(zeta) + J_-1/3(zeta)); Ai(0) = 1 / (3^(2/3) Gamma(2/3)). NaN at +-inf, as PyTorch.
+/// Ai(x) for |x| < 1 by its Maclaurin series (DLMF 9.4.1): Ai(0) f(x) + Ai'(0) g(x), f = sum_k 3^k (1/3)_k
+/// x^3k / (3k)!, g = sum_k 3^k (2/3)_k x^(3k+1) / (3k+1)!.
+inline double airy_ai_series(double x) {
+  const double ai0 = 0.355028053887817239260063186004, dai0 = -0.258819403792806798405183560189;
+  const double x3 = x * x * x;
+  double f = 1, g = x, tf = 1, tg = x;
+  for (int k = 1; k < 40; ++k) {
+    tf *= x3 / ((3.0 * k - 1) * (3.0 * k));
+    tg *= x3 / ((3.0 * k) * (3.0 * k + 1));
+    f += tf;
+    g += tg;
+    if (std::abs(tf) < kEps * std::abs(f) && std::abs(tg) <= kEps * std::abs(g)) break;
+  }
+  return ai0 * f + dai0 * g;
+}
+
+/// Ai(x) for x <= -25 by its asymptotic expansion (DLMF 9.7.9, coefficients u_k of DLMF 9.7.2): with t = sqrt(-x),
+/// zeta = -2 x t / 3 and theta = zeta + pi/4, Ai(x) ~ (sin(theta) P - cos(theta) Q) / (sqrt(pi) sqrt(t)), P =
+/// sum_k (-1)^k u_2k zeta^-2k, Q = sum_k (-1)^k u_(2k+1) zeta^-(2k+1). The phase is rounded as PyTorch's own
+/// asymptotic form rounds it (where |x| is so large that it keeps few digits, both give the same value).
+inline double airy_ai_negative_asymptotic(double x) {
+  const double t = std::sqrt(-x), zeta = -2.0 * x * t / 3.0, theta = zeta + 0.25 * kPi;
+  double P = 1, Q = 0, u = 1, zpow = 1;
+  for (int k = 1; k < 40; ++k) {
+    u *= (6.0 * k - 5) * (6.0 * k - 3) * (6.0 * k - 1) / ((2.0 * k - 1) * 216.0 * k);
+    zpow /= zeta;
+    const double term = u * zpow;
+    // u_k zeta^-k enters P (k even) or Q (k odd) with the sign (-1)^(k/2) (integer division)
+    const double signed_term = ((k / 2) % 2 == 0) ? term : -term;
+    if (k % 2 == 0) P += signed_term;
+    else Q += signed_term;
+    if (term < kEps * 1e-2) break;
+  }
+  return (std::sin(theta) * P - std::cos(theta) * Q) / (std::sqrt(kPi) * std::sqrt(t));
+}
+
+/// Ai(x): the series above for |x| < 1, the asymptotic form for x <= -25; otherwise through the Bessel functions
+/// of order 1/3 (DLMF 9.6.1 and 9.6.6, with J_-1/3 = (J_1/3 - sqrt 3 Y_1/3)/2 from DLMF 10.4.7), zeta =
+/// (2/3)|x|^(3/2): Ai(x) = sqrt(x/3) K_1/3(zeta) / pi for x > 0, Ai(-x) = sqrt(x)/3 (J_1/3(zeta) + J_-1/3(zeta)).
+/// NaN at +-inf, as PyTorch.
 inline double airy_ai(double x) {
   if (std::isnan(x) || std::isinf(x)) return kNaN;
-  if (x == 0) return 0.355028053887817239260063186004;
+  if (std::abs(x) < 1) return airy_ai_series(x);
+  if (x <= -25) return airy_ai_negative_asymptotic(x);
   double ax = std::abs(x), zeta = 2.0 / 3.0 * ax * std::sqrt(ax);
   if (x > 0) {
     if (zeta > 750) return 0;
@@ -287,17 +328,18 @@ inline double spherical_bessel_j0(double x) {
 /// The regularized incomplete gamma functions P(a, x) and Q(a, x) = 1 - P (Cephes' igam/igamc method): for
 /// x <= 1 or x <= a the power series P = x^a e^-x / Gamma(a + 1) sum_k x^k / ((a+1)...(a+k)) (DLMF 8.11.4 /
 /// 8.7.1), otherwise Legendre's continued fraction for Q (DLMF 8.9.2), evaluated with the modified Lentz
-/// method; the other is the complement. Edge values as PyTorch (scipy's gammainc): NaN for a or x negative,
-/// a == 0 gives P = 1 for x > 0 (NaN at x = 0), x == 0 gives P = 0, a = inf gives P = 0 (NaN with x = inf),
-/// x = inf gives P = 1.
+/// method; the other is the complement. Edge values as PyTorch (scipy's gammainc), checked in this order (a NaN
+/// fails each comparison, so igamma(nan, 0) = 0, igamma(inf, nan) = 0, igamma(nan, inf) = 1): NaN for a or x
+/// negative, a == 0 gives P = 1 for x > 0 (NaN at x = 0), x == 0 gives P = 0, a = inf gives P = 0 (NaN with
+/// x = inf), x = inf gives P = 1; any other NaN gives NaN.
 inline double igamma_impl(double a, double x, bool upper) {
-  if (std::isnan(a) || std::isnan(x)) return kNaN;
   if (x < 0 || a < 0) return kNaN;
   auto ret = [upper](double p) { return upper ? 1 - p : p; };
   if (a == 0) return x > 0 ? ret(1) : kNaN;
   if (x == 0) return ret(0);
   if (std::isinf(a)) return std::isinf(x) ? kNaN : ret(0);
   if (std::isinf(x)) return ret(1);
+  if (std::isnan(a) || std::isnan(x)) return kNaN;
   double lpre = a * std::log(x) - x - std::lgamma(a);  // log(x^a e^-x / Gamma(a))
   if (x <= 1 || x <= a) {
     double r = a, c = 1, s = 1;
@@ -362,7 +404,7 @@ enum class ChebyshevKind { T, U, V, W };
 inline double chebyshev(ChebyshevKind kind, double x, double nd) {
   int64_t n = poly_degree(nd);
   if (n < 0) return 0;
-  if (std::isnan(x)) return x;
+  if (n == 0) return 1;  // even at x = NaN, as PyTorch's
   const double odd_sign = n % 2 == 0 ? 1.0 : -1.0;
   const double dn = static_cast<double>(n);
   if (std::abs(x) == 1) {  // T_n(1) = 1, U_n(1) = n+1, V_n(1) = 1, W_n(1) = 2n+1 and their parities at -1
