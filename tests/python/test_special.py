@@ -142,7 +142,7 @@ def test_frexp_two_results():
         np.testing.assert_array_equal(em.float().numpy(), tm.float().numpy())
         np.testing.assert_array_equal(ee.numpy(), te.numpy())
         named = e_in.frexp()
-        assert named.mantissa.float().numpy().tolist() == named[0].float().numpy().tolist()
+        np.testing.assert_array_equal(named.mantissa.float().numpy(), named[0].float().numpy())
         np.testing.assert_array_equal(named.exponent.numpy(), te.numpy())
     with pytest.raises(RuntimeError):
         ember.frexp(ember.arange(3))
@@ -184,7 +184,7 @@ def test_polygamma_methods():
     _close(x.polygamma(2), tx.polygamma(2), 1e-12)
     y = x.clone()
     assert y.polygamma_(1) is y
-    _close(y, tx.clone().polygamma_(1), 1e-12)
+    _close(y, tx.clone().polygamma_(1), 1e-9)  # PyTorch's trigamma errs by 5e-10 (ACCURACY above)
     with pytest.raises(RuntimeError):
         ember.arange(3).polygamma_(1)
 
