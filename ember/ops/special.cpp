@@ -40,12 +40,18 @@ Tensor positive(const Tensor& self) {
 // Every element of a real tensor is real (Ember has no complex dtypes yet).
 Tensor isreal(const Tensor& self) { return ember::ones_like(self, kBool); }
 
-// Phi(x) = (1 + erf(x / sqrt 2)) / 2, PyTorch's composite.
+// Phi(x) = (1 + erf(x / sqrt 2)) / 2, PyTorch's composite; float16 computes in float32 (PyTorch 1.13 has no
+// float16 erf; in float16 arithmetic 1 + erf(x) would keep no digit of the left tail).
+namespace {
+Tensor ndtr_operand(const Tensor& self) { return self.dtype() == kFloat16 ? self.to(kFloat32) : self; }
+}  // namespace
 Tensor special_ndtr(const Tensor& self) {
-  return (ember::erf(self * Scalar(M_SQRT1_2)) + Scalar(1)) * Scalar(0.5);
+  Tensor r = (ember::erf(ndtr_operand(self) * Scalar(M_SQRT1_2)) + Scalar(1)) * Scalar(0.5);
+  return self.dtype() == kFloat16 ? r.to(kFloat16) : r;
 }
 Tensor special_ndtr_out(const Tensor& self, const Tensor& out) {
-  return ember::mul_out(out, ember::erf(self * Scalar(M_SQRT1_2)) + Scalar(1), wrapped_scalar_tensor(Scalar(0.5)));
+  return ember::mul_out(out, ember::erf(ndtr_operand(self) * Scalar(M_SQRT1_2)) + Scalar(1),
+                        wrapped_scalar_tensor(Scalar(0.5)));
 }
 
 Tensor special_round(const Tensor& self, int64_t decimals) { return ember::round(self, decimals); }

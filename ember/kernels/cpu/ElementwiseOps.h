@@ -202,7 +202,9 @@ struct Gcd {
     }
     while (a != 0) {
       T c = a;
-      a = (c == T(-1)) ? T(0) : static_cast<T>(b % c);  // x % -1 is 0 (and INT_MIN % -1 would trap)
+      // x % -1 is 0 (and INT_MIN % -1 would trap); an unsigned 255 is no -1
+      if constexpr (std::is_signed_v<T>) a = (c == T(-1)) ? T(0) : static_cast<T>(b % c);
+      else a = static_cast<T>(b % c);
       b = c;
     }
     return b;

@@ -340,6 +340,13 @@ inline double igamma_impl(double a, double x, bool upper) {
   if (std::isinf(a)) return std::isinf(x) ? kNaN : ret(0);
   if (std::isinf(x)) return ret(1);
   if (std::isnan(a) || std::isnan(x)) return kNaN;
+  if (a > 1e16) {
+    // the leading term of Temme's uniform expansion (DLMF 8.12.3), P = erfc(-eta sqrt(a/2)) / 2 with
+    // eta^2 / 2 = lambda - 1 - log(lambda), lambda = x / a; the next terms are O(a^-1/2) smaller (below 1e-8 here)
+    const double mu = x / a - 1, eta = std::copysign(std::sqrt(2 * (mu - std::log1p(mu))), mu);
+    const double p = 0.5 * std::erfc(-eta * std::sqrt(a / 2));
+    return upper ? 0.5 * std::erfc(eta * std::sqrt(a / 2)) : p;
+  }
   double lpre = a * std::log(x) - x - std::lgamma(a);  // log(x^a e^-x / Gamma(a))
   if (x <= 1 || x <= a) {
     double r = a, c = 1, s = 1;
@@ -384,14 +391,16 @@ inline int64_t poly_degree(double n) {
   return static_cast<int64_t>(n);
 }
 
-/// p_{k+1} = (alpha_k(x) p_k - beta_k p_{k-1}) from p0, p1, for the degree n >= 2.
-template <class Step>
-double recur(int64_t n, double p0, double p1, Step step) {
+/// p_{k+1} = (alpha_k(x) p_k - beta_k p_{k-1}) from p0, p1, for the degree n >= 2, in R (the polynomials are
+/// evaluated in the compute type of their dtype, float for float32 and the 16-bit floats, as PyTorch's kernels
+/// are: where the terms overflow, float reaches inf and inf - inf where double would not).
+template <class R, class Step>
+R recur(int64_t n, R p0, R p1, Step step) {
   if (n == 0) return p0;
   if (n == 1) return p1;
-  double a = p0, b = p1;
+  R a = p0, b = p1;
   for (int64_t k = 1; k < n; ++k) {
-    double c = step(k, b, a);
+    R c = step(k, b, a);
     a = b;
     b = c;
     if (std::isnan(b)) return b;  // NaN stays NaN (x = +-inf reaches inf - inf): no need to run on
@@ -401,60 +410,66 @@ double recur(int64_t n, double p0, double p1, Step step) {
 
 enum class ChebyshevKind { T, U, V, W };
 
-inline double chebyshev(ChebyshevKind kind, double x, double nd) {
-  int64_t n = poly_degree(nd);
+template <class R>
+R chebyshev(ChebyshevKind kind, R x, R nd) {
+  int64_t n = poly_degree(static_cast<double>(nd));
   if (n < 0) return 0;
   if (n == 0) return 1;  // even at x = NaN, as PyTorch's
-  const double odd_sign = n % 2 == 0 ? 1.0 : -1.0;
-  const double dn = static_cast<double>(n);
+  const R odd_sign = n % 2 == 0 ? R(1) : R(-1);
+  const R dn = static_cast<R>(n);
   if (std::abs(x) == 1) {  // T_n(1) = 1, U_n(1) = n+1, V_n(1) = 1, W_n(1) = 2n+1 and their parities at -1
     switch (kind) {
-      case ChebyshevKind::T: return x > 0 ? 1 : odd_sign;
+      case ChebyshevKind::T: return x > 0 ? R(1) : odd_sign;
       case ChebyshevKind::U: return x > 0 ? dn + 1 : odd_sign * (dn + 1);
-      case ChebyshevKind::V: return x > 0 ? 1 : odd_sign * (2 * dn + 1);
+      case ChebyshevKind::V: return x > 0 ? R(1) : odd_sign * (2 * dn + 1);
       case ChebyshevKind::W: return x > 0 ? 2 * dn + 1 : odd_sign;
     }
   }
   if (n > 6 && std::abs(x) < 1) {
-    double t = std::acos(x);
+    R t = std::acos(x);
     switch (kind) {
       case ChebyshevKind::T: return std::cos(dn * t);
       case ChebyshevKind::U:
         return std::sin(t) != 0 ? std::sin((dn + 1) * t) / std::sin(t) : (dn + 1) * std::cos((dn + 1) * t) / x;
-      case ChebyshevKind::V: return std::cos((dn + 0.5) * t) / std::cos(t / 2);
-      case ChebyshevKind::W: return std::sin((dn + 0.5) * t) / std::sin(t / 2);
+      case ChebyshevKind::V: return std::cos((dn + R(0.5)) * t) / std::cos(t / 2);
+      case ChebyshevKind::W: return std::sin((dn + R(0.5)) * t) / std::sin(t / 2);
     }
   }
-  const double p1 = kind == ChebyshevKind::T ? x : kind == ChebyshevKind::U ? 2 * x
-                    : kind == ChebyshevKind::V ? 2 * x - 1 : 2 * x + 1;
-  return recur(n, 1.0, p1, [x](int64_t, double pk, double pkm1) { return 2 * x * pk - pkm1; });
+  const R p1 = kind == ChebyshevKind::T ? x : kind == ChebyshevKind::U ? 2 * x
+               : kind == ChebyshevKind::V ? 2 * x - 1 : 2 * x + 1;
+  return recur<R>(n, R(1), p1, [x](int64_t, R pk, R pkm1) { return 2 * x * pk - pkm1; });
 }
 
-inline double hermite_h(double x, double nd) {
-  int64_t n = poly_degree(nd);
+template <class R>
+R hermite_h(R x, R nd) {
+  int64_t n = poly_degree(static_cast<double>(nd));
   if (n < 0) return 0;
-  return recur(n, 1.0, 2 * x, [x](int64_t k, double pk, double pkm1) { return 2 * x * pk - 2 * k * pkm1; });
+  return recur<R>(n, R(1), 2 * x, [x](int64_t k, R pk, R pkm1) { return 2 * x * pk - static_cast<R>(2 * k) * pkm1; });
 }
-inline double hermite_he(double x, double nd) {
-  int64_t n = poly_degree(nd);
+template <class R>
+R hermite_he(R x, R nd) {
+  int64_t n = poly_degree(static_cast<double>(nd));
   if (n < 0) return 0;
-  return recur(n, 1.0, x, [x](int64_t k, double pk, double pkm1) { return x * pk - k * pkm1; });
+  return recur<R>(n, R(1), x, [x](int64_t k, R pk, R pkm1) { return x * pk - static_cast<R>(k) * pkm1; });
 }
-inline double laguerre_l(double x, double nd) {
-  int64_t n = poly_degree(nd);
+/// L_{k+1} = ((2k + (1 - x)) L_k - k L_{k-1}) / (k + 1), grouped as PyTorch's (the same rounding in float).
+template <class R>
+R laguerre_l(R x, R nd) {
+  int64_t n = poly_degree(static_cast<double>(nd));
   if (n < 0) return 0;
   if (x == 0) return 1;
-  return recur(n, 1.0, 1 - x, [x](int64_t k, double pk, double pkm1) {
-    double dk = static_cast<double>(k);
-    return ((2 * dk + 1 - x) * pk - dk * pkm1) / (dk + 1);
+  return recur<R>(n, R(1), 1 - x, [x](int64_t k, R pk, R pkm1) {
+    const R dk = static_cast<R>(k);
+    return ((dk + dk + (1 - x)) * pk - dk * pkm1) / (dk + 1);
   });
 }
-inline double legendre_p(double x, double nd) {
-  int64_t n = poly_degree(nd);
+template <class R>
+R legendre_p(R x, R nd) {
+  int64_t n = poly_degree(static_cast<double>(nd));
   if (n < 0) return 0;
-  if (std::abs(x) == 1) return x > 0 || n % 2 == 0 ? 1 : -1;
-  return recur(n, 1.0, x, [x](int64_t k, double pk, double pkm1) {
-    double dk = static_cast<double>(k);
+  if (std::abs(x) == 1) return x > 0 || n % 2 == 0 ? R(1) : R(-1);
+  return recur<R>(n, R(1), x, [x](int64_t k, R pk, R pkm1) {
+    const R dk = static_cast<R>(k);
     return ((2 * dk + 1) * x * pk - dk * pkm1) / (dk + 1);
   });
 }

@@ -305,9 +305,9 @@ EMBER_BINARY_VARIANTS(fmod, fmod_impl)
 EMBER_BINARY_VARIANTS(pow, pow_impl)
 #undef EMBER_BINARY_VARIANTS
 
-// logaddexp, logaddexp2: no in-place variant; float32/float64/bfloat16 as PyTorch's CPU kernels.
+// logaddexp, logaddexp2: no in-place variant; the floating types.
 namespace {
-constexpr uint32_t kLogaddexpTypes = dtype_bit(kFloat32) | dtype_bit(kFloat64) | dtype_bit(kBFloat16);
+constexpr uint32_t kLogaddexpTypes = kFloatingTypes;
 }  // namespace
 Tensor logaddexp(const Tensor& self, const Tensor& other) {
   return binary_op<ops::Logaddexp, kLogaddexpTypes>(named("logaddexp"), self, other, {}, false);
@@ -322,15 +322,16 @@ Tensor logaddexp2_out(const Tensor& self, const Tensor& other, const Tensor& out
   return binary_op<ops::Logaddexp2, kLogaddexpTypes>(named("logaddexp2"), self, other, out, false);
 }
 
-// heaviside: both operands of one dtype (PyTorch refuses to promote); every dtype.
+// heaviside: both operands (and out=) of one dtype (PyTorch refuses to promote); every dtype.
 namespace {
 Tensor heaviside_impl(const Tensor& self, const Tensor& values, const Tensor& out, bool inplace) {
-  EMBER_CHECK(self.dtype() == values.dtype(), "heaviside is not yet implemented for tensors with different dtypes.");
+  EMBER_CHECK(self.dtype() == values.dtype() && (!out.defined() || out.dtype() == self.dtype()),
+              "heaviside is not yet implemented for tensors with different dtypes.");
   return binary_op<ops::Heaviside, kAllTypes>(named("heaviside"), self, values, out, inplace);
 }
 
-// nextafter: the neighbour of a in the direction of b in the dtype itself (bfloat16's neighbour is a bfloat16,
-// not a float's: stepped on its bits). float32/float64/bfloat16.
+// nextafter: the neighbour of a in the direction of b in the dtype itself (a float16's or bfloat16's neighbour is
+// one of its own dtype, not a float's: stepped on its bits). The floating types.
 template <class T>
 T next_after(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {

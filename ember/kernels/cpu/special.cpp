@@ -240,29 +240,73 @@ EMBER_BINARY_VARIANTS(igammac, igammac_impl)
 #undef EMBER_BINARY_VARIANTS
 
 // torch.special's binary ops and the orthogonal polynomials (x, n): functional and out= only. The shifted
-// Chebyshev polynomials are the plain ones at 2x - 1 (DLMF 18.7.11-18.7.14).
+// Chebyshev polynomials are the plain ones at 2x - 1 (DLMF 18.7.11-18.7.14). The polynomials compute in the
+// dtype's compute type (float for float32 and the 16-bit floats, as PyTorch's float kernels).
 namespace {
 template <sp::ChebyshevKind K, bool Shifted>
-double chebyshev(double x, double n) {
-  return sp::chebyshev(K, Shifted ? 2 * x - 1 : x, n);
+struct Chebyshev {
+  template <class R> static R f(R x, R n) { return sp::chebyshev<R>(K, Shifted ? 2 * x - 1 : x, n); }
+};
+#define EMBER_POLYNOMIAL_FUNCTOR(Name, fn) \
+  struct Name {                            \
+    template <class R> static R f(R x, R n) { return sp::fn<R>(x, n); } \
+  };
+using ChebyshevT = Chebyshev<sp::ChebyshevKind::T, false>;
+using ChebyshevU = Chebyshev<sp::ChebyshevKind::U, false>;
+using ChebyshevV = Chebyshev<sp::ChebyshevKind::V, false>;
+using ChebyshevW = Chebyshev<sp::ChebyshevKind::W, false>;
+using ShiftedChebyshevT = Chebyshev<sp::ChebyshevKind::T, true>;
+using ShiftedChebyshevU = Chebyshev<sp::ChebyshevKind::U, true>;
+using ShiftedChebyshevV = Chebyshev<sp::ChebyshevKind::V, true>;
+using ShiftedChebyshevW = Chebyshev<sp::ChebyshevKind::W, true>;
+EMBER_POLYNOMIAL_FUNCTOR(HermiteH, hermite_h)
+EMBER_POLYNOMIAL_FUNCTOR(HermiteHe, hermite_he)
+EMBER_POLYNOMIAL_FUNCTOR(LaguerreL, laguerre_l)
+EMBER_POLYNOMIAL_FUNCTOR(LegendreP, legendre_p)
+#undef EMBER_POLYNOMIAL_FUNCTOR
+
+/// out = F::f(x, n) in the compute type of the (floating) common dtype; integral operands promote to float.
+template <class F>
+Tensor polynomial(const char* name, const Tensor& self, const Tensor& other, const Tensor& out) {
+  IterConfig cfg;
+  cfg.name = name;
+  cfg.int_to_float = true;
+  TensorIterator it(cfg, out, {self, other});
+  dispatch_dtypes<kFloatingTypes>(it.common_dtype(), name, [&]<class T>() {
+    using M = opmath_t<T>;
+    it.for_each([&](char** d, const int64_t* s, int64_t n) {
+      binary_loop<T, T>(d, s, n, [](T x, T y) { return static_cast<T>(F::f(static_cast<M>(x), static_cast<M>(y))); });
+    });
+  });
+  return it.finish();
 }
 }  // namespace
 
+#define EMBER_POLYNOMIALS(X)                                                              \
+  X(special_chebyshev_polynomial_t, ChebyshevT)             \
+  X(special_chebyshev_polynomial_u, ChebyshevU)             \
+  X(special_chebyshev_polynomial_v, ChebyshevV)             \
+  X(special_chebyshev_polynomial_w, ChebyshevW)             \
+  X(special_shifted_chebyshev_polynomial_t, ShiftedChebyshevT)      \
+  X(special_shifted_chebyshev_polynomial_u, ShiftedChebyshevU)      \
+  X(special_shifted_chebyshev_polynomial_v, ShiftedChebyshevV)      \
+  X(special_shifted_chebyshev_polynomial_w, ShiftedChebyshevW)      \
+  X(special_hermite_polynomial_h, HermiteH)                                               \
+  X(special_hermite_polynomial_he, HermiteHe)                                             \
+  X(special_laguerre_polynomial_l, LaguerreL)                                             \
+  X(special_legendre_polynomial_p, LegendreP)
+
+#define EMBER_DEFINE_POLYNOMIAL(name, F)                                                                     \
+  Tensor name(const Tensor& self, const Tensor& other) { return polynomial<F>(#name, self, other, {}); } \
+  Tensor name##_out(const Tensor& self, const Tensor& other, const Tensor& out) {                            \
+    return polynomial<F>(#name, self, other, out);                                             \
+  }
+EMBER_POLYNOMIALS(EMBER_DEFINE_POLYNOMIAL)
+#undef EMBER_DEFINE_POLYNOMIAL
+#undef EMBER_POLYNOMIALS
 #define EMBER_SPECIAL_BINARY(X)                                                                                 \
   X(special_xlog1py, kAllTypes, xlog1py_value)                                                                        \
-  X(special_zeta, kAllTypes, sp::zeta)                                                                           \
-  X(special_chebyshev_polynomial_t, kAllTypes, (chebyshev<sp::ChebyshevKind::T, false>))                            \
-  X(special_chebyshev_polynomial_u, kAllTypes, (chebyshev<sp::ChebyshevKind::U, false>))                            \
-  X(special_chebyshev_polynomial_v, kAllTypes, (chebyshev<sp::ChebyshevKind::V, false>))                            \
-  X(special_chebyshev_polynomial_w, kAllTypes, (chebyshev<sp::ChebyshevKind::W, false>))                            \
-  X(special_shifted_chebyshev_polynomial_t, kAllTypes, (chebyshev<sp::ChebyshevKind::T, true>))                     \
-  X(special_shifted_chebyshev_polynomial_u, kAllTypes, (chebyshev<sp::ChebyshevKind::U, true>))                     \
-  X(special_shifted_chebyshev_polynomial_v, kAllTypes, (chebyshev<sp::ChebyshevKind::V, true>))                     \
-  X(special_shifted_chebyshev_polynomial_w, kAllTypes, (chebyshev<sp::ChebyshevKind::W, true>))                     \
-  X(special_hermite_polynomial_h, kAllTypes, sp::hermite_h)                                                      \
-  X(special_hermite_polynomial_he, kAllTypes, sp::hermite_he)                                                    \
-  X(special_laguerre_polynomial_l, kAllTypes, sp::laguerre_l)                                                    \
-  X(special_legendre_polynomial_p, kAllTypes, sp::legendre_p)
+  X(special_zeta, kAllTypes, sp::zeta)
 
 #define EMBER_DEFINE_SPECIAL_BINARY(name, mask, fn)                                            \
   Tensor name(const Tensor& self, const Tensor& other) {                                       \

@@ -88,9 +88,9 @@ constexpr int vec(VecOp v) { return static_cast<int>(v); }
   X(round, Round, kNumericTypes, Same, vec(VecOp::Round))                   \
   X(trunc, Trunc, kNumericTypes, Same, vec(VecOp::Trunc))                   \
   X(frac, Frac, kFloatingTypes, Same, kNoVec)                               \
-  X(acosh, Acosh, kAllTypes & ~dtype_bit(kFloat16), Float, kNoVec)         \
-  X(asinh, Asinh, kAllTypes & ~dtype_bit(kFloat16), Float, kNoVec)         \
-  X(atanh, Atanh, kAllTypes & ~dtype_bit(kFloat16), Float, kNoVec)         \
+  X(acosh, Acosh, kAllTypes, Float, kNoVec)                                    \
+  X(asinh, Asinh, kAllTypes, Float, kNoVec)                                    \
+  X(atanh, Atanh, kAllTypes, Float, kNoVec)                                    \
   X(deg2rad, Deg2rad, kAllTypes, Float, kNoVec)                             \
   X(rad2deg, Rad2deg, kAllTypes, Float, kNoVec)                             \
   X(sgn, Sign, kAllTypes, Same, kNoVec)                                     \
@@ -119,13 +119,14 @@ Tensor isfinite(const Tensor& self) {
   return unary<ops::IsFinite, kAllTypes, OutRule::Bool>("isfinite", self, {}, false, kNoVec);
 }
 
-// Sign and infinity tests, with out= (bool results).
+// Sign and infinity tests, with out= (bool results; as PyTorch's, out= must be bool too).
 #define EMBER_UNARY_PREDICATES(X) X(signbit, Signbit) X(isposinf, IsPosInf) X(isneginf, IsNegInf)
 #define EMBER_DEFINE_PREDICATE(name, F)                                                          \
   Tensor name(const Tensor& self) {                                                              \
     return unary<ops::F, kAllTypes, OutRule::Bool>(#name, self, {}, false, kNoVec);              \
   }                                                                                              \
   Tensor name##_out(const Tensor& self, const Tensor& out) {                                     \
+    EMBER_CHECK(out.dtype() == kBool, #name " does not support non-boolean outputs.");           \
     return unary<ops::F, kAllTypes, OutRule::Bool>(#name, self, out, false, kNoVec);             \
   }
 EMBER_UNARY_PREDICATES(EMBER_DEFINE_PREDICATE)
