@@ -590,3 +590,57 @@ Tensor pad_backward(const Tensor& grad, IntArrayRef sizes, IntArrayRef pad, PadM
 }
 
 }  // namespace ember::autograd::detail
+
+namespace ember::autograd::detail {
+
+Tensor grad_not_implemented(const Tensor& /*grad*/, std::string_view what, bool not_implemented_error) {
+  if (not_implemented_error)
+    EMBER_FAIL_KIND(ErrorKind::NotImplemented, "the derivative for '{}' is not implemented.", what);
+  EMBER_FAIL("derivative for {} is not implemented", what);
+}
+
+Tensor copysign_self_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
+  return grad * ember::masked_fill(result / self, self == Scalar(0), Scalar(0));
+}
+
+Tensor mvlgamma_backward(const Tensor& grad, const Tensor& self, int64_t p) {
+  Tensor s = ember::digamma(self);
+  for (int64_t j = 1; j < p; ++j) s = s + ember::digamma(self - Scalar(0.5 * static_cast<double>(j)));
+  return grad * s;
+}
+
+Tensor logit_backward(const Tensor& grad, const Tensor& self, std::optional<double> eps) {
+  Tensor g = grad / (self * (Scalar(1) - self));
+  if (eps && *eps >= 0)
+    return ember::masked_fill(g, ember::logical_or(self < Scalar(*eps), self > Scalar(1 - *eps)), Scalar(0));
+  return ember::masked_fill(g, ember::logical_or(self < Scalar(0), self > Scalar(1)), Scalar(NAN));
+}
+
+Tensor sinc_backward(const Tensor& grad, const Tensor& self) {
+  Tensor px = self * Scalar(M_PI);
+  Tensor d = (px * ember::cos(px) - ember::sin(px)) / (px * self);
+  return grad * ember::masked_fill(d, self == Scalar(0), Scalar(0));
+}
+
+namespace {
+// self with its (near) zeros replaced by eps, the mask of those that are not, and eps (the dtype's epsilon)
+std::tuple<Tensor, Tensor> safe_nonzero(const Tensor& self) {
+  const double eps = self.dtype() == kFloat64 ? 2.220446049250313e-16 : 1.1920928955078125e-07;
+  Tensor not_tiny = ember::abs(self) > Scalar(eps);
+  return {ember::where(not_tiny, self, ember::full_like(self, Scalar(eps))), not_tiny};
+}
+}  // namespace
+
+Tensor special_i1_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
+  auto [safe, not_tiny] = safe_nonzero(self);
+  Tensor gx = ember::i0(safe) - result / safe;
+  return grad * ember::where(not_tiny, gx, ember::full_like(gx, Scalar(0.5)));
+}
+
+Tensor special_i1e_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
+  auto [safe, not_tiny] = safe_nonzero(self);
+  Tensor gx = ember::special_i0e(safe) - result * (ember::sgn(safe) + ember::reciprocal(safe));
+  return grad * ember::where(not_tiny, gx, ember::full_like(gx, Scalar(0.5)));
+}
+
+}  // namespace ember::autograd::detail

@@ -73,6 +73,7 @@ from ._C import _set_anomaly_enabled as set_anomaly_enabled  # noqa: E402,F401  
 from . import utils  # noqa: E402,F401  (ember.utils.hooks)
 from . import backends  # noqa: E402  (ember.backends.blas.enabled, ...)
 from . import linalg  # noqa: E402  (ember.linalg.vector_norm, as torch.linalg)
+from . import special  # noqa: E402  (ember.special.erfcx, ..., as torch.special)
 from . import nn  # noqa: E402  (ember.nn, as torch.nn after `import torch`)
 from . import optim  # noqa: E402  (ember.optim, as torch.optim)
 from . import random  # noqa: E402  (after the ops: ember.random is the module, as torch.random)

@@ -139,6 +139,14 @@ class Tensor(_C._TensorBase):
         """self where condition is True, else other (ember.where(condition, self, other))."""
         return _C._functions["where"](condition, self, other)
 
+    def polygamma(self, n):
+        """ember.polygamma(n, self): the n-th derivative of digamma (PyTorch's method puts self first)."""
+        return _C._functions["polygamma"](n, self)
+
+    def polygamma_(self, n):
+        """polygamma(n, self) written into self. Errors: a self whose dtype cannot hold the floating result."""
+        return _C._functions["polygamma"](n, self, out=self)
+
     def type_as(self, other):
         """self converted to other's dtype."""
         return self.to(other.dtype)

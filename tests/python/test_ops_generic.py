@@ -172,6 +172,16 @@ _KNOWN = [
     ("narrow_copy", "out", "*",
      "narrow_copy(out=) with a non-contiguous out: PyTorch 1.13 writes the values in memory order, ignoring out's "
      "strides; Ember writes each element at its index"),
+    ("special_airy_ai special_bessel_j0 special_bessel_j1 special_bessel_y1", "forward out", "i16[8]v765|i32[8]v295",
+     "int16/int32 extremes (+-32767, +-2147483647) promote to float32: PyTorch's float kernels evaluate the "
+     "asymptotic phase there in float, which keeps no digit (airy_ai(-2147483648): 1.1e-4 in PyTorch, -2.2e-3 in "
+     "Ember, computed in double and rounded)"),
+    ("special_bessel_y0", "forward out", "i32[8]v295",
+     "int32 extremes promote to float32: PyTorch's float kernel evaluates the asymptotic phase in float, which keeps "
+     "no digit there; Ember computes in double and rounds"),
+    ("special_erfcx", "out_dtype", "f16[3x4]",
+     "float16 self with a float64 out: PyTorch has no float16 erfcx, and the reference computed in float32 gives "
+     "6.9e5 (beyond float16's range) where Ember's float16 result is inf, cast to float64"),
     ("convolution_backward", "forward", "*True*",
      "transposed=True: Ember raises NotImplementedError (transposed convolution is not implemented yet)"),
 ]
@@ -330,7 +340,7 @@ def _self_index(entry, sample):
 
 
 def _module(entry, m):
-    return {"": m, "nn": m._C._nn, "linalg": m._C._linalg}[entry["python_module"]]
+    return {"": m, "nn": m._C._nn, "linalg": m._C._linalg, "special": m._C._special}[entry["python_module"]]
 
 
 def _function(entry, m):
