@@ -13,15 +13,23 @@ struct OpName {
 
 inline constexpr OpName kNonDifferentiable[] = {
     {"aten::_local_scalar_dense", ""},
+    {"aten::resize_", ""},
+    {"aten::resize_as_", ""},
+    {"aten::set_", "source_Tensor"},
+    {"aten::set_", "source_Tensor_storage_offset"},
+    {"aten::set_", ""},
     {"aten::rand_like", ""},
     {"aten::randn_like", ""},
     {"aten::randint_like", ""},
     {"aten::randint_like", "low_dtype"},
     {"aten::normal", "float_float"},
     {"aten::bernoulli", "p"},
+    {"aten::multinomial", ""},
+    {"aten::multinomial", "out"},
     {"aten::searchsorted", "Tensor"},
     {"aten::searchsorted", "Tensor_out"},
     {"aten::histogram", "bins_tensor"},
+    {"aten::view", "dtype"},
     {"aten::detach", ""},
 };
 

@@ -643,6 +643,52 @@ Tensor exponential_(const Tensor& self, double lambd, const std::optional<Genera
   return self;
 }
 
+// A double sample stored in T: through float for the 16-bit types (as PyTorch's casts), through int64 with x86's
+// out-of-range rule for the integral ones (geometric_).
+template <class T>
+T store_sample(double v) {
+  if constexpr (is_narrow_v<T>) return T(static_cast<float>(v));
+  else if constexpr (std::is_floating_point_v<T>) return static_cast<T>(v);
+  else return static_cast<T>(int64_of_float(v));
+}
+
+Tensor cauchy_(const Tensor& self, double median, double sigma, const std::optional<Generator>& generator) {
+  GeneratorImpl& gen = generator_or_default(generator);
+  dispatch_dtypes<kFloatingTypes>(self.dtype(), "cauchy_cpu", [&]<class T>() {
+    LockedGenerator rng = gen.lock();
+    fill_serial<T>(self, "cauchy_", [&] {
+      const double u = uniform01<double>(rng);
+      return store_sample<T>(median + sigma * std::tan(std::numbers::pi * (u - 0.5)));
+    });
+  });
+  return self;
+}
+
+Tensor geometric_(const Tensor& self, double p, const std::optional<Generator>& generator) {
+  EMBER_CHECK(p > 0 && p < 1, "geometric_: geometric_ expects p to be in (0, 1), but got p={}", p);
+  GeneratorImpl& gen = generator_or_default(generator);
+  dispatch_dtypes<kNumericTypes>(self.dtype(), "geometric_cpu", [&]<class T>() {
+    LockedGenerator rng = gen.lock();
+    fill_serial<T>(self, "geometric_", [&] {
+      const double u = uniform01<double>(rng);
+      return store_sample<T>(std::ceil(std::log(u) / std::log(1.0 - p)));
+    });
+  });
+  return self;
+}
+
+// exp of path-B normal samples (normal_one, sharing the generator's cached value), as PyTorch's
+// lognormal_distribution<double>.
+Tensor log_normal_(const Tensor& self, double mean, double std, const std::optional<Generator>& generator) {
+  EMBER_CHECK(std > 0.0, "log_normal_: log_normal_ expects std > 0.0, but found std={}", std);
+  GeneratorImpl& gen = generator_or_default(generator);
+  dispatch_dtypes<kFloatingTypes>(self.dtype(), "log_normal_cpu", [&]<class T>() {
+    LockedGenerator rng = gen.lock();
+    fill_serial<T>(self, "log_normal_", [&] { return store_sample<T>(std::exp(normal_one(rng, mean, std))); });
+  });
+  return self;
+}
+
 Tensor bernoulli_float_(const Tensor& self, double p, const std::optional<Generator>& generator) {
   bernoulli_scalar_fill(self, p, generator);
   return self;
