@@ -244,6 +244,10 @@ class Tensor(_C._TensorBase):
         raise NotImplementedError("pin_memory: pinned memory needs an accelerator, and this build of Ember supports "
                                   "only cpu")
 
+    def is_distributed(self):
+        """False, as PyTorch's for every dense tensor (Ember has no distributed tensors)."""
+        return False
+
     def is_shared(self):
         """Whether the tensor's memory is shared between processes (False: Ember's storages are private)."""
         return False

@@ -12,7 +12,7 @@ from ._size import Size
 from ._tensor import Tensor
 
 __all__ = ["allclose", "as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
-           "broadcast_tensors", "cartesian_prod", "cdist", "einsum", "histogram", "histogramdd", "is_floating_point", "is_nonzero",
+           "broadcast_tensors", "cartesian_prod", "cdist", "einsum", "gradient", "histogram", "histogramdd", "is_floating_point", "is_nonzero",
            "is_tensor", "isclose", "lu", "meshgrid", "nonzero", "norm", "numel", "split", "tensordot", "unique",
            "unique_consecutive", "detach_"]
 
@@ -389,6 +389,83 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
             shape[d] = -1
             hist = hist / e.diff().reshape(shape)
     return _HistogramddResult(hist, tuple(edges))
+
+
+def _gradient_along(f, dim, h, edge_order):
+    """The derivative of f along dim by central differences inside and one-sided ones of order edge_order at
+    the ends, for a uniform step h (a number) or the coordinates h (a 1-D tensor of f.shape[dim] values)."""
+    n = f.shape[dim]
+
+    def part(start, length):
+        return f.narrow(dim, start, length)
+
+    if not isinstance(h, Tensor):
+        inner = (part(2, n - 2) - part(0, n - 2)) / (2.0 * h)
+        if edge_order == 1:
+            first = (part(1, 1) - part(0, 1)) / h
+            last = (part(n - 1, 1) - part(n - 2, 1)) / h
+        else:
+            first = (part(0, 1) * -1.5 + part(1, 1) * 2.0 - part(2, 1) * 0.5) / h
+            last = (part(n - 3, 1) * 0.5 - part(n - 2, 1) * 2.0 + part(n - 1, 1) * 1.5) / h
+        return _C._functions["cat"]([first, inner, last], dim)
+    shape = [1] * f.dim()
+    shape[dim] = -1
+
+    def x(start, length):
+        return h.narrow(0, start, length).reshape(shape)
+
+    hl, hr = x(1, n - 2) - x(0, n - 2), x(2, n - 2) - x(1, n - 2)
+    inner = (hl * hl * part(2, n - 2) - hr * hr * part(0, n - 2) + (hr * hr - hl * hl) * part(1, n - 2)) / \
+        (hr * hl * hl + hr * hr * hl)
+    if edge_order == 1:
+        first = (part(1, 1) - part(0, 1)) / (x(1, 1) - x(0, 1))
+        last = (part(n - 1, 1) - part(n - 2, 1)) / (x(n - 1, 1) - x(n - 2, 1))
+    else:
+        d1, d2 = x(1, 1) - x(0, 1), x(2, 1) - x(1, 1)
+        first = (-(2 * d1 + d2) / (d1 * (d1 + d2)) * part(0, 1) + (d1 + d2) / (d1 * d2) * part(1, 1)
+                 - d1 / (d2 * (d1 + d2)) * part(2, 1))
+        d1, d2 = x(n - 2, 1) - x(n - 3, 1), x(n - 1, 1) - x(n - 2, 1)
+        last = (d2 / (d1 * (d1 + d2)) * part(n - 3, 1) - (d1 + d2) / (d1 * d2) * part(n - 2, 1)
+                + (2 * d2 + d1) / (d2 * (d1 + d2)) * part(n - 1, 1))
+    return _C._functions["cat"]([first, inner, last], dim)
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """Estimates the derivative of input along each of dim (default every dimension) by second-order central
+    differences inside and first- or second-order (edge_order) one-sided differences at the ends (PyTorch's
+    torch.gradient). spacing is one step for every dimension, a list of steps (one per dimension), or a list of
+    1-D tensors giving each dimension's coordinates (non-uniform grids). Integral input gives float results.
+
+    Returns:
+        a tuple with one tensor of input's shape per dimension of dim (empty for a 0-dim input).
+
+    Raises:
+        RuntimeError: edge_order other than 1 or 2; a dimension with at most edge_order elements; a repeated dim;
+        spacing of the wrong length.
+    """
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    nd = input.dim()
+    dims = list(builtins.range(nd)) if dim is None else [dim] if isinstance(dim, int) else list(dim)
+    dims = [d + nd if d < 0 else d for d in dims]
+    for i, d in enumerate(dims):
+        if not 0 <= d < builtins.max(nd, 1):
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})")
+        if d in dims[:i]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    if isinstance(spacing, (list, tuple)):
+        if len(spacing) != len(dims):
+            raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar or a list of length "
+                               f"{len(dims)} but got a list of length {len(spacing)}")
+        steps = list(spacing)
+    else:
+        steps = [spacing] * len(dims)
+    for d in dims:
+        if input.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+    f = input if input.dtype.is_floating_point else input.to(_C.get_default_dtype())
+    steps = [float(h) if isinstance(h, (int, float)) else h for h in steps]
+    return tuple(_gradient_along(f, d, h, edge_order) for d, h in zip(dims, steps))
 
 
 def detach_(input):

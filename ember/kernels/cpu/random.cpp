@@ -36,6 +36,8 @@ namespace ember::cpu {
 //    that can hold them (int64, float64, float32, bfloat16); random_() without bounds as the table of §4.
 //  - bernoulli: u < p, with u of 53 bits from a u64 (scalar p, float64 p) or of 24 bits from a u32 (other p).
 //  - randperm: Fisher-Yates from the front, `u32 % (n - i)`; exponential_: -log(1 - u) / lambda in double.
+//  - cauchy_: fma(sigma, tan(pi (u - 0.5)), median); geometric_: ceil(log(u) / log(1 - p)); log_normal_: exp of
+//    normal_one (sharing its cache); each from one 53-bit u per element, in double, then cast.
 // PyTorch 1.13 has no float16 Bernoulli on the CPU; Ember samples float16 as it samples the other dtypes.
 
 namespace {
@@ -658,7 +660,8 @@ Tensor cauchy_(const Tensor& self, double median, double sigma, const std::optio
     LockedGenerator rng = gen.lock();
     fill_serial<T>(self, "cauchy_", [&] {
       const double u = uniform01<double>(rng);
-      return store_sample<T>(median + sigma * std::tan(std::numbers::pi * (u - 0.5)));
+      // PyTorch's AVX2 build contracts median + sigma * tan(...) into one multiply-add.
+      return store_sample<T>(std::fma(sigma, std::tan(std::numbers::pi * (u - 0.5)), median));
     });
   });
   return self;
