@@ -132,9 +132,9 @@ T sample_binomial(T count, T p, LockedGenerator& rng) {
   return count - (count * q >= 10.0 ? binomial_btrs(count, q, rng) : binomial_inversion(count, q, rng));
 }
 
-constexpr uint32_t kPoissonTypes = dtype_bit(kFloat32) | dtype_bit(kFloat64) | dtype_bit(kBFloat16);
-constexpr uint32_t kBinomialTypes = dtype_bit(kFloat32) | dtype_bit(kFloat64);
-constexpr uint32_t kMultinomialTypes = dtype_bit(kFloat32) | dtype_bit(kFloat64) | dtype_bit(kBFloat16);
+// PyTorch 1.13 lacks some of the 16-bit types here (poisson float16; binomial both; multinomial float16): Ember
+// samples them as float32 would (the same draws), rounding the result.
+constexpr uint32_t kSamplerTypes = kFloatingTypes;
 
 // The accumulation type of multinomial's running sums: float for bfloat16.
 template <class T>
@@ -191,7 +191,7 @@ void check_multinomial_weights(const Tensor& self) {
 Tensor poisson(const Tensor& self, const std::optional<Generator>& generator) {
   GeneratorImpl& gen = generator_or_default(generator);
   Tensor result = make_empty(self.sizes(), self.dtype());
-  dispatch_dtypes<kPoissonTypes>(self.dtype(), "poisson_cpu", [&]<class T>() {
+  dispatch_dtypes<kSamplerTypes>(self.dtype(), "poisson_cpu", [&]<class T>() {
     const Tensor rates = self.contiguous();
     const T* r = rates.data_ptr<T>();
     T* out = result.data_ptr<T>();
@@ -215,13 +215,15 @@ Tensor binomial(const Tensor& count, const Tensor& prob, const std::optional<Gen
               prob.dtype(), count.dtype());
   const DimVector shape = broadcast_shapes(count.sizes(), prob.sizes());
   Tensor result = make_empty(shape, count.dtype());
-  dispatch_dtypes<kBinomialTypes>(count.dtype(), "binomial_cpu", [&]<class T>() {
+  dispatch_dtypes<kSamplerTypes>(count.dtype(), "binomial_cpu", [&]<class T>() {
+    using C = sum_t<T>;  // the type the sampler computes in: float for the 16-bit types
     const Tensor n = count.expand(shape).contiguous(), p = prob.expand(shape).contiguous();
     const T* np = n.data_ptr<T>();
     const T* pp = p.data_ptr<T>();
     T* out = result.data_ptr<T>();
     LockedGenerator rng = gen.lock();
-    for (int64_t i = 0; i < result.numel(); ++i) out[i] = sample_binomial<T>(np[i], pp[i], rng);
+    for (int64_t i = 0; i < result.numel(); ++i)
+      out[i] = T(sample_binomial<C>(static_cast<C>(np[i]), static_cast<C>(pp[i]), rng));
   });
   return result;
 }
@@ -242,13 +244,13 @@ Tensor multinomial_out(const Tensor& self, int64_t num_samples, bool replacement
   if (self.dim() == 1) linalg::resize_output(out, {num_samples});
   else linalg::resize_output(out, {self.size(0), num_samples});
   if (out.numel() == 0) return out;
-  EMBER_CHECK(self.dtype() != kFloat16, "multinomial: multinomial is not implemented for half on CPU");
   GeneratorImpl& gen = generator_or_default(generator);
   if (!replacement) {
     check_multinomial_weights(self);
-    Tensor q = ember::empty_like(self);
+    const Tensor probs = self.dtype() == kFloat16 ? self.to(kFloat32) : self;  // float16 as float32
+    Tensor q = ember::empty_like(probs);
     q.exponential_(1, generator);
-    q = ember::div(self, q);
+    q = ember::div(probs, q);
     if (num_samples == 1) out.copy_(ember::argmax(q, -1, true));
     else out.copy_(std::get<1>(ember::topk(q, num_samples)));
     return out;
@@ -256,7 +258,7 @@ Tensor multinomial_out(const Tensor& self, int64_t num_samples, bool replacement
   const Tensor probs = self.dim() == 1 ? self.unsqueeze(0) : self;
   const bool direct = out.is_contiguous();
   Tensor result = direct ? out : make_empty(out.sizes(), kInt64);
-  dispatch_dtypes<kMultinomialTypes>(self.dtype(), "multinomial", [&]<class T>() {
+  dispatch_dtypes<kSamplerTypes>(self.dtype(), "multinomial", [&]<class T>() {
     multinomial_with_replacement<T>(probs, num_samples, result, gen);
   });
   if (!direct) out.copy_(result);
