@@ -105,6 +105,7 @@ from . import functional  # noqa: E402
 from .functional import *  # noqa: E402,F401,F403
 from ._creation import *  # noqa: E402,F401,F403  (asarray, frombuffer, from_file)
 from ._settings import *  # noqa: E402,F401,F403  (deterministic algorithms, typename, is_complex, ...)
+from ._lowrank import *  # noqa: E402,F401,F403  (svd_lowrank, pca_lowrank, lobpcg)
 from ._layout import layout, strided  # noqa: E402,F401
 
 

@@ -2375,6 +2375,137 @@ samples("rand", "rand.generator", "rand_like", "randn", "randn.generator", "rand
         "bernoulli_.float", "dropout", "dropout_")(_random)
 
 
+@samples("cauchy_", "geometric_", "log_normal_", "poisson", "binomial", "multinomial")
+def _random_samplers(entry):
+    n = entry["name"]
+    f = lambda *a, **k: S(*a, **k).seed(7)  # noqa: E731
+    if n == "cauchy_":
+        return [f(T((2, 3))), f(T((2, 3)), 1.0, 2.0), f(T((40,), "float64"), -1.0, 0.5), f(T((2, 3)), 0.0, -1.0),
+                f(T((2, 3)), 0.0, 0.0), f(T((2, 3), "int64")), f(T((4, 3), layout="T")),
+                f(T((3,)), generator=G(3)), f(T((3,), "float16")), f(T((3,), "bfloat16")), f(T((0, 3)))]
+    if n == "geometric_":
+        return [f(T((2, 3)), 0.3), f(T((40,), "float64"), 0.01), f(T((2, 3)), 0.0), f(T((2, 3)), 1.0),
+                f(T((2, 3)), 1.5), f(T((2, 3), "int64"), 0.2), f(T((2, 3), "int8"), 0.5), f(T((2, 3), "uint8"), 0.5),
+                f(T((2, 3), "int32"), 0.7), f(T((2, 3), "bool"), 0.5), f(T((4, 3), layout="T"), 0.4),
+                f(T((3,)), 0.5, generator=G(3)), f(T((3,), "float16"), 0.3), f(T((3,), "bfloat16"), 0.3),
+                f(T((0, 3)), 0.5)]
+    if n == "log_normal_":
+        return [f(T((2, 3))), f(T((2, 3)), 0.0, 0.5), f(T((40,), "float64"), 1.0, 0.25), f(T((2, 3)), 0.0, 0.0),
+                f(T((2, 3)), 0.0, -1.0), f(T((2, 3), "int64")), f(T((4, 3), layout="T")),
+                f(T((3,)), generator=G(3)), f(T((3,), "float16")), f(T((3,), "bfloat16")), f(T((0, 3)))]
+    if n == "poisson":
+        return [f(T((2, 3), low=0, high=5)), f(T((40,), "float64", low=0, high=30)),
+                f(V([0.0, 0.5, 9.99, 10.0, 100.0, 1e4, 1e7])), f(V([0.0, 3.0, 12.0, 250.0], "float64")),
+                f(V([1.0, -1.0])), f(V([math.nan])), f(T((4, 3), layout="T", low=0, high=20)),
+                f(T((3,), low=0, high=5), G(3)), f(T((2, 3), "bfloat16", low=0, high=20)), f(T((2, 3), "float16")),
+                f(T((2, 3), "int64")), f(T((0, 3))), f(T(())), f(F64(low=0.5, high=3)).grad()]
+    if n == "binomial":
+        cnt = [[0.0, 1.0, 5.0, 20.0, 100.0, 1000.0], [-3.0, 7.0, 50.0, 30.0, 200.0, 1e5]]
+        prob = [[0.5, 0.3, 0.9, 0.6, 0.2, 0.001], [0.5, 0.0, 1.0, 0.45, 0.95, 0.7]]
+        return [f(V(cnt), V(prob)), f(V(cnt, "float64"), V(prob, "float64")),
+                f(V([10.0, 40.0, 1e4]), V([1.5, -0.5, 0.5])), f(V([[10.0], [40.0]]), V([0.2, 0.5, 0.8])),
+                f(V([10.0, 40.0]), V([0.2, 0.5], "float64")), f(T((2, 3)), T((3, 2))),
+                f(V([5.0, 9.0], "float64"), V([0.5, math.nan], "float64")),
+                f(V([30.0, 12.0]), V([0.5, 0.25]), G(3)), f(T((2, 3), "int64"), T((2, 3), "int64")),
+                f(T((2,), "float16"), T((2,), "float16")), f(T((0, 3)), T((0, 3))),
+                f(T((5, 3), layout="T", low=0, high=50), T((5, 3), low=0, high=1))]
+    p4 = V([0.1, 0.2, 0.3, 0.4])
+    rows = T((3, 5), low=0, high=1)
+    return [f(p4, 2), f(p4, 6, True), f(p4, 4), f(p4, 1), f(p4, 1, True), f(rows, 3), f(rows, 10, True),
+            f(rows, 1), f(rows, 1, True), f(T((3, 5), "float64", low=0, high=1), 5),
+            f(T((3, 5), "float64", low=0, high=1), 7, True), f(T((3, 5), "bfloat16", low=0, high=1), 2),
+            f(T((3, 5), "bfloat16", low=0, high=1), 9, True), f(T((5, 3), layout="T", low=0, high=1), 2),
+            f(T((5, 3), layout="T", low=0, high=1), 4, True), f(T((2, 8), layout="S", low=0, high=1), 3),
+            f(V([1.0, 0.0, 0.0, 0.0, 0.0]), 4), f(V([[1.0, 0.0, 0.0], [0.0, 0.0, 2.0]]), 3, True),
+            f(p4, 2, generator=G(3)), f(p4, 5, True, generator=G(3)), f(T((0, 3), low=0, high=1), 2),
+            f(T((40, 50), low=0, high=1), 20), f(T((40, 50), "float64", low=0, high=1), 60, True),
+            f(p4, 0), f(p4, -1), f(p4, 5), f(T((2, 3, 4)), 1), f(T(()), 1), f(T((4,), "float16"), 1),
+            f(T((4,), "int64"), 1), f(V([1.0, -1.0]), 1), f(V([1.0, -1.0]), 1, True), f(V([1.0, math.inf]), 1),
+            f(V([1.0, math.nan]), 1, True), f(V([0.0, 0.0]), 1), f(V([[1.0, 1.0], [0.0, 0.0]]), 1, True),
+            f(T((3, 0)), 2, True), f(T((0,)), 1, True)]
+
+
+def _window(entry):
+    n, ov = entry["name"], entry["overload"]
+    out = [S(5), S(0), S(1), S(-1), S(8, dtype=D("float64")), S(4, dtype=D("int64")), S(7, dtype=D("float16")),
+           S(7, dtype=D("bfloat16")), S(6, device="cpu"), S(2), S(64), S(5, requires_grad=True)]
+    if ov:
+        out = [S(5, False), S(5, True), S(0, False), S(1, True), S(2, False), S(2, True), S(9, False),
+               S(10, True, dtype=D("float64")), S(-2, True), S(4, False, dtype=D("int32")),
+               S(6, False, dtype=D("bfloat16"))]
+    if ov == "periodic_alpha":
+        out = [S(5, False, 0.3), S(6, True, 0.7), S(1, False, 0.2), S(8, True, 0.1, dtype=D("float64"))]
+    if ov == "periodic_alpha_beta":
+        out = [S(5, False, 0.3, 0.2), S(6, True, 0.7, 0.1), S(1, False, 0.2, 0.5),
+               S(8, True, 0.1, -0.3, dtype=D("float64")), S(0, True, 0.5, 0.5), S(-1, True, 0.5, 0.5)]
+    if ov == "beta":
+        out = [S(5, False, 0.5), S(6, True, 8.0, dtype=D("float64")), S(5, False, -1.0), S(5, False, 0.0),
+               S(1, True, 3.0), S(0, False, 3.0), S(33, True, 20.0), S(4, True, 2.0, dtype=D("int64")),
+               S(7, False, 5.0, dtype=D("float16")), S(64, False, 30.0, dtype=D("float64"))]
+    if n == "kaiser_window":  # PyTorch evaluates I0 by Cephes' series in float for float32; Ember in double
+        out = [s.tol(1e-5, 1e-6) for s in out]
+    return out
+
+
+samples("bartlett_window", "bartlett_window.periodic", "blackman_window", "blackman_window.periodic",
+        "hamming_window", "hamming_window.periodic", "hamming_window.periodic_alpha",
+        "hamming_window.periodic_alpha_beta", "hann_window", "hann_window.periodic", "kaiser_window",
+        "kaiser_window.periodic", "kaiser_window.beta")(_window)
+
+
+@samples("view.dtype")
+def _view_dtype(entry):
+    d = D
+    return [S(T((2, 3)), d("int32")), S(T((2, 3)), d("float32")), S(T((2, 3)), d("float64")),
+            S(T((2, 4)), d("float64")), S(T((2, 4)), d("int16")), S(T((2, 4)), d("uint8")),
+            S(T((4, 3), layout="T"), d("float64")), S(T((3, 4), layout="T"), d("int32")),
+            S(T((3, 4), layout="T"), d("int16")), S(T((2, 4), "int16"), d("float32")),
+            S(T((2, 3), "int16"), d("float32")), S(T(()), d("int16")), S(T(()), d("int32")),
+            S(T((2, 4), layout="O"), d("int16")), S(T((2, 6), "int16", layout="O"), d("float32")),
+            S(T((2, 3), "int64"), d("float64")), S(T((2, 4), "float16"), d("bfloat16")),
+            S(T((2, 4), "int8"), d("uint8")), S(T((2, 4), "float64"), d("float16")), S(T((0, 4)), d("float64")),
+            S(T((2, 0)), d("float64")), S(T((2, 4), layout="S"), d("int16")), S(T((4, 6), layout="E"), d("int16"))]
+
+
+@samples("resize_", "resize_as_")
+def _resize(entry):
+    if entry["name"] == "resize_as_":
+        return [S(T((2, 3)), T((3, 2))), S(T((2, 3)), T((6,))), S(T((2, 3)), T((1, 2))), S(T((2, 3)), T((0,))),
+                S(T((4, 3), layout="T"), T((4, 3))).strides(), S(T((2, 3)), T((4, 4))).meta(),
+                S(T((2, 3), "int64"), T((3, 2), "float64"))]
+    return [S(T((2, 3)), (3, 2)), S(T((2, 3)), (6,)), S(T((2, 3)), (2, 3)), S(T((2, 3)), (1, 2)),
+            S(T((2, 3)), (0,)), S(T((2, 3)), ()), S(T((4, 3), layout="T"), (4, 3)).strides(),
+            S(T((4, 3), layout="T"), (3, 4)).strides(), S(T((2, 3)), (4, 4)).meta(), S(T((2, 3)), (-1,)),
+            S(T((2, 6), layout="O"), (2, 2)).strides(), S(T((2, 3)), (2, 3), memory_format=Fw(
+                lambda m: m.contiguous_format)), S(T((2, 3), "int64"), (5,))]
+
+
+def _set(entry):
+    ov = entry["overload"]
+    if ov == "source_Tensor":
+        return [S(T((2, 3)), T((4,))).strides(), S(T((2, 3)), T((4, 3), layout="T")).strides(),
+                S(T((2, 3)), T((4,), "float64")), S(T((2, 3), "int64"), T((3, 2), "int64")).strides(),
+                S(T((2, 3)), T((0,))).strides()]
+    if ov == "source_Tensor_storage_offset":
+        return [S(T((2, 3)), T((10,)), 2, (2, 2)).strides(), S(T((2, 3)), T((10,)), 1, (2, 2), (1, 3)).strides(),
+                S(T((2, 3)), T((10,)), 0, (0,)).strides(), S(T((2, 3)), T((4,)), 0, (3, 3)).meta(),
+                S(T((2, 3)), T((10,), "float64"), 0, (2,)), S(T((2, 3)), T((10,)), 0, (-1,)),
+                S(T((2, 3)), T((10,)), 0, (2, 2), (1,))]
+    return [S(T((2, 3))).strides(), S(T(())).strides(), S(T((2, 3), "int64")).strides()]
+
+
+samples("set_.source_Tensor", "set_.source_Tensor_storage_offset", "set_")(_set)
+
+
+@samples("is_set_to")
+def _is_set_to(entry):
+    def same(m, a, b):
+        return a.is_set_to(a), a.is_set_to(a[:]), a.is_set_to(a.view(-1)), a[1:].is_set_to(a[1:]), \
+            a.is_set_to(b), m.empty(0).is_set_to(m.empty(0))
+
+    return [S(T((2, 3)), T((2, 3))), S(T((2, 3)), T((2, 3))).call(same), S(T(()), T(())).call(same)]
+
+
 # ------------------------------------------------------------------------------- NumPy-style joining and splitting
 # (the Tensor[] ops take varargs in Python, as PyTorch's torch.functional: python/ember/functional.py)
 

@@ -5,6 +5,56 @@
 
 namespace ember::autograd::inplace_or_view {
 
+Tensor resize_(const Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memory_format) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::resize_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, IntArrayRef, std::optional<MemoryFormat>>(self, size, memory_format);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor resize_as_(const Tensor& self, const Tensor& the_template, std::optional<MemoryFormat> memory_format) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::resize_as_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, std::optional<MemoryFormat>>(self, the_template, memory_format);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor set__source_Tensor(const Tensor& self, const Tensor& source) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::set_.source_Tensor");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, source);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor set__source_Tensor_storage_offset(const Tensor& self, const Tensor& source, int64_t storage_offset, IntArrayRef size, IntArrayRef stride) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::set_.source_Tensor_storage_offset");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, int64_t, IntArrayRef, IntArrayRef>(self, source, storage_offset, size, stride);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor set_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::set_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
 Tensor add__Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::add_.Tensor");
   Tensor result = [&] {
@@ -1512,6 +1562,46 @@ Tensor bernoulli__float(const Tensor& self, double p, const std::optional<Genera
     return h.call<Tensor, const Tensor&, double, const std::optional<Generator>&>(self, p, generator);
   }();
   self.impl()->bump_version();
+  return result;
+}
+
+Tensor cauchy_(const Tensor& self, double median, double sigma, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::cauchy_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, double, double, const std::optional<Generator>&>(self, median, sigma, generator);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor geometric_(const Tensor& self, double p, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::geometric_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, double, const std::optional<Generator>&>(self, p, generator);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor log_normal_(const Tensor& self, double mean, double std, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log_normal_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, double, double, const std::optional<Generator>&>(self, mean, std, generator);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor multinomial_out(const Tensor& self, int64_t num_samples, bool replacement, const std::optional<Generator>& generator, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::multinomial.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, int64_t, bool, const std::optional<Generator>&, const Tensor&>(self, num_samples, replacement, generator, out);
+  }();
+  out.impl()->bump_version();
   return result;
 }
 
@@ -3225,6 +3315,16 @@ Tensor view(const Tensor& self, IntArrayRef size) {
   return result;
 }
 
+Tensor view_dtype(const Tensor& self, DType dtype) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::view.dtype");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, DType>(self, dtype);
+  }();
+  record_view_base(result, self);
+  return result;
+}
+
 Tensor permute(const Tensor& self, IntArrayRef dims) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::permute");
   Tensor result = [&] {
@@ -3402,6 +3502,11 @@ namespace ember::autograd {
 /// Registers the ADInplaceOrView kernel of every op that writes an argument or returns a view.
 void register_inplace_or_view_kernels(Library& m) {
   using namespace inplace_or_view;
+  m.impl("aten::resize_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef, std::optional<MemoryFormat>)>(&resize_));
+  m.impl("aten::resize_as_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, std::optional<MemoryFormat>)>(&resize_as_));
+  m.impl("aten::set_.source_Tensor", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&set__source_Tensor));
+  m.impl("aten::set_.source_Tensor_storage_offset", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, int64_t, IntArrayRef, IntArrayRef)>(&set__source_Tensor_storage_offset));
+  m.impl("aten::set_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&set_));
   m.impl("aten::add_.Tensor", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&add__Tensor));
   m.impl("aten::add.Tensor_out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&, const Tensor&)>(&add_Tensor_out));
   m.impl("aten::sub_.Tensor", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&sub__Tensor));
@@ -3553,6 +3658,10 @@ void register_inplace_or_view_kernels(Library& m) {
   m.impl("aten::exponential_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, double, const std::optional<Generator>&)>(&exponential_));
   m.impl("aten::bernoulli_.Tensor", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Generator>&)>(&bernoulli__Tensor));
   m.impl("aten::bernoulli_.float", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, double, const std::optional<Generator>&)>(&bernoulli__float));
+  m.impl("aten::cauchy_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, double, double, const std::optional<Generator>&)>(&cauchy_));
+  m.impl("aten::geometric_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, double, const std::optional<Generator>&)>(&geometric_));
+  m.impl("aten::log_normal_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, double, double, const std::optional<Generator>&)>(&log_normal_));
+  m.impl("aten::multinomial.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, bool, const std::optional<Generator>&, const Tensor&)>(&multinomial_out));
   m.impl("aten::sum.dim_IntList_out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>, const Tensor&)>(&sum_dim_IntList_out));
   m.impl("aten::nansum.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>, const Tensor&)>(&nansum_out));
   m.impl("aten::mean.dim_out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>, const Tensor&)>(&mean_dim_out));
@@ -3724,6 +3833,7 @@ void register_inplace_or_view_kernels(Library& m) {
   m.impl("aten::as_strided", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&as_strided));
   m.impl("aten::as_strided_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&as_strided_));
   m.impl("aten::view", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&view));
+  m.impl("aten::view.dtype", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, DType)>(&view_dtype));
   m.impl("aten::permute", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&permute));
   m.impl("aten::transpose.int", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&transpose_int));
   m.impl("aten::transpose_.int", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&transpose__int));

@@ -4573,6 +4573,43 @@ Tensor bernoulli(const Tensor& self, const std::optional<Generator>& generator) 
   return result;
 }
 
+struct PoissonBackward0 final : Node {
+  std::string name() const override { return "PoissonBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list PoissonBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
+  return out;
+}
+
+Tensor poisson(const Tensor& self, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::poisson");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const std::optional<Generator>&>(self, generator);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<PoissonBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor binomial(const Tensor& count, const Tensor& prob, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::binomial");
+  if (GradMode::is_enabled() && any_requires_grad(count))
+    EMBER_FAIL("The function 'binomial' is not differentiable with respect to argument 'count'. This input cannot have requires_grad True.");
+  if (GradMode::is_enabled() && any_requires_grad(prob))
+    EMBER_FAIL("The function 'binomial' is not differentiable with respect to argument 'prob'. This input cannot have requires_grad True.");
+  ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+  return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Generator>&>(count, prob, generator);
+}
+
 struct SumBackward0 final : Node {
   std::string name() const override { return "SumBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -10128,6 +10165,8 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::normal.float_Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(double, const Tensor&, const std::optional<Generator>&)>(&normal_float_Tensor));
   m.impl("aten::normal.Tensor_Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Generator>&)>(&normal_Tensor_Tensor));
   m.impl("aten::bernoulli", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const std::optional<Generator>&)>(&bernoulli));
+  m.impl("aten::poisson", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const std::optional<Generator>&)>(&poisson));
+  m.impl("aten::binomial", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Generator>&)>(&binomial));
   m.impl("aten::sum", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<DType>)>(&sum));
   m.impl("aten::sum.dim_IntList", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>)>(&sum_dim_IntList));
   m.impl("aten::nansum", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>)>(&nansum));

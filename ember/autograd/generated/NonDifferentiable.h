@@ -13,12 +13,19 @@ struct OpName {
 
 inline constexpr OpName kNonDifferentiable[] = {
     {"aten::_local_scalar_dense", ""},
+    {"aten::resize_", ""},
+    {"aten::resize_as_", ""},
+    {"aten::set_", "source_Tensor"},
+    {"aten::set_", "source_Tensor_storage_offset"},
+    {"aten::set_", ""},
     {"aten::rand_like", ""},
     {"aten::randn_like", ""},
     {"aten::randint_like", ""},
     {"aten::randint_like", "low_dtype"},
     {"aten::normal", "float_float"},
     {"aten::bernoulli", "p"},
+    {"aten::multinomial", ""},
+    {"aten::multinomial", "out"},
     {"aten::searchsorted", "Tensor"},
     {"aten::searchsorted", "Tensor_out"},
     {"aten::histogram", "bins_tensor"},
@@ -70,6 +77,7 @@ inline constexpr OpName kNonDifferentiable[] = {
     {"aten::special_laguerre_polynomial_l", "out"},
     {"aten::special_legendre_polynomial_p", ""},
     {"aten::special_legendre_polynomial_p", "out"},
+    {"aten::view", "dtype"},
     {"aten::detach", ""},
 };
 

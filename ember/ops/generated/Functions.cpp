@@ -37,6 +37,36 @@ bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol,
   return h.call<bool, const Tensor&, const Tensor&, double, double, bool>(self, other, rtol, atol, equal_nan);
 }
 bool Tensor::allclose(const Tensor& other, double rtol, double atol, bool equal_nan) const { return ember::allclose(*this, other, rtol, atol, equal_nan); }
+Tensor resize_(const Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memory_format) {
+  static const OperatorHandle h = op("aten::resize_");
+  return h.call<Tensor, const Tensor&, IntArrayRef, std::optional<MemoryFormat>>(self, size, memory_format);
+}
+Tensor Tensor::resize_(IntArrayRef size, std::optional<MemoryFormat> memory_format) const { return ember::resize_(*this, size, memory_format); }
+Tensor resize_as_(const Tensor& self, const Tensor& the_template, std::optional<MemoryFormat> memory_format) {
+  static const OperatorHandle h = op("aten::resize_as_");
+  return h.call<Tensor, const Tensor&, const Tensor&, std::optional<MemoryFormat>>(self, the_template, memory_format);
+}
+Tensor Tensor::resize_as_(const Tensor& the_template, std::optional<MemoryFormat> memory_format) const { return ember::resize_as_(*this, the_template, memory_format); }
+Tensor set_(const Tensor& self, const Tensor& source) {
+  static const OperatorHandle h = op("aten::set_.source_Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, source);
+}
+Tensor Tensor::set_(const Tensor& source) const { return ember::set_(*this, source); }
+Tensor set_(const Tensor& self, const Tensor& source, int64_t storage_offset, IntArrayRef size, IntArrayRef stride) {
+  static const OperatorHandle h = op("aten::set_.source_Tensor_storage_offset");
+  return h.call<Tensor, const Tensor&, const Tensor&, int64_t, IntArrayRef, IntArrayRef>(self, source, storage_offset, size, stride);
+}
+Tensor Tensor::set_(const Tensor& source, int64_t storage_offset, IntArrayRef size, IntArrayRef stride) const { return ember::set_(*this, source, storage_offset, size, stride); }
+Tensor set_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::set_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::set_() const { return ember::set_(*this); }
+bool is_set_to(const Tensor& self, const Tensor& tensor) {
+  static const OperatorHandle h = op("aten::is_set_to");
+  return h.call<bool, const Tensor&, const Tensor&>(self, tensor);
+}
+bool Tensor::is_set_to(const Tensor& tensor) const { return ember::is_set_to(*this, tensor); }
 Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   static const OperatorHandle h = op("aten::add.Tensor");
   return h.call<Tensor, const Tensor&, const Tensor&, const Scalar&>(self, other, alpha);
@@ -1175,6 +1205,58 @@ Tensor fill_diagonal_(const Tensor& self, const Scalar& fill_value, bool wrap) {
   return h.call<Tensor, const Tensor&, const Scalar&, bool>(self, fill_value, wrap);
 }
 Tensor Tensor::fill_diagonal_(const Scalar& fill_value, bool wrap) const { return ember::fill_diagonal_(*this, fill_value, wrap); }
+Tensor bartlett_window(int64_t window_length, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::bartlett_window");
+  return h.call<Tensor, int64_t, std::optional<DType>, std::optional<Device>>(window_length, dtype, device);
+}
+Tensor bartlett_window(int64_t window_length, bool periodic, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::bartlett_window.periodic");
+  return h.call<Tensor, int64_t, bool, std::optional<DType>, std::optional<Device>>(window_length, periodic, dtype, device);
+}
+Tensor blackman_window(int64_t window_length, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::blackman_window");
+  return h.call<Tensor, int64_t, std::optional<DType>, std::optional<Device>>(window_length, dtype, device);
+}
+Tensor blackman_window(int64_t window_length, bool periodic, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::blackman_window.periodic");
+  return h.call<Tensor, int64_t, bool, std::optional<DType>, std::optional<Device>>(window_length, periodic, dtype, device);
+}
+Tensor hamming_window(int64_t window_length, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::hamming_window");
+  return h.call<Tensor, int64_t, std::optional<DType>, std::optional<Device>>(window_length, dtype, device);
+}
+Tensor hamming_window(int64_t window_length, bool periodic, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::hamming_window.periodic");
+  return h.call<Tensor, int64_t, bool, std::optional<DType>, std::optional<Device>>(window_length, periodic, dtype, device);
+}
+Tensor hamming_window(int64_t window_length, bool periodic, double alpha, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::hamming_window.periodic_alpha");
+  return h.call<Tensor, int64_t, bool, double, std::optional<DType>, std::optional<Device>>(window_length, periodic, alpha, dtype, device);
+}
+Tensor hamming_window(int64_t window_length, bool periodic, double alpha, double beta, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::hamming_window.periodic_alpha_beta");
+  return h.call<Tensor, int64_t, bool, double, double, std::optional<DType>, std::optional<Device>>(window_length, periodic, alpha, beta, dtype, device);
+}
+Tensor hann_window(int64_t window_length, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::hann_window");
+  return h.call<Tensor, int64_t, std::optional<DType>, std::optional<Device>>(window_length, dtype, device);
+}
+Tensor hann_window(int64_t window_length, bool periodic, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::hann_window.periodic");
+  return h.call<Tensor, int64_t, bool, std::optional<DType>, std::optional<Device>>(window_length, periodic, dtype, device);
+}
+Tensor kaiser_window(int64_t window_length, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::kaiser_window");
+  return h.call<Tensor, int64_t, std::optional<DType>, std::optional<Device>>(window_length, dtype, device);
+}
+Tensor kaiser_window(int64_t window_length, bool periodic, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::kaiser_window.periodic");
+  return h.call<Tensor, int64_t, bool, std::optional<DType>, std::optional<Device>>(window_length, periodic, dtype, device);
+}
+Tensor kaiser_window(int64_t window_length, bool periodic, double beta, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::kaiser_window.beta");
+  return h.call<Tensor, int64_t, bool, double, std::optional<DType>, std::optional<Device>>(window_length, periodic, beta, dtype, device);
+}
 Tensor _fused_elementwise(TensorList inputs, IntArrayRef program, IntArrayRef constants) {
   static const OperatorHandle h = op("aten::_fused_elementwise");
   return h.call<Tensor, TensorList, IntArrayRef, IntArrayRef>(inputs, program, constants);
@@ -2445,6 +2527,38 @@ Tensor dropout(const Tensor& input, double p, bool train) {
 Tensor dropout_(const Tensor& self, double p, bool train) {
   static const OperatorHandle h = op("aten::dropout_");
   return h.call<Tensor, const Tensor&, double, bool>(self, p, train);
+}
+Tensor cauchy_(const Tensor& self, double median, double sigma, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = op("aten::cauchy_");
+  return h.call<Tensor, const Tensor&, double, double, const std::optional<Generator>&>(self, median, sigma, generator);
+}
+Tensor Tensor::cauchy_(double median, double sigma, const std::optional<Generator>& generator) const { return ember::cauchy_(*this, median, sigma, generator); }
+Tensor geometric_(const Tensor& self, double p, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = op("aten::geometric_");
+  return h.call<Tensor, const Tensor&, double, const std::optional<Generator>&>(self, p, generator);
+}
+Tensor Tensor::geometric_(double p, const std::optional<Generator>& generator) const { return ember::geometric_(*this, p, generator); }
+Tensor log_normal_(const Tensor& self, double mean, double std, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = op("aten::log_normal_");
+  return h.call<Tensor, const Tensor&, double, double, const std::optional<Generator>&>(self, mean, std, generator);
+}
+Tensor Tensor::log_normal_(double mean, double std, const std::optional<Generator>& generator) const { return ember::log_normal_(*this, mean, std, generator); }
+Tensor poisson(const Tensor& self, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = op("aten::poisson");
+  return h.call<Tensor, const Tensor&, const std::optional<Generator>&>(self, generator);
+}
+Tensor binomial(const Tensor& count, const Tensor& prob, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = op("aten::binomial");
+  return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Generator>&>(count, prob, generator);
+}
+Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = op("aten::multinomial");
+  return h.call<Tensor, const Tensor&, int64_t, bool, const std::optional<Generator>&>(self, num_samples, replacement, generator);
+}
+Tensor Tensor::multinomial(int64_t num_samples, bool replacement, const std::optional<Generator>& generator) const { return ember::multinomial(*this, num_samples, replacement, generator); }
+Tensor multinomial_out(const Tensor& out, const Tensor& self, int64_t num_samples, bool replacement, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = op("aten::multinomial.out");
+  return h.call<Tensor, const Tensor&, int64_t, bool, const std::optional<Generator>&, const Tensor&>(self, num_samples, replacement, generator, out);
 }
 Tensor sum(const Tensor& self, std::optional<DType> dtype) {
   static const OperatorHandle h = op("aten::sum");
@@ -4669,6 +4783,11 @@ Tensor view(const Tensor& self, IntArrayRef size) {
   return h.call<Tensor, const Tensor&, IntArrayRef>(self, size);
 }
 Tensor Tensor::view(IntArrayRef size) const { return ember::view(*this, size); }
+Tensor view(const Tensor& self, DType dtype) {
+  static const OperatorHandle h = op("aten::view.dtype");
+  return h.call<Tensor, const Tensor&, DType>(self, dtype);
+}
+Tensor Tensor::view(DType dtype) const { return ember::view(*this, dtype); }
 Tensor reshape(const Tensor& self, IntArrayRef shape) {
   static const OperatorHandle h = op("aten::reshape");
   return h.call<Tensor, const Tensor&, IntArrayRef>(self, shape);

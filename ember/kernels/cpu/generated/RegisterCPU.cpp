@@ -151,6 +151,7 @@ void register_cpu_kernels(Library& m) {
   m.impl("aten::logspace", DispatchKey::CPU, static_cast<Tensor (*)(const Scalar&, const Scalar&, int64_t, double, std::optional<DType>, std::optional<Device>)>(&cpu::logspace));
   m.impl("aten::eye.m", DispatchKey::CPU, static_cast<Tensor (*)(int64_t, int64_t, std::optional<DType>, std::optional<Device>)>(&cpu::eye));
   m.impl("aten::fill_.Scalar", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&cpu::fill_));
+  m.impl("aten::kaiser_window.beta", DispatchKey::CPU, static_cast<Tensor (*)(int64_t, bool, double, std::optional<DType>, std::optional<Device>)>(&cpu::kaiser_window));
   m.impl("aten::_fused_elementwise", DispatchKey::CPU, static_cast<Tensor (*)(TensorList, IntArrayRef, IntArrayRef)>(&cpu::_fused_elementwise));
   m.impl("aten::index_select", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&)>(&cpu::index_select));
   m.impl("aten::index_select.out", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, const Tensor&)>(&cpu::index_select_out));
@@ -293,6 +294,13 @@ void register_cpu_kernels(Library& m) {
   m.impl("aten::bernoulli.p", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, double, const std::optional<Generator>&)>(&cpu::bernoulli_p));
   m.impl("aten::bernoulli_.Tensor", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Generator>&)>(&cpu::bernoulli_tensor_));
   m.impl("aten::bernoulli_.float", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, double, const std::optional<Generator>&)>(&cpu::bernoulli_float_));
+  m.impl("aten::cauchy_", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, double, double, const std::optional<Generator>&)>(&cpu::cauchy_));
+  m.impl("aten::geometric_", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, double, const std::optional<Generator>&)>(&cpu::geometric_));
+  m.impl("aten::log_normal_", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, double, double, const std::optional<Generator>&)>(&cpu::log_normal_));
+  m.impl("aten::poisson", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const std::optional<Generator>&)>(&cpu::poisson));
+  m.impl("aten::binomial", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Generator>&)>(&cpu::binomial));
+  m.impl("aten::multinomial", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, int64_t, bool, const std::optional<Generator>&)>(&cpu::multinomial));
+  m.impl("aten::multinomial.out", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, int64_t, bool, const std::optional<Generator>&, const Tensor&)>(&cpu::multinomial_out));
   m.impl("aten::sum", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, std::optional<DType>)>(&cpu::sum));
   m.impl("aten::sum.dim_IntList", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>)>(&cpu::sum_dim));
   m.impl("aten::sum.dim_IntList_out", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>, const Tensor&)>(&cpu::sum_dim_out));
