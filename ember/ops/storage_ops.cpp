@@ -48,7 +48,8 @@ Tensor resize_(const Tensor& self, IntArrayRef size, std::optional<MemoryFormat>
   EMBER_CHECK(memory_format != MemoryFormat::Preserve, "resize_: Unsupported memory format Preserve");
   for (int64_t s : size) EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension {}: {}", s, size);
   if (!self.sizes().equals(size) || memory_format) {
-    const DimVector strides = contiguous_strides(size);
+    // A memory format restrides to it (channels-last too, Note [memory formats]); none means row-major.
+    const DimVector strides = strides_for_memory_format(size, memory_format.value_or(MemoryFormat::Contiguous));
     set_geometry_over(self, self, self.storage_offset(), size, strides);
   }
   return self;

@@ -193,3 +193,9 @@ def test_module_to_channels_last_and_grad_layout():
         assert g.stride() == w.stride()
     for i in (1,):  # the weights came from the same seed only if the initialisers match; compare layouts above
         assert got[i].is_contiguous(memory_format=ember.channels_last)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4, 5), (2, 2, 2, 2), (2, 2)])
+def test_resize_memory_format(shape):
+    check(lambda m: m.zeros(3).resize_(*shape, memory_format=m.channels_last).stride())
+    check(lambda m: m.zeros(2, 3, 4, 5).resize_(*shape, memory_format=m.contiguous_format).stride())
