@@ -179,6 +179,12 @@ _KNOWN = [
     ("special_bessel_y0", "forward out", "i32[8]v295",
      "int32 extremes promote to float32: PyTorch's float kernel evaluates the asymptotic phase in float, which keeps "
      "no digit there; Ember computes in double and rounds"),
+    ("special_shifted_chebyshev_polynomial_v", "forward out", "f64[],f16[3]#1",
+     "a 0-dim float64 x with a float16 n: the result is float16 and Ember rounds x to float16 first; PyTorch has no "
+     "float16 kernel and the float32 reference keeps x's float32 digits (V_n(2x - 1) 0.2793 vs 0.2800)"),
+    ("nextafter", "forward method out", "f16[17x1]v404,f16[1x17]v404",
+     "float16 special values: PyTorch has no float16 nextafter, and the float32 reference rounded to float16 is no "
+     "float16 neighbour (nextafter(inf, 0) is FLT_MAX, inf in float16; Ember steps float16's own bits: 65504)"),
     ("special_erfcx", "out_dtype", "f16[3x4]",
      "float16 self with a float64 out: PyTorch has no float16 erfcx, and the reference computed in float32 gives "
      "6.9e5 (beyond float16's range) where Ember's float16 result is inf, cast to float64"),

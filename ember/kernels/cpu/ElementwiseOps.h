@@ -219,7 +219,9 @@ struct Lcm {
     using W = std::conditional_t<(sizeof(T) < sizeof(int)), int, T>;
     using U = std::make_unsigned_t<W>;
     // g is -1 for gcd(INT_MIN, INT_MAX) (|INT_MIN| wraps): a / -1 by negation, which wraps instead of trapping
-    W q = g == T(-1) ? static_cast<W>(U(0) - static_cast<U>(static_cast<W>(a)))
+    bool g_is_minus_one = false;
+    if constexpr (std::is_signed_v<T>) g_is_minus_one = g == T(-1);  // an unsigned 255 is no -1
+    W q = g_is_minus_one ? static_cast<W>(U(0) - static_cast<U>(static_cast<W>(a)))
                      : static_cast<W>(static_cast<W>(a) / static_cast<W>(g));
     W r = static_cast<W>(static_cast<U>(q) * static_cast<U>(static_cast<W>(b)));
     if constexpr (std::is_signed_v<W>) {

@@ -89,12 +89,14 @@ inline double zeta(double s, double q) {
 /// trigamma psi'(x): the asymptotic series DLMF 5.15.8, psi'(x) ~ 1/x + 1/(2x^2) + sum_k B_2k / x^(2k+1), for
 /// x >= 10 after psi'(x) = psi'(x + 1) + 1/x^2; x < 0 by the reflection psi'(1 - x) + psi'(x) = pi^2 / sin^2(pi x)
 /// (DLMF 5.15.6) below 1/2. +inf at 0.
-inline double trigamma(double x) {
+/// float_sin: sin(pi x) evaluated in float (the float kernels' rounding, as PyTorch's float trigamma).
+inline double trigamma(double x, bool float_sin = false) {
   if (std::isnan(x)) return x;
   if (x < 0.5) {
-    // sin(pi x) of the rounded pi x, as PyTorch's: at the negative integers it is ~1e-16, not 0, and the result a
-    // huge finite value (inf at 0 only)
-    double sn = std::sin(kPi * x);
+    // sin(pi x) of the rounded pi x, as PyTorch's: at the negative integers it is ~1e-16 (~1e-7 in float), not 0,
+    // and the result a huge finite value (inf at 0 only)
+    double sn = float_sin ? static_cast<double>(std::sin(static_cast<float>(kPi) * static_cast<float>(x)))
+                          : std::sin(kPi * x);
     return -trigamma(1 - x) + kPi * kPi / (sn * sn);
   }
   if (std::isinf(x)) return 0;
@@ -113,9 +115,9 @@ inline double trigamma(double x) {
 }
 
 /// polygamma(n, x): digamma (n = 0), trigamma (n = 1), else (-1)^(n+1) n! zeta(n + 1, x) (DLMF 25.11.12).
-inline double polygamma(int64_t n, double x) {
+inline double polygamma(int64_t n, double x, bool float_sin = false) {
   if (n == 0) return digamma(x);
-  if (n == 1) return trigamma(x);
+  if (n == 1) return trigamma(x, float_sin);
   double f = 1;
   for (int64_t i = 2; i <= n; ++i) f *= static_cast<double>(i);
   return ((n + 1) % 2 == 0 ? 1.0 : -1.0) * f * zeta(static_cast<double>(n + 1), x);

@@ -120,7 +120,20 @@ EMBER_SPECIAL_UNARY(EMBER_DEFINE_SPECIAL_UNARY)
 namespace {
 Tensor polygamma_impl(int64_t n, const Tensor& self, const Tensor& out, bool inplace) {
   EMBER_CHECK(n >= 0, "polygamma(n, x) does not support negative n.");
-  return float_unary<kAllTypes>("polygamma", self, out, inplace, [n](double x) { return sp::polygamma(n, x); });
+  // the float dtypes' trigamma takes sin(pi x) in float, as PyTorch's (its poles' huge values are float's)
+  IterConfig cfg;
+  cfg.name = "polygamma";
+  cfg.is_inplace = inplace;
+  cfg.int_to_float = true;
+  TensorIterator it(cfg, out, {self});
+  dispatch_dtypes<kFloatingTypes>(it.common_dtype(), "polygamma", [&]<class T>() {
+    constexpr bool float_sin = !std::is_same_v<T, double>;
+    it.for_each([&](char** d, const int64_t* s, int64_t len) {
+      unary_loop<T, T>(d, s, len,
+                       [n](T x) { return static_cast<T>(sp::polygamma(n, static_cast<double>(x), float_sin)); });
+    });
+  });
+  return it.finish();
 }
 // p(p-1)/4 log(pi) + sum_{j<p} lgamma(x - j/2) (the multivariate gamma function, DLMF 35.3.1).
 Tensor mvlgamma_impl(const Tensor& self, int64_t p, const Tensor& out, bool inplace) {

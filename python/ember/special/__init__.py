@@ -7,6 +7,7 @@ public names, as ``torch.special`` does. Many are aliases of ``ember`` functions
 and their sources are in ember/kernels/cpu/SpecialFunctions.h.
 """
 from .. import _C
+from .._tensor import Tensor  # noqa: F401  (torch.special.Tensor: the tensor type, as PyTorch's module re-exports)
 
 _special = _C._special
 
