@@ -7,12 +7,11 @@ namespace ember::composite {
 
 namespace {
 
-// Grows t's storage to hold elements [0, offset + extent) of t's dtype (PyTorch's maybe_resize_storage_cpu:
+// Grows the storage to hold elements [0, offset + extent) of dtype (PyTorch's maybe_resize_storage_cpu:
 // nothing for extent 0, never shrinks).
-void ensure_storage(const Tensor& t, int64_t offset, int64_t extent) {
+void ensure_storage(const Storage& storage, DType dtype, int64_t offset, int64_t extent) {
   if (extent == 0) return;
-  const size_t need = static_cast<size_t>((offset + extent) * static_cast<int64_t>(element_size(t.dtype())));
-  const Storage& storage = t.impl()->storage();
+  const size_t need = static_cast<size_t>((offset + extent) * static_cast<int64_t>(element_size(dtype)));
   if (need > storage->nbytes()) storage->resize(need);
 }
 
@@ -26,13 +25,14 @@ int64_t storage_extent(IntArrayRef sizes, IntArrayRef strides) {
   return extent;
 }
 
-// Gives self the storage of `storage_of` with the geometry, growing the storage when needed.
+// Gives self the storage of `storage_of` with the geometry (in self's elements: the storage holds bytes, so its
+// other tensor may have another dtype), growing the storage when needed.
 void set_geometry_over(const Tensor& self, const Tensor& storage_of, int64_t offset, IntArrayRef sizes,
                        IntArrayRef strides) {
   for (int64_t s : sizes)
     EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension {}: {}", s, sizes);
   EMBER_CHECK(offset >= 0, "Tensor: invalid storage offset {}", offset);
-  ensure_storage(storage_of, offset, storage_extent(sizes, strides));
+  ensure_storage(storage_of.impl()->storage(), self.dtype(), offset, storage_extent(sizes, strides));
   TensorImpl geometry(storage_of.impl()->storage(), self.dtype(), sizes, strides, offset);
   self.impl()->set_data(geometry);
 }
@@ -68,8 +68,6 @@ Tensor set_source_Tensor(const Tensor& self, const Tensor& source) {
 
 Tensor set_source_Tensor_storage_offset(const Tensor& self, const Tensor& source, int64_t storage_offset,
                                         IntArrayRef size, IntArrayRef stride) {
-  EMBER_CHECK(self.dtype() == source.dtype(), "set_: expected source of dtype {} (self's), but got {}", self.dtype(),
-              source.dtype());
   EMBER_CHECK(stride.empty() || stride.size() == size.size(),
               "set_: got {} sizes but {} strides (stride may be empty: contiguous)", size.size(), stride.size());
   const DimVector strides = stride.empty() ? contiguous_strides(size) : DimVector(stride.begin(), stride.end());

@@ -21,17 +21,22 @@ DType window_dtype(const char* op, int64_t window_length, std::optional<DType> d
 
 Tensor number(double v) { return wrapped_scalar_tensor(Scalar(v)); }
 
+// The dtype a window of dt is computed in: float32 for float16 (PyTorch 1.13 has no float16 cos on the CPU, so
+// Ember computes the float32 window and rounds it once); the dtype itself otherwise.
+DType compute_dtype(DType dt) { return dt == kFloat16 ? kFloat32 : dt; }
+
 // The values 0, 1, ..., n - 1 of a window of n points (n + 1 for a periodic one, whose last is dropped by
-// `finish`), or the window itself for lengths 0 and 1 (returned in *done).
+// `finish`) in compute_dtype(dt), or the window itself for lengths 0 and 1 (returned in *done).
 Tensor window_points(int64_t window_length, bool periodic, DType dt, bool* done) {
   *done = window_length <= 1;
   if (window_length == 0) return ember::empty({0}, dt);
   if (window_length == 1) return ember::ones({1}, dt);
-  return ember::arange(Scalar(periodic ? window_length + 1 : window_length), dt);
+  return ember::arange(Scalar(periodic ? window_length + 1 : window_length), compute_dtype(dt));
 }
 
-Tensor finish(const Tensor& window, bool periodic) {
-  return periodic ? window.narrow(0, 0, window.size(0) - 1) : window;
+Tensor finish(const Tensor& window, bool periodic, DType dt) {
+  const Tensor w = periodic ? window.narrow(0, 0, window.size(0) - 1) : window;
+  return w.dtype() == dt ? w : w.to(dt);
 }
 
 }  // namespace
@@ -50,7 +55,7 @@ Tensor bartlett_window_periodic(int64_t window_length, bool periodic, std::optio
   w.mul_(number(2.0 / static_cast<double>(n - 1)));
   const int64_t first_half = ((n - 1) >> 1) + 1;
   w.narrow(0, first_half, n - first_half).mul_(number(-1.0)).add_(number(2.0));
-  return finish(w, periodic);
+  return finish(w, periodic, dt);
 }
 
 Tensor blackman_window(int64_t window_length, std::optional<DType> dtype, std::optional<Device> device) {
@@ -66,7 +71,7 @@ Tensor blackman_window_periodic(int64_t window_length, bool periodic, std::optio
   w.mul_(number(std::numbers::pi / static_cast<double>(w.size(0) - 1)));
   const Tensor four = w.mul(number(4.0)).cos_().mul_(number(0.08));
   const Tensor two = w.mul(number(2.0)).cos_().mul_(number(0.5));
-  return finish(four.sub(two).add(number(0.42)), periodic);
+  return finish(four.sub(two).add(number(0.42)), periodic, dt);
 }
 
 Tensor hamming_window(int64_t window_length, std::optional<DType> dtype, std::optional<Device> device) {
@@ -93,7 +98,7 @@ Tensor hamming_window_periodic_alpha_beta(int64_t window_length, bool periodic, 
       .cos_()
       .mul_(number(-beta))
       .add_(number(alpha));
-  return finish(w, periodic);
+  return finish(w, periodic, dt);
 }
 
 Tensor hann_window(int64_t window_length, std::optional<DType> dtype, std::optional<Device> device) {

@@ -190,6 +190,9 @@ _KNOWN = [
      "6.9e5 (beyond float16's range) where Ember's float16 result is inf, cast to float64"),
     ("convolution_backward", "forward", "*True*",
      "transposed=True: Ember raises NotImplementedError (transposed convolution is not implemented yet)"),
+    ("view.dtype", "forward", "*",
+     "x.view(dtype): PyTorch 1.13 returns a tensor sharing x's memory that is not a view (_is_view() False, no "
+     "_base; x itself for x's own dtype); Ember's result is a view of x (the same bytes, sizes and strides)"),
 ]
 KNOWN = {(k, c, pattern): reason for keys, checks, pattern, reason in _KNOWN
          for k in keys.split() for c in checks.split()}
