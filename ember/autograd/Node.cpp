@@ -98,7 +98,8 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
                       g.impl()->storage_offset() == 0 &&
                       g.impl()->storage()->nbytes() == static_cast<size_t>(g.numel()) * element_size(g.dtype());
     if (sole) m->grad = std::move(g);
-    else if (dense_param && !v.is_contiguous()) m->grad = ember::empty_strided(v.sizes(), v.strides(), g.dtype()).copy_(g);
+    else if (dense_param && !v.is_contiguous())
+      m->grad = ember::empty_strided(v.sizes(), v.strides(), g.dtype()).copy_(g);
     else m->grad = ember::clone(g, MemoryFormat::Contiguous);
   } else {
     m->grad.add_(g);

@@ -1,6 +1,5 @@
 // Ops that change which memory a tensor uses or how much of it: resize_, resize_as_, the set_ family and
 // is_set_to (PyTorch's Resize.cpp and set_ semantics on Ember's resizable storages, StorageImpl::resize).
-#include "ember/autograd/Node.h"
 #include "ember/ops/generated/CompositeKernels.h"
 
 namespace ember::composite {
@@ -38,7 +37,7 @@ void set_geometry_over(const Tensor& self, const Tensor& storage_of, int64_t off
 }
 
 void check_not_requiring_grad(const Tensor& self, const char* op) {
-  EMBER_CHECK(!autograd::requires_grad(self), "{}: cannot resize variables that require grad", op);
+  EMBER_CHECK(!self.requires_grad(), "{}: cannot resize variables that require grad", op);
 }
 
 }  // namespace

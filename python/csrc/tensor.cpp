@@ -146,7 +146,8 @@ PyObject* m_is_contiguous(PyObject* self, PyObject* const* args, Py_ssize_t narg
   MemoryFormat f;
   if (nkw != 1 || PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "memory_format") != 0 ||
       !as_memory_format(args[0], &f))
-    return PyErr_Format(PyExc_TypeError, "is_contiguous() takes one keyword argument memory_format, an ember.memory_format");
+    return PyErr_Format(PyExc_TypeError,
+                        "is_contiguous() takes one keyword argument memory_format, an ember.memory_format");
   return PyBool_FromLong(unwrap(self).is_contiguous(f == MemoryFormat::Preserve ? MemoryFormat::Contiguous : f));
 }
 PyObject* m_is_floating_point(PyObject* self, PyObject*) { return PyBool_FromLong(unwrap(self).is_floating_point()); }

@@ -12,7 +12,8 @@ from ._size import Size
 from ._tensor import Tensor
 
 __all__ = ["allclose", "as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
-           "broadcast_tensors", "cartesian_prod", "cdist", "einsum", "gradient", "histogram", "histogramdd", "is_floating_point", "is_nonzero",
+           "broadcast_tensors", "cartesian_prod", "cdist", "einsum", "gradient", "histogram", "histogramdd",
+           "is_floating_point", "is_nonzero",
            "is_tensor", "isclose", "lu", "meshgrid", "nonzero", "norm", "numel", "split", "tensordot", "unique",
            "unique_consecutive", "detach_"]
 

@@ -6,8 +6,8 @@
 // case H = kH = 1, with stride, padding and dilation 1, 0, 1 along H) on contiguous memory: input (N, C, H, W),
 // weight (Cout, C/G, kH, kW), bias (Cout) and output (N, Cout, OH, OW), all row-major in that order — except
 // that with channels_last the input and output (and grad_output, grad_input) are NHWC (Note [memory formats]),
-// which a provider that cannot read it declines — and only non-empty calls (N, C, Cout, OH, OW > 0). The bias gradient is not the providers' business: conv.cpp sums
-// grad_output itself.
+// which a provider that cannot read it declines — and only non-empty calls (N, C, Cout, OH, OW > 0). The bias
+// gradient is not the providers' business: conv.cpp sums grad_output itself.
 #include <cstdint>
 
 #include "ember/core/DType.h"

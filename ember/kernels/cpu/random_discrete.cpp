@@ -232,7 +232,8 @@ Tensor multinomial_out(const Tensor& self, int64_t num_samples, bool replacement
                        const std::optional<Generator>& generator, const Tensor& out) {
   EMBER_CHECK(self.dim() > 0 && self.dim() <= 2, "multinomial: prob_dist must be 1 or 2 dim, got {} dims",
               self.dim());
-  EMBER_CHECK(is_floating_point(self.dtype()), "multinomial: multinomial only supports floating-point dtypes for input, got: {}",
+  EMBER_CHECK(is_floating_point(self.dtype()),
+              "multinomial: multinomial only supports floating-point dtypes for input, got: {}",
               self.dtype());
   EMBER_CHECK(out.dtype() == kInt64, "multinomial: multinomial expects Long tensor out, got: {}", out.dtype());
   EMBER_CHECK(num_samples > 0, "multinomial: cannot sample n_sample <= 0 samples");
