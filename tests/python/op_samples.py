@@ -4256,3 +4256,10 @@ def _polynomials(entry):
               T(dtype="float32", values=np.array(ns)[None, :])).tol(1e-5, 1e-5)]
     out += [S(T((3, 4), "float64"), 4), S(0.5, T((3,), "int64", low=0, high=12)), S(T((3, 4), "float64"), 50)]
     return out
+
+
+@samples("ldexp.Tensor")
+def _ldexp_samples(entry):
+    """ldexp has no shape rule of its own (its composite's ops carry them: float16 with an integer exponent gives
+    float32, as PyTorch's mul(self, exp2(other))), so it names the binary battery here."""
+    return binary_samples(entry)

@@ -318,9 +318,9 @@ void register_aten_ops(Library& m) {
   m.def("lcm(Tensor self, Tensor other) -> Tensor", OpInfo{"Least common multiple |self * other| / gcd (0 when either is 0); integral dtypes only.", "binary"});
   m.def("lcm_(Tensor(a!) self, Tensor other) -> Tensor(a!)", OpInfo{"Least common multiple |self * other| / gcd (0 when either is 0); integral dtypes only.", "binary"});
   m.def("lcm.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Least common multiple |self * other| / gcd (0 when either is 0); integral dtypes only.", "binary"});
-  m.def("ldexp.Tensor(Tensor self, Tensor other) -> Tensor", OpInfo{"self * 2**other (PyTorch's composite: mul(self, exp2(other))).", "binary_float"});
-  m.def("ldexp_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", OpInfo{"self * 2**other (PyTorch's composite: mul(self, exp2(other))).", "binary_float"});
-  m.def("ldexp.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"self * 2**other (PyTorch's composite: mul(self, exp2(other))).", "binary_float"});
+  m.def("ldexp.Tensor(Tensor self, Tensor other) -> Tensor", OpInfo{"self * 2**other (PyTorch's composite: mul(self, exp2(other))).", ""});
+  m.def("ldexp_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", OpInfo{"self * 2**other (PyTorch's composite: mul(self, exp2(other))).", ""});
+  m.def("ldexp.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"self * 2**other (PyTorch's composite: mul(self, exp2(other))).", ""});
   m.def("float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", OpInfo{"self ** exponent computed in float64 (the result is float64). Errors: in place on a self, or out= of another dtype than float64.", ""});
   m.def("float_power_.Tensor_Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)", OpInfo{"self ** exponent computed in float64 (the result is float64). Errors: in place on a self, or out= of another dtype than float64.", ""});
   m.def("float_power.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"self ** exponent computed in float64 (the result is float64). Errors: in place on a self, or out= of another dtype than float64.", ""});
