@@ -1,5 +1,6 @@
 // Binary and ternary elementwise kernels (arithmetic, comparisons, logical and bitwise ops, where, clamp,
 // lerp, addcmul/addcdiv). See Note [elementwise loops]; the functors are in ElementwiseOps.h.
+#include "ember/kernels/cpu/BinaryVariants.h"
 #include "ember/kernels/cpu/Dispatch.h"
 #include "ember/kernels/cpu/ElementwiseOps.h"
 #include "ember/kernels/cpu/Loops.h"
@@ -212,12 +213,6 @@ Tensor pow_impl(const Tensor& self, const Tensor& exponent, const Tensor& out, b
 
 }  // namespace
 
-#define EMBER_BINARY_VARIANTS(name, impl_call)                                                   \
-  Tensor name(const Tensor& self, const Tensor& other) { return impl_call(self, other, {}, false); } \
-  Tensor name##_(const Tensor& self, const Tensor& other) { return impl_call(self, other, self, true); } \
-  Tensor name##_out(const Tensor& self, const Tensor& other, const Tensor& out) {                \
-    return impl_call(self, other, out, false);                                                   \
-  }
 
 Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   return add_sub("add", false, self, other, alpha, {}, false);
@@ -303,7 +298,6 @@ EMBER_BINARY_VARIANTS(floor_divide, floor_divide_impl)
 EMBER_BINARY_VARIANTS(remainder, remainder_impl)
 EMBER_BINARY_VARIANTS(fmod, fmod_impl)
 EMBER_BINARY_VARIANTS(pow, pow_impl)
-#undef EMBER_BINARY_VARIANTS
 
 // logaddexp, logaddexp2: no in-place variant; the floating types.
 namespace {
@@ -362,15 +356,8 @@ Tensor nextafter_impl(const Tensor& self, const Tensor& other, const Tensor& out
   return it.finish();
 }
 }  // namespace
-#define EMBER_BINARY_VARIANTS(name, impl_call)                                                   \
-  Tensor name(const Tensor& self, const Tensor& other) { return impl_call(self, other, {}, false); } \
-  Tensor name##_(const Tensor& self, const Tensor& other) { return impl_call(self, other, self, true); } \
-  Tensor name##_out(const Tensor& self, const Tensor& other, const Tensor& out) {                \
-    return impl_call(self, other, out, false);                                                   \
-  }
 EMBER_BINARY_VARIANTS(heaviside, heaviside_impl)
 EMBER_BINARY_VARIANTS(nextafter, nextafter_impl)
-#undef EMBER_BINARY_VARIANTS
 
 // ---- where ----------------------------------------------------------------------------------------------
 namespace {

@@ -5,6 +5,7 @@
 // compute in double as well (PyTorch 1.13 lacks many of these kernels for them).
 #include <cstring>
 
+#include "ember/kernels/cpu/BinaryVariants.h"
 #include "ember/kernels/cpu/Dispatch.h"
 #include "ember/kernels/cpu/Loops.h"
 #include "ember/kernels/cpu/SpecialFunctions.h"
@@ -241,16 +242,9 @@ Tensor igammac_impl(const Tensor& self, const Tensor& other, const Tensor& out, 
 }
 }  // namespace
 
-#define EMBER_BINARY_VARIANTS(name, impl_call)                                                       \
-  Tensor name(const Tensor& self, const Tensor& other) { return impl_call(self, other, {}, false); } \
-  Tensor name##_(const Tensor& self, const Tensor& other) { return impl_call(self, other, self, true); } \
-  Tensor name##_out(const Tensor& self, const Tensor& other, const Tensor& out) {                    \
-    return impl_call(self, other, out, false);                                                       \
-  }
 EMBER_BINARY_VARIANTS(xlogy, xlogy_impl)
 EMBER_BINARY_VARIANTS(igamma, igamma_impl)
 EMBER_BINARY_VARIANTS(igammac, igammac_impl)
-#undef EMBER_BINARY_VARIANTS
 
 // torch.special's binary ops and the orthogonal polynomials (x, n): functional and out= only. The shifted
 // Chebyshev polynomials are the plain ones at 2x - 1 (DLMF 18.7.11-18.7.14). The polynomials compute in the
