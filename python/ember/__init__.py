@@ -83,6 +83,7 @@ from . import jit  # noqa: E402  (ember.jit.trace, as torch.jit)
 from ._ops import ops  # noqa: E402  (ember.ops.<ns>.<op>, ember.ops.load_library, as torch.ops)
 from . import library  # noqa: E402  (ember.library.custom_op, as torch.library)
 from . import cuda  # noqa: E402  (ember.cuda.is_available() is False: PyTorch programs take their CPU path)
+from . import testing  # noqa: E402  (ember.testing.assert_close, make_tensor)
 
 
 def __getattr__(name):

@@ -51,3 +51,4 @@ def _install(module_name, provider):
 
 
 from . import blas, mkldnn, onednn  # noqa: E402,F401  (after the helpers they use)
+from . import cudnn, mps  # noqa: E402,F401  (absent backends: is_available() is False)
