@@ -67,7 +67,18 @@ void init_custom_functions(py::module_& m) {
       .def("saved_tensors", [](const WeakFunctionNode& w) {
         return py::tuple(to_py_list(w.lock()->ctx.get_saved_variables()));
       })
-      .def("next_functions", [](const WeakFunctionNode& w) { return next_functions(*w.lock()); });
+      .def("next_functions", [](const WeakFunctionNode& w) { return next_functions(*w.lock()); })
+      // grad_fn.register_hook / register_prehook of a custom function (its grad_fn is the ctx object)
+      .def("register_hook", [](const WeakFunctionNode& w, py::handle fn) {
+        PyObject* h = register_node_hook(*w.lock(), fn.ptr());
+        if (!h) throw py::error_already_set();
+        return py::reinterpret_steal<py::object>(h);
+      })
+      .def("register_prehook", [](const WeakFunctionNode& w, py::handle fn) {
+        PyObject* h = register_node_prehook(*w.lock(), fn.ptr());
+        if (!h) throw py::error_already_set();
+        return py::reinterpret_steal<py::object>(h);
+      });
   // Makes the node of one call of a Python custom function (ctx: its ctx object, which backward is called
   // on and which the node keeps alive) and adds the tensor inputs when the call is recorded.
   m.def("_function_node", [](py::handle ctx, std::string name, std::vector<bool> is_tensor_arg,

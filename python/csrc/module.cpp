@@ -13,6 +13,7 @@
 #include "generator.h"
 #include "jit.h"
 #include "op_binding.h"
+#include "profiler.h"
 #include "python_common.h"
 #include "python_ops.h"
 #include "serialization.h"
@@ -104,5 +105,6 @@ PYBIND11_MODULE(_C, m) {
   init_serialization(m);
   init_python_ops(m);  // ember.library.custom_op, ember.ops
   init_settings(m);
+  profiler::init_profiler(m);
   init_data(m);
 }

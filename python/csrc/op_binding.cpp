@@ -9,6 +9,7 @@
 #include "ember/autograd/autograd.h"
 #include "dtype.h"
 #include "ember/ops/meta.h"
+#include "profiler.h"
 #include "tensor.h"
 
 namespace ember::python {
@@ -63,7 +64,12 @@ PyObject* dispatch_call(PyOp* op, PyObject* const* args, Py_ssize_t nargs, PyObj
   for (const Signature& sig : *op->overloads) {
     PyObject* requires_grad = nullptr;
     if (!parse_call(sig, args, nargs, kwnames, stack, nullptr, from_operator, &requires_grad)) continue;
-    sig.op.call_boxed(&stack);
+    if (profiler::enabled()) [[unlikely]] {  // Note [op profiler]
+      profiler::Range range(sig.op.schema().name);
+      sig.op.call_boxed(&stack);
+    } else {
+      sig.op.call_boxed(&stack);
+    }
     if (requires_grad) set_factory_requires_grad(stack, requires_grad);
     return result_to_python(sig, stack, args, nargs, kwnames);
   }

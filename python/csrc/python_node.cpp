@@ -71,11 +71,12 @@ PyObject* node_name(PyObject* self, PyObject*) {
   EMBER_PY_CATCH(nullptr)
 }
 
-// fn(grad_outputs) -> None or a tuple replacing them.
-PyObject* node_register_prehook(PyObject* self, PyObject* fn) {
+}  // namespace
+
+PyObject* register_node_prehook(ag::Node& node, PyObject* fn) {
   EMBER_PY_TRY
   std::shared_ptr<PyObject> f = keep_py(fn);
-  ag::RemovableHandle h = ag::register_prehook(node_of(self), [f, name = hook_name(fn)](ag::variable_list& grads) {
+  ag::RemovableHandle h = ag::register_prehook(node, [f, name = hook_name(fn)](ag::variable_list& grads) {
     py::gil_scoped_acquire gil;
     py::tuple arg = to_tuple(grads);
     py::object r = py::reinterpret_borrow<py::object>(f.get())(arg);
@@ -85,12 +86,11 @@ PyObject* node_register_prehook(PyObject* self, PyObject* fn) {
   EMBER_PY_CATCH(nullptr)
 }
 
-// fn(grad_inputs, grad_outputs) -> None or a tuple replacing grad_inputs.
-PyObject* node_register_hook(PyObject* self, PyObject* fn) {
+PyObject* register_node_hook(ag::Node& node, PyObject* fn) {
   EMBER_PY_TRY
   std::shared_ptr<PyObject> f = keep_py(fn);
   ag::RemovableHandle h = ag::register_hook(
-      node_of(self), [f, name = hook_name(fn)](ag::variable_list& grad_inputs, const ag::variable_list& grad_outputs) {
+      node, [f, name = hook_name(fn)](ag::variable_list& grad_inputs, const ag::variable_list& grad_outputs) {
         py::gil_scoped_acquire gil;
         py::tuple gi = to_tuple(grad_inputs), go = to_tuple(grad_outputs);
         py::object r = py::reinterpret_borrow<py::object>(f.get())(gi, go);
@@ -99,6 +99,12 @@ PyObject* node_register_hook(PyObject* self, PyObject* fn) {
   return make_removable_handle(std::move(h));
   EMBER_PY_CATCH(nullptr)
 }
+
+namespace {
+
+PyObject* node_register_prehook(PyObject* self, PyObject* fn) { return register_node_prehook(node_of(self), fn); }
+
+PyObject* node_register_hook(PyObject* self, PyObject* fn) { return register_node_hook(node_of(self), fn); }
 
 PyObject* node_get_next_functions(PyObject* self, void*) {
   EMBER_PY_TRY

@@ -16,6 +16,13 @@ PyObject* wrap_node(const std::shared_ptr<autograd::Node>& node);
 /// The name a Python hook goes by in errors: its __name__, else "<unknown>" (PyTorch's hook_name).
 std::string hook_name(PyObject* hook);
 
+/// Registers the Python callable fn(grad_inputs, grad_outputs) to run after node's backward; a returned tuple
+/// replaces grad_inputs (checked as PyTorch's check_result). Returns the RemovableHandle (a new reference), or
+/// null with a Python error set.
+PyObject* register_node_hook(autograd::Node& node, PyObject* fn);
+/// Registers fn(grad_outputs) to run before node's backward; a returned tuple replaces grad_outputs.
+PyObject* register_node_prehook(autograd::Node& node, PyObject* fn);
+
 /// The ember.utils.hooks.RemovableHandle of a registered hook (a new reference).
 PyObject* make_removable_handle(autograd::RemovableHandle handle);
 

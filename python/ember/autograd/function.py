@@ -61,6 +61,22 @@ class BackwardCFunction(FunctionCtx):
         ref = getattr(self, "_node_ref", None)
         return ref.next_functions() if ref is not None and self._recorded else ()
 
+    def register_hook(self, fn):
+        """fn(grad_inputs, grad_outputs) runs after this node's backward; a returned tuple replaces grad_inputs.
+        Returns a handle whose remove() unregisters it. Raises RuntimeError when the node was not recorded."""
+        return self._recorded_node("register_hook").register_hook(fn)
+
+    def register_prehook(self, fn):
+        """fn(grad_outputs) runs before this node's backward; a returned tuple replaces grad_outputs."""
+        return self._recorded_node("register_prehook").register_prehook(fn)
+
+    def _recorded_node(self, what):
+        ref = getattr(self, "_node_ref", None)
+        if ref is None or not self._recorded:
+            raise RuntimeError(f"{what}: this custom function's call was not recorded by autograd (no input "
+                               "requires grad, or grad mode was off)")
+        return ref
+
     def _do_backward(self, grads):
         # Called by the C++ node (Note [custom functions]); the node checks the count and the shapes.
         cls = self._forward_cls

@@ -65,7 +65,8 @@ def _mismatch_message(what, rtol, atol, abs_diff, rel_diff, abs_at=None, rel_at=
     if extra:
         lines.append(extra)
     for kind, diff, at, tol in (("absolute", abs_diff, abs_at, atol), ("relative", rel_diff, rel_at, rtol)):
-        line = f"{kind.title()} difference: {diff}" if at is None else f"Greatest {kind} difference: {diff} at index {at}"
+        line = f"{kind.title()} difference: {diff}" if at is None else \
+            f"Greatest {kind} difference: {diff} at index {at}"
         lines.append(line if exact else line + f" (up to {tol} allowed)")
     return "\n".join(lines).strip()
 

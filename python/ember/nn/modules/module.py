@@ -16,9 +16,58 @@ from ... import _C
 from ..._tensor import Tensor
 from ...autograd import no_grad
 from ..parameter import Parameter
-from ._hooks import RemovableHandle
+from ._hooks import BackwardHook, RemovableHandle, WrappedHook
 
-__all__ = ["Module"]
+__all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
+           "register_module_backward_hook", "register_module_full_backward_hook"]
+
+# Hooks that run for every module, before the module's own (PyTorch's global module hooks).
+_global_forward_pre_hooks = OrderedDict()
+_global_forward_hooks = OrderedDict()
+_global_backward_hooks = OrderedDict()
+_global_is_full_backward_hook = None
+
+
+def register_module_forward_pre_hook(hook):
+    """hook(module, input) runs before every module's forward (before the module's own pre-hooks); a non-None
+    result replaces the input. Returns a handle whose remove() unregisters it."""
+    handle = RemovableHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_forward_hook(hook):
+    """hook(module, input, output) runs after every module's forward (before the module's own hooks); a non-None
+    result replaces the output. Returns a handle."""
+    handle = RemovableHandle(_global_forward_hooks)
+    _global_forward_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_backward_hook(hook):
+    """The legacy form of register_module_full_backward_hook (the gradients of the last op of each forward).
+    Raises RuntimeError when full global backward hooks are registered."""
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is True:
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a global Module hook. "
+                           "Please use only one of them.")
+    _global_is_full_backward_hook = False
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_full_backward_hook(hook):
+    """hook(module, grad_input, grad_output) runs during backward for every module, as
+    Module.register_full_backward_hook. Raises RuntimeError when legacy global backward hooks are registered."""
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is False:
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a global Module hook. "
+                           "Please use only one of them.")
+    _global_is_full_backward_hook = True
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
+    return handle
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -81,6 +130,7 @@ class Module:
         s(self, "_forward_hooks", OrderedDict())
         s(self, "_forward_pre_hooks", OrderedDict())
         s(self, "_state_dict_hooks", OrderedDict())
+        s(self, "_state_dict_pre_hooks", OrderedDict())
         s(self, "_load_state_dict_pre_hooks", OrderedDict())
         s(self, "_load_state_dict_post_hooks", OrderedDict())
         s(self, "_modules", OrderedDict())
@@ -262,7 +312,7 @@ class Module:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        for name in ("_forward_pre_hooks", "_state_dict_hooks", "_load_state_dict_pre_hooks",
+        for name in ("_forward_pre_hooks", "_state_dict_hooks", "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
                      "_load_state_dict_post_hooks"):
             if name not in self.__dict__:
                 self.__dict__[name] = OrderedDict()
@@ -461,6 +511,16 @@ class Module:
         """Everything on the CPU (where Ember's tensors are). Returns self."""
         return self._apply(lambda t: t.cpu())
 
+    def cuda(self, device=None):
+        """Moves everything to a CUDA device: raises, as Tensor.cuda does (Ember has no CUDA backend)."""
+        return self._apply(lambda t: t.cuda(device))
+
+    def to_empty(self, *, device):
+        """Replaces every parameter and buffer by an uninitialized tensor of the same shape and dtype on device
+        (the Parameter objects stay, holding the new storage). Returns self."""
+        empty_like = _C._functions["empty_like"]
+        return self._apply(lambda t: empty_like(t, device=device))
+
     # ------------------------------------------------------------------------------------------ calls, hooks
     def register_forward_pre_hook(self, hook):
         r"""hook(module, input) runs before forward; a non-None result (a tuple, or one value that becomes a
@@ -476,16 +536,124 @@ class Module:
         self._forward_hooks[handle.id] = hook
         return handle
 
+    def register_backward_hook(self, hook):
+        r"""The legacy backward hook: hook(module, grad_input, grad_output) with the gradients of the last op
+        forward ran (not the module's inputs when forward runs several ops; PyTorch warns then, and so does Ember).
+        Prefer register_full_backward_hook.
+
+        Raises:
+            RuntimeError: the module already has full backward hooks.
+        """
+        if self._is_full_backward_hook is True:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single Module. "
+                               "Please use only one of them.")
+        self._is_full_backward_hook = False
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        return handle
+
+    def register_full_backward_hook(self, hook):
+        r"""hook(module, grad_input, grad_output) runs when the gradients with respect to the module's inputs have
+        been computed: grad_input and grad_output are tuples with one entry per positional input and per output
+        (None for non-tensors and tensors without gradient). A returned tuple replaces grad_input. The tensors
+        forward receives and returns are then views made by an identity autograd function (Note [full backward
+        hooks]); modifying them in place is an error in backward.
+
+        Returns:
+            A handle whose remove() unregisters the hook.
+
+        Raises:
+            RuntimeError: the module already has legacy backward hooks.
+        """
+        if self._is_full_backward_hook is False:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single Module. "
+                               "Please use only one of them.")
+        self._is_full_backward_hook = True
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        return handle
+
+    def _get_backward_hooks(self):
+        """(full backward hooks, legacy backward hooks) of this module, the global ones first."""
+        full, legacy = [], []
+        if _global_is_full_backward_hook is True:
+            full += _global_backward_hooks.values()
+        elif _global_is_full_backward_hook is False:
+            legacy += _global_backward_hooks.values()
+        if self._is_full_backward_hook is True:
+            full += self._backward_hooks.values()
+        elif self._is_full_backward_hook is False:
+            legacy += self._backward_hooks.values()
+        return full, legacy
+
+    def _maybe_warn_non_full_backward_hook(self, inputs, result, grad_fn):
+        """Warns when a legacy backward hook will miss gradients (PyTorch's cases and messages)."""
+        if not isinstance(result, Tensor):
+            if not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
+                warnings.warn("Using non-full backward hooks on a Module that does not return a single Tensor or a "
+                              "tuple of Tensors is deprecated and will be removed in future versions. This hook will "
+                              "be missing some of the grad_output. Please use register_full_backward_hook to get the "
+                              "documented behavior.")
+                return
+        else:
+            result = (result,)
+        if not isinstance(inputs, Tensor):
+            if not (isinstance(inputs, tuple) and all(isinstance(i, Tensor) for i in inputs)):
+                warnings.warn("Using non-full backward hooks on a Module that does not take as input a single Tensor "
+                              "or a tuple of Tensors is deprecated and will be removed in future versions. This hook "
+                              "will be missing some of the grad_input. Please use register_full_backward_hook to get "
+                              "the documented behavior.")
+                return
+        else:
+            inputs = (inputs,)
+        out_grad_fn = {r.grad_fn for r in result if r.grad_fn is not None}
+        if len(out_grad_fn) == 0 or (len(out_grad_fn) == 1 and grad_fn not in out_grad_fn):
+            warnings.warn("Using a non-full backward hook when outputs are nested in python data structure is "
+                          "deprecated and will be removed in future versions. This hook will be missing some "
+                          "grad_output.")
+        elif len(out_grad_fn) > 1:
+            warnings.warn("Using a non-full backward hook when outputs are generated by different autograd Nodes is "
+                          "deprecated and will be removed in future versions. This hook will be missing some "
+                          "grad_output. Please use register_full_backward_hook to get the documented behavior.")
+        else:
+            inputs_grad_fn = {i.grad_fn for i in inputs if i.grad_fn is not None}
+            next_functions = {n[0] for n in grad_fn.next_functions}
+            if inputs_grad_fn != next_functions:
+                warnings.warn("Using a non-full backward hook when the forward contains multiple autograd Nodes is "
+                              "deprecated and will be removed in future versions. This hook will be missing some "
+                              "grad_input. Please use register_full_backward_hook to get the documented behavior.")
+
     def _call_impl(self, *input, **kwargs):
-        for hook in tuple(self._forward_pre_hooks.values()):
+        if not (self._backward_hooks or self._forward_hooks or self._forward_pre_hooks or _global_backward_hooks
+                or _global_forward_hooks or _global_forward_pre_hooks):
+            return self.forward(*input, **kwargs)
+        full_backward_hooks, legacy_backward_hooks = [], []
+        if self._backward_hooks or _global_backward_hooks:
+            full_backward_hooks, legacy_backward_hooks = self._get_backward_hooks()
+        for hook in (*_global_forward_pre_hooks.values(), *self._forward_pre_hooks.values()):
             result = hook(self, input)
             if result is not None:
                 input = result if isinstance(result, tuple) else (result,)
+        bw_hook = None
+        if full_backward_hooks:
+            bw_hook = BackwardHook(self, full_backward_hooks)
+            input = bw_hook.setup_input_hook(input)
         result = self.forward(*input, **kwargs)
-        for hook in tuple(self._forward_hooks.values()):
+        for hook in (*_global_forward_hooks.values(), *self._forward_hooks.values()):
             hook_result = hook(self, input, result)
             if hook_result is not None:
                 result = hook_result
+        if bw_hook:
+            result = bw_hook.setup_output_hook(result)
+        if legacy_backward_hooks:
+            var = result
+            while not isinstance(var, Tensor):
+                var = next(v for v in var.values() if isinstance(v, Tensor)) if isinstance(var, dict) else var[0]
+            grad_fn = var.grad_fn
+            if grad_fn is not None:
+                for hook in legacy_backward_hooks:
+                    grad_fn.register_hook(WrappedHook(hook, self))
+                self._maybe_warn_non_full_backward_hook(input, result, grad_fn)
         return result
 
     __call__ = _call_impl
@@ -496,6 +664,13 @@ class Module:
         non-None result replaces the state dict."""
         handle = RemovableHandle(self._state_dict_hooks)
         self._state_dict_hooks[handle.id] = hook
+        return handle
+
+    def register_state_dict_pre_hook(self, hook):
+        """hook(module, prefix, keep_vars) runs before state_dict collects this module (PyTorch 2's API; 1.13 has
+        no such hook). Returns a handle."""
+        handle = RemovableHandle(self._state_dict_pre_hooks)
+        self._state_dict_pre_hooks[handle.id] = hook
         return handle
 
     def _register_load_state_dict_pre_hook(self, hook, with_module=False):
@@ -552,6 +727,8 @@ class Module:
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
+        for hook in self.__dict__.get("_state_dict_pre_hooks", {}).values():
+            hook(self, prefix, keep_vars)
         local_metadata = dict(version=self._version)
         if hasattr(destination, "_metadata"):
             destination._metadata[prefix[:-1]] = local_metadata
@@ -649,9 +826,9 @@ class Module:
             incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
             for hook in module._load_state_dict_post_hooks.values():
                 if hook(module, incompatible) is not None:
-                    raise RuntimeError("Hooks registered with ``register_load_state_dict_post_hook`` are not"
-                                       "expected to return new values, if incompatible_keys need to be modified,"
-                                       "it should be done inplace.")
+                    raise AssertionError("Hooks registered with ``register_load_state_dict_post_hook`` are not"
+                                         "expected to return new values, if incompatible_keys need to be modified,"
+                                         "it should be done inplace.")
 
         load(self, state_dict)
         if strict:

@@ -1,11 +1,12 @@
 """clip_grad_norm_ and clip_grad_value_."""
 import math
+import warnings
 
 from ... import _C
 from ..._tensor import Tensor
 from ...autograd import no_grad
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_"]
+__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_"]
 
 
 def _grads(parameters):
@@ -14,7 +15,7 @@ def _grads(parameters):
     return [p.grad for p in parameters if p.grad is not None]
 
 
-def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False):
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     r"""Scales the gradients of parameters in place so that their total norm (the norm of the per-gradient
     norms) is at most max_norm; the scale is max_norm / (total_norm + 1e-6), capped at 1.
 
@@ -23,6 +24,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
         max_norm (float): the largest total norm.
         norm_type (float or inf): the p of the p-norms. Default: 2.
         error_if_nonfinite (bool): raise when the total norm is nan or inf.
+        foreach (bool or None): accepted for PyTorch 2's API; Ember's per-tensor loop is its only implementation.
 
     Returns:
         Tensor: the total norm before clipping (a 0-dim tensor; 0. when there is no gradient).
@@ -52,8 +54,16 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     return total_norm
 
 
-def clip_grad_value_(parameters, clip_value):
-    r"""Clamps the gradients of parameters in place to [-clip_value, clip_value]."""
+def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False):
+    """The deprecated name of clip_grad_norm_ (warns, as PyTorch)."""
+    warnings.warn("torch.nn.utils.clip_grad_norm is now deprecated in favor of torch.nn.utils.clip_grad_norm_.",
+                  stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite)
+
+
+def clip_grad_value_(parameters, clip_value, foreach=None):
+    r"""Clamps the gradients of parameters in place to [-clip_value, clip_value] (foreach is accepted for PyTorch
+    2's API)."""
     clip_value = float(clip_value)
     with no_grad():
         for g in _grads(parameters):
