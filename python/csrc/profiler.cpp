@@ -52,7 +52,7 @@ Range::~Range() {
 void init_profiler(py::module_& m) {
   m.def("_profiler_enable", []() {
     std::lock_guard<std::mutex> lock(g_mu);
-    if (g_enabled.load()) throw std::runtime_error("profiler is already enabled on this thread");
+    if (g_enabled.load()) throw std::runtime_error("Profiler is already enabled (profiles do not nest)");
     g_events.clear();
     g_enabled.store(true);
   }, "Starts recording op calls and record_function ranges (Note [op profiler]).");

@@ -108,9 +108,11 @@ from ._creation import *  # noqa: E402,F401,F403  (asarray, frombuffer, from_fil
 from ._settings import *  # noqa: E402,F401,F403  (deterministic algorithms, typename, is_complex, ...)
 from ._lowrank import *  # noqa: E402,F401,F403  (svd_lowrank, pca_lowrank, lobpcg)
 from ._layout import layout, strided  # noqa: E402,F401
+from ._legacy_types import *  # noqa: E402,F401,F403  (FloatTensor, LongTensor, ...: constructors, isinstance)
 
 
 __all__ = ["Tensor", "Size", "tensor", "from_numpy", "as_tensor", "is_tensor", "is_nonzero", "finfo", "iinfo",
            "set_printoptions", "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "fork_rng", "layout", "strided"] + _creation.__all__ + _settings.__all__ + \
+    _legacy_types.__all__ + \
     sorted(k for k in _C._functions if k not in _PRIVATE_OPS)

@@ -129,12 +129,21 @@ class Tensor(_C._TensorBase):
         return histogram(self, bins, range=range, weight=weight, density=density)
 
     def type(self, dtype=None):
-        """The type name ('ember.FloatTensor') or, given a dtype, a converted tensor."""
+        """The type name ('ember.FloatTensor') or, given a dtype, a legacy type (ember.DoubleTensor) or its name
+        ('torch.IntTensor'), a converted tensor (self when it already has that dtype). Raises ValueError for an
+        unknown type name."""
         if dtype is None:
             names = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
                      "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
                      "bool": "Bool"}
             return f"ember.{names[repr(self.dtype)[6:]]}Tensor"
+        from ._legacy_types import legacy_type
+
+        legacy = legacy_type(dtype)
+        if legacy is not None:
+            return self.to(legacy)
+        if isinstance(dtype, str):
+            raise ValueError(f"invalid type: '{dtype}'")
         return self.to(dtype)
 
     def where(self, condition, other):

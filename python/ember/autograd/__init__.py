@@ -6,6 +6,7 @@ from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function
 from .gradcheck import gradcheck, gradgradcheck
 from . import function  # noqa: F401  (ember.autograd.function.once_differentiable, as PyTorch's)
+from . import profiler  # noqa: F401  (ember.autograd.profiler.profile, record_function)
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "Function",
            "gradcheck", "gradgradcheck", "detect_anomaly", "set_detect_anomaly"]

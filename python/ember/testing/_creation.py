@@ -66,7 +66,7 @@ def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=F
         result = fns["repeat_interleave"](result, 2, dim=-1)[..., ::2]
     if exclude_zero:
         replacement = 1 if dtype not in _FLOATING else finfo(dtype).tiny
-        result = result.masked_fill(result == 0, replacement)
+        result.masked_fill_(result == 0, replacement)  # in place: a non-contiguous result stays so
     if dtype in _FLOATING:
         result.requires_grad_(requires_grad)
     return result
