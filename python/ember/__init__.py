@@ -84,6 +84,7 @@ from ._ops import ops  # noqa: E402  (ember.ops.<ns>.<op>, ember.ops.load_librar
 from . import library  # noqa: E402  (ember.library.custom_op, as torch.library)
 from . import cuda  # noqa: E402  (ember.cuda.is_available() is False: PyTorch programs take their CPU path)
 from . import testing  # noqa: E402  (ember.testing.assert_close, make_tensor)
+from . import profiler  # noqa: E402  (ember.profiler.profile, as torch.profiler)
 
 
 def __getattr__(name):

@@ -89,3 +89,23 @@ def test_errors_match_torch(case):
         return None
 
     assert outcome(ember) == outcome(torch) is not None
+
+
+def test_variable_is_a_detached_alias():
+    def outcome(T):
+        from importlib import import_module
+
+        Variable = import_module(T.__name__ + ".autograd").Variable
+        x = T.ones(2)
+        v = Variable(x)
+        w = Variable(x, requires_grad=True)
+        z = (T.ones(2, requires_grad=True) * 2)
+        try:
+            Variable(3)
+        except TypeError as e:
+            err = str(e)
+        return [v is x, v.data_ptr() == x.data_ptr(), v.requires_grad, w.requires_grad, w.is_leaf, x.requires_grad,
+                Variable(z).grad_fn is None, isinstance(x, Variable), isinstance(3, Variable), err,
+                tuple(Variable().shape)]
+
+    assert outcome(ember) == outcome(torch)

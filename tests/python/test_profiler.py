@@ -94,3 +94,33 @@ def test_profiler_errors():
             ember.ones(1)
             raise ValueError("inside")
     assert [e.name for e in prof.function_events] == ["aten::ones"]
+
+
+def test_torch_profiler_api_with_schedule():
+    from ember.profiler import ProfilerActivity, profile, schedule
+
+    def steps(T, prof_mod):
+        ready = []
+        sched = prof_mod.schedule(wait=1, warmup=1, active=2, repeat=1)
+        actions = [sched(i).name for i in range(6)]
+        with prof_mod.profile(activities=[prof_mod.ProfilerActivity.CPU], schedule=sched,
+                              on_trace_ready=lambda p: ready.append(sorted(
+                                  e.key for e in p.key_averages() if e.key.startswith("aten::m")))) as p:
+            for i in range(6):
+                T.ones(1) * i if i % 2 else T.ones(1, 1).mm(T.ones(1, 1))
+                p.step()
+        return actions, ready
+
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = steps(ember, ember.profiler)
+        expected = steps(torch, torch.profiler)
+    assert got[0] == expected[0] == ["NONE", "WARMUP", "RECORD", "RECORD_AND_SAVE", "NONE", "NONE"]
+    assert got[1] == expected[1] == [["aten::mm", "aten::mul"]]
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        ember.ones(2).sum()
+    assert [e.key for e in prof.key_averages()] == ["aten::ones", "aten::sum"]
+    with pytest.raises(AssertionError, match="Invalid profiler schedule arguments"):
+        schedule(wait=0, warmup=0, active=0)

@@ -7,10 +7,11 @@ from .function import Function
 from .gradcheck import gradcheck, gradgradcheck
 from . import function  # noqa: F401  (ember.autograd.function.once_differentiable, as PyTorch's)
 from . import profiler  # noqa: F401  (ember.autograd.profiler.profile, record_function)
+from .variable import Variable  # noqa: F401  (deprecated, as torch.autograd.Variable)
 from . import functional  # noqa: F401  (ember.autograd.functional.jacobian, hessian, vjp, jvp, hvp, vhp)
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "Function",
-           "gradcheck", "gradgradcheck", "detect_anomaly", "set_detect_anomaly"]
+           "gradcheck", "gradgradcheck", "detect_anomaly", "set_detect_anomaly", "Variable"]
 
 
 def _as_list(x):

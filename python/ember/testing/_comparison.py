@@ -8,8 +8,7 @@ item (``The failure occurred for item [1]['w']``) when the inputs were container
 import cmath
 import collections.abc
 import math
-
-import numpy as np
+import sys
 
 from .. import _C
 from .._tensor import Tensor
@@ -84,8 +83,15 @@ def _compare_none(actual, expected, path, **_):
         raise _Failure(AssertionError, f"None mismatch: {actual} is not {expected}", path)
 
 
+def _numpy_kinds(*names):
+    """NumPy's scalar types called names, or () when NumPy is not loaded (then no input can be a NumPy value;
+    `import ember` does not load NumPy)."""
+    np = sys.modules.get("numpy")
+    return tuple(getattr(np, n) for n in names) if np is not None else ()
+
+
 def _compare_bools(actual, expected, path, **_):
-    kinds = (bool, np.bool_)
+    kinds = (bool,) + _numpy_kinds("bool_")
     if not (isinstance(actual, kinds) and isinstance(expected, kinds)):
         raise _Unsupported()
     if bool(actual) is not bool(expected):
@@ -93,11 +99,12 @@ def _compare_bools(actual, expected, path, **_):
 
 
 def _compare_numbers(actual, expected, path, rtol=None, atol=None, equal_nan=False, check_dtype=True, **_):
-    kinds = (int, float, complex, np.number)
+    number = _numpy_kinds("number")
+    kinds = (int, float, complex) + number
     if not (isinstance(actual, kinds) and isinstance(expected, kinds)) or isinstance(actual, bool) or \
             isinstance(expected, bool):
         raise _Unsupported()
-    actual, expected = [x.item() if isinstance(x, np.number) else x for x in (actual, expected)]
+    actual, expected = [x.item() if number and isinstance(x, number) else x for x in (actual, expected)]
     rtol, atol = _tolerances([_NUMBER_DTYPES[type(x)] for x in (actual, expected)], rtol, atol, path)
     if check_dtype and type(actual) is not type(expected):
         raise _Failure(AssertionError, f"The (d)types do not match: {type(actual)} != {type(expected)}.", path)
