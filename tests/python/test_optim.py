@@ -1010,6 +1010,7 @@ def test_lbfgs_matches_torch(kwargs, dtype):
         se, st = oe.state[pair.e[0]], ot.state[pair.t[0]]
         assert list(se) == list(st)  # the same entries, in the same order
         assert isinstance(se["t"], ember.Tensor) == isinstance(st["t"], torch.Tensor)  # float or 0-dim tensor
+        assert oe.state_dict()["param_groups"] == ot.state_dict()["param_groups"]  # max_eval resolved as torch
         if not float64:
             continue
         assert len(ce) == len(ct)  # the same number of evaluations: the same path

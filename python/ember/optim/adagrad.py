@@ -68,12 +68,6 @@ class Adagrad(Optimizer):
             if "step" in s and not isinstance(s["step"], _C._TensorBase):
                 s["step"] = _C.tensor(float(s["step"]))
 
-    def share_memory(self):
-        """Moves the ``sum`` accumulators to shared memory (for Hogwild-style training across processes)."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                self.state[p]["sum"].share_memory_()
-
     @_step_without_grad
     def step(self, closure=None):
         """Performs one update; closure (optional) re-evaluates the model with grad enabled and returns the
