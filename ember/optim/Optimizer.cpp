@@ -186,7 +186,9 @@ std::string type_name(const Optimizer& optimizer) {
 // Python (python/ember/optim/optimizer.py) alike: a saved parameter group that both lacks some of this
 // optimizer's options and has options of another optimizer comes from another optimizer type (a group
 // that only lacks options, as a hand-written one may, still loads with this optimizer's values for them), and
-// every per-parameter state tensor but "step" must have its parameter's shape. Only the option names of the
+// every per-parameter state tensor but "step" must have its parameter's shape (unless the optimizer says an
+// entry is not shaped so: state_has_param_shape(), Python's _state_has_param_shape(); ASGD's eta and mu and
+// NAdam's mu_product are 0-dim, LBFGS's state is global). Only the option names of the
 // optimizers Ember has count as foreign: a group may also hold extras of any name (a scheduler's initial_lr).
 constexpr std::string_view kKnownOptionNames[] = {
     "lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize", "foreach", "differentiable", "betas",

@@ -1145,3 +1145,18 @@ def test_swalr_errors_as_torch(kwargs):
     with pytest.raises(expected.type) as actual:
         ember.optim.swa_utils.SWALR(make_optimizer(ember), **kwargs)
     assert str(actual.value) == str(expected.value)
+
+
+@pytest.mark.parametrize("saved, loading, guess", [("ASGD", "RMSprop", "ASGD"), ("Adagrad", "SGD", "Adagrad"),
+                                                   ("Rprop", "Adam", "Rprop"), ("Adadelta", "Adamax", "Adadelta"),
+                                                   ("NAdam", "SGD", "NAdam")])
+def test_load_state_dict_names_the_new_optimizers(saved, loading, guess):
+    # Note [loading another optimizer's state]: the new optimizers' options count as foreign, and the guess
+    # names them.
+    a = ember.zeros(2, 3, requires_grad=True)
+    a.grad = ember.ones(2, 3)
+    src = getattr(ember.optim, saved)([a], **({"lr": 0.1} if saved == "SGD" else {}))
+    src.step()
+    dst = getattr(ember.optim, loading)([a], **({"lr": 0.1} if loading == "SGD" else {}))
+    with pytest.raises(ValueError, match=r"it looks like the state of {}\)".format(guess)):
+        dst.load_state_dict(src.state_dict())
