@@ -313,7 +313,21 @@ PyObject* binary_slot(PyObject* op, PyObject* a, PyObject* b, binaryfunc numpy_o
 EMBER_BINARY_SLOT(nb_add, "add", PyNumber_Add)
 EMBER_BINARY_SLOT(nb_sub, "sub", PyNumber_Subtract)
 EMBER_BINARY_SLOT(nb_mul, "mul", PyNumber_Multiply)
-EMBER_BINARY_SLOT(nb_truediv, "div", PyNumber_TrueDivide)
+// `number / t` is PyTorch's Tensor.__rdiv__: t.reciprocal() * number (not a true division: the two round
+// differently in float32, and an integral t gives a float reciprocal first).
+PyObject* nb_truediv(PyObject* a, PyObject* b) {
+  static PyObject* const div = find_op("div");
+  if (is_tensor(a) || !is_tensor(b) || is_numpy_array(a) || !PyNumber_Check(a))
+    return binary_slot(div, a, b, PyNumber_TrueDivide);
+  static PyObject* const reciprocal = find_op("reciprocal");
+  static PyObject* const mul = find_op("mul");
+  PyObject* r = call_op_or_notimplemented(reciprocal, &b, 1);
+  if (!r || r == Py_NotImplemented) return r;
+  PyObject* args[2] = {r, a};
+  PyObject* out = call_op_or_notimplemented(mul, args, 2);
+  Py_DECREF(r);
+  return out;
+}
 EMBER_BINARY_SLOT(nb_floordiv, "floor_divide", PyNumber_FloorDivide)
 EMBER_BINARY_SLOT(nb_rem, "remainder", PyNumber_Remainder)
 EMBER_BINARY_SLOT(nb_and, "bitwise_and", PyNumber_And)
