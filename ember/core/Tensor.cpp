@@ -25,7 +25,11 @@ Scalar Tensor::item() const {
 namespace ember {
 
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
-  auto impl = make_intrusive<TensorImpl>(base.impl()->storage(), base.dtype(), sizes, strides, storage_offset,
+  return make_view(base, sizes, strides, storage_offset, base.dtype());
+}
+
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset, DType dtype) {
+  auto impl = make_intrusive<TensorImpl>(base.impl()->storage(), dtype, sizes, strides, storage_offset,
                                          base.impl()->version_counter());
   impl->set_inference(base.impl()->is_inference());  // a view has its base's kind: Note [inference tensors]
   return Tensor(std::move(impl));

@@ -715,6 +715,16 @@ Tensor addcdiv_out(const Tensor& self, const Tensor& tensor1, const Tensor& tens
   return result;
 }
 
+Tensor complex_out(const Tensor& real, const Tensor& imag, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::complex.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(real, imag, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
 Tensor copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::copy_");
   Tensor result = [&] {
@@ -2355,6 +2365,56 @@ Tensor nan_to_num_out(const Tensor& self, std::optional<double> nan, std::option
   return result;
 }
 
+Tensor conj_physical_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::conj_physical_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor conj_physical_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::conj_physical.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor sgn_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sgn_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor sgn_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sgn.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor angle_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::angle.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
 Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::as_strided");
   Tensor result = [&] {
@@ -2555,6 +2615,26 @@ Tensor alias(const Tensor& self) {
   return result;
 }
 
+Tensor view_as_real(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::view_as_real");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  record_view_base(result, self);
+  return result;
+}
+
+Tensor view_as_complex(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::view_as_complex");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  record_view_base(result, self);
+  return result;
+}
+
 }  // namespace ember::autograd::inplace_or_view
 
 namespace ember::autograd {
@@ -2633,6 +2713,7 @@ void register_inplace_or_view_kernels(Library& m) {
   m.impl("aten::addcmul.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Tensor&)>(&addcmul_out));
   m.impl("aten::addcdiv_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&)>(&addcdiv_));
   m.impl("aten::addcdiv.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Tensor&)>(&addcdiv_out));
+  m.impl("aten::complex.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&complex_out));
   m.impl("aten::copy_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, bool)>(&copy_));
   m.impl("aten::fill_.Scalar", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&fill__Scalar));
   m.impl("aten::zero_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&zero_));
@@ -2797,6 +2878,11 @@ void register_inplace_or_view_kernels(Library& m) {
   m.impl("aten::bitwise_not.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&bitwise_not_out));
   m.impl("aten::nan_to_num_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>)>(&nan_to_num_));
   m.impl("aten::nan_to_num.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>, const Tensor&)>(&nan_to_num_out));
+  m.impl("aten::conj_physical_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&conj_physical_));
+  m.impl("aten::conj_physical.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&conj_physical_out));
+  m.impl("aten::sgn_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&sgn_));
+  m.impl("aten::sgn.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&sgn_out));
+  m.impl("aten::angle.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&angle_out));
   m.impl("aten::as_strided", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&as_strided));
   m.impl("aten::as_strided_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&as_strided_));
   m.impl("aten::view", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&view));
@@ -2817,6 +2903,8 @@ void register_inplace_or_view_kernels(Library& m) {
   m.impl("aten::unfold", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t, int64_t)>(&unfold));
   m.impl("aten::diagonal", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t, int64_t)>(&diagonal));
   m.impl("aten::alias", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&alias));
+  m.impl("aten::view_as_real", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&view_as_real));
+  m.impl("aten::view_as_complex", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&view_as_complex));
 }
 
 }  // namespace ember::autograd

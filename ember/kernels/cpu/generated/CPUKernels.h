@@ -110,6 +110,8 @@ Tensor addcmul_out(const Tensor& self, const Tensor& tensor1, const Tensor& tens
 Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value);
 Tensor addcdiv_(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value);
 Tensor addcdiv_out(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value, const Tensor& out);
+Tensor complex(const Tensor& real, const Tensor& imag);
+Tensor complex_out(const Tensor& real, const Tensor& imag, const Tensor& out);
 Tensor convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups);
 std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_output, const Tensor& input, const Tensor& weight, OptionalIntArrayRef bias_sizes, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups, std::array<bool, 3> output_mask);
 Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format);
@@ -190,6 +192,8 @@ Tensor linalg_solve_triangular(const Tensor& self, const Tensor& B, bool upper, 
 std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_solve_ex(const Tensor& A, const Tensor& B, bool left, bool check_errors);
 std::tuple<Tensor, Tensor, Tensor> _linalg_det(const Tensor& A);
 std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_slogdet(const Tensor& A);
+std::tuple<Tensor, Tensor> linalg_eig(const Tensor& self);
+Tensor linalg_eigvals(const Tensor& self);
 Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val);
 Tensor hardtanh_(const Tensor& self, const Scalar& min_val, const Scalar& max_val);
 Tensor hardtanh_out(const Tensor& self, const Scalar& min_val, const Scalar& max_val, const Tensor& out);
@@ -460,5 +464,13 @@ Tensor isfinite(const Tensor& self);
 Tensor nan_to_num(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf);
 Tensor nan_to_num_(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf);
 Tensor nan_to_num_out(const Tensor& self, std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf, const Tensor& out);
+Tensor conj_physical(const Tensor& self);
+Tensor conj_physical_(const Tensor& self);
+Tensor conj_physical_out(const Tensor& self, const Tensor& out);
+Tensor sgn(const Tensor& self);
+Tensor sgn_(const Tensor& self);
+Tensor sgn_out(const Tensor& self, const Tensor& out);
+Tensor angle(const Tensor& self);
+Tensor angle_out(const Tensor& self, const Tensor& out);
 
 }  // namespace ember::cpu
