@@ -606,7 +606,8 @@ Tensor pad_backward(const Tensor& grad, IntArrayRef sizes, IntArrayRef pad, PadM
 
 Tensor sgn_backward(const Tensor& self, const Tensor& grad, const Tensor& result) {
   if (!self.is_complex()) return ember::zeros_like(grad);
-  // https://arxiv.org/pdf/1701.00392.pdf Section 4.20 (PyTorch's sgn_backward): (grad - real(grad * conj(sgn)) sgn) / |z|.
+  // https://arxiv.org/pdf/1701.00392.pdf Section 4.20 (PyTorch's sgn_backward):
+  // (grad - real(grad * conj(sgn)) sgn) / |z|.
   const Tensor a = ember::abs(self);
   const Tensor g = (grad - ember::real(grad * result.conj()) * result) / a;
   return ember::where(ember::eq(a, Scalar(0)), ember::zeros_like(g), g);
@@ -617,6 +618,60 @@ Tensor angle_backward(const Tensor& grad, const Tensor& self) {
   // d angle = Im(dz / z): the gradient is grad * i z / |z|^2 (PyTorch's angle_backward), 0 at z = 0.
   const Tensor g = grad * self / ember::abs(self).pow(2) * Scalar(std::complex<double>(0.0, 1.0));
   return ember::where(ember::eq(self, Scalar(0)), ember::zeros_like(g), g);
+}
+
+}  // namespace ember::autograd::detail
+
+namespace ember::autograd::detail {
+
+Tensor grad_not_implemented(const Tensor& /*grad*/, std::string_view what, bool not_implemented_error) {
+  if (not_implemented_error)
+    EMBER_FAIL_KIND(ErrorKind::NotImplemented, "the derivative for '{}' is not implemented.", what);
+  EMBER_FAIL("derivative for {} is not implemented", what);
+}
+
+Tensor copysign_self_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
+  return grad * ember::masked_fill(result / self, self == Scalar(0), Scalar(0));
+}
+
+Tensor mvlgamma_backward(const Tensor& grad, const Tensor& self, int64_t p) {
+  Tensor s = ember::digamma(self);
+  for (int64_t j = 1; j < p; ++j) s = s + ember::digamma(self - Scalar(0.5 * static_cast<double>(j)));
+  return grad * s;
+}
+
+Tensor logit_backward(const Tensor& grad, const Tensor& self, std::optional<double> eps) {
+  Tensor g = grad / (self * (Scalar(1) - self));
+  if (eps && *eps >= 0)
+    return ember::masked_fill(g, ember::logical_or(self < Scalar(*eps), self > Scalar(1 - *eps)), Scalar(0));
+  return ember::masked_fill(g, ember::logical_or(self < Scalar(0), self > Scalar(1)), Scalar(NAN));
+}
+
+Tensor sinc_backward(const Tensor& grad, const Tensor& self) {
+  Tensor px = self * Scalar(M_PI);
+  Tensor d = (px * ember::cos(px) - ember::sin(px)) / (px * self);
+  return grad * ember::masked_fill(d, self == Scalar(0), Scalar(0));
+}
+
+namespace {
+// self with its (near) zeros replaced by eps, the mask of those that are not, and eps (the dtype's epsilon)
+std::tuple<Tensor, Tensor> safe_nonzero(const Tensor& self) {
+  const double eps = self.dtype() == kFloat64 ? 2.220446049250313e-16 : 1.1920928955078125e-07;
+  Tensor not_tiny = ember::abs(self) > Scalar(eps);
+  return {ember::where(not_tiny, self, ember::full_like(self, Scalar(eps))), not_tiny};
+}
+}  // namespace
+
+Tensor special_i1_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
+  auto [safe, not_tiny] = safe_nonzero(self);
+  Tensor gx = ember::i0(safe) - result / safe;
+  return grad * ember::where(not_tiny, gx, ember::full_like(gx, Scalar(0.5)));
+}
+
+Tensor special_i1e_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
+  auto [safe, not_tiny] = safe_nonzero(self);
+  Tensor gx = ember::special_i0e(safe) - result * (ember::sgn(safe) + ember::reciprocal(safe));
+  return grad * ember::where(not_tiny, gx, ember::full_like(gx, Scalar(0.5)));
 }
 
 }  // namespace ember::autograd::detail

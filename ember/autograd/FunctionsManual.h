@@ -165,3 +165,24 @@ enum class PadMode { Reflection, Replication, Circular };
 Tensor pad_backward(const Tensor& grad, IntArrayRef sizes, IntArrayRef pad, PadMode mode);
 
 }  // namespace ember::autograd::detail
+
+namespace ember::autograd::detail {
+// ---------------------------------------------------------------------------------------------- special (issue 19)
+/// A derivative PyTorch 1.13 leaves unimplemented: raises when backward reaches it, as PyTorch's
+/// not_implemented() (NotImplementedError "the derivative for 'what' is not implemented.") or, with
+/// not_implemented_error false, its NotImplemented node (RuntimeError "derivative for what is not implemented").
+Tensor grad_not_implemented(const Tensor& grad, std::string_view what, bool not_implemented_error);
+/// grad of copysign wrt self: grad * result / self, 0 where self is 0.
+Tensor copysign_self_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
+/// grad of mvlgamma(self, p): grad * sum_{j<p} digamma(self - j/2).
+Tensor mvlgamma_backward(const Tensor& grad, const Tensor& self, int64_t p);
+/// grad of logit(self, eps): grad / (self (1 - self)); with eps, 0 outside [eps, 1 - eps]; without, NaN outside
+/// [0, 1] (PyTorch's logit_backward).
+Tensor logit_backward(const Tensor& grad, const Tensor& self, std::optional<double> eps);
+/// grad of sinc: grad (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 at x = 0.
+Tensor sinc_backward(const Tensor& grad, const Tensor& self);
+/// grads of special_i1 (I1' = I0 - I1/x) and special_i1e (i1e' = i0e - i1e (sgn x + 1/x)): 0.5 at x = 0 (|x| below
+/// the dtype's epsilon), as PyTorch's i1_backward/i1e_backward.
+Tensor special_i1_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
+Tensor special_i1e_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
+}  // namespace ember::autograd::detail

@@ -95,6 +95,11 @@ Tensor hardsigmoid_backward(const Tensor& grad, const Tensor& self) {
   return ember::where(inside, grad * Scalar(static_cast<double>(1.0f / 6.0f)), zero_like_scalar(grad));
 }
 
+Tensor hardshrink_backward(const Tensor& grad, const Tensor& self, const Scalar& lambd) {
+  const Tensor inside = ember::logical_and(ember::ge(self, Scalar(-lambd.to_double())), ember::le(self, lambd));
+  return zero_where(inside, grad);
+}
+
 Tensor hardswish_backward(const Tensor& grad, const Tensor& self) {
   const Tensor mid = ember::where(ember::lt(self, Scalar(3)), grad * (self / Scalar(3) + Scalar(0.5)), grad);
   return zero_where(ember::lt(self, Scalar(-3)), mid);

@@ -35,6 +35,8 @@ double celu_input_scale(const Scalar& alpha);
 Tensor softplus_backward(const Tensor& grad, const Tensor& self, const Scalar& beta, const Scalar& threshold);
 /// hardsigmoid: grad * (1/6 in float, as PyTorch's kernel) where -3 < self < 3, else 0.
 Tensor hardsigmoid_backward(const Tensor& grad, const Tensor& self);
+/// The derivative of hardshrink: 0 where -lambd <= self <= lambd, else grad (NaN passes grad).
+Tensor hardshrink_backward(const Tensor& grad, const Tensor& self, const Scalar& lambd);
 /// hardswish: 0 below -3, grad * (self / 3 + 1/2) on [-3, 3), grad from 3 on (and at NaN), as PyTorch 1.13.
 Tensor hardswish_backward(const Tensor& grad, const Tensor& self);
 /// mish: grad * (tanh(softplus(x)) + x * sigmoid(x) * (1 - tanh(softplus(x))^2)).

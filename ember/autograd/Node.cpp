@@ -82,14 +82,25 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
     return {};
   }
   if (!m->grad.defined()) {
-    // A fresh contiguous tensor: the incoming gradient may be a broadcast view or the user's own tensor.
-    // Note [stealing gradients]: a contiguous gradient nothing else refers to (this node holds the only
-    // reference to the tensor and to its storage, which it fills exactly) becomes .grad itself, as
-    // PyTorch's AccumulateGrad steals it: no copy when zero_grad() set .grad to None.
-    const bool sole = g.use_count() == 1 && g.impl()->storage().use_count() == 1 && g.is_contiguous() &&
+    // Note [gradient layout]
+    // .grad takes the parameter's layout when the parameter is dense (a channels-last weight gets a
+    // channels-last gradient), else row-major: PyTorch's layout contract for AccumulateGrad. The incoming
+    // gradient may be a broadcast view or the user's own tensor, so it is copied into that layout — unless
+    // (Note [stealing gradients]) it already has it and nothing else refers to it (this node holds the only
+    // reference to the tensor and to its storage, which it fills exactly): then it becomes .grad itself, as
+    // PyTorch's AccumulateGrad steals it, with no copy when zero_grad() set .grad to None.
+    const Tensor& v = variable;
+    const bool dense_param = is_non_overlapping_and_dense(v.sizes(), v.strides());
+    bool obeys = dense_param || g.is_contiguous();
+    for (int64_t d = 0; dense_param && obeys && d < g.dim(); ++d)
+      obeys = g.sizes()[d] == 1 || g.strides()[d] == v.strides()[d];
+    const bool sole = obeys && g.use_count() == 1 && g.impl()->storage().use_count() == 1 &&
                       g.impl()->storage_offset() == 0 &&
                       g.impl()->storage()->nbytes() == static_cast<size_t>(g.numel()) * element_size(g.dtype());
-    m->grad = sole ? std::move(g) : ember::clone(g, MemoryFormat::Contiguous);
+    if (sole) m->grad = std::move(g);
+    else if (dense_param && !v.is_contiguous())
+      m->grad = ember::empty_strided(v.sizes(), v.strides(), g.dtype()).copy_(g);
+    else m->grad = ember::clone(g, MemoryFormat::Contiguous);
   } else {
     m->grad.add_(g);
   }

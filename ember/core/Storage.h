@@ -1,10 +1,12 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "ember/base/intrusive_ptr.h"
 #include "ember/core/Allocator.h"
 #include "ember/core/Device.h"
+#include "ember/base/Error.h"
 
 namespace ember {
 
@@ -28,6 +30,19 @@ class StorageImpl : public intrusive_target {
   /// Whether the memory can be written (false for buffers adopted read-only, e.g. from a read-only array).
   bool writable() const { return writable_; }
   void set_writable(bool w) { writable_ = w; }
+  /// Whether resize() may change the size (memory from the allocator; adopted memory keeps its size).
+  bool resizable() const { return owned_; }
+  /// Gives the storage nbytes of new memory holding its first min(old, new) bytes (the rest uninitialized):
+  /// every tensor over it sees the new memory (PyTorch's resizable storages, for resize_ and set_).
+  /// Errors: adopted memory.
+  void resize(size_t nbytes) {
+    EMBER_CHECK(owned_, "Trying to resize storage that is not resizable");
+    void* fresh = cpu_allocator::allocate(nbytes);
+    if (nbytes_ > 0 && nbytes > 0) std::memcpy(fresh, data_, nbytes < nbytes_ ? nbytes : nbytes_);
+    cpu_allocator::deallocate(data_, nbytes_);
+    data_ = fresh;
+    nbytes_ = nbytes;
+  }
 
  private:
   void* data_;

@@ -25,10 +25,10 @@ Scalar Tensor::item() const {
 namespace ember {
 
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
-  return make_view(base, sizes, strides, storage_offset, base.dtype());
+  return make_view(base, base.dtype(), sizes, strides, storage_offset);
 }
 
-Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset, DType dtype) {
+Tensor make_view(const Tensor& base, DType dtype, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
   auto impl = make_intrusive<TensorImpl>(base.impl()->storage(), dtype, sizes, strides, storage_offset,
                                          base.impl()->version_counter());
   impl->set_inference(base.impl()->is_inference());  // a view has its base's kind: Note [inference tensors]

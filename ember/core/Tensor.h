@@ -11,6 +11,7 @@
 
 #include "ember/base/ArrayRef.h"
 #include "ember/core/Generator.h"
+#include "ember/core/MemoryFormat.h"
 #include "ember/core/Scalar.h"
 #include "ember/core/TensorImpl.h"
 #include "ember/core/TensorOptions.h"
@@ -25,8 +26,6 @@ class TensorIndex;  // ember/ops/TensorIndexing.h
 namespace autograd {
 struct Node;  // ember/autograd/Node.h
 }
-/// A memory layout request for contiguous()/clone() (PyTorch's memory_format; only these two exist here).
-enum class MemoryFormat : int8_t { Contiguous = 0, Preserve = 1 };
 
 class Tensor {
  public:
@@ -54,6 +53,12 @@ class Tensor {
   int64_t nbytes() const { return numel() * element_size(); }
   int64_t storage_offset() const { return impl_->storage_offset(); }
   bool is_contiguous() const { return impl_->is_contiguous(); }
+  /// Whether the layout is exactly `format`'s (Note [memory formats]); Preserve is an error.
+  bool is_contiguous(MemoryFormat format) const {
+    return format == MemoryFormat::Contiguous ? impl_->is_contiguous() : is_contiguous_in(sizes(), strides(), format);
+  }
+  /// The format a result computed from this tensor takes: ChannelsLast(3d) or Contiguous (Note [memory formats]).
+  MemoryFormat suggest_memory_format() const { return ember::suggest_memory_format(sizes(), strides()); }
   bool is_floating_point() const { return ember::is_floating_point(dtype()); }
   bool is_complex() const { return ember::is_complex(dtype()); }
   /// Always false: Ember's conjugates and negations are never lazy (Note [complex views], ops_view.yaml).

@@ -147,9 +147,8 @@ class Tensor;
 /// sharing base's version counter (so in-place ops through any view are seen by all). Errors: geometry
 /// outside the storage (RuntimeError).
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
-/// The same with another dtype (sizes, strides and offset counted in its elements): the views of complex
-/// tensors as their real parts (view_as_real, real, imag) and back (view_as_complex).
-Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset, DType dtype);
+/// The same reading the storage's bytes as another dtype (view.dtype); offset and strides count its elements.
+Tensor make_view(const Tensor& base, DType dtype, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
 /// A fresh contiguous tensor with uninitialized storage from the caching allocator.
 Tensor make_empty(IntArrayRef sizes, DType dtype);
 }  // namespace ember

@@ -155,7 +155,7 @@ struct Parts {
 Tensor complex_part(const Tensor& t, int part) {
   DimVector strides(t.strides().begin(), t.strides().end());
   for (int64_t& st : strides) st *= 2;
-  return make_view(t, t.sizes(), strides, t.storage_offset() * 2 + part, to_real_dtype(t.dtype()));
+  return make_view(t, to_real_dtype(t.dtype()), t.sizes(), strides, t.storage_offset() * 2 + part);
 }
 
 std::string join(const std::vector<std::string>& parts, const std::string& sep) {

@@ -11,7 +11,7 @@ Tensor view_as_real(const Tensor& self) {
   for (int64_t& s : strides) s *= 2;
   sizes.push_back(2);
   strides.push_back(1);
-  return make_view(self, sizes, strides, self.storage_offset() * 2, to_real_dtype(self.dtype()));
+  return make_view(self, to_real_dtype(self.dtype()), sizes, strides, self.storage_offset() * 2);
 }
 
 Tensor view_as_complex(const Tensor& self) {
@@ -27,7 +27,7 @@ Tensor view_as_complex(const Tensor& self) {
     s /= 2;
   }
   EMBER_CHECK(self.storage_offset() % 2 == 0, "Tensor must have a storage_offset divisible by 2");
-  return make_view(self, sizes, strides, self.storage_offset() / 2, to_complex_dtype(self.dtype()));
+  return make_view(self, to_complex_dtype(self.dtype()), sizes, strides, self.storage_offset() / 2);
 }
 
 Tensor real(const Tensor& self) { return self.is_complex() ? ember::view_as_real(self).select(-1, 0) : self; }

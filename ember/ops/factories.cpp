@@ -79,38 +79,21 @@ Tensor eye(int64_t n, std::optional<DType> dtype, std::optional<Device> device) 
   return ember::eye(n, n, dtype, device);
 }
 
-namespace {
-// Whether self's elements fill a block of memory exactly once in some dim order (a permutation of a
-// contiguous tensor, e.g. a transpose), PyTorch's is_non_overlapping_and_dense.
-bool non_overlapping_and_dense(const Tensor& self) {
-  if (self.numel() == 0) return false;
-  std::vector<int64_t> perm(static_cast<size_t>(self.dim()));
-  for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int64_t>(i);
-  std::stable_sort(perm.begin(), perm.end(),
-                   [&](int64_t a, int64_t b) { return self.strides()[a] > self.strides()[b]; });
-  int64_t expected = 1;
-  for (size_t i = perm.size(); i-- > 0;) {
-    int64_t d = perm[i];
-    if (self.sizes()[d] == 1) continue;
-    if (self.strides()[d] != expected) return false;
-    expected *= self.sizes()[d];
-  }
-  return true;
-}
-}  // namespace
 
 // Note [preserve_format]
 // preserve_format (the default of empty_like, the *_like factories, clone and to) keeps the strides of a
-// dense, non-overlapping self, so a transposed tensor gives a transposed result; any other self (expanded,
-// stepped) gives contiguous strides. This is PyTorch's rule for tensors without channels-last layouts.
+// dense, non-overlapping self, so a transposed or channels-last tensor gives the same layout; any other self
+// (expanded, stepped) gets dense strides in the order of its own (infer_dense_strides). PyTorch 1.13's rule.
 Tensor empty_like(const Tensor& self, std::optional<DType> dtype, std::optional<Device> device,
                   std::optional<MemoryFormat> memory_format) {
   check_device(device, "empty_like");
   DType dt = dtype.value_or(self.dtype());
-  if (memory_format.value_or(MemoryFormat::Preserve) == MemoryFormat::Preserve && !self.is_contiguous() &&
-      non_overlapping_and_dense(self))
+  MemoryFormat mf = memory_format.value_or(MemoryFormat::Preserve);
+  if (mf != MemoryFormat::Preserve) return ember::empty(self.sizes(), dt, std::nullopt, mf);
+  if (self.is_contiguous()) return ember::empty(self.sizes(), dt);
+  if (is_non_overlapping_and_dense(self.sizes(), self.strides()))
     return ember::empty_strided(self.sizes(), self.strides(), dt);
-  return ember::empty(self.sizes(), dt);
+  return ember::empty_strided(self.sizes(), infer_dense_strides(self.sizes(), self.strides()), dt);
 }
 Tensor zeros_like(const Tensor& self, std::optional<DType> dtype, std::optional<Device> device,
                   std::optional<MemoryFormat> mf) {
@@ -128,7 +111,10 @@ Tensor zero_(const Tensor& self) { return self.fill_(0); }
 
 // ---- copies and conversions
 Tensor to_dtype(const Tensor& self, DType dtype, bool non_blocking, bool copy, std::optional<MemoryFormat> mf) {
-  if (dtype == self.dtype() && !copy) return self;
+  // PyTorch's to_will_alias: the same dtype, no copy asked and a layout request self already meets.
+  MemoryFormat f = mf.value_or(MemoryFormat::Preserve);
+  if (dtype == self.dtype() && !copy && (f == MemoryFormat::Preserve || self.suggest_memory_format() == f))
+    return self;
   return ember::_to_copy(self, dtype, std::nullopt, non_blocking, mf);
 }
 Tensor to_dtype_layout(const Tensor& self, std::optional<DType> dtype, std::optional<Device> device, bool non_blocking,
@@ -145,10 +131,11 @@ Tensor to_other(const Tensor& self, const Tensor& other, bool non_blocking, bool
   return to_dtype(self, other.dtype(), non_blocking, copy, mf);
 }
 Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
+  if (self.is_contiguous(memory_format == MemoryFormat::Preserve ? MemoryFormat::Contiguous : memory_format))
+    return self;
   EMBER_CHECK(memory_format != MemoryFormat::Preserve,
               "contiguous: preserve memory format is unsupported by the contiguous operator");
-  // clone()'s default (preserve_format) would keep a permuted layout: ask for row-major explicitly.
-  return self.is_contiguous() ? self : self.clone(MemoryFormat::Contiguous);
+  return self.clone(memory_format);
 }
 
 }  // namespace composite

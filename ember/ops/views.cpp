@@ -366,3 +366,42 @@ int64_t Int_Tensor(const Tensor& a) {
 }
 
 }  // namespace ember::composite
+
+namespace ember::composite {
+
+// PyTorch's view_dtype: the same geometry for equal element sizes; else the last dimension (stride 1) is
+// split into or merged from `ratio` elements of the new dtype, the other strides and the offset scaled.
+Tensor view_dtype(const Tensor& self, DType dtype) {
+  const int64_t old_size = element_size(self.dtype()), new_size = element_size(dtype);
+  if (old_size == new_size) return make_view(self, dtype, self.sizes(), self.strides(), self.storage_offset());
+  EMBER_CHECK(self.dim() > 0, "self.dim() cannot be 0 to view {} as {} (different element sizes)", self.dtype(),
+              dtype);
+  EMBER_CHECK(self.stride(-1) == 1, "self.stride(-1) must be 1 to view {} as {} (different element sizes), but got {}",
+              self.dtype(), dtype, self.stride(-1));
+  const int64_t last = self.dim() - 1;
+  DimVector sizes(self.sizes().begin(), self.sizes().end());
+  DimVector strides(self.strides().begin(), self.strides().end());
+  if (old_size > new_size) {
+    const int64_t ratio = old_size / new_size;
+    for (int64_t d = 0; d < last; ++d) strides[d] *= ratio;
+    sizes[last] *= ratio;
+    return make_view(self, dtype, sizes, strides, self.storage_offset() * ratio);
+  }
+  const int64_t ratio = new_size / old_size;
+  EMBER_CHECK(sizes[last] % ratio == 0,
+              "self.size(-1) must be divisible by {} to view {} as {} (different element sizes), but got {}", ratio,
+              self.dtype(), dtype, sizes[last]);
+  EMBER_CHECK(self.storage_offset() % ratio == 0,
+              "self.storage_offset() must be divisible by {} to view {} as {} (different element sizes), but got {}",
+              ratio, self.dtype(), dtype, self.storage_offset());
+  for (int64_t d = 0; d < last; ++d) {
+    EMBER_CHECK(strides[d] % ratio == 0,
+                "self.stride({}) must be divisible by {} to view {} as {} (different element sizes), but got {}", d,
+                ratio, self.dtype(), dtype, strides[d]);
+    strides[d] /= ratio;
+  }
+  sizes[last] /= ratio;
+  return make_view(self, dtype, sizes, strides, self.storage_offset() / ratio);
+}
+
+}  // namespace ember::composite

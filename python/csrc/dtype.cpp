@@ -130,9 +130,7 @@ PyObject* device_richcompare(PyObject* a, PyObject* b, int op) {
 
 // ---- memory format
 PyObject* memory_format_repr(PyObject* self) {
-  return PyUnicode_FromString(reinterpret_cast<PyMemoryFormat*>(self)->format == MemoryFormat::Contiguous
-                                  ? "ember.contiguous_format"
-                                  : "ember.preserve_format");
+  return PyUnicode_FromFormat("ember.%s", memory_format_name(reinterpret_cast<PyMemoryFormat*>(self)->format));
 }
 PyTypeObject MemoryFormatType = [] {
   PyTypeObject t = new_type_object();
@@ -216,11 +214,15 @@ void init_dtypes(PyObject* m) {
   }
   EMBER_FORALL_DTYPES(EMBER_ADD_DTYPE)
 #undef EMBER_ADD_DTYPE
-  for (auto [name, f] : {std::pair{"contiguous_format", MemoryFormat::Contiguous},
-                         std::pair{"preserve_format", MemoryFormat::Preserve}}) {
+  for (MemoryFormat f : {MemoryFormat::Contiguous, MemoryFormat::Preserve, MemoryFormat::ChannelsLast,
+                         MemoryFormat::ChannelsLast3d}) {
     PyMemoryFormat* o = PyObject_New(PyMemoryFormat, &MemoryFormatType);
     o->format = f;
-    PyModule_AddObject(m, name, reinterpret_cast<PyObject*>(o));
+    if (f == MemoryFormat::Contiguous) {  // PyTorch's legacy_contiguous_format is the same object
+      Py_INCREF(o);
+      PyModule_AddObject(m, "legacy_contiguous_format", reinterpret_cast<PyObject*>(o));
+    }
+    PyModule_AddObject(m, memory_format_name(f), reinterpret_cast<PyObject*>(o));
   }
 }
 

@@ -3,6 +3,9 @@
 #include "settings.h"
 
 #include <pybind11/stl.h>
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 
 #include "dtype.h"
 #include "ember/backends/onednn/OneDNN.h"
@@ -26,6 +29,17 @@ DType dtype_of(py::handle o) {
 }  // namespace
 
 void init_settings(py::module_& m) {
+  m.def("_set_flush_denormal", [](bool on) {
+#if defined(__x86_64__)
+        constexpr unsigned kFlushBits = 0x8040;  // MXCSR's flush-to-zero (bit 15) and denormals-are-zero (bit 6)
+        const unsigned csr = _mm_getcsr();
+        _mm_setcsr(on ? (csr | kFlushBits) : (csr & ~kFlushBits));
+        return true;
+#else
+        (void)on;
+        return false;
+#endif
+      }, py::arg("mode"), "Sets or clears the calling thread's FTZ and DAZ modes; whether the CPU has them.");
   m.def("set_num_threads", &ember::set_num_threads, py::arg("n"),
         "Sets the number of threads used by CPU kernels (and OpenBLAS). Raises RuntimeError for n < 1.");
   m.def("get_num_threads", &ember::get_num_threads, "Number of threads used by CPU kernels.");

@@ -136,8 +136,19 @@ PyObject* m_storage_offset(PyObject* self, PyObject*) { return PyLong_FromLongLo
 PyObject* m_data_ptr(PyObject* self, PyObject*) {
   return PyLong_FromVoidPtr(unwrap(self).numel() ? unwrap(self).data_ptr() : nullptr);
 }
-PyObject* m_is_contiguous(PyObject* self, PyObject* const*, Py_ssize_t, PyObject*) {
-  return PyBool_FromLong(unwrap(self).is_contiguous());
+// is_contiguous(*, memory_format=ember.contiguous_format), keyword-only as PyTorch's. preserve_format asks
+// about the row-major layout, as PyTorch answers. Errors: TypeError for positional or other arguments.
+PyObject* m_is_contiguous(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  if (nargs + nkw == 0) return PyBool_FromLong(unwrap(self).is_contiguous());
+  if (nargs > 0) return PyErr_Format(PyExc_TypeError, "is_contiguous() takes 0 positional arguments but %zd %s given",
+                                     nargs, nargs == 1 ? "was" : "were");
+  MemoryFormat f;
+  if (nkw != 1 || PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "memory_format") != 0 ||
+      !as_memory_format(args[0], &f))
+    return PyErr_Format(PyExc_TypeError,
+                        "is_contiguous() takes one keyword argument memory_format, an ember.memory_format");
+  return PyBool_FromLong(unwrap(self).is_contiguous(f == MemoryFormat::Preserve ? MemoryFormat::Contiguous : f));
 }
 PyObject* m_is_floating_point(PyObject* self, PyObject*) { return PyBool_FromLong(unwrap(self).is_floating_point()); }
 PyObject* m_is_signed(PyObject* self, PyObject*) { return PyBool_FromLong(is_signed(unwrap(self).dtype())); }

@@ -29,6 +29,8 @@ from ._C import (  # noqa: F401  dtypes and memory formats
     bool,
     complex64,
     complex128,
+    channels_last,
+    channels_last_3d,
     contiguous_format,
     float16,
     float32,
@@ -37,6 +39,7 @@ from ._C import (  # noqa: F401  dtypes and memory formats
     int16,
     int32,
     int64,
+    legacy_contiguous_format,
     preserve_format,
     uint8,
 )
@@ -74,6 +77,7 @@ from ._C import _set_anomaly_enabled as set_anomaly_enabled  # noqa: E402,F401  
 from . import utils  # noqa: E402,F401  (ember.utils.hooks)
 from . import backends  # noqa: E402  (ember.backends.blas.enabled, ...)
 from . import linalg  # noqa: E402  (ember.linalg.vector_norm, as torch.linalg)
+from . import special  # noqa: E402  (ember.special.erfcx, ..., as torch.special)
 from . import nn  # noqa: E402  (ember.nn, as torch.nn after `import torch`)
 from . import optim  # noqa: E402  (ember.optim, as torch.optim)
 from . import random  # noqa: E402  (after the ops: ember.random is the module, as torch.random)
@@ -105,6 +109,7 @@ from . import functional  # noqa: E402
 from .functional import *  # noqa: E402,F401,F403
 from ._creation import *  # noqa: E402,F401,F403  (asarray, frombuffer, from_file)
 from ._settings import *  # noqa: E402,F401,F403  (deterministic algorithms, typename, is_complex, ...)
+from ._lowrank import *  # noqa: E402,F401,F403  (svd_lowrank, pca_lowrank, lobpcg)
 from ._layout import layout, strided  # noqa: E402,F401
 
 

@@ -8,12 +8,14 @@ from . import _C
 __all__ = ["adjoint", "are_deterministic_algorithms_enabled", "get_device", "is_complex", "is_conj", "is_neg",
            "is_deterministic_algorithms_warn_only_enabled", "is_distributed", "is_inference", "is_same_size",
            "is_signed", "is_storage", "is_vulkan_available", "is_warn_always_enabled", "get_float32_matmul_precision",
+           "get_num_interop_threads", "set_flush_denormal", "set_num_interop_threads",
            "set_default_tensor_type", "set_float32_matmul_precision", "set_warn_always", "typename",
            "use_deterministic_algorithms"]
 
 _deterministic = {"enabled": False, "warn_only": False}
 _warn_always = [False]
 _matmul_precision = ["highest"]
+_interop_threads = [None]
 
 
 def use_deterministic_algorithms(mode, *, warn_only=False):
@@ -143,3 +145,34 @@ def get_device(input):
 def is_vulkan_available():
     """False: Ember has no Vulkan backend."""
     return False
+
+
+def get_num_interop_threads():
+    """The number of inter-op threads (PyTorch's pool for running independent ops at once, e.g. jit forks):
+    the value given to ``set_num_interop_threads``, else ``get_num_threads()``. Ember runs ops one at a time on
+    its intra-op pool, so the number is recorded, not used."""
+    return _interop_threads[0] if _interop_threads[0] is not None else _C.get_num_threads()
+
+
+def set_num_interop_threads(nthreads):
+    """Sets the number of inter-op threads, once per process as in PyTorch (see get_num_interop_threads).
+
+    Raises:
+        RuntimeError: nthreads < 1; a second call (PyTorch aborts the process there).
+    """
+    if isinstance(nthreads, builtins.bool) or not isinstance(nthreads, builtins.int):
+        raise TypeError(f"set_num_interop_threads(): argument 'num' must be int, not {type(nthreads).__name__}")
+    if nthreads <= 0:
+        raise RuntimeError("set_num_interop_threads expects a positive integer")
+    if _interop_threads[0] is not None:
+        raise RuntimeError("Error: cannot set number of interop threads after parallel work has started or "
+                           "set_num_interop_threads called")
+    _interop_threads[0] = nthreads
+
+
+def set_flush_denormal(mode):
+    """Turns flushing of denormal floats to zero on or off (the CPU's FTZ and DAZ modes) for the calling
+    thread, as PyTorch; returns whether the CPU supports it (True on x86-64)."""
+    if not isinstance(mode, builtins.bool):
+        raise TypeError(f"set_flush_denormal(): argument 'mode' must be bool, not {type(mode).__name__}")
+    return _C._set_flush_denormal(mode)

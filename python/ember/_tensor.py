@@ -2,6 +2,8 @@
 the autograd attributes (requires_grad, grad, grad_fn, data, backward, register_hook, ...; see
 python/csrc/tensor_autograd.cpp); this class adds what is naturally Python: printing, NumPy interop, iteration
 and pickling."""
+import math
+
 from . import _C
 from ._dtype_info import _dtype_name
 from ._size import Size
@@ -139,6 +141,14 @@ class Tensor(_C._TensorBase):
         """self where condition is True, else other (ember.where(condition, self, other))."""
         return _C._functions["where"](condition, self, other)
 
+    def polygamma(self, n):
+        """ember.polygamma(n, self): the n-th derivative of digamma (PyTorch's method puts self first)."""
+        return _C._functions["polygamma"](n, self)
+
+    def polygamma_(self, n):
+        """polygamma(n, self) written into self. Errors: a self whose dtype cannot hold the floating result."""
+        return _C._functions["polygamma"](n, self, out=self)
+
     def type_as(self, other):
         """self converted to other's dtype."""
         return self.to(other.dtype)
@@ -247,6 +257,10 @@ class Tensor(_C._TensorBase):
         one, and Ember has none."""
         raise NotImplementedError("pin_memory: pinned memory needs an accelerator, and this build of Ember supports "
                                   "only cpu")
+
+    def is_distributed(self):
+        """False, as PyTorch's for every dense tensor (Ember has no distributed tensors)."""
+        return False
 
     def is_shared(self):
         """Whether the tensor's memory is shared between processes (False: Ember's storages are private)."""
@@ -395,6 +409,32 @@ class Tensor(_C._TensorBase):
         """An uninitialised tensor with the given size and stride, of self's dtype (or dtype)."""
         return _C._functions["empty_strided"](size, stride, dtype=self.dtype if dtype is None else dtype,
                                               requires_grad=requires_grad)
+
+    # ---- deprecated out-of-place resizes (PyTorch's Python Tensor.resize / resize_as)
+    def resize(self, *sizes):
+        """Deprecated (warns): self reshaped to sizes, which must hold as many elements; a view of self when it is
+        contiguous, else of a contiguous copy. Differentiable. Raises RuntimeError for another element count."""
+        import warnings
+
+        warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+        return self._autograd_resize(sizes[0] if len(sizes) == 1 and not isinstance(sizes[0], int) else sizes)
+
+    def resize_as(self, tensor):
+        """Deprecated (warns): ``self.resize(tensor.size())`` without a second warning."""
+        import warnings
+
+        warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+        return self._autograd_resize(tensor.size())
+
+    def _autograd_resize(self, sizes):
+        sizes = tuple(int(s) for s in sizes)
+        numel = math.prod(sizes)
+        if numel != self.numel():
+            raise RuntimeError(f"requested resize to {'x'.join(map(str, sizes))} ({numel} elements in total), but the "
+                               f"given tensor has a size of {'x'.join(map(str, self.size()))} ({self.numel()} "
+                               "elements). autograd's resize can only change the shape of a given tensor, while "
+                               "preserving the number of elements. ")
+        return self.contiguous().view(sizes)
 
     # ---- new_*: factories taking dtype (and device) from self unless given
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):

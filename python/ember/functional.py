@@ -2,6 +2,7 @@
 database (``_C._functions``) that take PyTorch's Python-level arguments (``as_tuple=``, ``p='fro'``, numbers
 for tensors). ``ember/__init__.py`` exports every name of ``__all__`` as ``ember.<name>``."""
 import builtins
+import collections
 import math
 import warnings
 
@@ -11,9 +12,10 @@ from ._size import Size
 from ._tensor import Tensor
 
 __all__ = ["allclose", "as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
-           "broadcast_tensors", "cartesian_prod", "cdist", "einsum", "histogram", "is_floating_point", "is_nonzero",
+           "broadcast_tensors", "cartesian_prod", "cdist", "einsum", "gradient", "histogram", "histogramdd",
+           "is_floating_point", "is_nonzero",
            "is_tensor", "isclose", "lu", "meshgrid", "nonzero", "norm", "numel", "split", "tensordot", "unique",
-           "unique_consecutive"]
+           "unique_consecutive", "detach_"]
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -279,6 +281,197 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
                 hist = hist / hist.sum() / edges.diff()
             return type(result)((hist, edges))
     return fns["histogram"](input, bins, weight=weight, density=density)
+
+
+_HistogramddResult = collections.namedtuple("histogramdd", ["hist", "bin_edges"])
+_HistogramddResult.__module__ = "ember.return_types"
+
+
+def _histogramdd_edges(points, bins, range, dtype):
+    """The bin edges of histogramdd with bin counts: linspace over range (2 numbers per dimension) or each
+    dimension's min and max (widened by 0.5 either side when equal; [0, 1] for no points)."""
+    fns = _C._functions
+    ndim = points.shape[-1]
+    counts = [bins] * ndim if isinstance(bins, int) else [int(b) for b in bins]
+    counts += [0] * (ndim - len(counts))  # as PyTorch, a missing count is a count of 0
+    if range is not None and len(range) != 2 * ndim:
+        raise RuntimeError(f"torch.histogramdd: for a {ndim}-dimensional histogram range should have {2 * ndim} "
+                           f"elements, but got {len(range)}")
+    edges = []
+    for d, count in enumerate(counts):
+        if count <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {count} for dimension {d}")
+        if range is not None:
+            lo, hi = float(range[2 * d]), float(range[2 * d + 1])
+        elif points.shape[0] > 0:
+            lo, hi = (float(t) for t in fns["aminmax"](points[:, d]))
+        else:
+            lo, hi = 0.0, 1.0
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise RuntimeError(f"torch.histogramdd: dimension {d}'s range [{lo}, {hi}] is not finite")
+        if lo > hi:
+            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {lo} max {hi} for "
+                               f"dimension {d}")
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges.append(fns["linspace"](lo, hi, count + 1, dtype=dtype))
+    return edges
+
+
+def histogramdd(input, bins, *, range=None, weight=None, density=False):
+    """The D-dimensional histogram of the points input (..., D) (PyTorch's torch.histogramdd): bins is a number
+    of bins for every dimension, a list of D numbers, or a list of D 1-D tensors of increasing edges; with
+    numbers the edges are ``linspace`` over range (``[min0, max0, min1, max1, ...]``) or over each dimension's
+    data. A point counts in the bin whose edges hold it (edges[i] <= x < edges[i + 1], the last bin also its
+    right edge); points outside are dropped. weight (input's shape without the last dimension) adds its values
+    instead of 1; density divides by the total and the bins' volumes. A NaN coordinate is counted as PyTorch
+    1.13 counts it: in the last bin with edge tensors, in bin min(1, bins - 1) with bin counts.
+
+    Returns:
+        named tuple (hist, bin_edges): hist of input's dtype with one dimension per coordinate, bin_edges a tuple
+        of D tensors.
+
+    Raises:
+        RuntimeError: input with fewer than 2 dimensions or not float32/float64; a bin count <= 0; range of the
+        wrong length, not finite or decreasing; weight of another dtype or shape; edge tensors of another dtype.
+    """
+    fns = _C._functions
+    if input.dim() < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    if not input.dtype.is_floating_point or input.dtype.itemsize < 4:
+        raise RuntimeError(f'"histogramdd" not implemented for \'{input.dtype}\'')
+    ndim = input.shape[-1]
+    points = input.reshape(-1, ndim)
+    if weight is not None:
+        if weight.dtype != input.dtype:
+            raise RuntimeError("torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
+                               f"should have the same dtype, but got input({input.dtype}), and weight({weight.dtype})")
+        if tuple(weight.shape) != tuple(input.shape[:-1]):
+            raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have the same shape as "
+                               "the input tensor excluding its innermost dimension, but got input with shape "
+                               f"{list(input.shape)} and weight with shape {list(weight.shape)}")
+        weight = weight.reshape(-1)
+    edge_tensors = isinstance(bins, (list, tuple)) and len(bins) > 0 and isinstance(bins[0], Tensor)
+    if edge_tensors:
+        if len(bins) != ndim:
+            raise RuntimeError(f"torch.histogramdd: expected {ndim} sequences of bin edges for a {ndim}-dimensional "
+                               f"histogram but got {len(bins)}")
+        for d, e in enumerate(bins):
+            if e.dim() != 1 or e.numel() < 1:
+                raise RuntimeError(f"torch.histogramdd: bins tensor should have one dimension and at least 1 "
+                                   f"element, but got {e.dim()} dimensions and {e.numel()} elements for dimension {d}")
+            if e.dtype != input.dtype:
+                raise RuntimeError("torch.histogramdd: input tensor and bins tensors should have the same dtype, "
+                                   f"but got input {input.dtype} and bins {e.dtype} for dimension {d}")
+        edges = [e.contiguous() for e in bins]
+    else:
+        edges = _histogramdd_edges(points, bins, range, input.dtype)
+    sizes = [builtins.max(e.numel() - 1, 0) for e in edges]
+    keep = fns["ones"]([points.shape[0]], dtype=_C.bool)
+    flat = fns["zeros"]([points.shape[0]], dtype=_C.int64)
+    for d, e in enumerate(edges):
+        x = points[:, d].contiguous()
+        nbins = builtins.max(sizes[d], 1)
+        idx = fns["searchsorted"](e, x, right=True).sub_(1).clamp_(0, nbins - 1)
+        nan = x.isnan()
+        if not edge_tensors:
+            idx = fns["where"](nan, fns["full"]([], builtins.min(1, nbins - 1), dtype=_C.int64), idx)
+        keep = keep & (((x >= e[0]) & (x <= e[-1])) | nan)
+        flat = flat * nbins + idx
+    hist = fns["zeros"]([math.prod(sizes)], dtype=input.dtype)
+    if sizes and math.prod(sizes) > 0:
+        values = fns["ones"]([int(keep.sum())], dtype=input.dtype) if weight is None else weight[keep]
+        hist.index_put_((flat[keep],), values, True)
+    hist = hist.reshape(sizes)
+    if density:
+        hist = hist / hist.sum()
+        for d, e in enumerate(edges):
+            shape = [1] * len(edges)
+            shape[d] = -1
+            hist = hist / e.diff().reshape(shape)
+    return _HistogramddResult(hist, tuple(edges))
+
+
+def _gradient_along(f, dim, h, edge_order):
+    """The derivative of f along dim by central differences inside and one-sided ones of order edge_order at
+    the ends, for a uniform step h (a number) or the coordinates h (a 1-D tensor of f.shape[dim] values)."""
+    n = f.shape[dim]
+
+    def part(start, length):
+        return f.narrow(dim, start, length)
+
+    if not isinstance(h, Tensor):
+        inner = (part(2, n - 2) - part(0, n - 2)) / (2.0 * h)
+        if edge_order == 1:
+            first = (part(1, 1) - part(0, 1)) / h
+            last = (part(n - 1, 1) - part(n - 2, 1)) / h
+        else:
+            first = (part(0, 1) * -1.5 + part(1, 1) * 2.0 - part(2, 1) * 0.5) / h
+            last = (part(n - 3, 1) * 0.5 - part(n - 2, 1) * 2.0 + part(n - 1, 1) * 1.5) / h
+        return _C._functions["cat"]([first, inner, last], dim)
+    shape = [1] * f.dim()
+    shape[dim] = -1
+
+    def x(start, length):
+        return h.narrow(0, start, length).reshape(shape)
+
+    hl, hr = x(1, n - 2) - x(0, n - 2), x(2, n - 2) - x(1, n - 2)
+    inner = (hl * hl * part(2, n - 2) - hr * hr * part(0, n - 2) + (hr * hr - hl * hl) * part(1, n - 2)) / \
+        (hr * hl * hl + hr * hr * hl)
+    if edge_order == 1:
+        first = (part(1, 1) - part(0, 1)) / (x(1, 1) - x(0, 1))
+        last = (part(n - 1, 1) - part(n - 2, 1)) / (x(n - 1, 1) - x(n - 2, 1))
+    else:
+        d1, d2 = x(1, 1) - x(0, 1), x(2, 1) - x(1, 1)
+        first = (-(2 * d1 + d2) / (d1 * (d1 + d2)) * part(0, 1) + (d1 + d2) / (d1 * d2) * part(1, 1)
+                 - d1 / (d2 * (d1 + d2)) * part(2, 1))
+        d1, d2 = x(n - 2, 1) - x(n - 3, 1), x(n - 1, 1) - x(n - 2, 1)
+        last = (d2 / (d1 * (d1 + d2)) * part(n - 3, 1) - (d1 + d2) / (d1 * d2) * part(n - 2, 1)
+                + (2 * d2 + d1) / (d2 * (d1 + d2)) * part(n - 1, 1))
+    return _C._functions["cat"]([first, inner, last], dim)
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """Estimates the derivative of input along each of dim (default every dimension) by second-order central
+    differences inside and first- or second-order (edge_order) one-sided differences at the ends (PyTorch's
+    torch.gradient). spacing is one step for every dimension, a list of steps (one per dimension), or a list of
+    1-D tensors giving each dimension's coordinates (non-uniform grids). Integral input gives float results.
+
+    Returns:
+        a tuple with one tensor of input's shape per dimension of dim (empty for a 0-dim input).
+
+    Raises:
+        RuntimeError: edge_order other than 1 or 2; a dimension with at most edge_order elements; a repeated dim;
+        spacing of the wrong length.
+    """
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    nd = input.dim()
+    dims = list(builtins.range(nd)) if dim is None else [dim] if isinstance(dim, int) else list(dim)
+    dims = [d + nd if d < 0 else d for d in dims]
+    for i, d in enumerate(dims):
+        if not 0 <= d < builtins.max(nd, 1):
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})")
+        if d in dims[:i]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    if isinstance(spacing, (list, tuple)):
+        if len(spacing) != len(dims):
+            raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar or a list of length "
+                               f"{len(dims)} but got a list of length {len(spacing)}")
+        steps = list(spacing)
+    else:
+        steps = [spacing] * len(dims)
+    for d in dims:
+        if input.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+    f = input if input.dtype.is_floating_point else input.to(_C.get_default_dtype())
+    steps = [float(h) if isinstance(h, (int, float)) else h for h in steps]
+    return tuple(_gradient_along(f, d, h, edge_order) for d, h in zip(dims, steps))
+
+
+def detach_(input):
+    """input detached from the graph in place (``input.detach_()``); returns input."""
+    return input.detach_()
 
 
 _CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": None, "use_mm_for_euclid_dist": 1,

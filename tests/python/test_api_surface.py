@@ -1,7 +1,8 @@
 """Ember's Python surface has PyTorch 1.13's shape: every op sits where PyTorch has it (ember.X as torch.X,
-ember._C._nn.X as torch._C._nn.X, ember._C._linalg.X as torch._C._linalg.X; the op database's
-`python_module:` field), and every function, method and nn.functional entry that issue 3 lists and PyTorch
-has (in each of torch, torch.Tensor, torch.nn.functional, torch.linalg) exists in Ember too."""
+ember._C._nn.X as torch._C._nn.X, ember._C._linalg.X as torch._C._linalg.X, ember._C._special.X as
+torch._C._special.X; the op database's `python_module:` field), and every function, method and nn.functional
+entry that issue 3 lists and PyTorch has (in each of torch, torch.Tensor, torch.nn.functional, torch.linalg)
+exists in Ember too."""
 import numpy as np
 import pytest
 import torch
@@ -40,7 +41,8 @@ def test_private_ops_are_hidden():
     assert ember.unique(x, dim=0).tolist() == torch.unique(torch.tensor(x.tolist()), dim=0).tolist()
 
 
-@pytest.mark.parametrize("mod, tmod", [("_nn", torch._C._nn), ("_linalg", torch._C._linalg)])
+@pytest.mark.parametrize("mod, tmod", [("_nn", torch._C._nn), ("_linalg", torch._C._linalg),
+                                       ("_special", torch._C._special)])
 def test_module_functions_are_where_torch_has_them(mod, tmod):
     names = _module_ops(getattr(ember._C, mod))
     assert names

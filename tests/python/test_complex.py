@@ -66,7 +66,8 @@ def test_result_type_with_python_complex_and_zero_dim(default):
             assert_same(e + 1j, t + 1j)
             assert_same(1j * e, 1j * t)
             for z in CDTYPES:  # a 0-dim complex tensor takes the dims-tensor's precision
-                assert_same(e + ember.tensor(1j, dtype=getattr(ember, z)), t + torch.tensor(1j, dtype=getattr(torch, z)))
+                assert_same(e + ember.tensor(1j, dtype=getattr(ember, z)),
+                            t + torch.tensor(1j, dtype=getattr(torch, z)))
         assert dtype_name(ember.tensor(1j).dtype) == dtype_name(torch.tensor(1j).dtype)
         assert dtype_name(ember.tensor([1, 2.5j]).dtype) == dtype_name(torch.tensor([1, 2.5j]).dtype)
         assert dtype_name(ember.full((2,), 1 + 1j).dtype) == dtype_name(torch.full((2,), 1 + 1j).dtype)
@@ -94,7 +95,8 @@ def test_factories_and_fill():
         assert_same(ember.full((2,), 1 - 2j, dtype=e), torch.full((2,), 1 - 2j, dtype=t))
         assert_same(ember.zeros(3, dtype=e).fill_(2j), torch.zeros(3, dtype=t).fill_(2j))
         assert_same(ember.empty(0, dtype=e), torch.empty(0, dtype=t))
-    raises_same(lambda: ember.zeros(2, dtype=ember.int64).fill_(1j), lambda: torch.zeros(2, dtype=torch.int64).fill_(1j))
+    raises_same(lambda: ember.zeros(2, dtype=ember.int64).fill_(1j),
+                lambda: torch.zeros(2, dtype=torch.int64).fill_(1j))
     raises_same(lambda: ember.zeros(2).fill_(1j), lambda: torch.zeros(2).fill_(1j))
     assert_same(ember.zeros(2).fill_(3 + 0j), torch.zeros(2).fill_(3 + 0j))
 
@@ -243,7 +245,8 @@ def test_inplace_and_out():
     lambda m, x: x < x, lambda m, x: x <= 1, lambda m, x: x > x, lambda m, x: x.max(), lambda m, x: x.min(),
     lambda m, x: m.clamp(x, 0), lambda m, x: x.floor(), lambda m, x: m.maximum(x, x), lambda m, x: x.sort(),
     lambda m, x: m.atan2(x, x), lambda m, x: x % x, lambda m, x: x // x, lambda m, x: x.sign(),
-    lambda m, x: x.bitwise_and(x), lambda m, x: x.argmax(), lambda m, x: m.relu(x), lambda m, x: m.nansum(x), lambda m, x: x.round(), lambda m, x: m.imag(m.ones(2)),
+    lambda m, x: x.bitwise_and(x), lambda m, x: x.argmax(), lambda m, x: m.relu(x), lambda m, x: m.nansum(x),
+    lambda m, x: x.round(), lambda m, x: m.imag(m.ones(2)),
     lambda m, x: m.view_as_real(m.ones(2)), lambda m, x: m.view_as_complex(m.ones(2, 3)),
     lambda m, x: m.complex(m.ones(2), m.ones(2, dtype=m.float64)),
     lambda m, x: m.complex(m.ones(2, dtype=m.int64), m.ones(2, dtype=m.int64)),

@@ -172,8 +172,27 @@ _KNOWN = [
     ("narrow_copy", "out", "*",
      "narrow_copy(out=) with a non-contiguous out: PyTorch 1.13 writes the values in memory order, ignoring out's "
      "strides; Ember writes each element at its index"),
+    ("special_airy_ai special_bessel_j0 special_bessel_j1 special_bessel_y1", "forward out", "i16[8]v765|i32[8]v295",
+     "int16/int32 extremes (+-32767, +-2147483647) promote to float32: PyTorch's float kernels evaluate the "
+     "asymptotic phase there in float, which keeps no digit (airy_ai(-2147483648): 1.1e-4 in PyTorch, -2.2e-3 in "
+     "Ember, computed in double and rounded)"),
+    ("special_bessel_y0", "forward out", "i32[8]v295",
+     "int32 extremes promote to float32: PyTorch's float kernel evaluates the asymptotic phase in float, which keeps "
+     "no digit there; Ember computes in double and rounds"),
+    ("special_shifted_chebyshev_polynomial_v", "forward out", "f64[],f16[3]#1",
+     "a 0-dim float64 x with a float16 n: the result is float16 and Ember rounds x to float16 first; PyTorch has no "
+     "float16 kernel and the float32 reference keeps x's float32 digits (V_n(2x - 1) 0.2793 vs 0.2800)"),
+    ("nextafter", "forward method out", "f16[17x1]v404,f16[1x17]v404",
+     "float16 special values: PyTorch has no float16 nextafter, and the float32 reference rounded to float16 is no "
+     "float16 neighbour (nextafter(inf, 0) is FLT_MAX, inf in float16; Ember steps float16's own bits: 65504)"),
+    ("special_erfcx", "out_dtype", "f16[3x4]",
+     "float16 self with a float64 out: PyTorch has no float16 erfcx, and the reference computed in float32 gives "
+     "6.9e5 (beyond float16's range) where Ember's float16 result is inf, cast to float64"),
     ("convolution_backward", "forward", "*True*",
      "transposed=True: Ember raises NotImplementedError (transposed convolution is not implemented yet)"),
+    ("view.dtype", "forward", "*",
+     "x.view(dtype): PyTorch 1.13 returns a tensor sharing x's memory that is not a view (_is_view() False, no "
+     "_base; x itself for x's own dtype); Ember's result is a view of x (the same bytes, sizes and strides)"),
 ]
 KNOWN = {(k, c, pattern): reason for keys, checks, pattern, reason in _KNOWN
          for k in keys.split() for c in checks.split()}
@@ -330,7 +349,7 @@ def _self_index(entry, sample):
 
 
 def _module(entry, m):
-    return {"": m, "nn": m._C._nn, "linalg": m._C._linalg}[entry["python_module"]]
+    return {"": m, "nn": m._C._nn, "linalg": m._C._linalg, "special": m._C._special}[entry["python_module"]]
 
 
 def _function(entry, m):

@@ -725,3 +725,202 @@ def test_randint_like_strides_and_errors():
                            lambda: torch.randint_like(torch.zeros(3), *args))
     assert_raises_like(lambda: ember.randint_like(ember.zeros(3, dtype=ember.uint8), 300),
                        lambda: torch.randint_like(torch.zeros(3, dtype=torch.uint8), 300))
+
+
+# ---------------------------------------------------------------------------------------------- samplers of issue 19
+# multinomial, poisson, binomial, cauchy_, geometric_, log_normal_: bit for bit with PyTorch for several seeds,
+# shapes (empty too), dtypes and layouts, and the generator left in PyTorch's state.
+
+def weights(shape, dtype="float32", seed=0, zeros=False):
+    """Non-negative weights of the given shape as an ember tensor (some exact zeros when zeros)."""
+    rng = np.random.default_rng(seed)
+    w = rng.random(shape)
+    if zeros:
+        w[rng.random(shape) < 0.3] = 0.0
+        w.reshape(-1, shape[-1])[:, 0] = 0.5  # no row sums to 0
+    return from_array(w.astype(np.float32 if dtype == "bfloat16" else dtype), dtype)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+@pytest.mark.parametrize("shape,k,replacement", [((4,), 2, False), ((4,), 4, False), ((4,), 1, False),
+                                                 ((4,), 6, True), ((4,), 1, True), ((3, 7), 3, False),
+                                                 ((3, 7), 1, False), ((3, 7), 20, True), ((0, 5), 2, False),
+                                                 ((0, 5), 3, True), ((1000,), 5, False), ((50, 40), 40, False),
+                                                 ((20, 300), 64, True)], ids=str)
+def test_multinomial_bitwise(seed, dtype, shape, k, replacement):
+    w = weights(shape, dtype, seed=seed % 97)
+    check_same_stream(lambda L: L.multinomial(pair(L, w), k, replacement), seed, f"multinomial{shape, k}")
+
+
+@pytest.mark.parametrize("replacement", [False, True])
+def test_multinomial_forms(replacement):
+    w = weights((6, 9), zeros=True)
+    for seed in SEEDS[:3]:
+        check_same_stream(lambda L: pair(L, w).multinomial(4, replacement), seed, "method")
+        check_same_stream(lambda L: L.multinomial(pair(L, w).t().contiguous().t(), 3, replacement), seed, "T")
+        check_same_stream(lambda L: L.multinomial(pair(L, w)[:, ::2], 3, replacement), seed, "strided")
+        check_same_stream(lambda L: L.multinomial(pair(L, w)[1], 3, replacement), seed, "row")
+    for seed in SEEDS[:2]:
+        e = ember.multinomial(weights((5,)), 3, replacement, generator=ember.Generator().manual_seed(seed))
+        t = torch.multinomial(to_torch(weights((5,))), 3, replacement, generator=torch.Generator().manual_seed(seed))
+        assert_bits(e, t, "generator=")
+        for L in (ember, torch):
+            L.manual_seed(seed)
+        out_e, out_t = ember.empty(7, dtype=ember.int64), torch.empty(7, dtype=torch.int64)
+        ember.multinomial(weights((5,)), 3, replacement, out=out_e)
+        torch.multinomial(to_torch(weights((5,))), 3, replacement, out=out_t)
+        assert_bits(out_e, out_t, "out=")
+
+
+MULTINOMIAL_ERRORS = {
+    "zero samples": lambda L: L.multinomial(L.ones(4), 0),
+    "negative samples": lambda L: L.multinomial(L.ones(4), -1, True),
+    "too many": lambda L: L.multinomial(L.ones(4), 5),
+    "3-d": lambda L: L.multinomial(L.ones(2, 3, 4), 1),
+    "0-d": lambda L: L.multinomial(L.ones(()), 1),
+    "int64": lambda L: L.multinomial(L.ones(4, dtype=L.int64), 1),
+    "negative": lambda L: L.multinomial(L.tensor([1.0, -1.0]), 1),
+    "negative replacement": lambda L: L.multinomial(L.tensor([1.0, -1.0]), 1, True),
+    "inf": lambda L: L.multinomial(L.tensor([1.0, math.inf]), 1),
+    "inf replacement": lambda L: L.multinomial(L.tensor([1.0, math.inf]), 2, True),
+    "nan": lambda L: L.multinomial(L.tensor([1.0, math.nan]), 1),
+    "nan replacement": lambda L: L.multinomial(L.tensor([1.0, math.nan]), 1, True),
+    "zero row": lambda L: L.multinomial(L.tensor([[1.0, 1.0], [0.0, 0.0]]), 1),
+    "zero row replacement": lambda L: L.multinomial(L.tensor([[1.0, 1.0], [0.0, 0.0]]), 1, True),
+    "no categories": lambda L: L.multinomial(L.ones(3, 0), 2, True),
+    "out dtype": lambda L: L.multinomial(L.ones(4), 2, out=L.empty(2)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MULTINOMIAL_ERRORS))
+def test_multinomial_errors(case):
+    assert_raises_like(lambda: MULTINOMIAL_ERRORS[case](ember), lambda: MULTINOMIAL_ERRORS[case](torch))
+
+
+def test_multinomial_statistics():
+    ember.manual_seed(0)
+    p = ember.tensor([0.1, 0.2, 0.3, 0.4], dtype=ember.float64)
+    counts = ember.bincount(ember.multinomial(p, 40000, True), minlength=4).double() / 40000
+    assert float((counts - p).abs().max()) < 0.01
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+def test_poisson_bitwise(seed, dtype):
+    rates = [0.0, 0.01, 0.5, 1.0, 3.0, 9.9, 10.0, 10.5, 25.0, 100.0, 1234.5, 1e5]
+    for r in rates:
+        lam = from_array(np.full((7,), r, np.float32 if dtype == "bfloat16" else dtype), dtype)
+        check_same_stream(lambda L: L.poisson(pair(L, lam)), seed, f"poisson({r})")
+    mixed = spaced(0, 60, 200, dtype)
+    check_same_stream(lambda L: L.poisson(pair(L, mixed).reshape(10, 20).t()), seed, "poisson transposed")
+    check_same_stream(lambda L: L.poisson(pair(L, mixed)[:0]), seed, "poisson empty")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_binomial_bitwise(seed, dtype):
+    counts = [0.0, 1.0, 5.0, 19.0, 20.0, 21.0, 100.0, 1000.0, 12345.0, 1e6]
+    probs = [0.0, 0.001, 0.05, 0.3, 0.5, 0.5001, 0.7, 0.95, 1.0]
+    c, p = np.meshgrid(np.array(counts), np.array(probs))
+    cnt, prb = from_array(c.astype(dtype), dtype), from_array(p.astype(dtype), dtype)
+    check_same_stream(lambda L: L.binomial(pair(L, cnt), pair(L, prb)), seed, "binomial grid")
+    check_same_stream(lambda L: L.binomial(pair(L, cnt).t(), pair(L, prb).t()), seed, "binomial transposed")
+    check_same_stream(lambda L: L.binomial(pair(L, cnt)[:, :1], pair(L, prb)[:1]), seed, "binomial broadcast")
+    check_same_stream(lambda L: L.binomial(pair(L, cnt)[:0], pair(L, prb)[:0]), seed, "binomial empty")
+
+
+def test_poisson_binomial_generator_and_grad():
+    lam = spaced(0, 30, 12, "float32")
+    e = ember.poisson(lam, ember.Generator().manual_seed(5))
+    t = torch.poisson(to_torch(lam), torch.Generator().manual_seed(5))
+    assert_bits(e, t, "poisson generator")
+    e = ember.binomial(lam, lam / 40, ember.Generator().manual_seed(5))
+    t = torch.binomial(to_torch(lam), to_torch(lam) / 40, torch.Generator().manual_seed(5))
+    assert_bits(e, t, "binomial generator")
+    x = ember.ones(3, dtype=ember.float64, requires_grad=True)
+    ember.poisson(x * 4).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("n", [0, 1, 7, 40])
+def test_elementwise_distributions_bitwise(seed, dtype, n):
+    x = ember.zeros(n, dtype=getattr(ember, dtype))
+    check_same_stream(lambda L: pair(L, x).cauchy_(), seed, "cauchy_")
+    check_same_stream(lambda L: pair(L, x).cauchy_(-2.0, 0.5), seed, "cauchy_(m, s)")
+    check_same_stream(lambda L: pair(L, x).geometric_(0.3), seed, "geometric_")
+    check_same_stream(lambda L: pair(L, x).geometric_(0.001), seed, "geometric_ small p")
+    check_same_stream(lambda L: pair(L, x).log_normal_(), seed, "log_normal_")
+    check_same_stream(lambda L: pair(L, x).log_normal_(0.5, 0.25), seed, "log_normal_(m, s)")
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "int8", "uint8"])
+def test_geometric_integral_bitwise(dtype):
+    x = ember.zeros(50, dtype=getattr(ember, dtype))
+    for seed in SEEDS:
+        check_same_stream(lambda L: pair(L, x).geometric_(0.2), seed, f"geometric_ {dtype}")
+
+
+def test_log_normal_shares_the_normal_cache():
+    # randn(3) leaves a cached normal; log_normal_ of 3 elements uses it first, then one pair (caching again).
+    def fn(L):
+        return L.randn(3), L.empty(3).log_normal_(0.0, 1.0), L.randn(1)
+
+    for seed in SEEDS:
+        check_same_stream(fn, seed, "cache")
+
+
+def test_distribution_layouts_bitwise():
+    base = ember.zeros(6, 5)
+    for seed in SEEDS[:3]:
+        check_same_stream(lambda L: pair(L, base).t().cauchy_(), seed, "cauchy_ T")
+        check_same_stream(lambda L: pair(L, base)[:, ::2].geometric_(0.4), seed, "geometric_ strided")
+        check_same_stream(lambda L: pair(L, base).t().log_normal_(), seed, "log_normal_ T")
+
+
+SAMPLER_ERRORS = {
+    "geometric p=0": lambda L: L.ones(3).geometric_(0),
+    "geometric p=1": lambda L: L.ones(3).geometric_(1),
+    "geometric bool": lambda L: L.ones(3, dtype=L.bool).geometric_(0.5),
+    "log_normal std=0": lambda L: L.ones(3).log_normal_(0, 0),
+    "log_normal int": lambda L: L.ones(3, dtype=L.int64).log_normal_(),
+    "cauchy int": lambda L: L.ones(3, dtype=L.int64).cauchy_(),
+    "poisson negative": lambda L: L.poisson(L.tensor([1.0, -1.0])),
+    "poisson nan": lambda L: L.poisson(L.tensor([math.nan])),
+    "poisson int64": lambda L: L.poisson(L.ones(2, dtype=L.int64)),
+    "binomial dtypes": lambda L: L.binomial(L.ones(3), L.ones(3, dtype=L.float64)),
+    "binomial shapes": lambda L: L.binomial(L.ones(3), L.ones(2)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SAMPLER_ERRORS))
+def test_sampler_errors(case):
+    assert_raises_like(lambda: SAMPLER_ERRORS[case](ember), lambda: SAMPLER_ERRORS[case](torch))
+
+
+def test_binomial_nan_gives_nan():
+    # PyTorch 1.13 loops forever on a NaN count; Ember returns NaN for a NaN count or probability.
+    r = ember.binomial(ember.tensor([math.nan, 5.0]), ember.tensor([0.5, math.nan]))
+    assert all(math.isnan(v) for v in r.tolist())
+
+
+def test_16_bit_types_pytorch_lacks_sample_as_float32():
+    # PyTorch 1.13 has no float16 multinomial or poisson and no 16-bit binomial: Ember draws as for float32.
+    w = weights((3, 6))
+    for seed in SEEDS[:3]:
+        for replacement in (False, True):
+            e, t = both(lambda L: L.multinomial(pair(L, w).half() if L is ember else to_torch(w), 4, replacement),
+                        seed)
+            assert_bits(e, t, "multinomial float16")
+        rates = spaced(0, 40, 30, "float32")
+        e, t = both(lambda L: L.poisson(pair(L, rates).half()) if L is ember else L.poisson(pair(L, rates)).half(),
+                    seed)
+        assert_bits(e, t, "poisson float16")
+        n, p = spaced(0, 100, 20, "float32").round(), spaced(0, 1, 20, "float32")
+        for dt in ("float16", "bfloat16"):
+            e, t = both(lambda L: L.binomial(pair(L, n).to(getattr(L, dt)), pair(L, p).to(getattr(L, dt)))
+                        if L is ember else L.binomial(pair(L, n).to(getattr(L, dt)).float(),
+                                                      pair(L, p).to(getattr(L, dt)).float()).to(getattr(L, dt)), seed)
+            assert_bits(e, t, f"binomial {dt}")

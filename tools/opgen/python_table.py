@@ -41,7 +41,8 @@ def dtypes_of(e):
 
 def gen_test_op_table(entries, ops):
     """One dict per Python-visible entry: names of its variants, the Python module, its differentiable
-    arguments, tags, shape rule and schema, for tests/python/test_ops_generic.py. An alias has its target's
+    arguments (and those whose derivative raises, as PyTorch's not_implemented), tags, shape rule and schema, for
+    tests/python/test_ops_generic.py. An alias has its target's
     derivative, and names the target (alias_of: the test takes the target's samples)."""
     by_entry = {}
     for o in ops:
@@ -55,9 +56,14 @@ def gen_test_op_table(entries, ops):
         inplace = next((o for o in vs if o.kind == "inplace"), None)
         out = next((o for o in vs if o.kind == "out"), None)
         d = e.target if e.target is not None else e  # an alias differentiates as its target (Note [aliases])
-        diff = []
-        for key in (d.get("grad") or {}):
-            diff += [n.strip() for n in key.split(",")]
+        diff, not_implemented = [], []
+        for key, formula in (d.get("grad") or {}).items():
+            # a derivative PyTorch leaves unimplemented raises in backward (grad_not_implemented): not gradchecked
+            names = [n.strip() for n in key.split(",")]
+            if isinstance(formula, str) and formula.strip().startswith("grad_not_implemented("):
+                not_implemented += names
+            else:
+                diff += names
         table.append({
             "name": f.schema.name.split("::")[-1],
             "overload": f.schema.overload,
@@ -69,6 +75,7 @@ def gen_test_op_table(entries, ops):
             "python_module": e.get("python_module", ""),
             "differentiable": diff,
             "not_differentiable": list(d.get("not_differentiable", [])),
+            "grad_not_implemented": not_implemented,
             "never_differentiable": d.get("differentiable", True) is False,
             "composite": "composite" in e or "alias_of" in e,
             "alias_of": e.get("alias_of", ""),

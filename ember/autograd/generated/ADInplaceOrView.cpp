@@ -5,6 +5,56 @@
 
 namespace ember::autograd::inplace_or_view {
 
+Tensor resize_(const Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memory_format) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::resize_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, IntArrayRef, std::optional<MemoryFormat>>(self, size, memory_format);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor resize_as_(const Tensor& self, const Tensor& the_template, std::optional<MemoryFormat> memory_format) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::resize_as_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, std::optional<MemoryFormat>>(self, the_template, memory_format);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor set__source_Tensor(const Tensor& self, const Tensor& source) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::set_.source_Tensor");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, source);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor set__source_Tensor_storage_offset(const Tensor& self, const Tensor& source, int64_t storage_offset, IntArrayRef size, IntArrayRef stride) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::set_.source_Tensor_storage_offset");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, int64_t, IntArrayRef, IntArrayRef>(self, source, storage_offset, size, stride);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor set_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::set_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
 Tensor add__Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::add_.Tensor");
   Tensor result = [&] {
@@ -715,6 +765,186 @@ Tensor addcdiv_out(const Tensor& self, const Tensor& tensor1, const Tensor& tens
   return result;
 }
 
+Tensor copysign__Tensor(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::copysign_.Tensor");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor copysign_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::copysign.Tensor_out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor heaviside_(const Tensor& self, const Tensor& values) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::heaviside_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, values);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor heaviside_out(const Tensor& self, const Tensor& values, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::heaviside.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, values, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor logaddexp_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::logaddexp.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor logaddexp2_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::logaddexp2.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor nextafter_(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::nextafter_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor nextafter_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::nextafter.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor gcd_(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::gcd_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor gcd_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::gcd.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor lcm_(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::lcm_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor lcm_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::lcm.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor xlogy__Tensor(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::xlogy_.Tensor");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor xlogy_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::xlogy.Tensor_out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor igamma_(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::igamma_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor igamma_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::igamma.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor igammac_(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::igammac_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor igammac_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::igammac.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
 Tensor complex_out(const Tensor& real, const Tensor& imag, const Tensor& out) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::complex.out");
   Tensor result = [&] {
@@ -1215,6 +1445,16 @@ Tensor glu_out(const Tensor& self, int64_t dim, const Tensor& out) {
   return result;
 }
 
+Tensor hardshrink_out(const Tensor& self, const Scalar& lambd, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::hardshrink.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Scalar&, const Tensor&>(self, lambd, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
 Tensor threshold_(const Tensor& self, const Scalar& threshold, const Scalar& value) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::threshold_");
   Tensor result = [&] {
@@ -1332,6 +1572,46 @@ Tensor bernoulli__float(const Tensor& self, double p, const std::optional<Genera
     return h.call<Tensor, const Tensor&, double, const std::optional<Generator>&>(self, p, generator);
   }();
   self.impl()->bump_version();
+  return result;
+}
+
+Tensor cauchy_(const Tensor& self, double median, double sigma, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::cauchy_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, double, double, const std::optional<Generator>&>(self, median, sigma, generator);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor geometric_(const Tensor& self, double p, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::geometric_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, double, const std::optional<Generator>&>(self, p, generator);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor log_normal_(const Tensor& self, double mean, double std, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::log_normal_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, double, double, const std::optional<Generator>&>(self, mean, std, generator);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor multinomial_out(const Tensor& self, int64_t num_samples, bool replacement, const std::optional<Generator>& generator, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::multinomial.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, int64_t, bool, const std::optional<Generator>&, const Tensor&>(self, num_samples, replacement, generator, out);
+  }();
+  out.impl()->bump_version();
   return result;
 }
 
@@ -1630,6 +1910,336 @@ Tensor histc_out(const Tensor& self, int64_t bins, const Scalar& min, const Scal
   Tensor result = [&] {
     ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
     return h.call<Tensor, const Tensor&, int64_t, const Scalar&, const Scalar&, const Tensor&>(self, bins, min, max, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_airy_ai_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_airy_ai.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_bessel_j0_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_bessel_j0.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_bessel_j1_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_bessel_j1.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_bessel_y0_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_bessel_y0.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_bessel_y1_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_bessel_y1.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_modified_bessel_i0_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_modified_bessel_i0.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_modified_bessel_i1_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_modified_bessel_i1.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_modified_bessel_k0_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_modified_bessel_k0.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_modified_bessel_k1_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_modified_bessel_k1.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_scaled_modified_bessel_k0_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_scaled_modified_bessel_k0.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_scaled_modified_bessel_k1_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_scaled_modified_bessel_k1.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_spherical_bessel_j0_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_spherical_bessel_j0.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_entr_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_entr.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_erfcx_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_erfcx.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_i0e_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_i0e.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_i1_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_i1.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_i1e_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_i1e.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_log_ndtr_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_log_ndtr.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_ndtri_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_ndtri.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_xlog1py_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_xlog1py.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_zeta_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_zeta.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_chebyshev_polynomial_t_out(const Tensor& x, const Tensor& n, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_chebyshev_polynomial_t.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(x, n, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_chebyshev_polynomial_u_out(const Tensor& x, const Tensor& n, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_chebyshev_polynomial_u.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(x, n, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_chebyshev_polynomial_v_out(const Tensor& x, const Tensor& n, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_chebyshev_polynomial_v.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(x, n, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_chebyshev_polynomial_w_out(const Tensor& x, const Tensor& n, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_chebyshev_polynomial_w.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(x, n, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_shifted_chebyshev_polynomial_t_out(const Tensor& x, const Tensor& n, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_shifted_chebyshev_polynomial_t.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(x, n, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_shifted_chebyshev_polynomial_u_out(const Tensor& x, const Tensor& n, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_shifted_chebyshev_polynomial_u.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(x, n, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_shifted_chebyshev_polynomial_v_out(const Tensor& x, const Tensor& n, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_shifted_chebyshev_polynomial_v.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(x, n, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_shifted_chebyshev_polynomial_w_out(const Tensor& x, const Tensor& n, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_shifted_chebyshev_polynomial_w.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(x, n, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_hermite_polynomial_h_out(const Tensor& x, const Tensor& n, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_hermite_polynomial_h.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(x, n, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_hermite_polynomial_he_out(const Tensor& x, const Tensor& n, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_hermite_polynomial_he.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(x, n, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_laguerre_polynomial_l_out(const Tensor& x, const Tensor& n, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_laguerre_polynomial_l.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(x, n, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor special_legendre_polynomial_p_out(const Tensor& x, const Tensor& n, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_legendre_polynomial_p.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(x, n, out);
   }();
   out.impl()->bump_version();
   return result;
@@ -2365,6 +2975,306 @@ Tensor nan_to_num_out(const Tensor& self, std::optional<double> nan, std::option
   return result;
 }
 
+Tensor acosh_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::acosh_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor acosh_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::acosh.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor asinh_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::asinh_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor asinh_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::asinh.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor atanh_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::atanh_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor atanh_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::atanh.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor deg2rad_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::deg2rad_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor deg2rad_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::deg2rad.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor rad2deg_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::rad2deg_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor rad2deg_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::rad2deg.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor signbit_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::signbit.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor isneginf_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::isneginf.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor isposinf_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::isposinf.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor digamma_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::digamma_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor digamma_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::digamma.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor lgamma_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::lgamma_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor lgamma_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::lgamma.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor polygamma_out(int64_t n, const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::polygamma.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, int64_t, const Tensor&, const Tensor&>(n, self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor mvlgamma_(const Tensor& self, int64_t p) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::mvlgamma_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, int64_t>(self, p);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor mvlgamma_out(const Tensor& self, int64_t p, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::mvlgamma.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, int64_t, const Tensor&>(self, p, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor erfinv_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::erfinv_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor erfinv_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::erfinv.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor i0_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::i0_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor i0_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::i0.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor logit_(const Tensor& self, std::optional<double> eps) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::logit_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, std::optional<double>>(self, eps);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor logit_out(const Tensor& self, std::optional<double> eps, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::logit.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, std::optional<double>, const Tensor&>(self, eps, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor sinc_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sinc_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor sinc_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sinc.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor round__decimals(const Tensor& self, int64_t decimals) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::round_.decimals");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, int64_t>(self, decimals);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor round_decimals_out(const Tensor& self, int64_t decimals, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::round.decimals_out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, int64_t, const Tensor&>(self, decimals, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
 Tensor conj_physical_(const Tensor& self) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::conj_physical_");
   Tensor result = [&] {
@@ -2440,6 +3350,16 @@ Tensor view(const Tensor& self, IntArrayRef size) {
   Tensor result = [&] {
     ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
     return h.call<Tensor, const Tensor&, IntArrayRef>(self, size);
+  }();
+  record_view_base(result, self);
+  return result;
+}
+
+Tensor view_dtype(const Tensor& self, DType dtype) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::view.dtype");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, DType>(self, dtype);
   }();
   record_view_base(result, self);
   return result;
@@ -2642,6 +3562,11 @@ namespace ember::autograd {
 /// Registers the ADInplaceOrView kernel of every op that writes an argument or returns a view.
 void register_inplace_or_view_kernels(Library& m) {
   using namespace inplace_or_view;
+  m.impl("aten::resize_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef, std::optional<MemoryFormat>)>(&resize_));
+  m.impl("aten::resize_as_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, std::optional<MemoryFormat>)>(&resize_as_));
+  m.impl("aten::set_.source_Tensor", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&set__source_Tensor));
+  m.impl("aten::set_.source_Tensor_storage_offset", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, int64_t, IntArrayRef, IntArrayRef)>(&set__source_Tensor_storage_offset));
+  m.impl("aten::set_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&set_));
   m.impl("aten::add_.Tensor", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&add__Tensor));
   m.impl("aten::add.Tensor_out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&, const Tensor&)>(&add_Tensor_out));
   m.impl("aten::sub_.Tensor", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&sub__Tensor));
@@ -2713,6 +3638,24 @@ void register_inplace_or_view_kernels(Library& m) {
   m.impl("aten::addcmul.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Tensor&)>(&addcmul_out));
   m.impl("aten::addcdiv_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&)>(&addcdiv_));
   m.impl("aten::addcdiv.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Tensor&)>(&addcdiv_out));
+  m.impl("aten::copysign_.Tensor", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&copysign__Tensor));
+  m.impl("aten::copysign.Tensor_out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&copysign_Tensor_out));
+  m.impl("aten::heaviside_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&heaviside_));
+  m.impl("aten::heaviside.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&heaviside_out));
+  m.impl("aten::logaddexp.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&logaddexp_out));
+  m.impl("aten::logaddexp2.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&logaddexp2_out));
+  m.impl("aten::nextafter_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&nextafter_));
+  m.impl("aten::nextafter.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&nextafter_out));
+  m.impl("aten::gcd_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&gcd_));
+  m.impl("aten::gcd.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&gcd_out));
+  m.impl("aten::lcm_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lcm_));
+  m.impl("aten::lcm.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&lcm_out));
+  m.impl("aten::xlogy_.Tensor", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&xlogy__Tensor));
+  m.impl("aten::xlogy.Tensor_out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&xlogy_Tensor_out));
+  m.impl("aten::igamma_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&igamma_));
+  m.impl("aten::igamma.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&igamma_out));
+  m.impl("aten::igammac_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&igammac_));
+  m.impl("aten::igammac.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&igammac_out));
   m.impl("aten::complex.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&complex_out));
   m.impl("aten::copy_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, bool)>(&copy_));
   m.impl("aten::fill_.Scalar", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&fill__Scalar));
@@ -2763,6 +3706,7 @@ void register_inplace_or_view_kernels(Library& m) {
   m.impl("aten::mish.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&mish_out));
   m.impl("aten::log_sigmoid.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&log_sigmoid_out));
   m.impl("aten::glu.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&)>(&glu_out));
+  m.impl("aten::hardshrink.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Tensor&)>(&hardshrink_out));
   m.impl("aten::threshold_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&threshold_));
   m.impl("aten::threshold.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&, const Tensor&)>(&threshold_out));
   m.impl("aten::avg_pool2d.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, bool, bool, std::optional<int64_t>, const Tensor&)>(&avg_pool2d_out));
@@ -2775,6 +3719,10 @@ void register_inplace_or_view_kernels(Library& m) {
   m.impl("aten::exponential_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, double, const std::optional<Generator>&)>(&exponential_));
   m.impl("aten::bernoulli_.Tensor", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Generator>&)>(&bernoulli__Tensor));
   m.impl("aten::bernoulli_.float", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, double, const std::optional<Generator>&)>(&bernoulli__float));
+  m.impl("aten::cauchy_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, double, double, const std::optional<Generator>&)>(&cauchy_));
+  m.impl("aten::geometric_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, double, const std::optional<Generator>&)>(&geometric_));
+  m.impl("aten::log_normal_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, double, double, const std::optional<Generator>&)>(&log_normal_));
+  m.impl("aten::multinomial.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, bool, const std::optional<Generator>&, const Tensor&)>(&multinomial_out));
   m.impl("aten::sum.dim_IntList_out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>, const Tensor&)>(&sum_dim_IntList_out));
   m.impl("aten::nansum.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>, const Tensor&)>(&nansum_out));
   m.impl("aten::mean.dim_out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>, const Tensor&)>(&mean_dim_out));
@@ -2805,6 +3753,39 @@ void register_inplace_or_view_kernels(Library& m) {
   m.impl("aten::triu.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&)>(&triu_out));
   m.impl("aten::searchsorted.Tensor_out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, bool, bool, std::optional<std::string_view>, const std::optional<Tensor>&, const Tensor&)>(&searchsorted_Tensor_out));
   m.impl("aten::histc.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, const Scalar&, const Scalar&, const Tensor&)>(&histc_out));
+  m.impl("aten::special_airy_ai.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&special_airy_ai_out));
+  m.impl("aten::special_bessel_j0.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&special_bessel_j0_out));
+  m.impl("aten::special_bessel_j1.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&special_bessel_j1_out));
+  m.impl("aten::special_bessel_y0.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&special_bessel_y0_out));
+  m.impl("aten::special_bessel_y1.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&special_bessel_y1_out));
+  m.impl("aten::special_modified_bessel_i0.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&special_modified_bessel_i0_out));
+  m.impl("aten::special_modified_bessel_i1.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&special_modified_bessel_i1_out));
+  m.impl("aten::special_modified_bessel_k0.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&special_modified_bessel_k0_out));
+  m.impl("aten::special_modified_bessel_k1.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&special_modified_bessel_k1_out));
+  m.impl("aten::special_scaled_modified_bessel_k0.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&special_scaled_modified_bessel_k0_out));
+  m.impl("aten::special_scaled_modified_bessel_k1.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&special_scaled_modified_bessel_k1_out));
+  m.impl("aten::special_spherical_bessel_j0.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&special_spherical_bessel_j0_out));
+  m.impl("aten::special_entr.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&special_entr_out));
+  m.impl("aten::special_erfcx.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&special_erfcx_out));
+  m.impl("aten::special_i0e.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&special_i0e_out));
+  m.impl("aten::special_i1.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&special_i1_out));
+  m.impl("aten::special_i1e.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&special_i1e_out));
+  m.impl("aten::special_log_ndtr.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&special_log_ndtr_out));
+  m.impl("aten::special_ndtri.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&special_ndtri_out));
+  m.impl("aten::special_xlog1py.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&special_xlog1py_out));
+  m.impl("aten::special_zeta.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&special_zeta_out));
+  m.impl("aten::special_chebyshev_polynomial_t.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&special_chebyshev_polynomial_t_out));
+  m.impl("aten::special_chebyshev_polynomial_u.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&special_chebyshev_polynomial_u_out));
+  m.impl("aten::special_chebyshev_polynomial_v.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&special_chebyshev_polynomial_v_out));
+  m.impl("aten::special_chebyshev_polynomial_w.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&special_chebyshev_polynomial_w_out));
+  m.impl("aten::special_shifted_chebyshev_polynomial_t.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&special_shifted_chebyshev_polynomial_t_out));
+  m.impl("aten::special_shifted_chebyshev_polynomial_u.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&special_shifted_chebyshev_polynomial_u_out));
+  m.impl("aten::special_shifted_chebyshev_polynomial_v.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&special_shifted_chebyshev_polynomial_v_out));
+  m.impl("aten::special_shifted_chebyshev_polynomial_w.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&special_shifted_chebyshev_polynomial_w_out));
+  m.impl("aten::special_hermite_polynomial_h.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&special_hermite_polynomial_h_out));
+  m.impl("aten::special_hermite_polynomial_he.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&special_hermite_polynomial_he_out));
+  m.impl("aten::special_laguerre_polynomial_l.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&special_laguerre_polynomial_l_out));
+  m.impl("aten::special_legendre_polynomial_p.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&special_legendre_polynomial_p_out));
   m.impl("aten::abs_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&abs_));
   m.impl("aten::abs.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&abs_out));
   m.impl("aten::neg_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&neg_));
@@ -2878,6 +3859,36 @@ void register_inplace_or_view_kernels(Library& m) {
   m.impl("aten::bitwise_not.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&bitwise_not_out));
   m.impl("aten::nan_to_num_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>)>(&nan_to_num_));
   m.impl("aten::nan_to_num.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>, const Tensor&)>(&nan_to_num_out));
+  m.impl("aten::acosh_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&acosh_));
+  m.impl("aten::acosh.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&acosh_out));
+  m.impl("aten::asinh_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&asinh_));
+  m.impl("aten::asinh.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&asinh_out));
+  m.impl("aten::atanh_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&atanh_));
+  m.impl("aten::atanh.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&atanh_out));
+  m.impl("aten::deg2rad_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&deg2rad_));
+  m.impl("aten::deg2rad.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&deg2rad_out));
+  m.impl("aten::rad2deg_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&rad2deg_));
+  m.impl("aten::rad2deg.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&rad2deg_out));
+  m.impl("aten::signbit.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&signbit_out));
+  m.impl("aten::isneginf.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&isneginf_out));
+  m.impl("aten::isposinf.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&isposinf_out));
+  m.impl("aten::digamma_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&digamma_));
+  m.impl("aten::digamma.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&digamma_out));
+  m.impl("aten::lgamma_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&lgamma_));
+  m.impl("aten::lgamma.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&lgamma_out));
+  m.impl("aten::polygamma.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(int64_t, const Tensor&, const Tensor&)>(&polygamma_out));
+  m.impl("aten::mvlgamma_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t)>(&mvlgamma_));
+  m.impl("aten::mvlgamma.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&)>(&mvlgamma_out));
+  m.impl("aten::erfinv_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&erfinv_));
+  m.impl("aten::erfinv.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&erfinv_out));
+  m.impl("aten::i0_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&i0_));
+  m.impl("aten::i0.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&i0_out));
+  m.impl("aten::logit_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, std::optional<double>)>(&logit_));
+  m.impl("aten::logit.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, std::optional<double>, const Tensor&)>(&logit_out));
+  m.impl("aten::sinc_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&sinc_));
+  m.impl("aten::sinc.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&sinc_out));
+  m.impl("aten::round_.decimals", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t)>(&round__decimals));
+  m.impl("aten::round.decimals_out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&)>(&round_decimals_out));
   m.impl("aten::conj_physical_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&conj_physical_));
   m.impl("aten::conj_physical.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&conj_physical_out));
   m.impl("aten::sgn_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&sgn_));
@@ -2886,6 +3897,7 @@ void register_inplace_or_view_kernels(Library& m) {
   m.impl("aten::as_strided", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&as_strided));
   m.impl("aten::as_strided_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&as_strided_));
   m.impl("aten::view", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&view));
+  m.impl("aten::view.dtype", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, DType)>(&view_dtype));
   m.impl("aten::permute", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&permute));
   m.impl("aten::transpose.int", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&transpose_int));
   m.impl("aten::transpose_.int", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&transpose__int));

@@ -1091,6 +1091,361 @@ Tensor addcdiv__(const Tensor& self, const Tensor& tensor1, const Tensor& tensor
   return self;
 }
 
+struct CopysignBackward0 final : Node {
+  std::string name() const override { return "CopysignBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); other_.reset(); result0_.reset(); }
+  SavedVariable self_;
+  SavedVariable other_;
+  SavedVariable result0_;
+};
+
+variable_list CopysignBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor other = other_.unpack(self_node);
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(copysign_self_backward(grad, self, result), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(ember::zeros_like(other), input_meta[1]);
+  return out;
+}
+
+Tensor copysign_Tensor(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::copysign.Tensor");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<CopysignBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, other);
+  node->self_ = SavedVariable(self, false);
+  node->other_ = SavedVariable(other, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+Tensor copysign__Tensor_(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::copysign_.Tensor");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }
+  check_inplace(self);
+  Tensor r = generated::copysign_Tensor(ember::clone(self), other);
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct HeavisideBackward0 final : Node {
+  std::string name() const override { return "HeavisideBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list HeavisideBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad_not_implemented(grad, "aten::heaviside", false), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(grad_not_implemented(grad, "aten::heaviside", false), input_meta[1]);
+  return out;
+}
+
+Tensor heaviside(const Tensor& self, const Tensor& values) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::heaviside");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&>(self, values);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(values)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<HeavisideBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, values);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor heaviside__(const Tensor& self, const Tensor& values) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::heaviside_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(values))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, values);
+  }
+  check_inplace(self);
+  Tensor r = generated::heaviside(ember::clone(self), values);
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct LogaddexpBackward0 final : Node {
+  std::string name() const override { return "LogaddexpBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); other_.reset(); }
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list LogaddexpBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor other = other_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad / (ember::exp(other - self) + Scalar(1)), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(grad / (ember::exp(self - other) + Scalar(1)), input_meta[1]);
+  return out;
+}
+
+Tensor logaddexp(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::logaddexp");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<LogaddexpBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, other);
+  node->self_ = SavedVariable(self, false);
+  node->other_ = SavedVariable(other, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct Logaddexp2Backward0 final : Node {
+  std::string name() const override { return "Logaddexp2Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); other_.reset(); }
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list Logaddexp2Backward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor other = other_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad / (ember::exp2(other - self) + Scalar(1)), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(grad / (ember::exp2(self - other) + Scalar(1)), input_meta[1]);
+  return out;
+}
+
+Tensor logaddexp2(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::logaddexp2");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<Logaddexp2Backward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, other);
+  node->self_ = SavedVariable(self, false);
+  node->other_ = SavedVariable(other, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct NextafterBackward0 final : Node {
+  std::string name() const override { return "NextafterBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list NextafterBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad_not_implemented(grad, "nextafter", true), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(grad_not_implemented(grad, "nextafter", true), input_meta[1]);
+  return out;
+}
+
+Tensor nextafter(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::nextafter");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<NextafterBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, other);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor nextafter__(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::nextafter_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }
+  check_inplace(self);
+  Tensor r = generated::nextafter(ember::clone(self), other);
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct XlogyBackward0 final : Node {
+  std::string name() const override { return "XlogyBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); other_.reset(); }
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list XlogyBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor other = other_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::xlogy(ember::ne(self, Scalar(0)).to(self.dtype()), other), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(grad * self / other, input_meta[1]);
+  return out;
+}
+
+Tensor xlogy_Tensor(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::xlogy.Tensor");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<XlogyBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, other);
+  node->self_ = SavedVariable(self, false);
+  node->other_ = SavedVariable(other, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor xlogy__Tensor_(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::xlogy_.Tensor");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }
+  check_inplace(self);
+  Tensor r = generated::xlogy_Tensor(ember::clone(self), other);
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct IgammaBackward0 final : Node {
+  std::string name() const override { return "IgammaBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); other_.reset(); }
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list IgammaBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor other = other_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad_not_implemented(grad, "igamma: input", true), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(grad * ember::exp((self - Scalar(1)) * ember::log(other) - other - ember::lgamma(self)), input_meta[1]);
+  return out;
+}
+
+Tensor igamma(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::igamma");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<IgammaBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, other);
+  node->self_ = SavedVariable(self, false);
+  node->other_ = SavedVariable(other, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor igamma__(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::igamma_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }
+  check_inplace(self);
+  Tensor r = generated::igamma(ember::clone(self), other);
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct IgammacBackward0 final : Node {
+  std::string name() const override { return "IgammacBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); other_.reset(); }
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list IgammacBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor other = other_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad_not_implemented(grad, "igammac: input", true), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(-grad * ember::exp((self - Scalar(1)) * ember::log(other) - other - ember::lgamma(self)), input_meta[1]);
+  return out;
+}
+
+Tensor igammac(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::igammac");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<IgammacBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, other);
+  node->self_ = SavedVariable(self, false);
+  node->other_ = SavedVariable(other, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor igammac__(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::igammac_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }
+  check_inplace(self);
+  Tensor r = generated::igammac(ember::clone(self), other);
+  commit_inplace(self, r, 0);
+  return self;
+}
+
 struct ComplexBackward0 final : Node {
   std::string name() const override { return "ComplexBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -3178,6 +3533,41 @@ Tensor glu(const Tensor& self, int64_t dim) {
   return result;
 }
 
+struct HardshrinkBackward0 final : Node {
+  std::string name() const override { return "HardshrinkBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  Scalar lambd_;
+};
+
+variable_list HardshrinkBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Scalar& lambd = lambd_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(hardshrink_backward(grad, self, lambd), input_meta[0]);
+  return out;
+}
+
+Tensor hardshrink(const Tensor& self, const Scalar& lambd) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::hardshrink");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Scalar&>(self, lambd);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<HardshrinkBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->lambd_ = lambd;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
 struct ThresholdBackward0 final : Node {
   std::string name() const override { return "ThresholdBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -4234,6 +4624,43 @@ Tensor bernoulli(const Tensor& self, const std::optional<Generator>& generator) 
   add_input(*node, self);
   if (floating_output(result)) set_history(result, node, 0);
   return result;
+}
+
+struct PoissonBackward0 final : Node {
+  std::string name() const override { return "PoissonBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list PoissonBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
+  return out;
+}
+
+Tensor poisson(const Tensor& self, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::poisson");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const std::optional<Generator>&>(self, generator);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<PoissonBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor binomial(const Tensor& count, const Tensor& prob, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::binomial");
+  if (GradMode::is_enabled() && any_requires_grad(count))
+    EMBER_FAIL("The function 'binomial' is not differentiable with respect to argument 'count'. This input cannot have requires_grad True.");
+  if (GradMode::is_enabled() && any_requires_grad(prob))
+    EMBER_FAIL("The function 'binomial' is not differentiable with respect to argument 'prob'. This input cannot have requires_grad True.");
+  ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+  return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Generator>&>(count, prob, generator);
 }
 
 struct SumBackward0 final : Node {
@@ -6283,6 +6710,319 @@ std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
   return result;
 }
 
+struct SpecialEntrBackward0 final : Node {
+  std::string name() const override { return "SpecialEntrBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list SpecialEntrBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * -(ember::log(self) + Scalar(1)), input_meta[0]);
+  return out;
+}
+
+Tensor special_entr(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_entr");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SpecialEntrBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct SpecialErfcxBackward0 final : Node {
+  std::string name() const override { return "SpecialErfcxBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); result0_.reset(); }
+  SavedVariable self_;
+  SavedVariable result0_;
+};
+
+variable_list SpecialErfcxBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad((Scalar(2) * self * result - Scalar(M_2_SQRTPI)) * grad, input_meta[0]);
+  return out;
+}
+
+Tensor special_erfcx(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_erfcx");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SpecialErfcxBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+struct SpecialI0EBackward0 final : Node {
+  std::string name() const override { return "SpecialI0EBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); result0_.reset(); }
+  SavedVariable self_;
+  SavedVariable result0_;
+};
+
+variable_list SpecialI0EBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * (ember::special_i1e(self) - ember::sgn(self) * result), input_meta[0]);
+  return out;
+}
+
+Tensor special_i0e(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_i0e");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SpecialI0EBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+struct SpecialI1Backward0 final : Node {
+  std::string name() const override { return "SpecialI1Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); result0_.reset(); }
+  SavedVariable self_;
+  SavedVariable result0_;
+};
+
+variable_list SpecialI1Backward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(special_i1_backward(grad, self, result), input_meta[0]);
+  return out;
+}
+
+Tensor special_i1(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_i1");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SpecialI1Backward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+struct SpecialI1EBackward0 final : Node {
+  std::string name() const override { return "SpecialI1EBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); result0_.reset(); }
+  SavedVariable self_;
+  SavedVariable result0_;
+};
+
+variable_list SpecialI1EBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(special_i1e_backward(grad, self, result), input_meta[0]);
+  return out;
+}
+
+Tensor special_i1e(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_i1e");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SpecialI1EBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+struct SpecialLogNdtrBackward0 final : Node {
+  std::string name() const override { return "SpecialLogNdtrBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); result0_.reset(); }
+  SavedVariable self_;
+  SavedVariable result0_;
+};
+
+variable_list SpecialLogNdtrBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::exp(-(result + self * self * Scalar(0.5))) * Scalar(0.3989422804014326779), input_meta[0]);
+  return out;
+}
+
+Tensor special_log_ndtr(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_log_ndtr");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SpecialLogNdtrBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+struct SpecialNdtriBackward0 final : Node {
+  std::string name() const override { return "SpecialNdtriBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result0_.reset(); }
+  SavedVariable result0_;
+};
+
+variable_list SpecialNdtriBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::exp(result * result * Scalar(0.5)) * Scalar(2.5066282746310005024), input_meta[0]);
+  return out;
+}
+
+Tensor special_ndtri(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_ndtri");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SpecialNdtriBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+struct SpecialXlog1PyBackward0 final : Node {
+  std::string name() const override { return "SpecialXlog1PyBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); other_.reset(); }
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list SpecialXlog1PyBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor other = other_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::special_xlog1py(ember::ne(self, Scalar(0)).to(self.dtype()), other), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(grad * self / (other + Scalar(1)), input_meta[1]);
+  return out;
+}
+
+Tensor special_xlog1py(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_xlog1py");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SpecialXlog1PyBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, other);
+  node->self_ = SavedVariable(self, false);
+  node->other_ = SavedVariable(other, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct SpecialZetaBackward0 final : Node {
+  std::string name() const override { return "SpecialZetaBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); other_.reset(); }
+  SavedVariable self_;
+  SavedVariable other_;
+};
+
+variable_list SpecialZetaBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor other = other_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad_not_implemented(grad, "zeta", true), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(grad * -self * ember::special_zeta(self + Scalar(1), other), input_meta[1]);
+  return out;
+}
+
+Tensor special_zeta(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::special_zeta");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(other)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SpecialZetaBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  add_input(*node, other);
+  node->self_ = SavedVariable(self, false);
+  node->other_ = SavedVariable(other, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
 struct AbsBackward0 final : Node {
   std::string name() const override { return "AbsBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -7791,6 +8531,640 @@ Tensor nan_to_num__(const Tensor& self, std::optional<double> nan, std::optional
   return self;
 }
 
+struct AcoshBackward0 final : Node {
+  std::string name() const override { return "AcoshBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list AcoshBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::rsqrt(self * self - Scalar(1)), input_meta[0]);
+  return out;
+}
+
+Tensor acosh(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::acosh");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<AcoshBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor acosh__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::acosh_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::acosh(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct AsinhBackward0 final : Node {
+  std::string name() const override { return "AsinhBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list AsinhBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::rsqrt(self * self + Scalar(1)), input_meta[0]);
+  return out;
+}
+
+Tensor asinh(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::asinh");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<AsinhBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor asinh__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::asinh_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::asinh(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct AtanhBackward0 final : Node {
+  std::string name() const override { return "AtanhBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list AtanhBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::reciprocal(Scalar(1) - self * self), input_meta[0]);
+  return out;
+}
+
+Tensor atanh(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::atanh");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<AtanhBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor atanh__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::atanh_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::atanh(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct Deg2RadBackward0 final : Node {
+  std::string name() const override { return "Deg2RadBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list Deg2RadBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * Scalar(M_PI / 180.0), input_meta[0]);
+  return out;
+}
+
+Tensor deg2rad(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::deg2rad");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<Deg2RadBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor deg2rad__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::deg2rad_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::deg2rad(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct Rad2DegBackward0 final : Node {
+  std::string name() const override { return "Rad2DegBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list Rad2DegBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * Scalar(180.0 / M_PI), input_meta[0]);
+  return out;
+}
+
+Tensor rad2deg(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::rad2deg");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<Rad2DegBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor rad2deg__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::rad2deg_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::rad2deg(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct DigammaBackward0 final : Node {
+  std::string name() const override { return "DigammaBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list DigammaBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::polygamma(1, self), input_meta[0]);
+  return out;
+}
+
+Tensor digamma(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::digamma");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<DigammaBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor digamma__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::digamma_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::digamma(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct LgammaBackward0 final : Node {
+  std::string name() const override { return "LgammaBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list LgammaBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::digamma(self), input_meta[0]);
+  return out;
+}
+
+Tensor lgamma(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::lgamma");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<LgammaBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor lgamma__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::lgamma_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::lgamma(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct PolygammaBackward0 final : Node {
+  std::string name() const override { return "PolygammaBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  int64_t n_;
+};
+
+variable_list PolygammaBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  int64_t n = n_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::polygamma(n + 1, self), input_meta[0]);
+  return out;
+}
+
+Tensor polygamma(int64_t n, const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::polygamma");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, int64_t, const Tensor&>(n, self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<PolygammaBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->n_ = n;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct MvlgammaBackward0 final : Node {
+  std::string name() const override { return "MvlgammaBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  int64_t p_;
+};
+
+variable_list MvlgammaBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  int64_t p = p_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(mvlgamma_backward(grad, self, p), input_meta[0]);
+  return out;
+}
+
+Tensor mvlgamma(const Tensor& self, int64_t p) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::mvlgamma");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, int64_t>(self, p);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<MvlgammaBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->p_ = p;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor mvlgamma__(const Tensor& self, int64_t p) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::mvlgamma_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, int64_t>(self, p);
+  }
+  check_inplace(self);
+  Tensor r = generated::mvlgamma(ember::clone(self), p);
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct ErfinvBackward0 final : Node {
+  std::string name() const override { return "ErfinvBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result0_.reset(); }
+  SavedVariable result0_;
+};
+
+variable_list ErfinvBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::exp(result * result) * Scalar(0.88622692545275801365), input_meta[0]);
+  return out;
+}
+
+Tensor erfinv(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::erfinv");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ErfinvBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+Tensor erfinv__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::erfinv_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::erfinv(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct I0Backward0 final : Node {
+  std::string name() const override { return "I0Backward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list I0Backward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::special_i1(self), input_meta[0]);
+  return out;
+}
+
+Tensor i0(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::i0");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<I0Backward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor i0__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::i0_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::i0(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct LogitBackward0 final : Node {
+  std::string name() const override { return "LogitBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+  std::optional<double> eps_;
+};
+
+variable_list LogitBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  std::optional<double> eps = eps_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(logit_backward(grad, self, eps), input_meta[0]);
+  return out;
+}
+
+Tensor logit(const Tensor& self, std::optional<double> eps) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::logit");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, std::optional<double>>(self, eps);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<LogitBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  node->eps_ = eps;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor logit__(const Tensor& self, std::optional<double> eps) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::logit_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, std::optional<double>>(self, eps);
+  }
+  check_inplace(self);
+  Tensor r = generated::logit(ember::clone(self), eps);
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct SincBackward0 final : Node {
+  std::string name() const override { return "SincBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list SincBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(sinc_backward(grad, self), input_meta[0]);
+  return out;
+}
+
+Tensor sinc(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sinc");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SincBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor sinc__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sinc_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::sinc(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct RoundBackward1 final : Node {
+  std::string name() const override { return "RoundBackward1"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list RoundBackward1::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
+  return out;
+}
+
+Tensor round_decimals(const Tensor& self, int64_t decimals) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::round.decimals");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, int64_t>(self, decimals);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<RoundBackward1>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor round__decimals_(const Tensor& self, int64_t decimals) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::round_.decimals");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&, int64_t>(self, decimals);
+  }
+  check_inplace(self);
+  Tensor r = generated::round_decimals(ember::clone(self), decimals);
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct FrexpBackward0 final : Node {
+  std::string name() const override { return "FrexpBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { result1_.reset(); }
+  SavedVariable result1_;
+  std::vector<InputMeta> output_meta_;
+};
+
+variable_list FrexpBackward0::apply(variable_list&& grads) {
+  materialize_grads(grads, output_meta_);
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor exponent = result1_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grads[0] / ember::exp2(exponent.to(grads[0].dtype())), input_meta[0]);
+  return out;
+}
+
+std::tuple<Tensor, Tensor> frexp_Tensor(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::frexp.Tensor");
+  std::tuple<Tensor, Tensor> result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<std::tuple<Tensor, Tensor>, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(std::get<0>(result)))) return result;
+  auto node = std::make_shared<FrexpBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->num_outputs = 2;
+  if (floating_output(std::get<0>(result))) set_history(std::get<0>(result), node, 0);
+  node->output_meta_.push_back(meta_of(std::get<0>(result)));
+  node->output_meta_.push_back(meta_of(std::get<1>(result)));
+  node->result1_ = SavedVariable(std::get<1>(result), true);
+  return result;
+}
+
 struct ConjPhysicalBackward0 final : Node {
   std::string name() const override { return "ConjPhysicalBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -8876,6 +10250,20 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::addcmul_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&)>(&addcmul__));
   m.impl("aten::addcdiv", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&)>(&addcdiv));
   m.impl("aten::addcdiv_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&)>(&addcdiv__));
+  m.impl("aten::copysign.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&copysign_Tensor));
+  m.impl("aten::copysign_.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&copysign__Tensor_));
+  m.impl("aten::heaviside", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&heaviside));
+  m.impl("aten::heaviside_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&heaviside__));
+  m.impl("aten::logaddexp", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&logaddexp));
+  m.impl("aten::logaddexp2", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&logaddexp2));
+  m.impl("aten::nextafter", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&nextafter));
+  m.impl("aten::nextafter_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&nextafter__));
+  m.impl("aten::xlogy.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&xlogy_Tensor));
+  m.impl("aten::xlogy_.Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&xlogy__Tensor_));
+  m.impl("aten::igamma", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&igamma));
+  m.impl("aten::igamma_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&igamma__));
+  m.impl("aten::igammac", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&igammac));
+  m.impl("aten::igammac_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&igammac__));
   m.impl("aten::complex", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&complex));
   m.impl("aten::convolution", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef, IntArrayRef, bool, IntArrayRef, int64_t)>(&convolution));
   m.impl("aten::convolution_backward", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&, const Tensor&, const Tensor&, OptionalIntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool, IntArrayRef, int64_t, std::array<bool, 3>)>(&convolution_backward));
@@ -8943,6 +10331,7 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::mish_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&mish__));
   m.impl("aten::log_sigmoid", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&log_sigmoid));
   m.impl("aten::glu", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&glu));
+  m.impl("aten::hardshrink", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&hardshrink));
   m.impl("aten::threshold", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&threshold));
   m.impl("aten::threshold_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&threshold__));
   m.impl("aten::threshold_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&threshold_backward));
@@ -8969,6 +10358,8 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::normal.float_Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(double, const Tensor&, const std::optional<Generator>&)>(&normal_float_Tensor));
   m.impl("aten::normal.Tensor_Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Generator>&)>(&normal_Tensor_Tensor));
   m.impl("aten::bernoulli", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const std::optional<Generator>&)>(&bernoulli));
+  m.impl("aten::poisson", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const std::optional<Generator>&)>(&poisson));
+  m.impl("aten::binomial", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Generator>&)>(&binomial));
   m.impl("aten::sum", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<DType>)>(&sum));
   m.impl("aten::sum.dim_IntList", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>)>(&sum_dim_IntList));
   m.impl("aten::nansum", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, OptionalIntArrayRef, bool, std::optional<DType>)>(&nansum));
@@ -9027,6 +10418,15 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::nanmedian", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&nanmedian));
   m.impl("aten::nanmedian.dim", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, bool)>(&nanmedian_dim));
   m.impl("aten::mode", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&, int64_t, bool)>(&mode));
+  m.impl("aten::special_entr", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&special_entr));
+  m.impl("aten::special_erfcx", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&special_erfcx));
+  m.impl("aten::special_i0e", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&special_i0e));
+  m.impl("aten::special_i1", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&special_i1));
+  m.impl("aten::special_i1e", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&special_i1e));
+  m.impl("aten::special_log_ndtr", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&special_log_ndtr));
+  m.impl("aten::special_ndtri", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&special_ndtri));
+  m.impl("aten::special_xlog1py", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&special_xlog1py));
+  m.impl("aten::special_zeta", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&special_zeta));
   m.impl("aten::abs", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&abs));
   m.impl("aten::abs_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&abs__));
   m.impl("aten::neg", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&neg));
@@ -9097,6 +10497,34 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::square_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&square__));
   m.impl("aten::nan_to_num", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>)>(&nan_to_num));
   m.impl("aten::nan_to_num_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>)>(&nan_to_num__));
+  m.impl("aten::acosh", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&acosh));
+  m.impl("aten::acosh_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&acosh__));
+  m.impl("aten::asinh", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&asinh));
+  m.impl("aten::asinh_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&asinh__));
+  m.impl("aten::atanh", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&atanh));
+  m.impl("aten::atanh_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&atanh__));
+  m.impl("aten::deg2rad", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&deg2rad));
+  m.impl("aten::deg2rad_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&deg2rad__));
+  m.impl("aten::rad2deg", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&rad2deg));
+  m.impl("aten::rad2deg_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&rad2deg__));
+  m.impl("aten::digamma", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&digamma));
+  m.impl("aten::digamma_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&digamma__));
+  m.impl("aten::lgamma", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&lgamma));
+  m.impl("aten::lgamma_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&lgamma__));
+  m.impl("aten::polygamma", DispatchKey::Autograd, static_cast<Tensor (*)(int64_t, const Tensor&)>(&polygamma));
+  m.impl("aten::mvlgamma", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&mvlgamma));
+  m.impl("aten::mvlgamma_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&mvlgamma__));
+  m.impl("aten::erfinv", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&erfinv));
+  m.impl("aten::erfinv_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&erfinv__));
+  m.impl("aten::i0", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&i0));
+  m.impl("aten::i0_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&i0__));
+  m.impl("aten::logit", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<double>)>(&logit));
+  m.impl("aten::logit_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<double>)>(&logit__));
+  m.impl("aten::sinc", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sinc));
+  m.impl("aten::sinc_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sinc__));
+  m.impl("aten::round.decimals", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&round_decimals));
+  m.impl("aten::round_.decimals", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&round__decimals_));
+  m.impl("aten::frexp.Tensor", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&)>(&frexp_Tensor));
   m.impl("aten::conj_physical", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&conj_physical));
   m.impl("aten::conj_physical_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&conj_physical__));
   m.impl("aten::sgn", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sgn));

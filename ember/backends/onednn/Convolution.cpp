@@ -51,8 +51,9 @@ dnnl::stream& stream() {
 }
 
 // Plain (user) descriptors of the four tensors of a convolution.
-memory::desc src_md(const cpu::ConvGeometry& g) { return {{g.N, g.C, g.H, g.W}, dt::f32, tag::nchw}; }
-memory::desc dst_md(const cpu::ConvGeometry& g) { return {{g.N, g.Cout, g.OH, g.OW}, dt::f32, tag::nchw}; }
+tag activation_tag(const cpu::ConvGeometry& g) { return g.channels_last ? tag::nhwc : tag::nchw; }
+memory::desc src_md(const cpu::ConvGeometry& g) { return {{g.N, g.C, g.H, g.W}, dt::f32, activation_tag(g)}; }
+memory::desc dst_md(const cpu::ConvGeometry& g) { return {{g.N, g.Cout, g.OH, g.OW}, dt::f32, activation_tag(g)}; }
 memory::desc weights_md(const cpu::ConvGeometry& g) {
   if (g.G == 1) return {{g.Cout, g.C, g.kH, g.kW}, dt::f32, tag::oihw};
   return {{g.G, g.Coutg, g.Cg, g.kH, g.kW}, dt::f32, tag::goihw};
@@ -137,10 +138,10 @@ struct BackwardWeightsPlan {
 // The key holds the thread count too: oneDNN splits the work of a primitive among the threads OpenMP offers
 // when the primitive is created, and a primitive created for two threads still starts two after
 // set_num_threads(1) (oneDNN's own primitive cache keys on it likewise).
-using Key = std::array<int64_t, 18>;
+using Key = std::array<int64_t, 19>;
 Key key_of(const cpu::ConvGeometry& g, int64_t kind) {
   return {kind, omp_get_max_threads(), g.N, g.C, g.H, g.W, g.Cout, g.G, g.kH, g.kW, g.sH, g.sW, g.pH, g.pW,
-          g.dH, g.dW, g.OH, g.OW};
+          g.dH, g.dW, g.OH, g.OW, g.channels_last};
 }
 
 template <class Plan>
@@ -181,8 +182,10 @@ bool fits(const cpu::ConvGeometry& g) {
   return g.N * g.in_sample() < kMaxNumel && g.N * g.out_sample() < kMaxNumel &&
          g.Cout * g.Kg() < kMaxNumel;
 }
-// The calls where oneDNN beats the im2col kernels (Note [onednn conv]).
+// The calls where oneDNN beats the im2col kernels (Note [onednn conv]), and every channels-last call: the
+// im2col kernels would need row-major copies of the activations first.
 bool worth_it(const cpu::ConvGeometry& g) {
+  if (g.channels_last) return true;
   constexpr int64_t kMinMacs = int64_t{1} << 18;
   return !g.pointwise() && (g.G > 1 || g.C >= 8) && g.N * g.Cout * g.L() * g.Kg() >= kMinMacs;
 }

@@ -4,9 +4,10 @@
 // conv_forward_providers() / conv_backward_providers() (Note [providers]) before running their own im2col +
 // GEMM kernels (Note [conv im2col]). A provider sees the convolution as a 2-D one (a 1-D convolution is the
 // case H = kH = 1, with stride, padding and dilation 1, 0, 1 along H) on contiguous memory: input (N, C, H, W),
-// weight (Cout, C/G, kH, kW), bias (Cout) and output (N, Cout, OH, OW), all row-major in that order, and only
-// non-empty calls (N, C, Cout, OH, OW > 0). The bias gradient is not the providers' business: conv.cpp sums
-// grad_output itself.
+// weight (Cout, C/G, kH, kW), bias (Cout) and output (N, Cout, OH, OW), all row-major in that order — except
+// that with channels_last the input and output (and grad_output, grad_input) are NHWC (Note [memory formats]),
+// which a provider that cannot read it declines — and only non-empty calls (N, C, Cout, OH, OW > 0). The bias
+// gradient is not the providers' business: conv.cpp sums grad_output itself.
 #include <cstdint>
 
 #include "ember/core/DType.h"
@@ -20,6 +21,7 @@ struct ConvGeometry {
   int64_t Cout, G, Cg, Coutg;  // channels, groups, channels per group
   int64_t kH, kW, sH, sW, pH, pW, dH, dW;
   int64_t OH, OW;
+  bool channels_last = false;  // activations stored NHWC (weights stay row-major OIHW)
   int64_t L() const { return OH * OW; }        // output positions per channel
   int64_t Kg() const { return Cg * kH * kW; }  // weights per output channel
   int64_t in_sample() const { return C * H * W; }

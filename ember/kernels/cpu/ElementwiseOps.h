@@ -84,6 +84,11 @@ struct Atan { template <class T> static T f(T x) { return std::atan(x); } };
 struct Sinh { template <class T> static T f(T x) { return std::sinh(x); } };
 struct Cosh { template <class T> static T f(T x) { return std::cosh(x); } };
 struct Tanh { template <class T> static T f(T x) { return std::tanh(x); } };
+struct Acosh { template <class T> static T f(T x) { return std::acosh(x); } };
+struct Asinh { template <class T> static T f(T x) { return std::asinh(x); } };
+struct Atanh { template <class T> static T f(T x) { return std::atanh(x); } };
+struct Deg2rad { template <class T> static T f(T x) { return x * T(M_PI / 180.0); } };
+struct Rad2deg { template <class T> static T f(T x) { return x * T(180.0 / M_PI); } };
 struct Sigmoid {
   template <class T> static T f(T x) {
     if constexpr (kIsComplex<T>) return complex_div(T(1), T(1) + std::exp(-x));  // Note [complex arithmetic]
@@ -154,6 +159,27 @@ struct IsFinite {
     else return true;
   }
 };
+struct IsPosInf {
+  template <class T> static bool f(T x) {
+    if constexpr (kIsFloat<T>) return x == std::numeric_limits<T>::infinity();
+    else return false;
+  }
+};
+struct IsNegInf {
+  template <class T> static bool f(T x) {
+    if constexpr (kIsFloat<T>) return x == -std::numeric_limits<T>::infinity();
+    else return false;
+  }
+};
+// The sign bit: set for -0.0 and negative NaN too; never for unsigned integers and bool. (Read through copysign:
+// GCC 12 fails with an internal compiler error vectorizing std::signbit of float at -O3.)
+struct Signbit {
+  template <class T> static bool f(T x) {
+    if constexpr (kIsFloat<T>) return std::copysign(T(1), x) < T(0);
+    else if constexpr (std::is_signed_v<T>) return x < 0;
+    else return false;
+  }
+};
 struct LogicalNot { template <class T> static bool f(T x) { return !static_cast<bool>(x); } };
 
 // ---- binary, same dtype in and out
@@ -194,6 +220,67 @@ struct Fmin {
   template <class T> static T f(T a, T b) {
     if constexpr (kIsFloat<T>) return std::fmin(a, b);
     else return a < b ? a : b;
+  }
+};
+struct Copysign { template <class T> static T f(T a, T b) { return std::copysign(a, b); } };
+// log(e^a + e^b) = max + log1p(e^-|a - b|); equal infinities give themselves (no inf - inf).
+struct Logaddexp {
+  template <class T> static T f(T a, T b) {
+    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+    if (std::isinf(a) && a == b) return a;
+    T m = a > b ? a : b;
+    return m + std::log1p(std::exp(-std::abs(a - b)));
+  }
+};
+// log2(2^a + 2^b) = max + log1p(2^-|a - b|) / ln 2.
+struct Logaddexp2 {
+  template <class T> static T f(T a, T b) {
+    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+    if (std::isinf(a) && a == b) return a;
+    T m = a > b ? a : b;
+    return m + std::log1p(std::exp2(-std::abs(a - b))) / T(M_LN2);
+  }
+};
+// heaviside step: values where self == 0, else 1 where self > 0 and 0 below (and for NaN), as PyTorch.
+struct Heaviside {
+  template <class T> static T f(T a, T b) { return a == T(0) ? b : static_cast<T>(a > T(0)); }
+};
+// Euclid's algorithm on |a|, |b| in T's own arithmetic (the magnitude of the most negative value wraps back to
+// it, as PyTorch's); gcd(0, 0) = 0.
+struct Gcd {
+  template <class T> static T f(T a, T b) {
+    if constexpr (std::is_signed_v<T>) {
+      a = static_cast<T>(a < 0 ? -a : a);
+      b = static_cast<T>(b < 0 ? -b : b);
+    }
+    while (a != 0) {
+      T c = a;
+      // x % -1 is 0 (and INT_MIN % -1 would trap); an unsigned 255 is no -1
+      if constexpr (std::is_signed_v<T>) a = (c == T(-1)) ? T(0) : static_cast<T>(b % c);
+      else a = static_cast<T>(b % c);
+      b = c;
+    }
+    return b;
+  }
+};
+// lcm = |a / gcd * b| (0 when gcd is 0), as PyTorch computes it: in the promoted integer type (int for the
+// 8- and 16-bit types), wrapping on overflow, then narrowed to T (so int8's lcm(6, 127) is 762 narrowed, -6).
+struct Lcm {
+  template <class T> static T f(T a, T b) {
+    T g = Gcd::f(a, b);
+    if (g == 0) return 0;
+    using W = std::conditional_t<(sizeof(T) < sizeof(int)), int, T>;
+    using U = std::make_unsigned_t<W>;
+    // g is -1 for gcd(INT_MIN, INT_MAX) (|INT_MIN| wraps): a / -1 by negation, which wraps instead of trapping
+    bool g_is_minus_one = false;
+    if constexpr (std::is_signed_v<T>) g_is_minus_one = g == T(-1);  // an unsigned 255 is no -1
+    W q = g_is_minus_one ? static_cast<W>(U(0) - static_cast<U>(static_cast<W>(a)))
+                     : static_cast<W>(static_cast<W>(a) / static_cast<W>(g));
+    W r = static_cast<W>(static_cast<U>(q) * static_cast<U>(static_cast<W>(b)));
+    if constexpr (std::is_signed_v<W>) {
+      if (r < 0) r = static_cast<W>(U(0) - static_cast<U>(r));
+    }
+    return static_cast<T>(r);
   }
 };
 struct BitAnd { template <class T> static T f(T a, T b) { return static_cast<T>(a & b); } };
@@ -313,6 +400,12 @@ struct Mish { template <class T> static T f(T x) { return x * std::tanh(std::log
 // log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), without overflow for large |x|.
 struct LogSigmoid {
   template <class T> static T f(T x) { return std::min(x, T(0)) - std::log1p(std::exp(-std::abs(x))); }
+};
+// hardshrink: 0 on [-lambd, lambd], else x (NaN compares false: it stays).
+template <class T>
+struct Hardshrink {
+  T lambd;
+  T operator()(T x) const { return (x >= -lambd && x <= lambd) ? T(0) : x; }
 };
 // glu on the two halves a, b of its input: a * sigmoid(b).
 struct Glu { template <class T> static T f(T a, T b) { return a / (T(1) + std::exp(-b)); } };

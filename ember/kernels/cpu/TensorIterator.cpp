@@ -17,6 +17,62 @@ void TensorIterator::check_mem_overlap() const {  // See Note [memory overlap]
   for (int i = 1; i < num_operands_; ++i) assert_no_partial_overlap(config_.name, user_out_, operands_[i]);
 }
 
+namespace {
+// Note [output layout]
+// An output the iterator allocates takes the dim order of its inputs, as PyTorch's TensorIterator: a
+// channels-last or transposed input gives a result of the same layout (so channels_last propagates through
+// elementwise ops), and when inputs disagree the first one that has an opinion decides. The order is an
+// insertion sort of the dims, innermost first, in which a dim moves inwards past another when the first input
+// whose strides for the two differ (neither broadcast) has it smaller; equal strides leave the smaller dim
+// inside. The output is dense in that order. Inputs that are all contiguous with the full shape skip this.
+Tensor allocate_output(const DimVector& shape, DType dtype,
+                       std::initializer_list<std::reference_wrapper<const Tensor>> inputs) {
+  const size_t nd = shape.size();
+  bool all_contiguous = true;
+  for (const Tensor& t : inputs) all_contiguous = all_contiguous && t.is_contiguous() && t.sizes().equals(shape);
+  if (all_contiguous || nd < 2) return make_empty(shape, dtype);
+  // Stride of input t along broadcast dim d (0 where t is broadcast there).
+  auto stride = [&](const Tensor& t, size_t d) -> int64_t {
+    size_t off = nd - static_cast<size_t>(t.dim());
+    if (d < off) return 0;
+    return t.sizes()[d - off] == 1 && shape[d] != 1 ? 0 : t.strides()[d - off];
+  };
+  auto should_swap = [&](size_t inner, size_t outer) {  // 1: swap, -1: keep, 0: no opinion
+    for (const Tensor& t : inputs) {
+      int64_t a = stride(t, inner), b = stride(t, outer);
+      if (a == 0 || b == 0) continue;
+      if (a != b) return a < b ? -1 : 1;
+      if (shape[inner] > shape[outer]) return 1;
+    }
+    return 0;
+  };
+  SmallVector<size_t, 6> perm(nd);  // innermost first
+  for (size_t i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
+  bool row_major = true;
+  for (size_t i = 1; i < nd; ++i) {
+    size_t d1 = i;
+    for (size_t d0 = i; d0-- > 0;) {
+      int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+        row_major = false;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  if (row_major) return make_empty(shape, dtype);
+  DimVector strides(nd);
+  int64_t s = 1;
+  for (size_t i = 0; i < nd; ++i) {
+    strides[perm[i]] = s;
+    s *= shape[perm[i]];
+  }
+  return ember::empty_strided(shape, strides, dtype);
+}
+}  // namespace
+
 TensorIterator::TensorIterator(const IterConfig& config, const Tensor& out,
                                std::initializer_list<std::reference_wrapper<const Tensor>> inputs)
     : config_(config) {
@@ -58,7 +114,7 @@ TensorIterator::TensorIterator(const IterConfig& config, const Tensor& out,
     wrote_existing_ = true;
     if (out.dtype() != out_dtype) result = make_empty(shape, out_dtype);  // computed here, copied in finish()
   } else {
-    result = make_empty(shape, out_dtype);
+    result = allocate_output(shape, out_dtype, inputs);  // Note [output layout]
     user_out_ = result;
   }
   numel_ = result.numel();

@@ -1,4 +1,4 @@
-// Activation kernels of the nn ops: hardtanh, leaky_relu, elu, softplus, hardsigmoid, hardswish, mish,
+// Activation kernels of the nn ops: hardtanh, leaky_relu, elu, softplus, hardsigmoid, hardswish, hardshrink, mish,
 // log_sigmoid, threshold (elementwise, one functor each in ElementwiseOps.h), threshold_backward and glu (a binary loop
 // over the two halves of its input). Each has a functional, an in-place (where PyTorch has one) and an out= form; out=
 // must have self's dtype, as PyTorch's ("Found dtype Double but expected Float"). See Note [elementwise loops].
@@ -115,6 +115,16 @@ Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold)
 Tensor softplus_out(const Tensor& self, const Scalar& beta, const Scalar& threshold, const Tensor& out) {
   return activation<kFloatingTypes>("softplus", self, out, false,
                                     [&]<class M>() { return ops::Softplus<M>{as<M>(beta), as<M>(threshold)}; });
+}
+
+// ---- hardshrink: floating types only, as PyTorch's.
+Tensor hardshrink(const Tensor& self, const Scalar& lambd) {
+  return activation<kFloatingTypes>("hardshrink", self, {}, false,
+                                    [&]<class M>() { return ops::Hardshrink<M>{as<M>(lambd)}; });
+}
+Tensor hardshrink_out(const Tensor& self, const Scalar& lambd, const Tensor& out) {
+  return activation<kFloatingTypes>("hardshrink", self, out, false,
+                                    [&]<class M>() { return ops::Hardshrink<M>{as<M>(lambd)}; });
 }
 
 // ---- threshold: every type but bool; the parameters are converted to self's type, and must fit an integer

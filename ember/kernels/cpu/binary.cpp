@@ -1,5 +1,6 @@
 // Binary and ternary elementwise kernels (arithmetic, comparisons, logical and bitwise ops, where, clamp,
 // lerp, addcmul/addcdiv). See Note [elementwise loops]; the functors are in ElementwiseOps.h.
+#include "ember/kernels/cpu/BinaryVariants.h"
 #include "ember/kernels/cpu/Dispatch.h"
 #include "ember/kernels/cpu/ElementwiseOps.h"
 #include "ember/kernels/cpu/Loops.h"
@@ -141,7 +142,8 @@ M int_floor_div(M a, M b) {
 Tensor div_impl(const char* name, const Tensor& self, const Tensor& other, Rounding r, const Tensor& out,
                 bool inplace) {
   if (r == Rounding::True)
-    return binary_op<ops::Div, kFloatingAndComplex>(float_op(name), self, other, out, inplace, static_cast<int>(VecOp::Div));
+    return binary_op<ops::Div, kFloatingAndComplex>(float_op(name), self, other, out, inplace,
+                                                    static_cast<int>(VecOp::Div));
   IterConfig cfg = named(name);
   cfg.is_inplace = inplace;
   TensorIterator it(cfg, out, {self, other});
@@ -218,12 +220,6 @@ Tensor pow_impl(const Tensor& self, const Tensor& exponent, const Tensor& out, b
 
 }  // namespace
 
-#define EMBER_BINARY_VARIANTS(name, impl_call)                                                   \
-  Tensor name(const Tensor& self, const Tensor& other) { return impl_call(self, other, {}, false); } \
-  Tensor name##_(const Tensor& self, const Tensor& other) { return impl_call(self, other, self, true); } \
-  Tensor name##_out(const Tensor& self, const Tensor& other, const Tensor& out) {                \
-    return impl_call(self, other, out, false);                                                   \
-  }
 
 Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   return add_sub("add", false, self, other, alpha, {}, false);
@@ -266,7 +262,10 @@ Tensor sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, con
   X(bitwise_or, BitOr, kIntegralAndBool, false, named, -1)                           \
   X(bitwise_xor, BitXor, kIntegralAndBool, false, named, -1)                         \
   X(bitwise_left_shift, Lshift, kIntegralTypes, false, named, -1)                    \
-  X(bitwise_right_shift, Rshift, kIntegralTypes, false, named, -1)
+  X(bitwise_right_shift, Rshift, kIntegralTypes, false, named, -1)                  \
+  X(copysign, Copysign, kFloatingTypes, false, float_op, -1)                         \
+  X(gcd, Gcd, kIntegralTypes, false, named, -1)                                      \
+  X(lcm, Lcm, kIntegralTypes, false, named, -1)
 
 #define EMBER_DEFINE_SIMPLE(name, F, mask, boolout, cfg, v)                                                \
   Tensor name(const Tensor& self, const Tensor& other) {                                                   \
@@ -306,7 +305,66 @@ EMBER_BINARY_VARIANTS(floor_divide, floor_divide_impl)
 EMBER_BINARY_VARIANTS(remainder, remainder_impl)
 EMBER_BINARY_VARIANTS(fmod, fmod_impl)
 EMBER_BINARY_VARIANTS(pow, pow_impl)
-#undef EMBER_BINARY_VARIANTS
+
+// logaddexp, logaddexp2: no in-place variant; the floating types.
+namespace {
+constexpr uint32_t kLogaddexpTypes = kFloatingTypes;
+}  // namespace
+Tensor logaddexp(const Tensor& self, const Tensor& other) {
+  return binary_op<ops::Logaddexp, kLogaddexpTypes>(named("logaddexp"), self, other, {}, false);
+}
+Tensor logaddexp_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return binary_op<ops::Logaddexp, kLogaddexpTypes>(named("logaddexp"), self, other, out, false);
+}
+Tensor logaddexp2(const Tensor& self, const Tensor& other) {
+  return binary_op<ops::Logaddexp2, kLogaddexpTypes>(named("logaddexp2"), self, other, {}, false);
+}
+Tensor logaddexp2_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return binary_op<ops::Logaddexp2, kLogaddexpTypes>(named("logaddexp2"), self, other, out, false);
+}
+
+// heaviside: both operands (and out=) of one dtype (PyTorch refuses to promote); every dtype.
+namespace {
+Tensor heaviside_impl(const Tensor& self, const Tensor& values, const Tensor& out, bool inplace) {
+  EMBER_CHECK(self.dtype() == values.dtype() && (!out.defined() || out.dtype() == self.dtype()),
+              "heaviside is not yet implemented for tensors with different dtypes.");
+  return binary_op<ops::Heaviside, kAllTypes>(named("heaviside"), self, values, out, inplace);
+}
+
+// nextafter: the neighbour of a in the direction of b in the dtype itself (a float16's or bfloat16's neighbour is
+// one of its own dtype, not a float's: stepped on its bits). The floating types.
+template <class T>
+T next_after(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::nextafter(a, b);
+  } else {
+    float fa = static_cast<float>(a), fb = static_cast<float>(b);
+    if (std::isnan(fa) || std::isnan(fb)) return static_cast<T>(std::numeric_limits<float>::quiet_NaN());
+    if (fa == fb) return b;
+    uint16_t bits = a.x;
+    if (fa == 0) {
+      bits = static_cast<uint16_t>(fb > 0 ? 1 : 0x8001);  // the smallest subnormal towards b
+    } else if ((fa < fb) == (fa > 0)) {
+      ++bits;  // away from zero
+    } else {
+      --bits;
+    }
+    return T(bits, from_bits);
+  }
+}
+
+Tensor nextafter_impl(const Tensor& self, const Tensor& other, const Tensor& out, bool inplace) {
+  IterConfig cfg = named("nextafter");
+  cfg.is_inplace = inplace;
+  TensorIterator it(cfg, out, {self, other});
+  dispatch_dtypes<kLogaddexpTypes>(it.common_dtype(), "nextafter", [&]<class T>() {
+    it.for_each([](char** d, const int64_t* s, int64_t n) { binary_loop<T, T>(d, s, n, next_after<T>); });
+  });
+  return it.finish();
+}
+}  // namespace
+EMBER_BINARY_VARIANTS(heaviside, heaviside_impl)
+EMBER_BINARY_VARIANTS(nextafter, nextafter_impl)
 
 // ---- where ----------------------------------------------------------------------------------------------
 namespace {

@@ -59,7 +59,9 @@ Tensor sgn_impl(const char* name, const Tensor& self, const Tensor& out, bool in
   cfg.same_dtype_out = true;
   TensorIterator it(cfg, out, {self});
   dispatch_dtypes<kAllAndComplex>(it.common_dtype(), name, [&]<class T>() {
-    it.for_each([](char** d, const int64_t* s, int64_t n) { unary_loop<T, T>(d, s, n, [](T x) { return sgn_of(x); }); });
+    it.for_each([](char** d, const int64_t* s, int64_t n) {
+      unary_loop<T, T>(d, s, n, [](T x) { return sgn_of(x); });
+    });
   });
   return it.finish();
 }

@@ -34,6 +34,7 @@
 #include "ember/kernels/cpu/ConvProviders.h"
 #include "ember/kernels/cpu/Dispatch.h"
 #include "ember/kernels/cpu/Gemm.h"
+#include "ember/kernels/cpu/OutputLayout.h"
 #include "ember/kernels/cpu/Parallel.h"
 #include "ember/kernels/cpu/generated/CPUKernels.h"
 #include "ember/ops/conv.h"
@@ -195,6 +196,16 @@ void check_dtypes(const char* op, const Tensor& input, const Tensor& weight, con
               linalg::scalar_type_name(d), backward ? "" : " and the integer types");
 }
 
+// Note [channels-last convolution]
+// A 2-D convolution whose input or weight is channels-last (Note [memory formats]) returns a channels-last
+// result, as PyTorch's CPU convolutions do. The providers read and write NHWC activations directly (oneDNN:
+// format tag nhwc, no reorder of the activations on our side); when none takes the call (float64, sizes
+// oneDNN refuses) the row-major kernels run on row-major copies and the result is converted.
+bool channels_last_conv(const Tensor& input, const Tensor& weight) {
+  return input.dim() == 4 && (input.suggest_memory_format() == MemoryFormat::ChannelsLast ||
+                              weight.suggest_memory_format() == MemoryFormat::ChannelsLast);
+}
+
 }  // namespace
 
 Tensor convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
@@ -215,6 +226,21 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const std::optiona
     Tensor y = cpu::convolution(ember::_to_copy(input, kFloat32), ember::_to_copy(weight, kFloat32), b32, stride,
                                 padding, dilation, transposed, output_padding, groups);
     return ember::_to_copy(y, kBFloat16);
+  }
+  if (channels_last_conv(input, weight)) {  // Note [channels-last convolution]
+    Geometry g = geometry_of(input.sizes(), weight.sizes(), p);
+    g.channels_last = true;
+    Tensor out = ember::empty(conv::output_sizes(input.sizes(), weight.sizes(), p), input.dtype(), std::nullopt,
+                              MemoryFormat::ChannelsLast);
+    if (out.numel() == 0) return out;
+    const Tensor x = input.contiguous(MemoryFormat::ChannelsLast), w = weight.contiguous();
+    const Tensor bc = b ? b->contiguous() : Tensor();
+    if (g.C > 0 && conv_forward_providers().run({x.dtype(), g, x.data_ptr(), w.data_ptr(),
+                                                 b ? bc.data_ptr() : nullptr, out.data_ptr()}))
+      return out;
+    return in_format(cpu::convolution(input.contiguous(), weight.contiguous(), bias, stride, padding, dilation,
+                                      transposed, output_padding, groups),
+                     MemoryFormat::ChannelsLast);
   }
   const Geometry g = geometry_of(input.sizes(), weight.sizes(), p);
   Tensor out = make_empty(conv::output_sizes(input.sizes(), weight.sizes(), p), input.dtype());
@@ -284,7 +310,7 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
     const auto round = [](const Tensor& t) { return t.defined() ? ember::_to_copy(t, kBFloat16) : t; };
     return {round(gi), round(gw), round(gb)};
   }
-  const Geometry g = geometry_of(input.sizes(), weight.sizes(), p);
+  Geometry g = geometry_of(input.sizes(), weight.sizes(), p);
   const bool need_input = output_mask[0], need_weight = output_mask[1];
   Tensor grad_input, grad_weight, grad_bias;
   if (output_mask[2]) {
@@ -293,6 +319,34 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
     grad_bias = ember::sum(grad_output, IntArrayRef(dims));
   }
   const bool empty = (!need_input && !need_weight) || g.N == 0 || g.C == 0 || grad_output.numel() == 0;
+  if (channels_last_conv(input, weight)) {  // Note [channels-last convolution]
+    constexpr MemoryFormat kCL = MemoryFormat::ChannelsLast;
+    g.channels_last = true;
+    const Tensor dy = empty ? Tensor() : grad_output.contiguous(kCL);
+    const Tensor x = need_weight && !empty ? input.contiguous(kCL) : Tensor();
+    const Tensor w = need_input && !empty ? weight.contiguous() : Tensor();
+    ConvBackwardArgs args{input.dtype(), g, dy.defined() ? dy.data_ptr() : nullptr,
+                          x.defined() ? x.data_ptr() : nullptr, w.defined() ? w.data_ptr() : nullptr, nullptr, nullptr};
+    if (const auto* k = empty ? nullptr : conv_backward_providers().select(args)) {
+      if (need_input)
+        args.grad_input = (grad_input = ember::empty(input.sizes(), input.dtype(), std::nullopt, kCL)).data_ptr();
+      if (need_weight) args.grad_weight = (grad_weight = make_empty(weight.sizes(), weight.dtype())).data_ptr();
+      k->run(args);
+      if (grad_weight.defined()) grad_weight = in_format(grad_weight, kCL);
+    } else {
+      std::array<bool, 3> mask{need_input, need_weight, false};
+      std::tie(grad_input, grad_weight, std::ignore) =
+          cpu::convolution_backward(grad_output.contiguous(), input.contiguous(), weight.contiguous(), bias_sizes,
+                                    stride, padding, dilation, transposed, output_padding, groups, mask);
+      if (grad_input.defined()) grad_input = in_format(grad_input, kCL);
+      // PyTorch's slow (non-oneDNN) path converts its row-major weight gradient with contiguous(), which
+      // keeps the strides of size-1 dims; its oneDNN path allocates exact channels-last strides (above).
+      if (grad_weight.defined()) grad_weight = grad_weight.contiguous(kCL);
+    }
+    // As PyTorch's: both gradients are channels-last, whichever of input and weight was (AccumulateGrad then
+    // gives .grad the parameter's own layout, Note [gradient layout]).
+    return {grad_input, grad_weight, grad_bias};
+  }
   const Tensor dy = empty ? Tensor() : grad_output.contiguous();
   const Tensor x = need_weight && !empty ? input.contiguous() : Tensor();
   const Tensor w = need_input && !empty ? weight.contiguous() : Tensor();

@@ -19,7 +19,9 @@ Tensor empty(IntArrayRef size, std::optional<DType> dtype, std::optional<Device>
   check_cpu(device, "empty");
   // As PyTorch's: a new tensor has no layout of its own to preserve.
   EMBER_CHECK(memory_format != MemoryFormat::Preserve, "empty: unsupported memory format Preserve");
-  return make_empty(size, dtype.value_or(default_dtype()));
+  if (memory_format.value_or(MemoryFormat::Contiguous) == MemoryFormat::Contiguous)
+    return make_empty(size, dtype.value_or(default_dtype()));
+  return cpu::empty_strided(size, strides_for_memory_format(size, *memory_format), dtype, device);
 }
 
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<DType> dtype, std::optional<Device> device) {

@@ -18,6 +18,7 @@
 
 #include "ember/kernels/cpu/Dispatch.h"
 #include "ember/kernels/cpu/Loops.h"
+#include "ember/kernels/cpu/OutputLayout.h"
 #include "ember/kernels/cpu/Parallel.h"
 #include "ember/kernels/cpu/generated/CPUKernels.h"
 #include "ember/kernels/cpu/isa/VecLoops.h"
@@ -207,6 +208,7 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
       }
     });
   });
+  out = in_format_of(out, input);
   if (!training) return {out, make_empty({0}, param_dt), make_empty({0}, param_dt)};
   return {out, from_doubles(mean, {C}, param_dt), from_doubles(invstd, {C}, param_dt)};
 }
@@ -296,7 +298,7 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
     gw = from_doubles(v, {C}, param_dt);
   }
   if (output_mask[2]) gb = from_doubles(sum_dy, {C}, param_dt);
-  return {gi, gw, gb};
+  return {gi.defined() ? in_format_of(gi, input) : gi, gw, gb};
 }
 
 std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArrayRef normalized_shape,

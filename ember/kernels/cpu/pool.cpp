@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "ember/kernels/cpu/Dispatch.h"
+#include "ember/kernels/cpu/OutputLayout.h"
 #include "ember/kernels/cpu/Loops.h"
 #include "ember/kernels/cpu/Parallel.h"
 #include "ember/kernels/cpu/generated/CPUKernels.h"
@@ -371,7 +372,7 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, IntArrayR
       ix[o_at] = best;
     });
   });
-  return {out, idx};
+  return {in_format_of(out, self), in_format_of(idx, self)};
 }
 
 Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
@@ -399,7 +400,7 @@ Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
       dst = static_cast<T>(sum / static_cast<Acc>(a.divisor));
     });
   });
-  return out;
+  return in_format_of(out, self);
 }
 
 Tensor avg_pool2d_out(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
@@ -452,7 +453,7 @@ Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
       }
     });
   });
-  return out;
+  return in_format_of(out, self);
 }
 
 // ---- backward kernels: each input plane's gradient is written by one task (no two planes share elements).
@@ -488,7 +489,7 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor&
       }
     });
   });
-  return gi;
+  return in_format_of(gi, self);
 }
 
 // Every output gradient, divided by its window's divisor, is added over the window.
@@ -514,7 +515,7 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArr
         for (int64_t w = a.w0; w < a.w1; ++w) dst[h * g.W + w] = static_cast<T>(static_cast<M>(dst[h * g.W + w]) + v);
     });
   });
-  return gi;
+  return in_format_of(gi, self);
 }
 
 // Every output gradient, divided by its cell's area, is added over the cell (cells may overlap).
@@ -552,7 +553,7 @@ Tensor _adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& se
       }
     });
   });
-  return gi;
+  return in_format_of(gi, self);
 }
 
 }  // namespace ember::cpu

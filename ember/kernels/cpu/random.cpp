@@ -36,6 +36,8 @@ namespace ember::cpu {
 //    that can hold them (int64, float64, float32, bfloat16); random_() without bounds as the table of §4.
 //  - bernoulli: u < p, with u of 53 bits from a u64 (scalar p, float64 p) or of 24 bits from a u32 (other p).
 //  - randperm: Fisher-Yates from the front, `u32 % (n - i)`; exponential_: -log(1 - u) / lambda in double.
+//  - cauchy_: fma(sigma, tan(pi (u - 0.5)), median); geometric_: ceil(log(u) / log(1 - p)); log_normal_: exp of
+//    normal_one (sharing its cache); each from one 53-bit u per element, in double, then cast.
 // PyTorch 1.13 has no float16 Bernoulli on the CPU; Ember samples float16 as it samples the other dtypes.
 
 namespace {
@@ -639,6 +641,53 @@ Tensor exponential_(const Tensor& self, double lambd, const std::optional<Genera
       if constexpr (is_narrow_v<T>) return T(static_cast<float>(v));
       else return static_cast<T>(v);
     });
+  });
+  return self;
+}
+
+// A double sample stored in T: through float for the 16-bit types (as PyTorch's casts), through int64 with x86's
+// out-of-range rule for the integral ones (geometric_).
+template <class T>
+T store_sample(double v) {
+  if constexpr (is_narrow_v<T>) return T(static_cast<float>(v));
+  else if constexpr (std::is_floating_point_v<T>) return static_cast<T>(v);
+  else return static_cast<T>(int64_of_float(v));
+}
+
+Tensor cauchy_(const Tensor& self, double median, double sigma, const std::optional<Generator>& generator) {
+  GeneratorImpl& gen = generator_or_default(generator);
+  dispatch_dtypes<kFloatingTypes>(self.dtype(), "cauchy_cpu", [&]<class T>() {
+    LockedGenerator rng = gen.lock();
+    fill_serial<T>(self, "cauchy_", [&] {
+      const double u = uniform01<double>(rng);
+      // PyTorch's AVX2 build contracts median + sigma * tan(...) into one multiply-add.
+      return store_sample<T>(std::fma(sigma, std::tan(std::numbers::pi * (u - 0.5)), median));
+    });
+  });
+  return self;
+}
+
+Tensor geometric_(const Tensor& self, double p, const std::optional<Generator>& generator) {
+  EMBER_CHECK(p > 0 && p < 1, "geometric_: geometric_ expects p to be in (0, 1), but got p={}", p);
+  GeneratorImpl& gen = generator_or_default(generator);
+  dispatch_dtypes<kNumericTypes>(self.dtype(), "geometric_cpu", [&]<class T>() {
+    LockedGenerator rng = gen.lock();
+    fill_serial<T>(self, "geometric_", [&] {
+      const double u = uniform01<double>(rng);
+      return store_sample<T>(std::ceil(std::log(u) / std::log(1.0 - p)));
+    });
+  });
+  return self;
+}
+
+// exp of path-B normal samples (normal_one, sharing the generator's cached value), as PyTorch's
+// lognormal_distribution<double>.
+Tensor log_normal_(const Tensor& self, double mean, double std, const std::optional<Generator>& generator) {
+  EMBER_CHECK(std > 0.0, "log_normal_: log_normal_ expects std > 0.0, but found std={}", std);
+  GeneratorImpl& gen = generator_or_default(generator);
+  dispatch_dtypes<kFloatingTypes>(self.dtype(), "log_normal_cpu", [&]<class T>() {
+    LockedGenerator rng = gen.lock();
+    fill_serial<T>(self, "log_normal_", [&] { return store_sample<T>(std::exp(normal_one(rng, mean, std))); });
   });
   return self;
 }

@@ -90,6 +90,11 @@ constexpr uint32_t kNumericC = kNumericTypes | kComplexTypes;
   X(round, Round, kNumericTypes, Same, vec(VecOp::Round))                   \
   X(trunc, Trunc, kNumericTypes, Same, vec(VecOp::Trunc))                   \
   X(frac, Frac, kFloatingTypes, Same, kNoVec)                               \
+  X(acosh, Acosh, kAllTypes, Float, kNoVec)                                    \
+  X(asinh, Asinh, kAllTypes, Float, kNoVec)                                    \
+  X(atanh, Atanh, kAllTypes, Float, kNoVec)                                    \
+  X(deg2rad, Deg2rad, kAllTypes, Float, kNoVec)                             \
+  X(rad2deg, Rad2deg, kAllTypes, Float, kNoVec)                             \
   X(bitwise_not, BitwiseNot, kIntegralAndBool, Same, kNoVec)                \
   X(logical_not, LogicalNot, kAllTypes, Bool, kNoVec)
 
@@ -152,6 +157,20 @@ Tensor sign_impl(const char* name, const Tensor& self, const Tensor& out, bool i
 Tensor sign(const Tensor& self) { return sign_impl("sign", self, {}, false); }
 Tensor sign_(const Tensor& self) { return sign_impl("sign_", self, self, true); }
 Tensor sign_out(const Tensor& self, const Tensor& out) { return sign_impl("sign", self, out, false); }
+
+// Sign and infinity tests, with out= (bool results; as PyTorch's, out= must be bool too).
+#define EMBER_UNARY_PREDICATES(X) X(signbit, Signbit) X(isposinf, IsPosInf) X(isneginf, IsNegInf)
+#define EMBER_DEFINE_PREDICATE(name, F)                                                          \
+  Tensor name(const Tensor& self) {                                                              \
+    return unary<ops::F, kAllTypes, OutRule::Bool>(#name, self, {}, false, kNoVec);              \
+  }                                                                                              \
+  Tensor name##_out(const Tensor& self, const Tensor& out) {                                     \
+    EMBER_CHECK(out.dtype() == kBool, #name " does not support non-boolean outputs.");           \
+    return unary<ops::F, kAllTypes, OutRule::Bool>(#name, self, out, false, kNoVec);             \
+  }
+EMBER_UNARY_PREDICATES(EMBER_DEFINE_PREDICATE)
+#undef EMBER_DEFINE_PREDICATE
+#undef EMBER_UNARY_PREDICATES
 
 // square: bool squares to int64 (it is pow(x, 2) in PyTorch).
 namespace {

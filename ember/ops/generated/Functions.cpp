@@ -37,6 +37,36 @@ bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol,
   return h.call<bool, const Tensor&, const Tensor&, double, double, bool>(self, other, rtol, atol, equal_nan);
 }
 bool Tensor::allclose(const Tensor& other, double rtol, double atol, bool equal_nan) const { return ember::allclose(*this, other, rtol, atol, equal_nan); }
+Tensor resize_(const Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memory_format) {
+  static const OperatorHandle h = op("aten::resize_");
+  return h.call<Tensor, const Tensor&, IntArrayRef, std::optional<MemoryFormat>>(self, size, memory_format);
+}
+Tensor Tensor::resize_(IntArrayRef size, std::optional<MemoryFormat> memory_format) const { return ember::resize_(*this, size, memory_format); }
+Tensor resize_as_(const Tensor& self, const Tensor& the_template, std::optional<MemoryFormat> memory_format) {
+  static const OperatorHandle h = op("aten::resize_as_");
+  return h.call<Tensor, const Tensor&, const Tensor&, std::optional<MemoryFormat>>(self, the_template, memory_format);
+}
+Tensor Tensor::resize_as_(const Tensor& the_template, std::optional<MemoryFormat> memory_format) const { return ember::resize_as_(*this, the_template, memory_format); }
+Tensor set_(const Tensor& self, const Tensor& source) {
+  static const OperatorHandle h = op("aten::set_.source_Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, source);
+}
+Tensor Tensor::set_(const Tensor& source) const { return ember::set_(*this, source); }
+Tensor set_(const Tensor& self, const Tensor& source, int64_t storage_offset, IntArrayRef size, IntArrayRef stride) {
+  static const OperatorHandle h = op("aten::set_.source_Tensor_storage_offset");
+  return h.call<Tensor, const Tensor&, const Tensor&, int64_t, IntArrayRef, IntArrayRef>(self, source, storage_offset, size, stride);
+}
+Tensor Tensor::set_(const Tensor& source, int64_t storage_offset, IntArrayRef size, IntArrayRef stride) const { return ember::set_(*this, source, storage_offset, size, stride); }
+Tensor set_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::set_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::set_() const { return ember::set_(*this); }
+bool is_set_to(const Tensor& self, const Tensor& tensor) {
+  static const OperatorHandle h = op("aten::is_set_to");
+  return h.call<bool, const Tensor&, const Tensor&>(self, tensor);
+}
+bool Tensor::is_set_to(const Tensor& tensor) const { return ember::is_set_to(*this, tensor); }
 Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   static const OperatorHandle h = op("aten::add.Tensor");
   return h.call<Tensor, const Tensor&, const Tensor&, const Scalar&>(self, other, alpha);
@@ -612,6 +642,164 @@ Tensor addcdiv_out(const Tensor& out, const Tensor& self, const Tensor& tensor1,
   static const OperatorHandle h = op("aten::addcdiv.out");
   return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Tensor&>(self, tensor1, tensor2, value, out);
 }
+Tensor copysign(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::copysign.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::copysign(const Tensor& other) const { return ember::copysign(*this, other); }
+Tensor copysign_(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::copysign_.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::copysign_(const Tensor& other) const { return ember::copysign_(*this, other); }
+Tensor copysign_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::copysign.Tensor_out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+}
+Tensor heaviside(const Tensor& self, const Tensor& values) {
+  static const OperatorHandle h = op("aten::heaviside");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, values);
+}
+Tensor Tensor::heaviside(const Tensor& values) const { return ember::heaviside(*this, values); }
+Tensor heaviside_(const Tensor& self, const Tensor& values) {
+  static const OperatorHandle h = op("aten::heaviside_");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, values);
+}
+Tensor Tensor::heaviside_(const Tensor& values) const { return ember::heaviside_(*this, values); }
+Tensor heaviside_out(const Tensor& out, const Tensor& self, const Tensor& values) {
+  static const OperatorHandle h = op("aten::heaviside.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, values, out);
+}
+Tensor logaddexp(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::logaddexp");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::logaddexp(const Tensor& other) const { return ember::logaddexp(*this, other); }
+Tensor logaddexp_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::logaddexp.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+}
+Tensor logaddexp2(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::logaddexp2");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::logaddexp2(const Tensor& other) const { return ember::logaddexp2(*this, other); }
+Tensor logaddexp2_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::logaddexp2.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+}
+Tensor nextafter(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::nextafter");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::nextafter(const Tensor& other) const { return ember::nextafter(*this, other); }
+Tensor nextafter_(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::nextafter_");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::nextafter_(const Tensor& other) const { return ember::nextafter_(*this, other); }
+Tensor nextafter_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::nextafter.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+}
+Tensor gcd(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::gcd");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::gcd(const Tensor& other) const { return ember::gcd(*this, other); }
+Tensor gcd_(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::gcd_");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::gcd_(const Tensor& other) const { return ember::gcd_(*this, other); }
+Tensor gcd_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::gcd.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+}
+Tensor lcm(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::lcm");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::lcm(const Tensor& other) const { return ember::lcm(*this, other); }
+Tensor lcm_(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::lcm_");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::lcm_(const Tensor& other) const { return ember::lcm_(*this, other); }
+Tensor lcm_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::lcm.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+}
+Tensor ldexp(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::ldexp.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::ldexp(const Tensor& other) const { return ember::ldexp(*this, other); }
+Tensor ldexp_(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::ldexp_.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::ldexp_(const Tensor& other) const { return ember::ldexp_(*this, other); }
+Tensor ldexp_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::ldexp.Tensor_out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+}
+Tensor float_power(const Tensor& self, const Tensor& exponent) {
+  static const OperatorHandle h = op("aten::float_power.Tensor_Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, exponent);
+}
+Tensor Tensor::float_power(const Tensor& exponent) const { return ember::float_power(*this, exponent); }
+Tensor float_power_(const Tensor& self, const Tensor& exponent) {
+  static const OperatorHandle h = op("aten::float_power_.Tensor_Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, exponent);
+}
+Tensor Tensor::float_power_(const Tensor& exponent) const { return ember::float_power_(*this, exponent); }
+Tensor float_power_out(const Tensor& out, const Tensor& self, const Tensor& exponent) {
+  static const OperatorHandle h = op("aten::float_power.Tensor_Tensor_out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, exponent, out);
+}
+Tensor xlogy(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::xlogy.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::xlogy(const Tensor& other) const { return ember::xlogy(*this, other); }
+Tensor xlogy_(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::xlogy_.Tensor");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::xlogy_(const Tensor& other) const { return ember::xlogy_(*this, other); }
+Tensor xlogy_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::xlogy.Tensor_out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+}
+Tensor igamma(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::igamma");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::igamma(const Tensor& other) const { return ember::igamma(*this, other); }
+Tensor igamma_(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::igamma_");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::igamma_(const Tensor& other) const { return ember::igamma_(*this, other); }
+Tensor igamma_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::igamma.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+}
+Tensor igammac(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::igammac");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::igammac(const Tensor& other) const { return ember::igammac(*this, other); }
+Tensor igammac_(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::igammac_");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor Tensor::igammac_(const Tensor& other) const { return ember::igammac_(*this, other); }
+Tensor igammac_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::igammac.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+}
 Tensor arctan2(const Tensor& self, const Tensor& other) {
   static const OperatorHandle h = op("aten::arctan2");
   return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
@@ -1029,6 +1217,58 @@ Tensor fill_diagonal_(const Tensor& self, const Scalar& fill_value, bool wrap) {
   return h.call<Tensor, const Tensor&, const Scalar&, bool>(self, fill_value, wrap);
 }
 Tensor Tensor::fill_diagonal_(const Scalar& fill_value, bool wrap) const { return ember::fill_diagonal_(*this, fill_value, wrap); }
+Tensor bartlett_window(int64_t window_length, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::bartlett_window");
+  return h.call<Tensor, int64_t, std::optional<DType>, std::optional<Device>>(window_length, dtype, device);
+}
+Tensor bartlett_window(int64_t window_length, bool periodic, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::bartlett_window.periodic");
+  return h.call<Tensor, int64_t, bool, std::optional<DType>, std::optional<Device>>(window_length, periodic, dtype, device);
+}
+Tensor blackman_window(int64_t window_length, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::blackman_window");
+  return h.call<Tensor, int64_t, std::optional<DType>, std::optional<Device>>(window_length, dtype, device);
+}
+Tensor blackman_window(int64_t window_length, bool periodic, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::blackman_window.periodic");
+  return h.call<Tensor, int64_t, bool, std::optional<DType>, std::optional<Device>>(window_length, periodic, dtype, device);
+}
+Tensor hamming_window(int64_t window_length, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::hamming_window");
+  return h.call<Tensor, int64_t, std::optional<DType>, std::optional<Device>>(window_length, dtype, device);
+}
+Tensor hamming_window(int64_t window_length, bool periodic, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::hamming_window.periodic");
+  return h.call<Tensor, int64_t, bool, std::optional<DType>, std::optional<Device>>(window_length, periodic, dtype, device);
+}
+Tensor hamming_window(int64_t window_length, bool periodic, double alpha, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::hamming_window.periodic_alpha");
+  return h.call<Tensor, int64_t, bool, double, std::optional<DType>, std::optional<Device>>(window_length, periodic, alpha, dtype, device);
+}
+Tensor hamming_window(int64_t window_length, bool periodic, double alpha, double beta, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::hamming_window.periodic_alpha_beta");
+  return h.call<Tensor, int64_t, bool, double, double, std::optional<DType>, std::optional<Device>>(window_length, periodic, alpha, beta, dtype, device);
+}
+Tensor hann_window(int64_t window_length, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::hann_window");
+  return h.call<Tensor, int64_t, std::optional<DType>, std::optional<Device>>(window_length, dtype, device);
+}
+Tensor hann_window(int64_t window_length, bool periodic, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::hann_window.periodic");
+  return h.call<Tensor, int64_t, bool, std::optional<DType>, std::optional<Device>>(window_length, periodic, dtype, device);
+}
+Tensor kaiser_window(int64_t window_length, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::kaiser_window");
+  return h.call<Tensor, int64_t, std::optional<DType>, std::optional<Device>>(window_length, dtype, device);
+}
+Tensor kaiser_window(int64_t window_length, bool periodic, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::kaiser_window.periodic");
+  return h.call<Tensor, int64_t, bool, std::optional<DType>, std::optional<Device>>(window_length, periodic, dtype, device);
+}
+Tensor kaiser_window(int64_t window_length, bool periodic, double beta, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::kaiser_window.beta");
+  return h.call<Tensor, int64_t, bool, double, std::optional<DType>, std::optional<Device>>(window_length, periodic, beta, dtype, device);
+}
 Tensor _fused_elementwise(TensorList inputs, IntArrayRef program, IntArrayRef constants) {
   static const OperatorHandle h = op("aten::_fused_elementwise");
   return h.call<Tensor, TensorList, IntArrayRef, IntArrayRef>(inputs, program, constants);
@@ -2025,6 +2265,15 @@ Tensor glu_out(const Tensor& out, const Tensor& self, int64_t dim) {
   static const OperatorHandle h = op("aten::glu.out");
   return h.call<Tensor, const Tensor&, int64_t, const Tensor&>(self, dim, out);
 }
+Tensor hardshrink(const Tensor& self, const Scalar& lambd) {
+  static const OperatorHandle h = op("aten::hardshrink");
+  return h.call<Tensor, const Tensor&, const Scalar&>(self, lambd);
+}
+Tensor Tensor::hardshrink(const Scalar& lambd) const { return ember::hardshrink(*this, lambd); }
+Tensor hardshrink_out(const Tensor& out, const Tensor& self, const Scalar& lambd) {
+  static const OperatorHandle h = op("aten::hardshrink.out");
+  return h.call<Tensor, const Tensor&, const Scalar&, const Tensor&>(self, lambd, out);
+}
 Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
   static const OperatorHandle h = op("aten::threshold");
   return h.call<Tensor, const Tensor&, const Scalar&, const Scalar&>(self, threshold, value);
@@ -2298,6 +2547,38 @@ Tensor dropout(const Tensor& input, double p, bool train) {
 Tensor dropout_(const Tensor& self, double p, bool train) {
   static const OperatorHandle h = op("aten::dropout_");
   return h.call<Tensor, const Tensor&, double, bool>(self, p, train);
+}
+Tensor cauchy_(const Tensor& self, double median, double sigma, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = op("aten::cauchy_");
+  return h.call<Tensor, const Tensor&, double, double, const std::optional<Generator>&>(self, median, sigma, generator);
+}
+Tensor Tensor::cauchy_(double median, double sigma, const std::optional<Generator>& generator) const { return ember::cauchy_(*this, median, sigma, generator); }
+Tensor geometric_(const Tensor& self, double p, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = op("aten::geometric_");
+  return h.call<Tensor, const Tensor&, double, const std::optional<Generator>&>(self, p, generator);
+}
+Tensor Tensor::geometric_(double p, const std::optional<Generator>& generator) const { return ember::geometric_(*this, p, generator); }
+Tensor log_normal_(const Tensor& self, double mean, double std, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = op("aten::log_normal_");
+  return h.call<Tensor, const Tensor&, double, double, const std::optional<Generator>&>(self, mean, std, generator);
+}
+Tensor Tensor::log_normal_(double mean, double std, const std::optional<Generator>& generator) const { return ember::log_normal_(*this, mean, std, generator); }
+Tensor poisson(const Tensor& self, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = op("aten::poisson");
+  return h.call<Tensor, const Tensor&, const std::optional<Generator>&>(self, generator);
+}
+Tensor binomial(const Tensor& count, const Tensor& prob, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = op("aten::binomial");
+  return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Generator>&>(count, prob, generator);
+}
+Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = op("aten::multinomial");
+  return h.call<Tensor, const Tensor&, int64_t, bool, const std::optional<Generator>&>(self, num_samples, replacement, generator);
+}
+Tensor Tensor::multinomial(int64_t num_samples, bool replacement, const std::optional<Generator>& generator) const { return ember::multinomial(*this, num_samples, replacement, generator); }
+Tensor multinomial_out(const Tensor& out, const Tensor& self, int64_t num_samples, bool replacement, const std::optional<Generator>& generator) {
+  static const OperatorHandle h = op("aten::multinomial.out");
+  return h.call<Tensor, const Tensor&, int64_t, bool, const std::optional<Generator>&, const Tensor&>(self, num_samples, replacement, generator, out);
 }
 Tensor sum(const Tensor& self, std::optional<DType> dtype) {
   static const OperatorHandle h = op("aten::sum");
@@ -3170,6 +3451,446 @@ std::tuple<Tensor, Tensor> histogram(const Tensor& self, const Tensor& bins, con
   return h.call<std::tuple<Tensor, Tensor>, const Tensor&, const Tensor&, const std::optional<Tensor>&, bool>(self, bins, weight, density);
 }
 std::tuple<Tensor, Tensor> Tensor::histogram(const Tensor& bins, const std::optional<Tensor>& weight, bool density) const { return ember::histogram(*this, bins, weight, density); }
+Tensor special_airy_ai(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_airy_ai");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_airy_ai_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_airy_ai.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_bessel_j0(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_bessel_j0");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_bessel_j0_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_bessel_j0.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_bessel_j1(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_bessel_j1");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_bessel_j1_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_bessel_j1.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_bessel_y0(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_bessel_y0");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_bessel_y0_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_bessel_y0.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_bessel_y1(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_bessel_y1");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_bessel_y1_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_bessel_y1.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_modified_bessel_i0(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_modified_bessel_i0");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_modified_bessel_i0_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_modified_bessel_i0.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_modified_bessel_i1(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_modified_bessel_i1");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_modified_bessel_i1_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_modified_bessel_i1.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_modified_bessel_k0(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_modified_bessel_k0");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_modified_bessel_k0_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_modified_bessel_k0.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_modified_bessel_k1(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_modified_bessel_k1");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_modified_bessel_k1_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_modified_bessel_k1.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_scaled_modified_bessel_k0(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_scaled_modified_bessel_k0");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_scaled_modified_bessel_k0_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_scaled_modified_bessel_k0.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_scaled_modified_bessel_k1(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_scaled_modified_bessel_k1");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_scaled_modified_bessel_k1_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_scaled_modified_bessel_k1.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_spherical_bessel_j0(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_spherical_bessel_j0");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_spherical_bessel_j0_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_spherical_bessel_j0.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_entr(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_entr");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_entr_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_entr.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_erfcx(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_erfcx");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_erfcx_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_erfcx.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_i0e(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_i0e");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_i0e_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_i0e.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_i1(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_i1");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_i1_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_i1.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_i1e(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_i1e");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_i1e_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_i1e.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_log_ndtr(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_log_ndtr");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_log_ndtr_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_log_ndtr.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_ndtri(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_ndtri");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_ndtri_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_ndtri.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_ndtr(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_ndtr");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_ndtr_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_ndtr.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_xlog1py(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::special_xlog1py");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor special_xlog1py_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::special_xlog1py.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+}
+Tensor special_zeta(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::special_zeta");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor special_zeta_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::special_zeta.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+}
+Tensor special_chebyshev_polynomial_t(const Tensor& x, const Tensor& n) {
+  static const OperatorHandle h = op("aten::special_chebyshev_polynomial_t");
+  return h.call<Tensor, const Tensor&, const Tensor&>(x, n);
+}
+Tensor special_chebyshev_polynomial_t_out(const Tensor& out, const Tensor& x, const Tensor& n) {
+  static const OperatorHandle h = op("aten::special_chebyshev_polynomial_t.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(x, n, out);
+}
+Tensor special_chebyshev_polynomial_u(const Tensor& x, const Tensor& n) {
+  static const OperatorHandle h = op("aten::special_chebyshev_polynomial_u");
+  return h.call<Tensor, const Tensor&, const Tensor&>(x, n);
+}
+Tensor special_chebyshev_polynomial_u_out(const Tensor& out, const Tensor& x, const Tensor& n) {
+  static const OperatorHandle h = op("aten::special_chebyshev_polynomial_u.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(x, n, out);
+}
+Tensor special_chebyshev_polynomial_v(const Tensor& x, const Tensor& n) {
+  static const OperatorHandle h = op("aten::special_chebyshev_polynomial_v");
+  return h.call<Tensor, const Tensor&, const Tensor&>(x, n);
+}
+Tensor special_chebyshev_polynomial_v_out(const Tensor& out, const Tensor& x, const Tensor& n) {
+  static const OperatorHandle h = op("aten::special_chebyshev_polynomial_v.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(x, n, out);
+}
+Tensor special_chebyshev_polynomial_w(const Tensor& x, const Tensor& n) {
+  static const OperatorHandle h = op("aten::special_chebyshev_polynomial_w");
+  return h.call<Tensor, const Tensor&, const Tensor&>(x, n);
+}
+Tensor special_chebyshev_polynomial_w_out(const Tensor& out, const Tensor& x, const Tensor& n) {
+  static const OperatorHandle h = op("aten::special_chebyshev_polynomial_w.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(x, n, out);
+}
+Tensor special_shifted_chebyshev_polynomial_t(const Tensor& x, const Tensor& n) {
+  static const OperatorHandle h = op("aten::special_shifted_chebyshev_polynomial_t");
+  return h.call<Tensor, const Tensor&, const Tensor&>(x, n);
+}
+Tensor special_shifted_chebyshev_polynomial_t_out(const Tensor& out, const Tensor& x, const Tensor& n) {
+  static const OperatorHandle h = op("aten::special_shifted_chebyshev_polynomial_t.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(x, n, out);
+}
+Tensor special_shifted_chebyshev_polynomial_u(const Tensor& x, const Tensor& n) {
+  static const OperatorHandle h = op("aten::special_shifted_chebyshev_polynomial_u");
+  return h.call<Tensor, const Tensor&, const Tensor&>(x, n);
+}
+Tensor special_shifted_chebyshev_polynomial_u_out(const Tensor& out, const Tensor& x, const Tensor& n) {
+  static const OperatorHandle h = op("aten::special_shifted_chebyshev_polynomial_u.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(x, n, out);
+}
+Tensor special_shifted_chebyshev_polynomial_v(const Tensor& x, const Tensor& n) {
+  static const OperatorHandle h = op("aten::special_shifted_chebyshev_polynomial_v");
+  return h.call<Tensor, const Tensor&, const Tensor&>(x, n);
+}
+Tensor special_shifted_chebyshev_polynomial_v_out(const Tensor& out, const Tensor& x, const Tensor& n) {
+  static const OperatorHandle h = op("aten::special_shifted_chebyshev_polynomial_v.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(x, n, out);
+}
+Tensor special_shifted_chebyshev_polynomial_w(const Tensor& x, const Tensor& n) {
+  static const OperatorHandle h = op("aten::special_shifted_chebyshev_polynomial_w");
+  return h.call<Tensor, const Tensor&, const Tensor&>(x, n);
+}
+Tensor special_shifted_chebyshev_polynomial_w_out(const Tensor& out, const Tensor& x, const Tensor& n) {
+  static const OperatorHandle h = op("aten::special_shifted_chebyshev_polynomial_w.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(x, n, out);
+}
+Tensor special_hermite_polynomial_h(const Tensor& x, const Tensor& n) {
+  static const OperatorHandle h = op("aten::special_hermite_polynomial_h");
+  return h.call<Tensor, const Tensor&, const Tensor&>(x, n);
+}
+Tensor special_hermite_polynomial_h_out(const Tensor& out, const Tensor& x, const Tensor& n) {
+  static const OperatorHandle h = op("aten::special_hermite_polynomial_h.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(x, n, out);
+}
+Tensor special_hermite_polynomial_he(const Tensor& x, const Tensor& n) {
+  static const OperatorHandle h = op("aten::special_hermite_polynomial_he");
+  return h.call<Tensor, const Tensor&, const Tensor&>(x, n);
+}
+Tensor special_hermite_polynomial_he_out(const Tensor& out, const Tensor& x, const Tensor& n) {
+  static const OperatorHandle h = op("aten::special_hermite_polynomial_he.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(x, n, out);
+}
+Tensor special_laguerre_polynomial_l(const Tensor& x, const Tensor& n) {
+  static const OperatorHandle h = op("aten::special_laguerre_polynomial_l");
+  return h.call<Tensor, const Tensor&, const Tensor&>(x, n);
+}
+Tensor special_laguerre_polynomial_l_out(const Tensor& out, const Tensor& x, const Tensor& n) {
+  static const OperatorHandle h = op("aten::special_laguerre_polynomial_l.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(x, n, out);
+}
+Tensor special_legendre_polynomial_p(const Tensor& x, const Tensor& n) {
+  static const OperatorHandle h = op("aten::special_legendre_polynomial_p");
+  return h.call<Tensor, const Tensor&, const Tensor&>(x, n);
+}
+Tensor special_legendre_polynomial_p_out(const Tensor& out, const Tensor& x, const Tensor& n) {
+  static const OperatorHandle h = op("aten::special_legendre_polynomial_p.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(x, n, out);
+}
+Tensor special_round(const Tensor& self, int64_t decimals) {
+  static const OperatorHandle h = op("aten::special_round");
+  return h.call<Tensor, const Tensor&, int64_t>(self, decimals);
+}
+Tensor special_round_out(const Tensor& out, const Tensor& self, int64_t decimals) {
+  static const OperatorHandle h = op("aten::special_round.out");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&>(self, decimals, out);
+}
+Tensor special_log_softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::special_log_softmax");
+  return h.call<Tensor, const Tensor&, int64_t, std::optional<DType>>(self, dim, dtype);
+}
+Tensor special_digamma(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_digamma");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_digamma_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_digamma.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_psi(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_psi");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_psi_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_psi.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_erf(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_erf");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_erf_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_erf.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_erfc(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_erfc");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_erfc_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_erfc.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_erfinv(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_erfinv");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_erfinv_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_erfinv.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_exp2(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_exp2");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_exp2_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_exp2.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_expm1(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_expm1");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_expm1_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_expm1.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_expit(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_expit");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_expit_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_expit.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_gammaln(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_gammaln");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_gammaln_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_gammaln.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_i0(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_i0");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_i0_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_i0.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_log1p(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_log1p");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_log1p_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_log1p.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_sinc(const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_sinc");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor special_sinc_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_sinc.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor special_logit(const Tensor& self, std::optional<double> eps) {
+  static const OperatorHandle h = op("aten::special_logit");
+  return h.call<Tensor, const Tensor&, std::optional<double>>(self, eps);
+}
+Tensor special_logit_out(const Tensor& out, const Tensor& self, std::optional<double> eps) {
+  static const OperatorHandle h = op("aten::special_logit.out");
+  return h.call<Tensor, const Tensor&, std::optional<double>, const Tensor&>(self, eps, out);
+}
+Tensor special_polygamma(int64_t n, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_polygamma");
+  return h.call<Tensor, int64_t, const Tensor&>(n, self);
+}
+Tensor special_polygamma_out(const Tensor& out, int64_t n, const Tensor& self) {
+  static const OperatorHandle h = op("aten::special_polygamma.out");
+  return h.call<Tensor, int64_t, const Tensor&, const Tensor&>(n, self, out);
+}
+Tensor special_multigammaln(const Tensor& self, int64_t p) {
+  static const OperatorHandle h = op("aten::special_multigammaln");
+  return h.call<Tensor, const Tensor&, int64_t>(self, p);
+}
+Tensor special_multigammaln_out(const Tensor& out, const Tensor& self, int64_t p) {
+  static const OperatorHandle h = op("aten::special_multigammaln.out");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&>(self, p, out);
+}
+Tensor special_xlogy(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::special_xlogy");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor special_xlogy_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::special_xlogy.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+}
+Tensor special_gammainc(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::special_gammainc");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor special_gammainc_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::special_gammainc.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+}
+Tensor special_gammaincc(const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::special_gammaincc");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, other);
+}
+Tensor special_gammaincc_out(const Tensor& out, const Tensor& self, const Tensor& other) {
+  static const OperatorHandle h = op("aten::special_gammaincc.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(self, other, out);
+}
+Tensor special_logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  static const OperatorHandle h = op("aten::special_logsumexp");
+  return h.call<Tensor, const Tensor&, IntArrayRef, bool>(self, dim, keepdim);
+}
+Tensor special_logsumexp_out(const Tensor& out, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  static const OperatorHandle h = op("aten::special_logsumexp.out");
+  return h.call<Tensor, const Tensor&, IntArrayRef, bool, const Tensor&>(self, dim, keepdim, out);
+}
+Tensor special_softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  static const OperatorHandle h = op("aten::special_softmax");
+  return h.call<Tensor, const Tensor&, int64_t, std::optional<DType>>(self, dim, dtype);
+}
 Tensor abs(const Tensor& self) {
   static const OperatorHandle h = op("aten::abs");
   return h.call<Tensor, const Tensor&>(self);
@@ -3695,6 +4416,233 @@ Tensor nan_to_num_out(const Tensor& out, const Tensor& self, std::optional<doubl
   static const OperatorHandle h = op("aten::nan_to_num.out");
   return h.call<Tensor, const Tensor&, std::optional<double>, std::optional<double>, std::optional<double>, const Tensor&>(self, nan, posinf, neginf, out);
 }
+Tensor acosh(const Tensor& self) {
+  static const OperatorHandle h = op("aten::acosh");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::acosh() const { return ember::acosh(*this); }
+Tensor acosh_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::acosh_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::acosh_() const { return ember::acosh_(*this); }
+Tensor acosh_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::acosh.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor asinh(const Tensor& self) {
+  static const OperatorHandle h = op("aten::asinh");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::asinh() const { return ember::asinh(*this); }
+Tensor asinh_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::asinh_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::asinh_() const { return ember::asinh_(*this); }
+Tensor asinh_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::asinh.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor atanh(const Tensor& self) {
+  static const OperatorHandle h = op("aten::atanh");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::atanh() const { return ember::atanh(*this); }
+Tensor atanh_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::atanh_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::atanh_() const { return ember::atanh_(*this); }
+Tensor atanh_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::atanh.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor deg2rad(const Tensor& self) {
+  static const OperatorHandle h = op("aten::deg2rad");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::deg2rad() const { return ember::deg2rad(*this); }
+Tensor deg2rad_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::deg2rad_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::deg2rad_() const { return ember::deg2rad_(*this); }
+Tensor deg2rad_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::deg2rad.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor rad2deg(const Tensor& self) {
+  static const OperatorHandle h = op("aten::rad2deg");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::rad2deg() const { return ember::rad2deg(*this); }
+Tensor rad2deg_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::rad2deg_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::rad2deg_() const { return ember::rad2deg_(*this); }
+Tensor rad2deg_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::rad2deg.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor positive(const Tensor& self) {
+  static const OperatorHandle h = op("aten::positive");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::positive() const { return ember::positive(*this); }
+Tensor signbit(const Tensor& self) {
+  static const OperatorHandle h = op("aten::signbit");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::signbit() const { return ember::signbit(*this); }
+Tensor signbit_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::signbit.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor isneginf(const Tensor& self) {
+  static const OperatorHandle h = op("aten::isneginf");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::isneginf() const { return ember::isneginf(*this); }
+Tensor isneginf_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::isneginf.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor isposinf(const Tensor& self) {
+  static const OperatorHandle h = op("aten::isposinf");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::isposinf() const { return ember::isposinf(*this); }
+Tensor isposinf_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::isposinf.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor digamma(const Tensor& self) {
+  static const OperatorHandle h = op("aten::digamma");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::digamma() const { return ember::digamma(*this); }
+Tensor digamma_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::digamma_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::digamma_() const { return ember::digamma_(*this); }
+Tensor digamma_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::digamma.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor lgamma(const Tensor& self) {
+  static const OperatorHandle h = op("aten::lgamma");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::lgamma() const { return ember::lgamma(*this); }
+Tensor lgamma_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::lgamma_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::lgamma_() const { return ember::lgamma_(*this); }
+Tensor lgamma_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::lgamma.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor polygamma(int64_t n, const Tensor& self) {
+  static const OperatorHandle h = op("aten::polygamma");
+  return h.call<Tensor, int64_t, const Tensor&>(n, self);
+}
+Tensor polygamma_out(const Tensor& out, int64_t n, const Tensor& self) {
+  static const OperatorHandle h = op("aten::polygamma.out");
+  return h.call<Tensor, int64_t, const Tensor&, const Tensor&>(n, self, out);
+}
+Tensor mvlgamma(const Tensor& self, int64_t p) {
+  static const OperatorHandle h = op("aten::mvlgamma");
+  return h.call<Tensor, const Tensor&, int64_t>(self, p);
+}
+Tensor Tensor::mvlgamma(int64_t p) const { return ember::mvlgamma(*this, p); }
+Tensor mvlgamma_(const Tensor& self, int64_t p) {
+  static const OperatorHandle h = op("aten::mvlgamma_");
+  return h.call<Tensor, const Tensor&, int64_t>(self, p);
+}
+Tensor Tensor::mvlgamma_(int64_t p) const { return ember::mvlgamma_(*this, p); }
+Tensor mvlgamma_out(const Tensor& out, const Tensor& self, int64_t p) {
+  static const OperatorHandle h = op("aten::mvlgamma.out");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&>(self, p, out);
+}
+Tensor erfinv(const Tensor& self) {
+  static const OperatorHandle h = op("aten::erfinv");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::erfinv() const { return ember::erfinv(*this); }
+Tensor erfinv_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::erfinv_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::erfinv_() const { return ember::erfinv_(*this); }
+Tensor erfinv_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::erfinv.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor i0(const Tensor& self) {
+  static const OperatorHandle h = op("aten::i0");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::i0() const { return ember::i0(*this); }
+Tensor i0_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::i0_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::i0_() const { return ember::i0_(*this); }
+Tensor i0_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::i0.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor logit(const Tensor& self, std::optional<double> eps) {
+  static const OperatorHandle h = op("aten::logit");
+  return h.call<Tensor, const Tensor&, std::optional<double>>(self, eps);
+}
+Tensor Tensor::logit(std::optional<double> eps) const { return ember::logit(*this, eps); }
+Tensor logit_(const Tensor& self, std::optional<double> eps) {
+  static const OperatorHandle h = op("aten::logit_");
+  return h.call<Tensor, const Tensor&, std::optional<double>>(self, eps);
+}
+Tensor Tensor::logit_(std::optional<double> eps) const { return ember::logit_(*this, eps); }
+Tensor logit_out(const Tensor& out, const Tensor& self, std::optional<double> eps) {
+  static const OperatorHandle h = op("aten::logit.out");
+  return h.call<Tensor, const Tensor&, std::optional<double>, const Tensor&>(self, eps, out);
+}
+Tensor sinc(const Tensor& self) {
+  static const OperatorHandle h = op("aten::sinc");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::sinc() const { return ember::sinc(*this); }
+Tensor sinc_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::sinc_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::sinc_() const { return ember::sinc_(*this); }
+Tensor sinc_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::sinc.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor round(const Tensor& self, int64_t decimals) {
+  static const OperatorHandle h = op("aten::round.decimals");
+  return h.call<Tensor, const Tensor&, int64_t>(self, decimals);
+}
+Tensor Tensor::round(int64_t decimals) const { return ember::round(*this, decimals); }
+Tensor round_(const Tensor& self, int64_t decimals) {
+  static const OperatorHandle h = op("aten::round_.decimals");
+  return h.call<Tensor, const Tensor&, int64_t>(self, decimals);
+}
+Tensor Tensor::round_(int64_t decimals) const { return ember::round_(*this, decimals); }
+Tensor round_out(const Tensor& out, const Tensor& self, int64_t decimals) {
+  static const OperatorHandle h = op("aten::round.decimals_out");
+  return h.call<Tensor, const Tensor&, int64_t, const Tensor&>(self, decimals, out);
+}
+std::tuple<Tensor, Tensor> frexp(const Tensor& self) {
+  static const OperatorHandle h = op("aten::frexp.Tensor");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&>(self);
+}
+std::tuple<Tensor, Tensor> Tensor::frexp() const { return ember::frexp(*this); }
 Tensor absolute(const Tensor& self) {
   static const OperatorHandle h = op("aten::absolute");
   return h.call<Tensor, const Tensor&>(self);
@@ -3779,6 +4727,48 @@ Tensor fix_out(const Tensor& out, const Tensor& self) {
   static const OperatorHandle h = op("aten::fix.out");
   return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
 }
+Tensor arccosh(const Tensor& self) {
+  static const OperatorHandle h = op("aten::arccosh");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::arccosh() const { return ember::arccosh(*this); }
+Tensor arccosh_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::arccosh_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::arccosh_() const { return ember::arccosh_(*this); }
+Tensor arccosh_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::arccosh.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor arcsinh(const Tensor& self) {
+  static const OperatorHandle h = op("aten::arcsinh");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::arcsinh() const { return ember::arcsinh(*this); }
+Tensor arcsinh_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::arcsinh_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::arcsinh_() const { return ember::arcsinh_(*this); }
+Tensor arcsinh_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::arcsinh.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor arctanh(const Tensor& self) {
+  static const OperatorHandle h = op("aten::arctanh");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::arctanh() const { return ember::arctanh(*this); }
+Tensor arctanh_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::arctanh_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::arctanh_() const { return ember::arctanh_(*this); }
+Tensor arctanh_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::arctanh.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
 Tensor conj_physical(const Tensor& self) {
   static const OperatorHandle h = op("aten::conj_physical");
   return h.call<Tensor, const Tensor&>(self);
@@ -3836,6 +4826,11 @@ Tensor view(const Tensor& self, IntArrayRef size) {
   return h.call<Tensor, const Tensor&, IntArrayRef>(self, size);
 }
 Tensor Tensor::view(IntArrayRef size) const { return ember::view(*this, size); }
+Tensor view(const Tensor& self, DType dtype) {
+  static const OperatorHandle h = op("aten::view.dtype");
+  return h.call<Tensor, const Tensor&, DType>(self, dtype);
+}
+Tensor Tensor::view(DType dtype) const { return ember::view(*this, dtype); }
 Tensor reshape(const Tensor& self, IntArrayRef shape) {
   static const OperatorHandle h = op("aten::reshape");
   return h.call<Tensor, const Tensor&, IntArrayRef>(self, shape);

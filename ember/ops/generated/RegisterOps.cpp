@@ -85,6 +85,45 @@ Tensor concatenate(TensorList tensors, int64_t dim) { return ember::cat(tensors,
 Tensor concatenate_out(TensorList tensors, int64_t dim, const Tensor& out) { return ember::cat_out(out, tensors, dim); }
 Tensor row_stack(TensorList tensors) { return ember::vstack(tensors); }
 Tensor row_stack_out(TensorList tensors, const Tensor& out) { return ember::vstack_out(out, tensors); }
+Tensor special_digamma(const Tensor& self) { return ember::digamma(self); }
+Tensor special_digamma_out(const Tensor& self, const Tensor& out) { return ember::digamma_out(out, self); }
+Tensor special_psi(const Tensor& self) { return ember::digamma(self); }
+Tensor special_psi_out(const Tensor& self, const Tensor& out) { return ember::digamma_out(out, self); }
+Tensor special_erf(const Tensor& self) { return ember::erf(self); }
+Tensor special_erf_out(const Tensor& self, const Tensor& out) { return ember::erf_out(out, self); }
+Tensor special_erfc(const Tensor& self) { return ember::erfc(self); }
+Tensor special_erfc_out(const Tensor& self, const Tensor& out) { return ember::erfc_out(out, self); }
+Tensor special_erfinv(const Tensor& self) { return ember::erfinv(self); }
+Tensor special_erfinv_out(const Tensor& self, const Tensor& out) { return ember::erfinv_out(out, self); }
+Tensor special_exp2(const Tensor& self) { return ember::exp2(self); }
+Tensor special_exp2_out(const Tensor& self, const Tensor& out) { return ember::exp2_out(out, self); }
+Tensor special_expm1(const Tensor& self) { return ember::expm1(self); }
+Tensor special_expm1_out(const Tensor& self, const Tensor& out) { return ember::expm1_out(out, self); }
+Tensor special_expit(const Tensor& self) { return ember::sigmoid(self); }
+Tensor special_expit_out(const Tensor& self, const Tensor& out) { return ember::sigmoid_out(out, self); }
+Tensor special_gammaln(const Tensor& self) { return ember::lgamma(self); }
+Tensor special_gammaln_out(const Tensor& self, const Tensor& out) { return ember::lgamma_out(out, self); }
+Tensor special_i0(const Tensor& self) { return ember::i0(self); }
+Tensor special_i0_out(const Tensor& self, const Tensor& out) { return ember::i0_out(out, self); }
+Tensor special_log1p(const Tensor& self) { return ember::log1p(self); }
+Tensor special_log1p_out(const Tensor& self, const Tensor& out) { return ember::log1p_out(out, self); }
+Tensor special_sinc(const Tensor& self) { return ember::sinc(self); }
+Tensor special_sinc_out(const Tensor& self, const Tensor& out) { return ember::sinc_out(out, self); }
+Tensor special_logit(const Tensor& self, std::optional<double> eps) { return ember::logit(self, eps); }
+Tensor special_logit_out(const Tensor& self, std::optional<double> eps, const Tensor& out) { return ember::logit_out(out, self, eps); }
+Tensor special_polygamma(int64_t n, const Tensor& self) { return ember::polygamma(n, self); }
+Tensor special_polygamma_out(int64_t n, const Tensor& self, const Tensor& out) { return ember::polygamma_out(out, n, self); }
+Tensor special_multigammaln(const Tensor& self, int64_t p) { return ember::mvlgamma(self, p); }
+Tensor special_multigammaln_out(const Tensor& self, int64_t p, const Tensor& out) { return ember::mvlgamma_out(out, self, p); }
+Tensor special_xlogy(const Tensor& self, const Tensor& other) { return ember::xlogy(self, other); }
+Tensor special_xlogy_out(const Tensor& self, const Tensor& other, const Tensor& out) { return ember::xlogy_out(out, self, other); }
+Tensor special_gammainc(const Tensor& self, const Tensor& other) { return ember::igamma(self, other); }
+Tensor special_gammainc_out(const Tensor& self, const Tensor& other, const Tensor& out) { return ember::igamma_out(out, self, other); }
+Tensor special_gammaincc(const Tensor& self, const Tensor& other) { return ember::igammac(self, other); }
+Tensor special_gammaincc_out(const Tensor& self, const Tensor& other, const Tensor& out) { return ember::igammac_out(out, self, other); }
+Tensor special_logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) { return ember::logsumexp(self, dim, keepdim); }
+Tensor special_logsumexp_out(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) { return ember::logsumexp_out(out, self, dim, keepdim); }
+Tensor special_softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype) { return ember::softmax(self, dim, dtype); }
 Tensor absolute(const Tensor& self) { return ember::abs(self); }
 Tensor absolute_(const Tensor& self) { return ember::abs_(self); }
 Tensor absolute_out(const Tensor& self, const Tensor& out) { return ember::abs_out(out, self); }
@@ -103,6 +142,15 @@ Tensor arctan_out(const Tensor& self, const Tensor& out) { return ember::atan_ou
 Tensor fix(const Tensor& self) { return ember::trunc(self); }
 Tensor fix_(const Tensor& self) { return ember::trunc_(self); }
 Tensor fix_out(const Tensor& self, const Tensor& out) { return ember::trunc_out(out, self); }
+Tensor arccosh(const Tensor& self) { return ember::acosh(self); }
+Tensor arccosh_(const Tensor& self) { return ember::acosh_(self); }
+Tensor arccosh_out(const Tensor& self, const Tensor& out) { return ember::acosh_out(out, self); }
+Tensor arcsinh(const Tensor& self) { return ember::asinh(self); }
+Tensor arcsinh_(const Tensor& self) { return ember::asinh_(self); }
+Tensor arcsinh_out(const Tensor& self, const Tensor& out) { return ember::asinh_out(out, self); }
+Tensor arctanh(const Tensor& self) { return ember::atanh(self); }
+Tensor arctanh_(const Tensor& self) { return ember::atanh_(self); }
+Tensor arctanh_out(const Tensor& self, const Tensor& out) { return ember::atanh_out(out, self); }
 Tensor swapdims(const Tensor& self, int64_t dim0, int64_t dim1) { return ember::transpose(self, dim0, dim1); }
 Tensor swapdims_(const Tensor& self, int64_t dim0, int64_t dim1) { return ember::transpose_(self, dim0, dim1); }
 Tensor swapaxes(const Tensor& self, int64_t axis0, int64_t axis1) { return ember::transpose(self, axis0, axis1); }
@@ -122,6 +170,12 @@ void register_aten_ops(Library& m) {
   m.def("equal(Tensor self, Tensor other) -> bool", OpInfo{"True when self and other have the same size and elements.", ""});
   m.def("isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor", OpInfo{"Elementwise |self - other| <= atol + rtol * |other| (bool, broadcast shape); equal values (same-signed infinities too) are close, NaN only to NaN with equal_nan; integer inputs compare in the default dtype.", ""});
   m.def("allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool", OpInfo{"Whether every element of isclose(self, other, rtol, atol, equal_nan) is true.", ""});
+  m.def("resize_(Tensor(a!) self, int[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)", OpInfo{"Gives self the sizes (contiguous strides, or memory_format's; unchanged strides for unchanged sizes without memory_format), growing its storage in place (old bytes kept, new ones uninitialized) when too small. Errors: a negative size; a storage that cannot grow (adopted memory).", ""});
+  m.def("resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!)", OpInfo{"self.resize_(the_template.size(), memory_format=memory_format).", ""});
+  m.def("set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)", OpInfo{"Makes self use source's storage, offset, sizes and strides (both then see the same memory). Errors: another dtype.", ""});
+  m.def("set_.source_Tensor_storage_offset(Tensor(a!) self, Tensor source, int storage_offset, int[] size, int[] stride=[]) -> Tensor(a!)", OpInfo{"Makes self a view of source's storage (its bytes, whatever source's dtype) with the given offset, sizes and strides in self's elements (contiguous strides when stride is empty), growing the storage when needed. Errors: negative sizes or offset; as many strides as sizes unless none.", ""});
+  m.def("set_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"Gives self a new empty storage and the size (0).", ""});
+  m.def("is_set_to(Tensor self, Tensor tensor) -> bool", OpInfo{"Whether self and tensor use the same storage with the same offset, sizes and strides.", ""});
   m.def("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", OpInfo{"self + alpha * other, broadcast and promoted.", "binary"});
   m.def("add_.Tensor(Tensor(a!) self, Tensor other, Scalar alpha=1) -> Tensor(a!)", OpInfo{"self + alpha * other, broadcast and promoted.", "binary"});
   m.def("add.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", OpInfo{"self + alpha * other, broadcast and promoted.", "binary"});
@@ -245,6 +299,40 @@ void register_aten_ops(Library& m) {
   m.def("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor", OpInfo{"self + value * tensor1 / tensor2 (not for integer tensors).", "binary"});
   m.def("addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, Scalar value=1) -> Tensor(a!)", OpInfo{"self + value * tensor1 / tensor2 (not for integer tensors).", "binary"});
   m.def("addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)", OpInfo{"self + value * tensor1 / tensor2 (not for integer tensors).", "binary"});
+  m.def("copysign.Tensor(Tensor self, Tensor other) -> Tensor", OpInfo{"|self| with the sign of other (std::copysign); integers give the default floating dtype.", "binary_float"});
+  m.def("copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", OpInfo{"|self| with the sign of other (std::copysign); integers give the default floating dtype.", "binary_float"});
+  m.def("copysign.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"|self| with the sign of other (std::copysign); integers give the default floating dtype.", "binary_float"});
+  m.def("heaviside(Tensor self, Tensor values) -> Tensor", OpInfo{"0 where self < 0, values where self == 0, 1 where self > 0 (NaN stays NaN). Errors: operands of different dtypes.", "binary"});
+  m.def("heaviside_(Tensor(a!) self, Tensor values) -> Tensor(a!)", OpInfo{"0 where self < 0, values where self == 0, 1 where self > 0 (NaN stays NaN). Errors: operands of different dtypes.", "binary"});
+  m.def("heaviside.out(Tensor self, Tensor values, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"0 where self < 0, values where self == 0, 1 where self > 0 (NaN stays NaN). Errors: operands of different dtypes.", "binary"});
+  m.def("logaddexp(Tensor self, Tensor other) -> Tensor", OpInfo{"log(exp(self) + exp(other)) without overflow; float32/float64/bfloat16 as PyTorch's CPU.", "binary"});
+  m.def("logaddexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"log(exp(self) + exp(other)) without overflow; float32/float64/bfloat16 as PyTorch's CPU.", "binary"});
+  m.def("logaddexp2(Tensor self, Tensor other) -> Tensor", OpInfo{"log2(2**self + 2**other) without overflow; float32/float64/bfloat16 as PyTorch's CPU.", "binary"});
+  m.def("logaddexp2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"log2(2**self + 2**other) without overflow; float32/float64/bfloat16 as PyTorch's CPU.", "binary"});
+  m.def("nextafter(Tensor self, Tensor other) -> Tensor", OpInfo{"The next floating value after self towards other (std::nextafter).", "binary"});
+  m.def("nextafter_(Tensor(a!) self, Tensor other) -> Tensor(a!)", OpInfo{"The next floating value after self towards other (std::nextafter).", "binary"});
+  m.def("nextafter.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"The next floating value after self towards other (std::nextafter).", "binary"});
+  m.def("gcd(Tensor self, Tensor other) -> Tensor", OpInfo{"Greatest common divisor of |self| and |other| (gcd(0, 0) = 0); integral dtypes only.", "binary"});
+  m.def("gcd_(Tensor(a!) self, Tensor other) -> Tensor(a!)", OpInfo{"Greatest common divisor of |self| and |other| (gcd(0, 0) = 0); integral dtypes only.", "binary"});
+  m.def("gcd.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Greatest common divisor of |self| and |other| (gcd(0, 0) = 0); integral dtypes only.", "binary"});
+  m.def("lcm(Tensor self, Tensor other) -> Tensor", OpInfo{"Least common multiple |self * other| / gcd (0 when either is 0); integral dtypes only.", "binary"});
+  m.def("lcm_(Tensor(a!) self, Tensor other) -> Tensor(a!)", OpInfo{"Least common multiple |self * other| / gcd (0 when either is 0); integral dtypes only.", "binary"});
+  m.def("lcm.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Least common multiple |self * other| / gcd (0 when either is 0); integral dtypes only.", "binary"});
+  m.def("ldexp.Tensor(Tensor self, Tensor other) -> Tensor", OpInfo{"self * 2**other (PyTorch's composite: mul(self, exp2(other))).", ""});
+  m.def("ldexp_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", OpInfo{"self * 2**other (PyTorch's composite: mul(self, exp2(other))).", ""});
+  m.def("ldexp.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"self * 2**other (PyTorch's composite: mul(self, exp2(other))).", ""});
+  m.def("float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", OpInfo{"self ** exponent computed in float64 (the result is float64). Errors: in place on a self, or out= of another dtype than float64.", ""});
+  m.def("float_power_.Tensor_Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)", OpInfo{"self ** exponent computed in float64 (the result is float64). Errors: in place on a self, or out= of another dtype than float64.", ""});
+  m.def("float_power.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"self ** exponent computed in float64 (the result is float64). Errors: in place on a self, or out= of another dtype than float64.", ""});
+  m.def("xlogy.Tensor(Tensor self, Tensor other) -> Tensor", OpInfo{"self * log(other), 0 where self is 0 (unless other is NaN).", "binary_float"});
+  m.def("xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", OpInfo{"self * log(other), 0 where self is 0 (unless other is NaN).", "binary_float"});
+  m.def("xlogy.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"self * log(other), 0 where self is 0 (unless other is NaN).", "binary_float"});
+  m.def("igamma(Tensor self, Tensor other) -> Tensor", OpInfo{"Regularized lower incomplete gamma P(self, other); floating dtypes (Cephes' igam method: series or continued fraction).", "binary"});
+  m.def("igamma_(Tensor(a!) self, Tensor other) -> Tensor(a!)", OpInfo{"Regularized lower incomplete gamma P(self, other); floating dtypes (Cephes' igam method: series or continued fraction).", "binary"});
+  m.def("igamma.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Regularized lower incomplete gamma P(self, other); floating dtypes (Cephes' igam method: series or continued fraction).", "binary"});
+  m.def("igammac(Tensor self, Tensor other) -> Tensor", OpInfo{"Regularized upper incomplete gamma Q(self, other) = 1 - P(self, other); floating dtypes.", "binary"});
+  m.def("igammac_(Tensor(a!) self, Tensor other) -> Tensor(a!)", OpInfo{"Regularized upper incomplete gamma Q(self, other) = 1 - P(self, other); floating dtypes.", "binary"});
+  m.def("igammac.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Regularized upper incomplete gamma Q(self, other) = 1 - P(self, other); floating dtypes.", "binary"});
   m.def("arctan2(Tensor self, Tensor other) -> Tensor", OpInfo{"Alias of atan2: Angle of the point (other, self) in radians, in (-pi, pi].", "binary_float"});
   m.def("arctan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)", OpInfo{"Alias of atan2: Angle of the point (other, self) in radians, in (-pi, pi].", "binary_float"});
   m.def("arctan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of atan2: Angle of the point (other, self) in radians, in (-pi, pi].", "binary_float"});
@@ -338,6 +426,19 @@ void register_aten_ops(Library& m) {
   m.def("fill.Scalar(Tensor self, Scalar value) -> Tensor", OpInfo{"A tensor of self's sizes and dtype holding value.", ""});
   m.def("fill.Tensor(Tensor self, Tensor value) -> Tensor", OpInfo{"A tensor of self's sizes and dtype holding the 0-dim value. Errors: a value of more than 0 dims.", ""});
   m.def("fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)", OpInfo{"Writes fill_value on the main diagonal of self in place (all dims of equal size when above 2-D); a tall matrix with wrap restarts the diagonal every cols + 1 rows, as NumPy's fill_diagonal. Errors: fewer than 2 dims, unequal sizes above 2-D.", ""});
+  m.def("bartlett_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor", OpInfo{"bartlett_window.periodic with periodic=True.", ""});
+  m.def("bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor", OpInfo{"The triangular window 1 - |2n / (N - 1) - 1| (floating dtypes). Errors: window_length < 0; a dtype that is not floating.", ""});
+  m.def("blackman_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor", OpInfo{"blackman_window.periodic with periodic=True.", ""});
+  m.def("blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor", OpInfo{"The Blackman window 0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1)) (floating dtypes). Errors: as bartlett_window.", ""});
+  m.def("hamming_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor", OpInfo{"hamming_window.periodic_alpha_beta with periodic=True, alpha=0.54, beta=0.46.", ""});
+  m.def("hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor", OpInfo{"hamming_window.periodic_alpha_beta with alpha=0.54, beta=0.46.", ""});
+  m.def("hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Device? device=None) -> Tensor", OpInfo{"hamming_window.periodic_alpha_beta with beta=0.46.", ""});
+  m.def("hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Device? device=None) -> Tensor", OpInfo{"The generalized Hamming window alpha - beta cos(2 pi n / (N - 1)) (floating dtypes). Errors: as bartlett_window.", ""});
+  m.def("hann_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor", OpInfo{"hann_window.periodic with periodic=True.", ""});
+  m.def("hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor", OpInfo{"The Hann window 0.5 - 0.5 cos(2 pi n / (N - 1)), hamming_window with alpha = beta = 0.5 (floating dtypes). Errors: as bartlett_window.", ""});
+  m.def("kaiser_window(int window_length, *, ScalarType? dtype=None, Device? device=None) -> Tensor", OpInfo{"kaiser_window.beta with periodic=True, beta=12.", ""});
+  m.def("kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Device? device=None) -> Tensor", OpInfo{"kaiser_window.beta with beta=12.", ""});
+  m.def("kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Device? device=None) -> Tensor", OpInfo{"The Kaiser window I0(beta sqrt(1 - ((n - a) / a)^2)) / I0(beta), a = (N - 1) / 2, with I0 the modified Bessel function of order 0 computed in float (double for float64) (floating dtypes). Errors: as bartlett_window.", ""});
   m.def("_fused_elementwise(Tensor[] inputs, int[] program, int[] constants=[]) -> Tensor", OpInfo{"One pass over the broadcast of inputs evaluating a small expression program (Note [fused elementwise programs], ember/ops/FusedProgram.h): instructions [opcode, a, b] for input/constant loads and unary/binary elementwise ops; constants are binary64 bit patterns. float32 or float64 inputs of one dtype; contiguous result. Errors: a malformed program, mixed or other dtypes, shapes that do not broadcast. Not differentiable.", ""});
   m.def("index_select(Tensor self, int dim, Tensor index) -> Tensor", OpInfo{"The entries of self at the positions index (a vector of int64 or int32 in [0, size)) along dim. Errors: an index out of range (IndexError), an index of more than 1 dim (IndexError).", ""});
   m.def("index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"The entries of self at the positions index (a vector of int64 or int32 in [0, size)) along dim. Errors: an index out of range (IndexError), an index of more than 1 dim (IndexError).", ""});
@@ -565,6 +666,8 @@ void register_aten_ops(Library& m) {
   m.def("log_sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"log(1 / (1 + exp(-x))), computed as min(x, 0) - log1p(exp(-|x|)); floating types only.", "unary"});
   m.def("glu(Tensor self, int dim=-1) -> Tensor", OpInfo{"a * sigmoid(b) where a and b are the first and second halves of self along dim (Dauphin et al., 2016). Errors: a 0-dim input; an odd size along dim.", ""});
   m.def("glu.out(Tensor self, int dim=-1, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"a * sigmoid(b) where a and b are the first and second halves of self along dim (Dauphin et al., 2016). Errors: a 0-dim input; an odd size along dim.", ""});
+  m.def("hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor", OpInfo{"0 where -lambd <= x <= lambd, else x (NaN stays); floating types only, out= of self's dtype.", "unary"});
+  m.def("hardshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"0 where -lambd <= x <= lambd, else x (NaN stays); floating types only, out= of self's dtype.", "unary"});
   m.def("threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor", OpInfo{"x where x > threshold, else value (not for bool).", "unary"});
   m.def("threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)", OpInfo{"x where x > threshold, else value (not for bool).", "unary"});
   m.def("threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"x where x > threshold, else value (not for bool).", "unary"});
@@ -631,6 +734,13 @@ void register_aten_ops(Library& m) {
   m.def("bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)", OpInfo{"Fills self with 0/1 samples with probability p. Errors: p outside [0, 1].", "unary"});
   m.def("dropout(Tensor input, float p, bool train) -> Tensor", OpInfo{"In training, zeroes each element with probability p and scales the others by 1/(1-p); else input. Errors: p outside [0, 1].", ""});
   m.def("dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)", OpInfo{"dropout in place.", ""});
+  m.def("cauchy_(Tensor(a!) self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor(a!)", OpInfo{"Fills self with Cauchy samples median + sigma * tan(pi * (u - 0.5)) (floating dtypes; any sigma, as PyTorch 1.13).", "unary"});
+  m.def("geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)", OpInfo{"Fills self with geometric samples ceil(log(u) / log(1 - p)): the number of trials up to the first success (floating and integral dtypes but bool). Errors: p outside (0, 1).", "unary"});
+  m.def("log_normal_(Tensor(a!) self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor(a!)", OpInfo{"Fills self with exp of normal samples of the given mean and std (floating dtypes). Errors: std <= 0.", "unary"});
+  m.def("poisson(Tensor self, Generator? generator=None) -> Tensor", OpInfo{"Poisson samples with rates self (floating dtypes; float16, which PyTorch 1.13 lacks, samples as float32), in self's dtype. Errors: a negative or NaN rate.", "unary"});
+  m.def("binomial(Tensor count, Tensor prob, Generator? generator=None) -> Tensor", OpInfo{"Binomial samples: successes among count trials of probability prob (broadcast; floating, one dtype; the 16-bit types, which PyTorch 1.13 lacks, sample as float32); count <= 0 or prob <= 0 give 0, prob >= 1 gives count. A NaN count or prob gives NaN.", ""});
+  m.def("multinomial(Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor", OpInfo{"num_samples category indices drawn from each row of the weights self (1-D or 2-D; floating dtypes; float16, which PyTorch 1.13 lacks, samples as float32), with or without replacement. Errors: num_samples <= 0; more samples than categories without replacement; a negative, infinite or NaN weight; a row summing to 0.", ""});
+  m.def("multinomial.out(Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)", OpInfo{"num_samples category indices drawn from each row of the weights self (1-D or 2-D; floating dtypes; float16, which PyTorch 1.13 lacks, samples as float32), with or without replacement. Errors: num_samples <= 0; more samples than categories without replacement; a negative, infinite or NaN weight; a row summing to 0.", ""});
   m.def("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", OpInfo{"Sum of all elements; integer and bool inputs give int64 unless dtype is given (the input is converted to dtype first).", ""});
   m.def("sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", OpInfo{"Sum over dim (all dims when None or empty), keeping them as size 1 when keepdim.", ""});
   m.def("sum.dim_IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Sum over dim (all dims when None or empty), keeping them as size 1 when keepdim.", ""});
@@ -824,6 +934,116 @@ void register_aten_ops(Library& m) {
   m.def("histc.out(Tensor self, int bins=100, Scalar min=0, Scalar max=0, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Histogram of self's values in bins equal-width bins over [min, max] (the data's own min and max when both are 0; values outside are ignored, max falls in the last bin); self's dtype. Errors: bins <= 0, min > max, a non-finite range, an integer self.", ""});
   m.def("bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor", OpInfo{"Count of each value 0..max(self) in the 1-D non-negative integer self (at least minlength bins); with weights (self's shape) their sums instead, as float64 (float32 for float32 weights). Errors: self not 1-D or not integral, a negative value, weights of another shape, minlength < 0.", ""});
   m.def("histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)", OpInfo{"Histogram of self's values over the increasing edges bins (1-D, at least 2): bin i holds bins[i] <= x < bins[i+1], the last also x == its right edge; weight (self's shape) adds its values instead of 1; density divides by the total and the bin widths. float32/float64, self, bins and weight of one dtype. (The bin-count form, histogram(self, bins=100, range=, ...), is ember.histogram in Python: it makes the edges with linspace and calls this.)", ""});
+  m.def("special_airy_ai(Tensor self) -> Tensor", OpInfo{"Airy function Ai(x) (DLMF 9.6 through Bessel functions of order 1/3).", "unary_float"});
+  m.def("special_airy_ai.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Airy function Ai(x) (DLMF 9.6 through Bessel functions of order 1/3).", "unary_float"});
+  m.def("special_bessel_j0(Tensor self) -> Tensor", OpInfo{"Bessel function of the first kind of order 0.", "unary_float"});
+  m.def("special_bessel_j0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Bessel function of the first kind of order 0.", "unary_float"});
+  m.def("special_bessel_j1(Tensor self) -> Tensor", OpInfo{"Bessel function of the first kind of order 1.", "unary_float"});
+  m.def("special_bessel_j1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Bessel function of the first kind of order 1.", "unary_float"});
+  m.def("special_bessel_y0(Tensor self) -> Tensor", OpInfo{"Bessel function of the second kind of order 0 (NaN below 0, -inf at 0).", "unary_float"});
+  m.def("special_bessel_y0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Bessel function of the second kind of order 0 (NaN below 0, -inf at 0).", "unary_float"});
+  m.def("special_bessel_y1(Tensor self) -> Tensor", OpInfo{"Bessel function of the second kind of order 1 (NaN below 0, -inf at 0).", "unary_float"});
+  m.def("special_bessel_y1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Bessel function of the second kind of order 1 (NaN below 0, -inf at 0).", "unary_float"});
+  m.def("special_modified_bessel_i0(Tensor self) -> Tensor", OpInfo{"Modified Bessel function of the first kind of order 0.", "unary_float"});
+  m.def("special_modified_bessel_i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Modified Bessel function of the first kind of order 0.", "unary_float"});
+  m.def("special_modified_bessel_i1(Tensor self) -> Tensor", OpInfo{"Modified Bessel function of the first kind of order 1.", "unary_float"});
+  m.def("special_modified_bessel_i1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Modified Bessel function of the first kind of order 1.", "unary_float"});
+  m.def("special_modified_bessel_k0(Tensor self) -> Tensor", OpInfo{"Modified Bessel function of the second kind of order 0 (NaN below 0, inf at 0).", "unary_float"});
+  m.def("special_modified_bessel_k0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Modified Bessel function of the second kind of order 0 (NaN below 0, inf at 0).", "unary_float"});
+  m.def("special_modified_bessel_k1(Tensor self) -> Tensor", OpInfo{"Modified Bessel function of the second kind of order 1 (NaN below 0, inf at 0).", "unary_float"});
+  m.def("special_modified_bessel_k1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Modified Bessel function of the second kind of order 1 (NaN below 0, inf at 0).", "unary_float"});
+  m.def("special_scaled_modified_bessel_k0(Tensor self) -> Tensor", OpInfo{"exp(x) K0(x), without underflow for large x.", "unary_float"});
+  m.def("special_scaled_modified_bessel_k0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"exp(x) K0(x), without underflow for large x.", "unary_float"});
+  m.def("special_scaled_modified_bessel_k1(Tensor self) -> Tensor", OpInfo{"exp(x) K1(x), without underflow for large x.", "unary_float"});
+  m.def("special_scaled_modified_bessel_k1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"exp(x) K1(x), without underflow for large x.", "unary_float"});
+  m.def("special_spherical_bessel_j0(Tensor self) -> Tensor", OpInfo{"Spherical Bessel function of the first kind of order 0: sin(x) / x, 1 at 0.", "unary_float"});
+  m.def("special_spherical_bessel_j0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Spherical Bessel function of the first kind of order 0: sin(x) / x, 1 at 0.", "unary_float"});
+  m.def("special_entr(Tensor self) -> Tensor", OpInfo{"Elementwise entropy -x log x (0 at 0, -inf below 0).", "unary_float"});
+  m.def("special_entr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Elementwise entropy -x log x (0 at 0, -inf below 0).", "unary_float"});
+  m.def("special_erfcx(Tensor self) -> Tensor", OpInfo{"Scaled complementary error function exp(x**2) erfc(x), without overflow for large x.", "unary_float"});
+  m.def("special_erfcx.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Scaled complementary error function exp(x**2) erfc(x), without overflow for large x.", "unary_float"});
+  m.def("special_i0e(Tensor self) -> Tensor", OpInfo{"Exponentially scaled modified Bessel function exp(-|x|) I0(x).", "unary_float"});
+  m.def("special_i0e.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Exponentially scaled modified Bessel function exp(-|x|) I0(x).", "unary_float"});
+  m.def("special_i1(Tensor self) -> Tensor", OpInfo{"Modified Bessel function of the first kind of order 1.", "unary_float"});
+  m.def("special_i1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Modified Bessel function of the first kind of order 1.", "unary_float"});
+  m.def("special_i1e(Tensor self) -> Tensor", OpInfo{"Exponentially scaled modified Bessel function exp(-|x|) I1(x).", "unary_float"});
+  m.def("special_i1e.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Exponentially scaled modified Bessel function exp(-|x|) I1(x).", "unary_float"});
+  m.def("special_log_ndtr(Tensor self) -> Tensor", OpInfo{"log of the standard normal CDF, accurate in the left tail (log(erfc(-x / sqrt 2) / 2)).", "unary_float"});
+  m.def("special_log_ndtr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"log of the standard normal CDF, accurate in the left tail (log(erfc(-x / sqrt 2) / 2)).", "unary_float"});
+  m.def("special_ndtri(Tensor self) -> Tensor", OpInfo{"Inverse of the standard normal CDF on [0, 1] (-inf at 0, inf at 1, NaN outside).", "unary_float"});
+  m.def("special_ndtri.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Inverse of the standard normal CDF on [0, 1] (-inf at 0, inf at 1, NaN outside).", "unary_float"});
+  m.def("special_ndtr(Tensor self) -> Tensor", OpInfo{"Standard normal CDF, (1 + erf(x / sqrt 2)) / 2 (PyTorch's composite).", "unary_float"});
+  m.def("special_ndtr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Standard normal CDF, (1 + erf(x / sqrt 2)) / 2 (PyTorch's composite).", "unary_float"});
+  m.def("special_xlog1py(Tensor self, Tensor other) -> Tensor", OpInfo{"self * log1p(other), 0 where self is 0 (unless other is NaN).", "binary_float"});
+  m.def("special_xlog1py.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"self * log1p(other), 0 where self is 0 (unless other is NaN).", "binary_float"});
+  m.def("special_zeta(Tensor self, Tensor other) -> Tensor", OpInfo{"Hurwitz zeta function sum_k (k + other)**-self (Euler-Maclaurin summation, DLMF 25.11).", "binary_float"});
+  m.def("special_zeta.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Hurwitz zeta function sum_k (k + other)**-self (Euler-Maclaurin summation, DLMF 25.11).", "binary_float"});
+  m.def("special_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor", OpInfo{"Chebyshev polynomial of the first kind T_n(x) (DLMF 18.9.1 recurrence; cos(n acos x) for n > 6, |x| < 1). n is truncated to an integer; 0 for n < 0.", "binary_float"});
+  m.def("special_chebyshev_polynomial_t.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Chebyshev polynomial of the first kind T_n(x) (DLMF 18.9.1 recurrence; cos(n acos x) for n > 6, |x| < 1). n is truncated to an integer; 0 for n < 0.", "binary_float"});
+  m.def("special_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor", OpInfo{"Chebyshev polynomial of the second kind U_n(x). n is truncated to an integer; 0 for n < 0.", "binary_float"});
+  m.def("special_chebyshev_polynomial_u.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Chebyshev polynomial of the second kind U_n(x). n is truncated to an integer; 0 for n < 0.", "binary_float"});
+  m.def("special_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor", OpInfo{"Chebyshev polynomial of the third kind V_n(x). n is truncated to an integer; 0 for n < 0.", "binary_float"});
+  m.def("special_chebyshev_polynomial_v.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Chebyshev polynomial of the third kind V_n(x). n is truncated to an integer; 0 for n < 0.", "binary_float"});
+  m.def("special_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor", OpInfo{"Chebyshev polynomial of the fourth kind W_n(x). n is truncated to an integer; 0 for n < 0.", "binary_float"});
+  m.def("special_chebyshev_polynomial_w.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Chebyshev polynomial of the fourth kind W_n(x). n is truncated to an integer; 0 for n < 0.", "binary_float"});
+  m.def("special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor", OpInfo{"Shifted Chebyshev polynomial of the first kind T*_n(x) = T_n(2x - 1). n is truncated to an integer; 0 for n < 0.", "binary_float"});
+  m.def("special_shifted_chebyshev_polynomial_t.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Shifted Chebyshev polynomial of the first kind T*_n(x) = T_n(2x - 1). n is truncated to an integer; 0 for n < 0.", "binary_float"});
+  m.def("special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor", OpInfo{"Shifted Chebyshev polynomial of the second kind U*_n(x) = U_n(2x - 1). n is truncated to an integer; 0 for n < 0.", "binary_float"});
+  m.def("special_shifted_chebyshev_polynomial_u.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Shifted Chebyshev polynomial of the second kind U*_n(x) = U_n(2x - 1). n is truncated to an integer; 0 for n < 0.", "binary_float"});
+  m.def("special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor", OpInfo{"Shifted Chebyshev polynomial of the third kind V*_n(x) = V_n(2x - 1). n is truncated to an integer; 0 for n < 0.", "binary_float"});
+  m.def("special_shifted_chebyshev_polynomial_v.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Shifted Chebyshev polynomial of the third kind V*_n(x) = V_n(2x - 1). n is truncated to an integer; 0 for n < 0.", "binary_float"});
+  m.def("special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor", OpInfo{"Shifted Chebyshev polynomial of the fourth kind W*_n(x) = W_n(2x - 1). n is truncated to an integer; 0 for n < 0.", "binary_float"});
+  m.def("special_shifted_chebyshev_polynomial_w.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Shifted Chebyshev polynomial of the fourth kind W*_n(x) = W_n(2x - 1). n is truncated to an integer; 0 for n < 0.", "binary_float"});
+  m.def("special_hermite_polynomial_h(Tensor x, Tensor n) -> Tensor", OpInfo{"Physicists' Hermite polynomial H_n(x). n is truncated to an integer; 0 for n < 0.", "binary_float"});
+  m.def("special_hermite_polynomial_h.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Physicists' Hermite polynomial H_n(x). n is truncated to an integer; 0 for n < 0.", "binary_float"});
+  m.def("special_hermite_polynomial_he(Tensor x, Tensor n) -> Tensor", OpInfo{"Probabilists' Hermite polynomial He_n(x). n is truncated to an integer; 0 for n < 0.", "binary_float"});
+  m.def("special_hermite_polynomial_he.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Probabilists' Hermite polynomial He_n(x). n is truncated to an integer; 0 for n < 0.", "binary_float"});
+  m.def("special_laguerre_polynomial_l(Tensor x, Tensor n) -> Tensor", OpInfo{"Laguerre polynomial L_n(x). n is truncated to an integer; 0 for n < 0.", "binary_float"});
+  m.def("special_laguerre_polynomial_l.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Laguerre polynomial L_n(x). n is truncated to an integer; 0 for n < 0.", "binary_float"});
+  m.def("special_legendre_polynomial_p(Tensor x, Tensor n) -> Tensor", OpInfo{"Legendre polynomial P_n(x). n is truncated to an integer; 0 for n < 0.", "binary_float"});
+  m.def("special_legendre_polynomial_p.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Legendre polynomial P_n(x). n is truncated to an integer; 0 for n < 0.", "binary_float"});
+  m.def("special_round(Tensor self, *, int decimals=0) -> Tensor", OpInfo{"round(self, decimals=decimals).", "unary"});
+  m.def("special_round.out(Tensor self, *, int decimals=0, Tensor(a!) out) -> Tensor(a!)", OpInfo{"round(self, decimals=decimals).", "unary"});
+  m.def("special_log_softmax(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", OpInfo{"log_softmax(self, dim, dtype).", ""});
+  m.def("special_digamma(Tensor self) -> Tensor", OpInfo{"Alias of digamma: psi(x) = d/dx log Gamma(x); -inf at 0 (as PyTorch), NaN at negative integers.", "unary_float"});
+  m.def("special_digamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of digamma: psi(x) = d/dx log Gamma(x); -inf at 0 (as PyTorch), NaN at negative integers.", "unary_float"});
+  m.def("special_psi(Tensor self) -> Tensor", OpInfo{"Alias of digamma: psi(x) = d/dx log Gamma(x); -inf at 0 (as PyTorch), NaN at negative integers.", "unary_float"});
+  m.def("special_psi.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of digamma: psi(x) = d/dx log Gamma(x); -inf at 0 (as PyTorch), NaN at negative integers.", "unary_float"});
+  m.def("special_erf(Tensor self) -> Tensor", OpInfo{"Alias of erf: Error function.", "unary_float"});
+  m.def("special_erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of erf: Error function.", "unary_float"});
+  m.def("special_erfc(Tensor self) -> Tensor", OpInfo{"Alias of erfc: 1 - erf(x), accurate for large x.", "unary_float"});
+  m.def("special_erfc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of erfc: 1 - erf(x), accurate for large x.", "unary_float"});
+  m.def("special_erfinv(Tensor self) -> Tensor", OpInfo{"Alias of erfinv: Inverse error function on [-1, 1] (+-inf at +-1, NaN outside).", "unary_float"});
+  m.def("special_erfinv.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of erfinv: Inverse error function on [-1, 1] (+-inf at +-1, NaN outside).", "unary_float"});
+  m.def("special_exp2(Tensor self) -> Tensor", OpInfo{"Alias of exp2: 2**x, element-wise.", "unary_float"});
+  m.def("special_exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of exp2: 2**x, element-wise.", "unary_float"});
+  m.def("special_expm1(Tensor self) -> Tensor", OpInfo{"Alias of expm1: e**x - 1, accurate near 0.", "unary_float"});
+  m.def("special_expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of expm1: e**x - 1, accurate near 0.", "unary_float"});
+  m.def("special_expit(Tensor self) -> Tensor", OpInfo{"Alias of sigmoid: 1 / (1 + e**-x).", "unary_float"});
+  m.def("special_expit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of sigmoid: 1 / (1 + e**-x).", "unary_float"});
+  m.def("special_gammaln(Tensor self) -> Tensor", OpInfo{"Alias of lgamma: log |Gamma(x)| (std::lgamma).", "unary_float"});
+  m.def("special_gammaln.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of lgamma: log |Gamma(x)| (std::lgamma).", "unary_float"});
+  m.def("special_i0(Tensor self) -> Tensor", OpInfo{"Alias of i0: Modified Bessel function of the first kind of order 0.", "unary_float"});
+  m.def("special_i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of i0: Modified Bessel function of the first kind of order 0.", "unary_float"});
+  m.def("special_log1p(Tensor self) -> Tensor", OpInfo{"Alias of log1p: log(1 + x), accurate near 0.", "unary_float"});
+  m.def("special_log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of log1p: log(1 + x), accurate near 0.", "unary_float"});
+  m.def("special_sinc(Tensor self) -> Tensor", OpInfo{"Alias of sinc: Normalized sinc: sin(pi x) / (pi x), 1 at 0.", "unary_float"});
+  m.def("special_sinc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of sinc: Normalized sinc: sin(pi x) / (pi x), 1 at 0.", "unary_float"});
+  m.def("special_logit(Tensor self, float? eps=None) -> Tensor", OpInfo{"Alias of logit: log(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps is given.", "unary_float"});
+  m.def("special_logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of logit: log(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps is given.", "unary_float"});
+  m.def("special_polygamma(int n, Tensor self) -> Tensor", OpInfo{"Alias of polygamma: The n-th derivative of digamma: digamma (n=0), trigamma (n=1), (-1)**(n+1) n! zeta(n+1, x) above. Errors: n < 0.", "unary_float"});
+  m.def("special_polygamma.out(int n, Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of polygamma: The n-th derivative of digamma: digamma (n=0), trigamma (n=1), (-1)**(n+1) n! zeta(n+1, x) above. Errors: n < 0.", "unary_float"});
+  m.def("special_multigammaln(Tensor self, int p) -> Tensor", OpInfo{"Alias of mvlgamma: Multivariate log-gamma of dimension p: p(p-1)/4 log(pi) + sum_{j<p} lgamma(x - j/2). Errors: p < 1.", "unary_float"});
+  m.def("special_multigammaln.out(Tensor self, int p, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of mvlgamma: Multivariate log-gamma of dimension p: p(p-1)/4 log(pi) + sum_{j<p} lgamma(x - j/2). Errors: p < 1.", "unary_float"});
+  m.def("special_xlogy(Tensor self, Tensor other) -> Tensor", OpInfo{"Alias of xlogy.Tensor: self * log(other), 0 where self is 0 (unless other is NaN).", "binary_float"});
+  m.def("special_xlogy.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of xlogy.Tensor: self * log(other), 0 where self is 0 (unless other is NaN).", "binary_float"});
+  m.def("special_gammainc(Tensor self, Tensor other) -> Tensor", OpInfo{"Alias of igamma: Regularized lower incomplete gamma P(self, other); floating dtypes (Cephes' igam method: series or continued fraction).", "binary"});
+  m.def("special_gammainc.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of igamma: Regularized lower incomplete gamma P(self, other); floating dtypes (Cephes' igam method: series or continued fraction).", "binary"});
+  m.def("special_gammaincc(Tensor self, Tensor other) -> Tensor", OpInfo{"Alias of igammac: Regularized upper incomplete gamma Q(self, other) = 1 - P(self, other); floating dtypes.", "binary"});
+  m.def("special_gammaincc.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of igammac: Regularized upper incomplete gamma Q(self, other) = 1 - P(self, other); floating dtypes.", "binary"});
+  m.def("special_logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor", OpInfo{"Alias of logsumexp: log(sum(exp(x))) over dim, computed stably (shifted by the maximum); integer inputs give the default dtype.", ""});
+  m.def("special_logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of logsumexp: log(sum(exp(x))) over dim, computed stably (shifted by the maximum); integer inputs give the default dtype.", ""});
+  m.def("special_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", OpInfo{"Alias of softmax.int: exp(x - max) / sum(exp(x - max)) along dim; dtype converts the input first; floating dtypes only.", ""});
   m.def("abs(Tensor self) -> Tensor", OpInfo{"Absolute value, element-wise.", "unary"});
   m.def("abs_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"Absolute value, element-wise.", "unary"});
   m.def("abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Absolute value, element-wise.", "unary"});
@@ -937,6 +1157,55 @@ void register_aten_ops(Library& m) {
   m.def("nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor", OpInfo{"NaN -> nan (0), +inf -> posinf (the dtype's max), -inf -> neginf (the dtype's lowest).", "unary"});
   m.def("nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)", OpInfo{"NaN -> nan (0), +inf -> posinf (the dtype's max), -inf -> neginf (the dtype's lowest).", "unary"});
   m.def("nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"NaN -> nan (0), +inf -> posinf (the dtype's max), -inf -> neginf (the dtype's lowest).", "unary"});
+  m.def("acosh(Tensor self) -> Tensor", OpInfo{"Inverse hyperbolic cosine (NaN below 1).", "unary_float"});
+  m.def("acosh_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"Inverse hyperbolic cosine (NaN below 1).", "unary_float"});
+  m.def("acosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Inverse hyperbolic cosine (NaN below 1).", "unary_float"});
+  m.def("asinh(Tensor self) -> Tensor", OpInfo{"Inverse hyperbolic sine.", "unary_float"});
+  m.def("asinh_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"Inverse hyperbolic sine.", "unary_float"});
+  m.def("asinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Inverse hyperbolic sine.", "unary_float"});
+  m.def("atanh(Tensor self) -> Tensor", OpInfo{"Inverse hyperbolic tangent (NaN outside [-1, 1], +-inf at +-1).", "unary_float"});
+  m.def("atanh_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"Inverse hyperbolic tangent (NaN outside [-1, 1], +-inf at +-1).", "unary_float"});
+  m.def("atanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Inverse hyperbolic tangent (NaN outside [-1, 1], +-inf at +-1).", "unary_float"});
+  m.def("deg2rad(Tensor self) -> Tensor", OpInfo{"Degrees to radians (x * pi / 180).", "unary_float"});
+  m.def("deg2rad_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"Degrees to radians (x * pi / 180).", "unary_float"});
+  m.def("deg2rad.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Degrees to radians (x * pi / 180).", "unary_float"});
+  m.def("rad2deg(Tensor self) -> Tensor", OpInfo{"Radians to degrees (x * 180 / pi).", "unary_float"});
+  m.def("rad2deg_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"Radians to degrees (x * 180 / pi).", "unary_float"});
+  m.def("rad2deg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Radians to degrees (x * 180 / pi).", "unary_float"});
+  m.def("positive(Tensor(a) self) -> Tensor(a)", OpInfo{"self itself (unary +); bool tensors raise RuntimeError as PyTorch.", "unary"});
+  m.def("signbit(Tensor self) -> Tensor", OpInfo{"True where the sign bit is set (-0.0 and negative NaN included); false for unsigned and bool.", "unary_bool"});
+  m.def("signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"True where the sign bit is set (-0.0 and negative NaN included); false for unsigned and bool.", "unary_bool"});
+  m.def("isneginf(Tensor self) -> Tensor", OpInfo{"True where x is -inf.", "unary_bool"});
+  m.def("isneginf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"True where x is -inf.", "unary_bool"});
+  m.def("isposinf(Tensor self) -> Tensor", OpInfo{"True where x is +inf.", "unary_bool"});
+  m.def("isposinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"True where x is +inf.", "unary_bool"});
+  m.def("digamma(Tensor self) -> Tensor", OpInfo{"psi(x) = d/dx log Gamma(x); -inf at 0 (as PyTorch), NaN at negative integers.", "unary_float"});
+  m.def("digamma_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"psi(x) = d/dx log Gamma(x); -inf at 0 (as PyTorch), NaN at negative integers.", "unary_float"});
+  m.def("digamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"psi(x) = d/dx log Gamma(x); -inf at 0 (as PyTorch), NaN at negative integers.", "unary_float"});
+  m.def("lgamma(Tensor self) -> Tensor", OpInfo{"log |Gamma(x)| (std::lgamma).", "unary_float"});
+  m.def("lgamma_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"log |Gamma(x)| (std::lgamma).", "unary_float"});
+  m.def("lgamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"log |Gamma(x)| (std::lgamma).", "unary_float"});
+  m.def("polygamma(int n, Tensor self) -> Tensor", OpInfo{"The n-th derivative of digamma: digamma (n=0), trigamma (n=1), (-1)**(n+1) n! zeta(n+1, x) above. Errors: n < 0.", "unary_float"});
+  m.def("polygamma.out(int n, Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"The n-th derivative of digamma: digamma (n=0), trigamma (n=1), (-1)**(n+1) n! zeta(n+1, x) above. Errors: n < 0.", "unary_float"});
+  m.def("mvlgamma(Tensor self, int p) -> Tensor", OpInfo{"Multivariate log-gamma of dimension p: p(p-1)/4 log(pi) + sum_{j<p} lgamma(x - j/2). Errors: p < 1.", "unary_float"});
+  m.def("mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!)", OpInfo{"Multivariate log-gamma of dimension p: p(p-1)/4 log(pi) + sum_{j<p} lgamma(x - j/2). Errors: p < 1.", "unary_float"});
+  m.def("mvlgamma.out(Tensor self, int p, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Multivariate log-gamma of dimension p: p(p-1)/4 log(pi) + sum_{j<p} lgamma(x - j/2). Errors: p < 1.", "unary_float"});
+  m.def("erfinv(Tensor self) -> Tensor", OpInfo{"Inverse error function on [-1, 1] (+-inf at +-1, NaN outside).", "unary_float"});
+  m.def("erfinv_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"Inverse error function on [-1, 1] (+-inf at +-1, NaN outside).", "unary_float"});
+  m.def("erfinv.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Inverse error function on [-1, 1] (+-inf at +-1, NaN outside).", "unary_float"});
+  m.def("i0(Tensor self) -> Tensor", OpInfo{"Modified Bessel function of the first kind of order 0.", "unary_float"});
+  m.def("i0_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"Modified Bessel function of the first kind of order 0.", "unary_float"});
+  m.def("i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Modified Bessel function of the first kind of order 0.", "unary_float"});
+  m.def("logit(Tensor self, float? eps=None) -> Tensor", OpInfo{"log(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps is given.", "unary_float"});
+  m.def("logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)", OpInfo{"log(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps is given.", "unary_float"});
+  m.def("logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"log(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps is given.", "unary_float"});
+  m.def("sinc(Tensor self) -> Tensor", OpInfo{"Normalized sinc: sin(pi x) / (pi x), 1 at 0.", "unary_float"});
+  m.def("sinc_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"Normalized sinc: sin(pi x) / (pi x), 1 at 0.", "unary_float"});
+  m.def("sinc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Normalized sinc: sin(pi x) / (pi x), 1 at 0.", "unary_float"});
+  m.def("round.decimals(Tensor self, *, int decimals) -> Tensor", OpInfo{"x rounded (halves to even) to `decimals` decimal digits (negative: to tens, hundreds, ...); float32/float64 as PyTorch's CPU.", "unary"});
+  m.def("round_.decimals(Tensor(a!) self, int decimals) -> Tensor(a!)", OpInfo{"x rounded (halves to even) to `decimals` decimal digits (negative: to tens, hundreds, ...); float32/float64 as PyTorch's CPU.", "unary"});
+  m.def("round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!)", OpInfo{"x rounded (halves to even) to `decimals` decimal digits (negative: to tens, hundreds, ...); float32/float64 as PyTorch's CPU.", "unary"});
+  m.def("frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)", OpInfo{"Mantissa in [0.5, 1) (signed) and int32 exponent with x = mantissa * 2**exponent (std::frexp); floating dtypes only.", ""});
   m.def("absolute(Tensor self) -> Tensor", OpInfo{"Alias of abs: Absolute value, element-wise.", "unary"});
   m.def("absolute_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"Alias of abs: Absolute value, element-wise.", "unary"});
   m.def("absolute.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of abs: Absolute value, element-wise.", "unary"});
@@ -955,6 +1224,15 @@ void register_aten_ops(Library& m) {
   m.def("fix(Tensor self) -> Tensor", OpInfo{"Alias of trunc: Integer part, towards zero (integers unchanged).", "unary"});
   m.def("fix_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"Alias of trunc: Integer part, towards zero (integers unchanged).", "unary"});
   m.def("fix.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of trunc: Integer part, towards zero (integers unchanged).", "unary"});
+  m.def("arccosh(Tensor self) -> Tensor", OpInfo{"Alias of acosh: Inverse hyperbolic cosine (NaN below 1).", "unary_float"});
+  m.def("arccosh_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"Alias of acosh: Inverse hyperbolic cosine (NaN below 1).", "unary_float"});
+  m.def("arccosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of acosh: Inverse hyperbolic cosine (NaN below 1).", "unary_float"});
+  m.def("arcsinh(Tensor self) -> Tensor", OpInfo{"Alias of asinh: Inverse hyperbolic sine.", "unary_float"});
+  m.def("arcsinh_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"Alias of asinh: Inverse hyperbolic sine.", "unary_float"});
+  m.def("arcsinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of asinh: Inverse hyperbolic sine.", "unary_float"});
+  m.def("arctanh(Tensor self) -> Tensor", OpInfo{"Alias of atanh: Inverse hyperbolic tangent (NaN outside [-1, 1], +-inf at +-1).", "unary_float"});
+  m.def("arctanh_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"Alias of atanh: Inverse hyperbolic tangent (NaN outside [-1, 1], +-inf at +-1).", "unary_float"});
+  m.def("arctanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of atanh: Inverse hyperbolic tangent (NaN outside [-1, 1], +-inf at +-1).", "unary_float"});
   m.def("conj_physical(Tensor self) -> Tensor", OpInfo{"The complex conjugate, element-wise (a copy of a real tensor).", "unary"});
   m.def("conj_physical_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"The complex conjugate, element-wise (a copy of a real tensor).", "unary"});
   m.def("conj_physical.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"The complex conjugate, element-wise (a copy of a real tensor).", "unary"});
@@ -963,10 +1241,11 @@ void register_aten_ops(Library& m) {
   m.def("sgn.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"x / |x| for complex x (0 where x is 0); the sign (-1, 0, 1) of real x.", "unary"});
   m.def("angle(Tensor self) -> Tensor", OpInfo{"The argument of each element in radians (atan2(imag, real)); for real x 0 when x >= 0, pi when x < 0, NaN for NaN.", ""});
   m.def("angle.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"The argument of each element in radians (atan2(imag, real)); for real x 0 when x >= 0, pi when x < 0, NaN for NaN.", ""});
-  m.def("isreal(Tensor self) -> Tensor", OpInfo{"True where the imaginary part is 0 (everywhere for a real tensor).", ""});
+  m.def("isreal(Tensor self) -> Tensor", OpInfo{"True where the imaginary part is 0 (everywhere for a real tensor).", "unary_bool"});
   m.def("as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)", OpInfo{"A view of self's storage with the given sizes, strides and offset (in elements).", "view"});
   m.def("as_strided_(Tensor(a!) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a!)", OpInfo{"A view of self's storage with the given sizes, strides and offset (in elements).", ""});
   m.def("view(Tensor(a) self, int[] size) -> Tensor(a)", OpInfo{"A view with a new shape (one size may be -1); the strides must allow it.", "view"});
+  m.def("view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)", OpInfo{"self's bytes read as dtype: the same sizes when the element sizes agree; otherwise the last dimension (stride 1) shrinks or grows by their ratio, and the other strides and the offset must be divisible by it. Errors: a 0-dim self with another element size; a last stride other than 1, or sizes, strides or the offset not divisible by the ratio.", ""});
   m.def("reshape(Tensor(a) self, int[] shape) -> Tensor(a)", OpInfo{"A view with the new shape when the strides allow, else a copy.", ""});
   m.def("view_as(Tensor(a) self, Tensor other) -> Tensor(a)", OpInfo{"self.view(other.size()).", ""});
   m.def("reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)", OpInfo{"self.reshape(other.size()).", ""});
@@ -1016,6 +1295,12 @@ void register_aten_ops(Library& m) {
   m.impl("aten::Int.Tensor", K::CompositeImplicitAutograd, static_cast<int64_t (*)(const Tensor&)>(&composite::Int_Tensor));
   m.impl("aten::isclose", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, double, double, bool)>(&composite::isclose));
   m.impl("aten::allclose", K::CompositeImplicitAutograd, static_cast<bool (*)(const Tensor&, const Tensor&, double, double, bool)>(&composite::allclose));
+  m.impl("aten::resize_", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, std::optional<MemoryFormat>)>(&composite::resize_));
+  m.impl("aten::resize_as_", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, std::optional<MemoryFormat>)>(&composite::resize_as_));
+  m.impl("aten::set_.source_Tensor", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::set_source_Tensor));
+  m.impl("aten::set_.source_Tensor_storage_offset", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, int64_t, IntArrayRef, IntArrayRef)>(&composite::set_source_Tensor_storage_offset));
+  m.impl("aten::set_", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::set_));
+  m.impl("aten::is_set_to", K::CompositeExplicitAutograd, static_cast<bool (*)(const Tensor&, const Tensor&)>(&composite::is_set_to));
   m.impl("aten::add.Scalar", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&composite::add_Scalar));
   m.impl("aten::sub.Scalar", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&composite::sub_Scalar));
   m.impl("aten::mul.Scalar", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&composite::mul_Scalar));
@@ -1036,6 +1321,12 @@ void register_aten_ops(Library& m) {
   m.impl("aten::clamp_max", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&composite::clamp_max));
   m.impl("aten::clamp_max_", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&composite::clamp_max_));
   m.impl("aten::clamp_max.out", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Tensor&)>(&composite::clamp_max_out));
+  m.impl("aten::ldexp.Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::ldexp));
+  m.impl("aten::ldexp_.Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::ldexp_));
+  m.impl("aten::ldexp.Tensor_out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&composite::ldexp_out));
+  m.impl("aten::float_power.Tensor_Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::float_power));
+  m.impl("aten::float_power_.Tensor_Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::float_power_));
+  m.impl("aten::float_power.Tensor_Tensor_out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&composite::float_power_out));
   m.impl("aten::arctan2", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::arctan2));
   m.impl("aten::arctan2_", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::arctan2_));
   m.impl("aten::arctan2.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&composite::arctan2_out));
@@ -1115,6 +1406,18 @@ void register_aten_ops(Library& m) {
   m.impl("aten::fill.Scalar", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&composite::fill_scalar));
   m.impl("aten::fill.Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::fill_tensor));
   m.impl("aten::fill_diagonal_", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, bool)>(&composite::fill_diagonal_));
+  m.impl("aten::bartlett_window", K::CompositeImplicitAutograd, static_cast<Tensor (*)(int64_t, std::optional<DType>, std::optional<Device>)>(&composite::bartlett_window));
+  m.impl("aten::bartlett_window.periodic", K::CompositeImplicitAutograd, static_cast<Tensor (*)(int64_t, bool, std::optional<DType>, std::optional<Device>)>(&composite::bartlett_window_periodic));
+  m.impl("aten::blackman_window", K::CompositeImplicitAutograd, static_cast<Tensor (*)(int64_t, std::optional<DType>, std::optional<Device>)>(&composite::blackman_window));
+  m.impl("aten::blackman_window.periodic", K::CompositeImplicitAutograd, static_cast<Tensor (*)(int64_t, bool, std::optional<DType>, std::optional<Device>)>(&composite::blackman_window_periodic));
+  m.impl("aten::hamming_window", K::CompositeImplicitAutograd, static_cast<Tensor (*)(int64_t, std::optional<DType>, std::optional<Device>)>(&composite::hamming_window));
+  m.impl("aten::hamming_window.periodic", K::CompositeImplicitAutograd, static_cast<Tensor (*)(int64_t, bool, std::optional<DType>, std::optional<Device>)>(&composite::hamming_window_periodic));
+  m.impl("aten::hamming_window.periodic_alpha", K::CompositeImplicitAutograd, static_cast<Tensor (*)(int64_t, bool, double, std::optional<DType>, std::optional<Device>)>(&composite::hamming_window_periodic_alpha));
+  m.impl("aten::hamming_window.periodic_alpha_beta", K::CompositeImplicitAutograd, static_cast<Tensor (*)(int64_t, bool, double, double, std::optional<DType>, std::optional<Device>)>(&composite::hamming_window_periodic_alpha_beta));
+  m.impl("aten::hann_window", K::CompositeImplicitAutograd, static_cast<Tensor (*)(int64_t, std::optional<DType>, std::optional<Device>)>(&composite::hann_window));
+  m.impl("aten::hann_window.periodic", K::CompositeImplicitAutograd, static_cast<Tensor (*)(int64_t, bool, std::optional<DType>, std::optional<Device>)>(&composite::hann_window_periodic));
+  m.impl("aten::kaiser_window", K::CompositeImplicitAutograd, static_cast<Tensor (*)(int64_t, std::optional<DType>, std::optional<Device>)>(&composite::kaiser_window));
+  m.impl("aten::kaiser_window.periodic", K::CompositeImplicitAutograd, static_cast<Tensor (*)(int64_t, bool, std::optional<DType>, std::optional<Device>)>(&composite::kaiser_window_periodic));
   m.impl("aten::nonzero_numpy", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(const Tensor&)>(&composite::nonzero_numpy));
   m.impl("aten::argwhere", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::argwhere));
   m.impl("aten::where", K::CompositeImplicitAutograd, static_cast<std::vector<Tensor> (*)(const Tensor&)>(&composite::where_condition));
@@ -1374,6 +1677,51 @@ void register_aten_ops(Library& m) {
   m.impl("aten::isin.Tensor_Scalar_out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, bool, bool, const Tensor&)>(&composite::isin_tensor_scalar_out));
   m.impl("aten::isin.Scalar_Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Scalar&, const Tensor&, bool, bool)>(&composite::isin_scalar_tensor));
   m.impl("aten::isin.Scalar_Tensor_out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Scalar&, const Tensor&, bool, bool, const Tensor&)>(&composite::isin_scalar_tensor_out));
+  m.impl("aten::special_ndtr", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::special_ndtr));
+  m.impl("aten::special_ndtr.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::special_ndtr_out));
+  m.impl("aten::special_round", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&composite::special_round));
+  m.impl("aten::special_round.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&)>(&composite::special_round_out));
+  m.impl("aten::special_log_softmax", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<DType>)>(&composite::special_log_softmax));
+  m.impl("aten::special_digamma", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::special_digamma));
+  m.impl("aten::special_digamma.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::special_digamma_out));
+  m.impl("aten::special_psi", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::special_psi));
+  m.impl("aten::special_psi.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::special_psi_out));
+  m.impl("aten::special_erf", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::special_erf));
+  m.impl("aten::special_erf.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::special_erf_out));
+  m.impl("aten::special_erfc", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::special_erfc));
+  m.impl("aten::special_erfc.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::special_erfc_out));
+  m.impl("aten::special_erfinv", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::special_erfinv));
+  m.impl("aten::special_erfinv.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::special_erfinv_out));
+  m.impl("aten::special_exp2", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::special_exp2));
+  m.impl("aten::special_exp2.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::special_exp2_out));
+  m.impl("aten::special_expm1", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::special_expm1));
+  m.impl("aten::special_expm1.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::special_expm1_out));
+  m.impl("aten::special_expit", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::special_expit));
+  m.impl("aten::special_expit.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::special_expit_out));
+  m.impl("aten::special_gammaln", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::special_gammaln));
+  m.impl("aten::special_gammaln.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::special_gammaln_out));
+  m.impl("aten::special_i0", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::special_i0));
+  m.impl("aten::special_i0.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::special_i0_out));
+  m.impl("aten::special_log1p", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::special_log1p));
+  m.impl("aten::special_log1p.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::special_log1p_out));
+  m.impl("aten::special_sinc", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::special_sinc));
+  m.impl("aten::special_sinc.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::special_sinc_out));
+  m.impl("aten::special_logit", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, std::optional<double>)>(&composite::special_logit));
+  m.impl("aten::special_logit.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, std::optional<double>, const Tensor&)>(&composite::special_logit_out));
+  m.impl("aten::special_polygamma", K::CompositeImplicitAutograd, static_cast<Tensor (*)(int64_t, const Tensor&)>(&composite::special_polygamma));
+  m.impl("aten::special_polygamma.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(int64_t, const Tensor&, const Tensor&)>(&composite::special_polygamma_out));
+  m.impl("aten::special_multigammaln", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&composite::special_multigammaln));
+  m.impl("aten::special_multigammaln.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&)>(&composite::special_multigammaln_out));
+  m.impl("aten::special_xlogy", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::special_xlogy));
+  m.impl("aten::special_xlogy.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&composite::special_xlogy_out));
+  m.impl("aten::special_gammainc", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::special_gammainc));
+  m.impl("aten::special_gammainc.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&composite::special_gammainc_out));
+  m.impl("aten::special_gammaincc", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::special_gammaincc));
+  m.impl("aten::special_gammaincc.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&composite::special_gammaincc_out));
+  m.impl("aten::special_logsumexp", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, bool)>(&composite::special_logsumexp));
+  m.impl("aten::special_logsumexp.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, bool, const Tensor&)>(&composite::special_logsumexp_out));
+  m.impl("aten::special_softmax", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<DType>)>(&composite::special_softmax));
+  m.impl("aten::positive", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::positive));
   m.impl("aten::absolute", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::absolute));
   m.impl("aten::absolute_", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::absolute_));
   m.impl("aten::absolute.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::absolute_out));
@@ -1392,10 +1740,20 @@ void register_aten_ops(Library& m) {
   m.impl("aten::fix", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::fix));
   m.impl("aten::fix_", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::fix_));
   m.impl("aten::fix.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::fix_out));
+  m.impl("aten::arccosh", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::arccosh));
+  m.impl("aten::arccosh_", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::arccosh_));
+  m.impl("aten::arccosh.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::arccosh_out));
+  m.impl("aten::arcsinh", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::arcsinh));
+  m.impl("aten::arcsinh_", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::arcsinh_));
+  m.impl("aten::arcsinh.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::arcsinh_out));
+  m.impl("aten::arctanh", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::arctanh));
+  m.impl("aten::arctanh_", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::arctanh_));
+  m.impl("aten::arctanh.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::arctanh_out));
   m.impl("aten::isreal", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::isreal));
   m.impl("aten::as_strided", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&composite::as_strided));
   m.impl("aten::as_strided_", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&composite::as_strided_));
   m.impl("aten::view", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&composite::view));
+  m.impl("aten::view.dtype", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, DType)>(&composite::view_dtype));
   m.impl("aten::reshape", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&composite::reshape));
   m.impl("aten::view_as", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::view_as));
   m.impl("aten::reshape_as", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::reshape_as));

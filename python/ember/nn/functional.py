@@ -18,8 +18,9 @@ _ops.update((name, fn) for name, fn in vars(_C._nn).items() if not name.startswi
 __all__ = [
     # activations
     "relu", "relu_", "relu6", "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu",
-    "selu_", "celu", "celu_", "gelu", "silu", "mish", "hardsigmoid", "hardswish", "softplus", "logsigmoid",
-    "glu", "threshold", "threshold_", "sigmoid", "tanh", "softsign", "tanhshrink", "softmax", "softmin", "log_softmax",
+    "selu_", "celu", "celu_", "gelu", "silu", "mish", "hardsigmoid", "hardswish", "hardshrink", "softplus",
+    "logsigmoid", "glu", "threshold", "threshold_", "sigmoid", "tanh", "softsign", "tanhshrink", "softmax", "softmin",
+    "log_softmax",
     # convolution
     "conv1d", "conv2d",
     # linear, padding, dropout
@@ -185,6 +186,11 @@ def hardsigmoid(input, inplace=False):
 def hardswish(input, inplace=False):
     """x * min(max(x + 3, 0), 6) / 6 (Howard et al., 2019)."""
     return _ops["hardswish_"](input) if inplace else _ops["hardswish"](input)
+
+
+def hardshrink(input, lambd=0.5):
+    """0 where -lambd <= x <= lambd, else x."""
+    return _ops["hardshrink"](input, lambd)
 
 
 def softplus(input, beta=1, threshold=20):

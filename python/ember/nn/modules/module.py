@@ -427,6 +427,9 @@ class Module:
                 t = t.to(device)
             if dtype is not None and t.is_floating_point():
                 t = t.to(dtype)
+            if memory_format is not None and t.dim() in (4, 5):
+                # As PyTorch: only 4-d and 5-d tensors take a channels-last format (and any row-major request).
+                t = t.to(memory_format=memory_format)
             return t
 
         return self._apply(convert)
