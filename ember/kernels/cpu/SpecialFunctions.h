@@ -118,8 +118,9 @@ inline double trigamma(double x, bool float_sin = false) {
 inline double polygamma(int64_t n, double x, bool float_sin = false) {
   if (n == 0) return digamma(x);
   if (n == 1) return trigamma(x, float_sin);
-  double f = 1;
-  for (int64_t i = 2; i <= n; ++i) f *= static_cast<double>(i);
+  // n! overflows double past 170: stop there (an n of 2^40 must not loop 2^40 times)
+  double f = n > 170 ? kInf : 1;
+  for (int64_t i = 2; i <= n && i <= 170; ++i) f *= static_cast<double>(i);
   return ((n + 1) % 2 == 0 ? 1.0 : -1.0) * f * zeta(static_cast<double>(n + 1), x);
 }
 

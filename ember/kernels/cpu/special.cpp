@@ -140,6 +140,10 @@ Tensor polygamma_impl(int64_t n, const Tensor& self, const Tensor& out, bool inp
 Tensor mvlgamma_impl(const Tensor& self, int64_t p, const Tensor& out, bool inplace) {
   EMBER_CHECK(self.dtype() != kBool, "The input tensor may not be a boolean tensor.");
   EMBER_CHECK(p >= 1, "p has to be greater than or equal to 1");
+  // p lgamma terms per element: PyTorch materialises them as a tensor of p values (its allocation fails near
+  // p = 2^32); past 2^24 the sum would take seconds per element, so Ember refuses it as too large instead
+  constexpr int64_t kMaxP = int64_t{1} << 24;
+  EMBER_CHECK(p <= kMaxP, "mvlgamma: p = {} is too large (at most {} terms of the sum are supported)", p, kMaxP);
   const double c = static_cast<double>(p) * static_cast<double>(p - 1) / 4 * std::log(sp::kPi);
   return float_unary<kAllTypes>("mvlgamma", self, out, inplace, [p, c](double x) {
     double s = c;
