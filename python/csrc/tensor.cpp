@@ -158,6 +158,7 @@ PyObject* scalar_to_py(const Scalar& s) {
     case Scalar::Tag::Bool: return PyBool_FromLong(s.to_bool());
     case Scalar::Tag::Int: return PyLong_FromLongLong(s.to_long());
     case Scalar::Tag::Double: return PyFloat_FromDouble(s.to_double());
+    case Scalar::Tag::Complex: return PyComplex_FromDoubles(s.to_double(), s.imag());
   }
   Py_RETURN_NONE;
 }
@@ -239,6 +240,8 @@ PyObject* m_array_interface(PyObject* self, PyObject*) {
     case kFloat16: typestr = "<f2"; break;
     case kFloat32: typestr = "<f4"; break;
     case kFloat64: typestr = "<f8"; break;
+    case kComplexFloat: typestr = "<c8"; break;
+    case kComplexDouble: typestr = "<c16"; break;
     case kBFloat16:
       EMBER_FAIL_KIND(ErrorKind::Type, "Got unsupported ScalarType BFloat16");
   }
@@ -417,7 +420,9 @@ PyObject* nb_int(PyObject* self) {
   EMBER_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
   warn_tracer_conversion("integer");
   Scalar s = t.item();
-  if (s.is_floating_point()) {
+  // A complex value converts when its imaginary part is 0 (PyTorch's check through c10::overflows).
+  EMBER_CHECK(!s.is_complex() || s.imag() == 0, "value cannot be converted to type int64_t without overflow");
+  if (s.is_floating_point() || s.is_complex()) {
     PyObject* f = PyFloat_FromDouble(s.to_double());
     PyObject* r = PyNumber_Long(f);
     Py_DECREF(f);
@@ -431,7 +436,9 @@ PyObject* nb_float(PyObject* self) {
   const Tensor& t = unwrap(self);
   EMBER_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
   warn_tracer_conversion("float");
-  return PyFloat_FromDouble(t.item().to_double());
+  Scalar s = t.item();
+  EMBER_CHECK(!s.is_complex() || s.imag() == 0, "value cannot be converted to type double without overflow");
+  return PyFloat_FromDouble(s.to_double());
   EMBER_PY_CATCH(nullptr)
 }
 PyObject* nb_index(PyObject* self) {
