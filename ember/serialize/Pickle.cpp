@@ -302,6 +302,9 @@ class Unpickler {
         if (name == d.name) return allowed(full, kStorageClass, d.dtype);
     }
     if (key == "torch.storage.UntypedStorage") return allowed(full, kStorageClass, kUInt8);
+    if (full.starts_with("ember._utils."))  // ember.save's pickles of whole objects (python/ember/_utils.py)
+      for (const DTypeName& d : kStorages)
+        if (name == d.name) return allowed(full, kStorageClass, d.dtype);
     if (key.starts_with("torch.") && (name.find("omplex") != std::string_view::npos ||
                                       name.find("Int8Storage") != std::string_view::npos ||
                                       name.starts_with("qint") || name.starts_with("quint") ||

@@ -607,6 +607,23 @@ void init_serialization(py::module_& m) {
       },
       py::arg("source"), py::arg("name"), "Opens a GGUF file from a path (mapped) or bytes.");
   m.def(
+      "_storage_info",
+      [](py::handle t) {
+        if (!is_tensor(t.ptr())) throw py::type_error("_storage_info: expected a tensor");
+        const Tensor& x = unwrap(t.ptr());
+        const StorageImpl* s = x.impl()->storage().get();
+        return py::make_tuple(reinterpret_cast<uintptr_t>(s), s->nbytes());
+      },
+      py::arg("tensor"), "(identity, nbytes) of a tensor's storage (for pickling tensors by storage).");
+  m.def(
+      "_storage_bytes",
+      [](py::handle t) {
+        if (!is_tensor(t.ptr())) throw py::type_error("_storage_bytes: expected a tensor");
+        const Storage& s = unwrap(t.ptr()).impl()->storage();
+        return py::bytes(static_cast<const char*>(s->data()), s->nbytes());
+      },
+      py::arg("tensor"), "The bytes of a tensor's whole storage.");
+  m.def(
       "_load",
       [](py::handle source, std::string name, py::handle classes) -> py::object {
         serialize::Attributes attrs;

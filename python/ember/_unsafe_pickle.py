@@ -14,6 +14,8 @@ import zipfile
 
 import numpy as np
 
+from . import _utils
+
 _STORAGE_DTYPES = {
     "ByteStorage": "uint8", "CharStorage": "int8", "ShortStorage": "int16", "IntStorage": "int32",
     "LongStorage": "int64", "HalfStorage": "float16", "FloatStorage": "float32", "DoubleStorage": "float64",
@@ -35,27 +37,15 @@ class _Storage:
         self.flat = flat
 
 
+def _dtype_name(storage_type):
+    """The dtype a storage class of the file stands for (torch's, or ember._utils' own)."""
+    return storage_type.dtype_name
+
+
 def _flat_tensor(raw, dtype_name):
     import ember
     u8 = ember.from_numpy(np.frombuffer(raw, dtype=np.uint8).copy())
     return u8.view(getattr(ember, dtype_name))
-
-
-def _rebuild_tensor(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None,
-                    metadata=None):
-    t = storage.flat.as_strided(tuple(size), tuple(stride), storage_offset)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
-
-
-def _rebuild_parameter(data, requires_grad, backward_hooks, state=None):
-    from ember.nn import Parameter
-    return Parameter(data, requires_grad)
-
-
-def _rebuild_from_type_v2(func, new_type, args, state):
-    return func(*args)
 
 
 class _Unpickler(pickle.Unpickler):
@@ -67,11 +57,11 @@ class _Unpickler(pickle.Unpickler):
         import ember
         full = f"{module}.{name}"
         special = {
-            "torch._utils._rebuild_tensor_v2": _rebuild_tensor,
-            "torch._utils._rebuild_tensor": _rebuild_tensor,
-            "torch._utils._rebuild_parameter": _rebuild_parameter,
-            "torch._utils._rebuild_parameter_with_state": _rebuild_parameter,
-            "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
+            "torch._utils._rebuild_tensor_v2": _utils._rebuild_tensor_v2,
+            "torch._utils._rebuild_tensor": _utils._rebuild_tensor,
+            "torch._utils._rebuild_parameter": _utils._rebuild_parameter,
+            "torch._utils._rebuild_parameter_with_state": _utils._rebuild_parameter,
+            "torch._tensor._rebuild_from_type_v2": _utils._rebuild_from_type_v2,
             "torch.Size": ember.Size,
             "torch.device": ember.device,
             "torch.nn.parameter.Parameter": ember.nn.Parameter,
@@ -113,7 +103,7 @@ def _load_zip(data):
     def load_storage(pid):
         _, storage_type, key, _location, _numel = pid
         if key not in cache:
-            cache[key] = _Storage(_flat_tensor(zf.read(f"{prefix}/data/{key}"), storage_type.dtype_name))
+            cache[key] = _Storage(_flat_tensor(zf.read(f"{prefix}/data/{key}"), _dtype_name(storage_type)))
         return cache[key]
 
     return _Unpickler(io.BytesIO(zf.read(f"{prefix}/data.pkl")), load_storage).load()
@@ -129,8 +119,8 @@ def _load_legacy(data, name):
         _, storage_type, key, _location, numel, view = pid
         import ember
         if key not in pending:  # its bytes follow the object: filled in below
-            flat = ember.empty(numel, dtype=getattr(ember, storage_type.dtype_name))
-            pending[key] = (storage_type.dtype_name, numel, _Storage(flat))
+            flat = ember.empty(numel, dtype=getattr(ember, _dtype_name(storage_type)))
+            pending[key] = (_dtype_name(storage_type), numel, _Storage(flat))
         storage = pending[key][2]
         if view is not None:
             view_key, offset, view_numel = view
@@ -154,3 +144,56 @@ class _View:
     @property
     def flat(self):
         return self._storage.flat[self._offset:self._offset + self._numel]
+
+
+class _StorageRef:
+    """A storage while pickling: persistent_id writes it as ('storage', <storage class>, key, 'cpu', numel)."""
+
+    def __init__(self, key, dtype_name, numel):
+        self.key, self.dtype_name, self.numel = key, dtype_name, numel
+
+
+def dump(obj, f):
+    """Writes obj with Python's pickle into torch.save's zip format: tensors as _rebuild_tensor_v2 of storages
+    (ember._utils' names), each storage's bytes once in archive/data/<key>, so that ember.load's safe reader can
+    still list and read the tensors (checkpoint_tensors) and weights_only=False rebuilds the whole object."""
+    import ember
+    from .nn import Parameter
+    storages = {}  # storage identity -> (_StorageRef, tensor holding it)
+
+    class Pickler(pickle.Pickler):
+        def reducer_override(self, o):
+            if isinstance(o, Parameter):
+                return (_utils._rebuild_parameter, (o.detach(), o.requires_grad, _utils.empty_hooks()))
+            if isinstance(o, ember.Tensor):
+                ident, nbytes = ember._C._storage_info(o)
+                dtype_name = str(o.dtype).split(".")[-1]
+                if ident not in storages:
+                    ref = _StorageRef(str(len(storages)), dtype_name, nbytes // o.element_size())
+                    storages[ident] = (ref, o)
+                ref = storages[ident][0]
+                if ref.dtype_name != dtype_name:
+                    raise TypeError("ember.save: tensors of two dtypes share one storage; save a copy of one")
+                return (_utils._rebuild_tensor_v2, (ref, o.storage_offset(), tuple(o.shape), o.stride(),
+                                                    o.requires_grad, _utils.empty_hooks()))
+            return NotImplemented
+
+        def persistent_id(self, o):
+            if isinstance(o, _StorageRef):
+                return ("storage", _utils.STORAGE_CLASSES[o.dtype_name], o.key, "cpu", o.numel)
+            return None
+
+    buf = io.BytesIO()
+    Pickler(buf, protocol=2).dump(obj)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as z:
+        z.writestr("archive/data.pkl", buf.getvalue())
+        for ref, t in storages.values():
+            z.writestr(f"archive/data/{ref.key}", ember._C._storage_bytes(t))
+        z.writestr("archive/version", "3\n")
+    data = out.getvalue()
+    if hasattr(f, "write"):
+        f.write(data)
+    else:
+        with open(f, "wb") as fh:
+            fh.write(data)

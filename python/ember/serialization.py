@@ -94,7 +94,11 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
             return of None counts as everything written (Note [short writes] in python/csrc/serialization.cpp).
         pickle_module, pickle_protocol, _use_new_zipfile_serialization: accepted for compatibility with
             torch.save and ignored.
-        format (str, optional): ``"ember"`` (the default) or ``"torch"``.
+        format (str, optional): ``"ember"`` (the default) or ``"torch"``. With ``"torch"``, an object that is not
+            made of tensors, numbers, strings and containers (a whole ``nn.Module``, a custom class, NumPy arrays)
+            is written with Python's pickle, as torch.save does; ``ember.load`` then refuses it by default (naming
+            the class), lists its tensors with ``ember.utils.checkpoint_tensors`` and loads it with
+            ``weights_only=False``.
 
     Raises:
         TypeError: an object of another type, or a dict key that is not str or int (the message names the type
@@ -109,11 +113,16 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
         raise ValueError(f"ember.save: format must be 'ember' or 'torch', got {format!r}")
     if format == "torch":
         if isinstance(f, (str, bytes, os.PathLike)):
-            _C._save_torch(obj, os.fsdecode(os.fspath(f)), _classes())
-        elif hasattr(f, "write"):
-            _C._save_torch(obj, f, _classes())
-        else:
+            f = os.fsdecode(os.fspath(f))
+        elif not hasattr(f, "write"):
             raise TypeError(f"ember.save: f must be a path or a writable file-like object, got {type(f).__name__}")
+        try:
+            _C._save_torch(obj, f, _classes())
+        except TypeError:
+            # Objects that are not tensors, numbers, strings and containers of them (a whole nn.Module, a custom
+            # class, a NumPy array): Python's pickle, as torch.save (ember/_unsafe_pickle.py).
+            from . import _unsafe_pickle
+            _unsafe_pickle.dump(obj, f)
         return
     if isinstance(f, (str, bytes, os.PathLike)):
         path = os.fsdecode(os.fspath(f))

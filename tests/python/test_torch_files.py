@@ -437,3 +437,33 @@ def test_torch_state_dict_loads_into_cpp_module(tmp_path, legacy):
     with torch.no_grad():
         expected = net(torch.tensor(indices))
     np.testing.assert_allclose(out.numpy(), expected.numpy(), rtol=1e-6, atol=1e-6)
+
+
+# ---- whole objects: ember.save(format="torch") pickles them, ember.load loads them only with weights_only=False -----
+
+class Trainer:
+    """A custom class holding a model, a NumPy array and numbers, pickled whole."""
+
+    def __init__(self):
+        ember.manual_seed(0)
+        self.model = enn.Sequential(enn.Linear(3, 2), enn.ReLU())
+        self.history = np.arange(4.0)
+        self.epoch = 7
+
+
+def test_whole_objects_written_with_pickle():
+    buf = io.BytesIO()
+    trainer = Trainer()
+    ember.save(trainer, buf, format="torch")
+    data = buf.getvalue()
+    with pytest.raises(pickle.UnpicklingError, match="Trainer"):
+        ember.load(io.BytesIO(data))  # safe by default: nothing of the class runs
+    found = ember.utils.checkpoint_tensors(io.BytesIO(data))
+    assert list(found) == ["model.0.weight", "model.0.bias"]
+    same(found["model.0.weight"], trainer.model[0].weight.detach())
+    with pytest.warns(FutureWarning, match="weights_only=False"):
+        back = ember.load(io.BytesIO(data), weights_only=False)
+    assert isinstance(back, Trainer) and back.epoch == 7 and back.history.tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert isinstance(back.model[0].weight, enn.Parameter)
+    x = ember.ones(4, 3)
+    assert back.model(x).tolist() == trainer.model(x).tolist()
