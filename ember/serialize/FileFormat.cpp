@@ -73,7 +73,11 @@ IValue load(const std::string& path, Attributes* attrs) {
       ZipReader zip = ZipReader::open_file(path);
       return load_zip(zip, attrs);
     }
-    case FileFormat::TorchLegacy: return to_ivalue(read_torch_legacy(f->bytes(), path), attrs, path);
+    case FileFormat::TorchLegacy: {
+      CheckpointOptions o;
+      o.release_consumed_pages = true;  // f is this function's own private mapping
+      return to_ivalue(read_torch_legacy(f->bytes(), path, o), attrs, path);
+    }
     case FileFormat::Safetensors: return safetensors_dict(SafetensorsFile::open(path));
     case FileFormat::Gguf: gguf_file(path);
     default: unknown_format(path);

@@ -6,6 +6,9 @@
 #include <map>
 #include <unordered_map>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "ember/serialize/FileFormat.h"
 #include "ember/serialize/MappedFile.h"
 #include "ember/serialize/ZipReader.h"
@@ -189,6 +192,12 @@ PickleValue read_torch_legacy(std::string_view data, std::string_view name, cons
       fail("truncated: storage '" + key + "' needs " + std::to_string(nbytes) + " bytes but " +
            std::to_string(data.size() - pos) + " are left");
     if (nbytes) std::memcpy(s.storage->data(), data.data() + pos, nbytes);
+    if (options.release_consumed_pages) {  // whole pages of the mapping that lie inside the copied bytes
+      const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+      const uintptr_t from = (reinterpret_cast<uintptr_t>(data.data() + pos) + page - 1) / page * page;
+      const uintptr_t to = reinterpret_cast<uintptr_t>(data.data() + pos + nbytes) / page * page;
+      if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+    }
     pos += nbytes;
     roots.erase(it);
   }
@@ -203,7 +212,11 @@ PickleValue read_torch_file(const std::string& path, const CheckpointOptions& op
     ZipReader zip = ZipReader::open_file(path);
     return read_torch_zip(zip, options);
   }
-  if (format == FileFormat::TorchLegacy) return read_torch_legacy(f->bytes(), path, options);
+  if (format == FileFormat::TorchLegacy) {
+    CheckpointOptions o = options;
+    o.release_consumed_pages = true;  // f is our own private mapping
+    return read_torch_legacy(f->bytes(), path, o);
+  }
   EMBER_FAIL("load: '{}': not a torch.save file (neither a zip archive nor the legacy format)", path);
 }
 

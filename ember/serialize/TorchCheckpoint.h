@@ -46,6 +46,10 @@ class ZipReader;
 struct CheckpointOptions {
   /// Classes outside the allow-list load as placeholders instead of raising (Note [safe unpickling]).
   bool placeholders = false;
+  /// Legacy format only: the input is a private read-only file mapping (MappedFile) whose pages may be dropped
+  /// once their storage has been copied, so the peak memory is the tensors' size, not twice it. Never set it for
+  /// bytes owned by someone else (dropping anonymous pages zeroes them).
+  bool release_consumed_pages = false;
 };
 
 /// Reads a torch.save zip checkpoint (Note [torch.save formats]). Errors: RuntimeError naming the file and the
