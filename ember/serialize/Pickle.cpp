@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "ember/base/Error.h"
+#include "ember/base/Half.h"
 #include "ember/core/TensorImpl.h"
 
 namespace ember::serialize {
@@ -66,6 +67,11 @@ enum AllowedGlobal : int {
   kCodecsEncode,
   kDevice,
   kStorageClass,
+  kNumpyReconstruct,  // numpy.core.multiarray._reconstruct: an ndarray whose BUILD gives its data
+  kNumpyNdarray,
+  kNumpyDtype,
+  kNumpyScalar,       // numpy.core.multiarray.scalar(dtype, bytes): a NumPy scalar
+  kBytes,             // builtins.bytes(): protocol 2's empty bytes
 };
 
 struct DTypeName {
@@ -103,9 +109,16 @@ constexpr GlobalEntry kGlobals[] = {
     {"builtins.set", kSet},
     {"builtins.frozenset", kFrozenSet},
     {"builtins.slice", kSlice},
+    {"builtins.bytes", kBytes},
     {"builtins.complex", kComplex},
     {"_codecs.encode", kCodecsEncode},
     {"torch.device", kDevice},
+    {"numpy.core.multiarray._reconstruct", kNumpyReconstruct},
+    {"numpy._core.multiarray._reconstruct", kNumpyReconstruct},
+    {"numpy.ndarray", kNumpyNdarray},
+    {"numpy.dtype", kNumpyDtype},
+    {"numpy.core.multiarray.scalar", kNumpyScalar},
+    {"numpy._core.multiarray.scalar", kNumpyScalar},
 };
 
 // Pickle opcodes (CPython's Lib/pickle.py names).
@@ -475,8 +488,29 @@ class Unpickler {
         if (a.size() == 2 && !a[1].is(Kind::None)) d += ":" + std::to_string(int_arg(a[1], "a device index"));
         return make_text(Kind::Device, d);
       }
+      case kNumpyReconstruct: {
+        nargs(a, 3, 3, fn);
+        if (!a[0].is(Kind::Global) || a[0].node()->code != kNumpyNdarray)
+          fail("{} of the class {}; only numpy.ndarray is read", fn, a[0].type_name());
+        PickleValue o = make_text(Kind::Object, "numpy.ndarray");
+        o.node()->code = kNumpyArrayPending;
+        return o;
+      }
+      case kNumpyDtype: {
+        nargs(a, 1, 3, fn);
+        if (!a[0].is(Kind::String)) fail("numpy.dtype of a {}", a[0].type_name());
+        PickleValue o = make_text(Kind::Object, "numpy.dtype");
+        o.node()->code = kNumpyDtypeValue;
+        o.node()->items = {a[0]};
+        return o;
+      }
+      case kNumpyScalar: return numpy_scalar(a, fn);
+      case kBytes:
+        nargs(a, 0, 0, fn);
+        return make_text(Kind::Bytes, "");
       case kTensorClass:
       case kStorageClass:
+      case kNumpyNdarray:
       case kNotAllowed: break;
     }
     fail("{} cannot be {}", fn, newobj ? "instantiated with NEWOBJ" : "called");
@@ -504,7 +538,91 @@ class Unpickler {
     return make_text(Kind::Bytes, out);
   }
 
+  // ---- NumPy arrays and scalars (PickleNode::code of an Object node) ----
+  // Note [numpy in pickles]
+  // numpy pickles an array as _reconstruct(ndarray, (0,), b'b') followed by BUILD with (version, shape, dtype,
+  // is_fortran, raw bytes), its dtype as numpy.dtype('<code>', False, True) with BUILD (3, byteorder, ...), and a
+  // scalar as scalar(dtype, raw bytes). These are read without numpy: the array becomes a tensor over a copy of
+  // its bytes (the Object node keeps the text "numpy.ndarray" and holds the tensor; converters turn it into an
+  // ndarray in Python and a tensor in C++), the scalar a number. Codes: f2 f4 f8 i1 i2 i4 i8 u1 b1, little-endian
+  // or byte-order free; others (object arrays, complex, big-endian, structured) are refused naming them.
+  DType numpy_type(const PickleValue& d) {
+    if (!d.is(Kind::Object) || d.node()->code != kNumpyDtypeValue) fail("a NumPy dtype is a {}", d.type_name());
+    const std::string& code = d.node()->items[0].node()->text;
+    std::string order = "|";
+    const auto& st = d.node()->state;
+    if (!st.empty() && st[0].is(Kind::Tuple) && st[0].node()->items.size() > 1 &&
+        st[0].node()->items[1].is(Kind::String))
+      order = st[0].node()->items[1].node()->text;
+    if (order != "<" && order != "|" && order != "=") fail("a NumPy array of byte order '{}' (big-endian)", order);
+    static constexpr std::pair<const char*, DType> kCodes[] = {
+        {"f2", kFloat16}, {"f4", kFloat32}, {"f8", kFloat64}, {"i1", kInt8}, {"i2", kInt16},
+        {"i4", kInt32},   {"i8", kInt64},   {"u1", kUInt8},   {"b1", kBool}};
+    for (const auto& [c, t] : kCodes)
+      if (code == c) return t;
+    fail("a NumPy array or scalar of dtype '{}', which Ember does not read", code);
+  }
+  template <class T>
+  static T load_as(const char* p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  PickleValue numpy_scalar(const std::vector<PickleValue>& a, const std::string& fn) {
+    nargs(a, 2, 2, fn);
+    const DType t = numpy_type(a[0]);
+    if (!a[1].is(Kind::Bytes) || static_cast<int64_t>(a[1].node()->text.size()) != element_size(t))
+      fail("{} of {} without its {} bytes", fn, dtype_name(t), element_size(t));
+    const char* p = a[1].node()->text.data();
+    switch (t) {
+      case kFloat16: return PickleValue::floating(static_cast<float>(Half(load_as<uint16_t>(p), from_bits)));
+      case kFloat32: return PickleValue::floating(load_as<float>(p));
+      case kFloat64: return PickleValue::floating(load_as<double>(p));
+      case kInt8: return PickleValue::integer(load_as<int8_t>(p));
+      case kInt16: return PickleValue::integer(load_as<int16_t>(p));
+      case kInt32: return PickleValue::integer(load_as<int32_t>(p));
+      case kInt64: return PickleValue::integer(load_as<int64_t>(p));
+      case kUInt8: return PickleValue::integer(load_as<uint8_t>(p));
+      case kBool: return PickleValue::boolean(load_as<uint8_t>(p) != 0);
+      default: break;
+    }
+    fail("{} of {}", fn, dtype_name(t));
+  }
+  // BUILD of a numpy.ndarray: (version, shape, dtype, is_fortran, raw bytes).
+  void build_numpy_array(PickleNode& n, const PickleValue& state) {
+    if (!state.is(Kind::Tuple) || state.node()->items.size() != 5) fail("a NumPy array's state is malformed");
+    const auto& s = state.node()->items;
+    std::vector<int64_t> shape = ints_arg(s[1], "a NumPy array's shape");
+    const DType t = numpy_type(s[2]);
+    const bool fortran = bool_arg(s[3], "a NumPy array's order");
+    if (!s[4].is(Kind::Bytes)) fail("a NumPy array's data is a {} (object arrays are not read)", s[4].type_name());
+    const std::string& raw = s[4].node()->text;
+    uint64_t numel = 1;
+    for (int64_t d : shape)
+      if (d < 0 || __builtin_mul_overflow(numel, static_cast<uint64_t>(d), &numel))
+        fail("a NumPy array has the bad shape {}", shape);
+    const auto es = static_cast<uint64_t>(element_size(t));
+    if (numel > raw.size() / es || numel * es != raw.size())
+      fail("a NumPy array of shape {} and {} holds {} bytes", shape, dtype_name(t), raw.size());
+    if (t == kBool)
+      for (char c : raw)
+        if (static_cast<unsigned char>(c) > 1) fail("a NumPy bool array holds a byte other than 0 and 1");
+    std::vector<int64_t> strides(shape.size());
+    int64_t acc = 1;
+    for (size_t k = 0; k < shape.size(); ++k) {
+      const size_t i = fortran ? k : shape.size() - 1 - k;
+      strides[i] = acc;
+      acc *= std::max<int64_t>(shape[i], 1);
+    }
+    Storage st = make_intrusive<StorageImpl>(raw.size());
+    if (!raw.empty()) std::memcpy(st->data(), raw.data(), raw.size());
+    n.tensor = Tensor(make_intrusive<TensorImpl>(std::move(st), t, IntArrayRef(shape), IntArrayRef(strides), 0));
+    n.code = kNumpyArray;
+  }
+
   void build(PickleValue& obj, PickleValue state) {
+    if (obj.is(Kind::Object) && obj.node()->code == kNumpyArrayPending) return build_numpy_array(*obj.node(), state);
+    if (obj.is(Kind::Object) && obj.node()->code == kNumpyArray) fail("BUILD twice on a NumPy array");
     if (obj.is(Kind::Object) || obj.is(Kind::Dict)) {
       obj.node()->state = {std::move(state)};
       return;
@@ -791,6 +909,7 @@ void walk(const PickleValue& v, const std::string& path, bool module_state,
       }
       return;
     case Kind::Object:
+      if (n->code == kNumpyArray) return f(path, n->tensor);
       for (size_t i = 0; i < n->items.size(); ++i) walk(n->items[i], join(std::to_string(i)), false, seen, f);
       for (size_t i = 0; i < n->list_items.size(); ++i)
         walk(n->list_items[i], join(std::to_string(i)), false, seen, f);

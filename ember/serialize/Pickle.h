@@ -15,8 +15,9 @@
 //   torch._utils._rebuild_tensor_v2 / _rebuild_tensor / _rebuild_parameter / _rebuild_parameter_with_state,
 //   torch._tensor._rebuild_from_type_v2 (of torch.Tensor and nn.Parameter only), torch.nn.parameter.Parameter,
 //   torch.<T>Storage and torch.storage.UntypedStorage, torch.Size, torch.device, torch.<dtype>,
-//   collections.OrderedDict, builtins.set / frozenset / slice / complex, _codecs.encode (protocol 2's bytes),
-//   and the same names under ember. (the files ember.save writes for whole objects).
+//   collections.OrderedDict, builtins.set / frozenset / slice / complex / bytes, _codecs.encode (protocol 2's
+//   bytes), numpy's ndarray / dtype / scalar reconstruction (Note [numpy in pickles] in Pickle.cpp), and the same
+//   names under ember. and ember._utils. (the files ember.save writes for whole objects).
 // Their "calls" are interpreted here with checked arguments (a tensor's geometry against its storage, ...). Any
 // other name raises "global 'os.system' is not allowed" naming it, or, when the caller asks (placeholders),
 // becomes an inert Global whose REDUCE / NEWOBJ gives an Object placeholder holding the class name, the

@@ -95,6 +95,10 @@ class PickleValue {
   std::shared_ptr<PickleNode> node_;
 };
 
+/// PickleNode::code of Object nodes that NumPy values became (Note [numpy in pickles] in Pickle.cpp): a dtype, an
+/// array before its BUILD, and an array whose `tensor` holds its data (read it as that tensor).
+inline constexpr int kNumpyDtypeValue = 1, kNumpyArrayPending = 2, kNumpyArray = 3;
+
 /// The heap part of a PickleValue; which fields are used depends on the value's kind (see PickleValue::Kind).
 struct PickleNode {
   std::string text;
@@ -108,7 +112,7 @@ struct PickleNode {
   ember::Storage storage;
   DType storage_dtype = DType::UInt8;
   int64_t storage_numel = 0;
-  int code = 0;  // Global nodes: which allow-listed global (Pickle.cpp's AllowedGlobal)
+  int code = 0;  // Global nodes: which allow-listed global (Pickle.cpp's AllowedGlobal); Object nodes: kNumpy* below
 };
 
 }  // namespace ember::serialize

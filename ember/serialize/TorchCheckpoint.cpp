@@ -295,8 +295,10 @@ class ToIValue {
         if (n.text == "cpu" || n.text.starts_with("cuda") || n.text == "meta" || n.text.starts_with("mps"))
           return IValue(kCPU);  // every storage loads on the CPU (Note [torch.save formats])
         refuse("the device " + n.text);
-      case Kind::Global:
       case Kind::Object:
+        if (n.code == kNumpyArray) return IValue(n.tensor);  // Note [numpy in pickles]
+        [[fallthrough]];
+      case Kind::Global:
         refuse("a pickled Python object of class " + n.text +
                " (only tensors, numbers, strings and containers of them load without running code; "
                "ember.utils.checkpoint_tensors(f) lists the tensors of such a file)");

@@ -348,8 +348,11 @@ class FromPickle {
         if (n.requires_grad) autograd::set_requires_grad(n.tensor, true);
         return t;
       }
-      case K::Global:
-      case K::Object: {
+      case K::Object:
+        if (n.code == serialize::kNumpyArray)  // Note [numpy in pickles]: a copy of the file's bytes, as NumPy's
+          return py::reinterpret_steal<py::object>(wrap(n.tensor)).attr("numpy")();
+        [[fallthrough]];
+      case K::Global: {
         py::object state = n.state.empty() ? py::none() : convert(n.state[0]);
         py::dict dictitems;
         for (const auto& [k, x] : n.entries) dictitems[convert(k)] = convert(x);

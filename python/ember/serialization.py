@@ -142,7 +142,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     **This behaves as** ``weights_only=True`` **by default**: torch.save's pickles are read by Ember's own
     pickle reader (ember/serialize/Pickle.h), which runs nothing from the file and accepts only tensors,
     Parameters, storages, dtypes, devices, torch.Size, OrderedDict (state dicts with their ``_metadata``),
-    numbers, strings, bytes and containers (list, tuple, dict, set, slice, complex). A file holding any other
+    numbers, strings, bytes, containers (list, tuple, dict, set, slice, complex) and NumPy arrays and scalars of
+    numeric dtypes (read without NumPy's code). A file holding any other
     pickled class (a whole ``nn.Module``, an optimizer object, a custom class) raises
     ``pickle.UnpicklingError`` naming the class; :func:`ember.utils.checkpoint_tensors` lists the tensors of
     such a file without running anything, and ``weights_only=False`` loads it with Python's pickle, which can
@@ -275,7 +276,8 @@ def checkpoint_tensors(f):
     state object), which :func:`load` refuses by default: their classes are read as inert placeholders and
     only the tensors are returned. Paths join dict keys, list indices and attribute names with dots; an
     ``nn.Module``'s ``_parameters``, ``_buffers`` and ``_modules`` add no step, so a pickled module gives the
-    keys of its ``state_dict()`` (``model.0.weight``, ...). A tensor reachable twice is listed once.
+    keys of its ``state_dict()`` (``model.0.weight``, ...). A tensor reachable twice is listed once; NumPy arrays
+    are listed as tensors.
 
     Args:
         f (str, os.PathLike or file-like): a torch.save file (zip or legacy format).

@@ -225,7 +225,9 @@ def pickle_seeds():
     shared = [1, 2]
     values = {"a": [1, -2, 300, 70000, -(2 ** 40), 2 ** 63 - 1, 2 ** 100], "b": (1.5, None, True, False),
               "c": "h\u00e9", "d": b"\x00\xff", "s": {1, 2}, "f": frozenset([3]), "x": complex(1, 2),
-              "sl": slice(1, 5, 2), "m": [shared, shared], "o": collections.OrderedDict(k=1)}
+              "sl": slice(1, 5, 2), "m": [shared, shared], "o": collections.OrderedDict(k=1),
+              "np": np.arange(4.0).reshape(2, 2), "npf": np.asfortranarray(np.eye(2, dtype=np.int32)),
+              "nps": np.float32(1.5), "e": b""}
     for proto in (2, 3, 4, 5):
         write(d, f"values_protocol{proto}.pkl", pickle.dumps(values, protocol=proto))
     torch.manual_seed(0)

@@ -459,7 +459,7 @@ def test_whole_objects_written_with_pickle():
     with pytest.raises(pickle.UnpicklingError, match="Trainer"):
         ember.load(io.BytesIO(data))  # safe by default: nothing of the class runs
     found = ember.utils.checkpoint_tensors(io.BytesIO(data))
-    assert list(found) == ["model.0.weight", "model.0.bias"]
+    assert list(found) == ["model.0.weight", "model.0.bias", "history"]  # NumPy arrays count as tensors
     same(found["model.0.weight"], trainer.model[0].weight.detach())
     with pytest.warns(FutureWarning, match="weights_only=False"):
         back = ember.load(io.BytesIO(data), weights_only=False)
@@ -467,3 +467,24 @@ def test_whole_objects_written_with_pickle():
     assert isinstance(back.model[0].weight, enn.Parameter)
     x = ember.ones(4, 3)
     assert back.model(x).tolist() == trainer.model(x).tolist()
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_numpy_values_load_without_numpy_code(legacy):
+    obj = {"a": np.arange(6.0).reshape(2, 3), "f": np.asfortranarray(np.arange(6, dtype=np.int32).reshape(2, 3)),
+           "b": np.array([True, False]), "h": np.ones(2, np.float16), "s": np.float64(2.5), "i": np.int64(-3),
+           "e": np.zeros((0, 2), np.uint8)}
+    d = ember.load(io.BytesIO(torch_bytes(obj, legacy)))
+    for k in ("a", "f", "b", "h", "e"):
+        assert isinstance(d[k], np.ndarray) and d[k].dtype == obj[k].dtype
+        np.testing.assert_array_equal(d[k], obj[k])
+    assert d["s"] == 2.5 and d["i"] == -3
+    with pytest.raises(RuntimeError, match="dtype 'c16', which Ember does not read"):
+        ember.load(io.BytesIO(torch_bytes({"c": np.ones(2, np.complex128)}, legacy)))
+
+
+def test_numpy_arrays_saved_by_ember_load_back_safely():
+    buf = io.BytesIO()
+    ember.save({"w": ember.ones(2), "hist": np.arange(3.0), "step": 4}, buf, format="torch")
+    d = ember.load(io.BytesIO(buf.getvalue()))  # the default, safe reader
+    assert d["hist"].tolist() == [0.0, 1.0, 2.0] and d["step"] == 4 and d["w"].tolist() == [1.0, 1.0]
