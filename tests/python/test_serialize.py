@@ -448,10 +448,14 @@ def test_not_a_zip(tmp_path):
     _expect_load_error(p, "Not a zip archive")
 
 
-def test_torch_file_is_not_an_ember_archive(tmp_path):
+def test_torch_file_loads_by_content(tmp_path):
+    # A zip too, but with a pickle instead of a manifest: read by the safe pickle reader since issue 21
+    # (tests/python/test_torch_files.py has the rest).
     p = tmp_path / "t.pt"
-    torch.save({"x": torch.ones(2)}, p)  # a zip too, but with a pickle instead of a manifest
-    _expect_load_error(p, "this is a PyTorch checkpoint")
+    torch.save({"x": torch.ones(2)}, p)
+    assert ember.load(p)["x"].tolist() == [1.0, 1.0]
+    zipfile.ZipFile(tmp_path / "other.zip", "w").writestr("a/b.txt", "x")
+    _expect_load_error(tmp_path / "other.zip", "the archive has no entry 'manifest.json'")
 
 
 @pytest.mark.parametrize("cut", [0.1, 0.5, 0.9, 0.99])
