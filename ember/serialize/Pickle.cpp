@@ -83,12 +83,15 @@ constexpr DTypeName kDTypes[] = {
     {"uint8", kUInt8},     {"int8", kInt8},       {"int16", kInt16},     {"short", kInt16},
     {"int32", kInt32},     {"int", kInt32},       {"int64", kInt64},     {"long", kInt64},
     {"float16", kFloat16}, {"half", kFloat16},    {"float32", kFloat32}, {"float", kFloat32},
-    {"float64", kFloat64}, {"double", kFloat64},  {"bool", kBool},       {"bfloat16", kBFloat16}};
+    {"float64", kFloat64}, {"double", kFloat64},  {"bool", kBool},       {"bfloat16", kBFloat16},
+    {"complex64", kComplexFloat}, {"cfloat", kComplexFloat}, {"complex128", kComplexDouble},
+    {"cdouble", kComplexDouble}};
 constexpr DTypeName kStorages[] = {
     {"ByteStorage", kUInt8},   {"CharStorage", kInt8},    {"ShortStorage", kInt16},
     {"IntStorage", kInt32},    {"LongStorage", kInt64},   {"HalfStorage", kFloat16},
     {"FloatStorage", kFloat32}, {"DoubleStorage", kFloat64}, {"BoolStorage", kBool},
-    {"BFloat16Storage", kBFloat16}, {"UntypedStorage", kUInt8}};
+    {"BFloat16Storage", kBFloat16}, {"ComplexFloatStorage", kComplexFloat},
+    {"ComplexDoubleStorage", kComplexDouble}, {"UntypedStorage", kUInt8}};
 
 struct GlobalEntry {
   const char* name;
@@ -318,11 +321,11 @@ class Unpickler {
     if (full.starts_with("ember._utils."))  // ember.save's pickles of whole objects (python/ember/_utils.py)
       for (const DTypeName& d : kStorages)
         if (name == d.name) return allowed(full, kStorageClass, d.dtype);
-    if (key.starts_with("torch.") && (name.find("omplex") != std::string_view::npos ||
-                                      name.find("Int8Storage") != std::string_view::npos ||
+    if (key.starts_with("torch.") && (name.find("Int8Storage") != std::string_view::npos ||
                                       name.starts_with("qint") || name.starts_with("quint") ||
-                                      name.find("ComplexStorage") != std::string_view::npos))
-      fail("global '{}': Ember has no complex or quantized dtypes, so this file's tensors cannot be loaded", full);
+                                      name == "complex32" || name == "chalf" ||
+                                      name.find("ComplexHalf") != std::string_view::npos))
+      fail("global '{}': Ember has no quantized or complex32 dtypes, so this file's tensors cannot be loaded", full);
     if (!o_.placeholders)
       fail("global '{}' is not allowed: loading it would run code named by the file (Ember reads tensors, "
            "storages, dtypes, devices, torch.Size, OrderedDict and builtin containers only)",
