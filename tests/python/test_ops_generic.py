@@ -349,7 +349,8 @@ def _self_index(entry, sample):
 
 
 def _module(entry, m):
-    return {"": m, "nn": m._C._nn, "linalg": m._C._linalg, "special": m._C._special}[entry["python_module"]]
+    return {"": m, "nn": m._C._nn, "linalg": m._C._linalg, "special": m._C._special,
+            "fft": m._C._fft}[entry["python_module"]]
 
 
 def _function(entry, m):
