@@ -72,8 +72,13 @@ void check_not_0dim(const char* fname, const Tensor& x) {
   EMBER_CHECK(x.dim() >= 1, "{}: expected an input with at least one dim, but got a 0-dim tensor", fname);
 }
 
-Tensor maybe_out(const char* fname, const Tensor& out, const Tensor& result) {
-  return out.defined() ? write_out(fname, out, result) : result;
+// out= as PyTorch's _fft_*_out: resized to the result's shape and copied into (cast to out's dtype, after the
+// transforms' own checks of a complex or real out).
+Tensor maybe_out(const Tensor& out, const Tensor& result) {
+  if (!out.defined()) return result;
+  linalg::resize_output(out, result.sizes());
+  out.copy_(result);
+  return out;
 }
 
 void check_complex_out(const char* fname, const Tensor& out) {
@@ -95,7 +100,7 @@ Tensor fft_c2c(const char* fname, const Tensor& out, const Tensor& input, std::o
   check_points(n);
   check_not_0dim(fname, input);
   const Tensor x = n_opt ? resize_fft_input(input, {d}, {n}) : input;
-  return maybe_out(fname, out, ember::_fft_c2c(x, {d}, norm_from_string(norm, forward), forward));
+  return maybe_out(out, ember::_fft_c2c(x, {d}, norm_from_string(norm, forward), forward));
 }
 
 // A real input: the forward transform (onesided or full); the backward one is its conjugate.
@@ -112,7 +117,7 @@ Tensor fft_r2c(const char* fname, const Tensor& out, const Tensor& self, std::op
   const Tensor x = n_opt ? resize_fft_input(input, {d}, {n}) : input;
   Tensor r = ember::_fft_r2c(x, {d}, norm_from_string(norm, forward), onesided);
   if (!forward) r = ember::conj(r);
-  return maybe_out(fname, out, r);
+  return maybe_out(out, r);
 }
 
 // A Hermitian input given by its onesided half: n real outputs (the forward transform of the conjugate).
@@ -126,7 +131,7 @@ Tensor fft_c2r(const char* fname, const Tensor& out, const Tensor& self, std::op
   check_not_0dim(fname, input);
   if (n_opt) input = resize_fft_input(input, {d}, {n / 2 + 1});
   if (forward) input = ember::conj(input);
-  return maybe_out(fname, out, ember::_fft_c2r(input, {d}, norm_from_string(norm, forward), n));
+  return maybe_out(out, ember::_fft_c2r(input, {d}, norm_from_string(norm, forward), n));
 }
 
 Tensor fft_impl(const Tensor& self, std::optional<int64_t> n, int64_t dim, std::optional<std::string_view> norm,
@@ -196,11 +201,11 @@ ShapeAndDims canonicalize_c2r(const char* fname, const Tensor& self, OptionalInt
 
 std::vector<int64_t> all_but_last(const std::vector<int64_t>& v) { return {v.begin(), v.end() - 1}; }
 
-Tensor fftn_impl(const char* fname, const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim,
+Tensor fftn_impl(const char* /*fname*/, const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim,
                  std::optional<std::string_view> norm, bool forward, const Tensor& out) {
   const ShapeAndDims desc = canonicalize(self, s, dim);
   const Tensor x = resize_fft_input(promote_tensor_fft(self, true), desc.dim, desc.shape);
-  return maybe_out(fname, out, ember::_fft_c2c(x, desc.dim, norm_from_string(norm, forward), forward));
+  return maybe_out(out, ember::_fft_c2c(x, desc.dim, norm_from_string(norm, forward), forward));
 }
 
 Tensor rfftn_impl(const char* fname, const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim,
@@ -211,7 +216,7 @@ Tensor rfftn_impl(const char* fname, const Tensor& self, OptionalIntArrayRef s, 
   const ShapeAndDims desc = canonicalize(self, s, dim);
   EMBER_CHECK(!desc.shape.empty(), "{} must transform at least one axis", fname);
   const Tensor x = resize_fft_input(promote_tensor_fft(self, false), desc.dim, desc.shape);
-  return maybe_out(fname, out, ember::_fft_r2c(x, desc.dim, norm_from_string(norm, true), /*onesided=*/true));
+  return maybe_out(out, ember::_fft_r2c(x, desc.dim, norm_from_string(norm, true), /*onesided=*/true));
 }
 
 Tensor irfftn_impl(const char* fname, const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim,
@@ -220,7 +225,7 @@ Tensor irfftn_impl(const char* fname, const Tensor& self, OptionalIntArrayRef s,
   int64_t last_dim_size = 0;
   const ShapeAndDims desc = canonicalize_c2r(fname, self, s, dim, &last_dim_size);
   const Tensor x = resize_fft_input(promote_tensor_fft(self, true), desc.dim, desc.shape);
-  return maybe_out(fname, out, ember::_fft_c2r(x, desc.dim, norm_from_string(norm, false), last_dim_size));
+  return maybe_out(out, ember::_fft_c2r(x, desc.dim, norm_from_string(norm, false), last_dim_size));
 }
 
 // c2c forward over all dims but the last, then the conjugate's c2r over the last.
@@ -233,7 +238,7 @@ Tensor hfftn_impl(const char* fname, const Tensor& self, OptionalIntArrayRef s, 
   const int64_t normalization = norm_from_string(norm, true);
   Tensor tmp = desc.dim.size() > 1 ? ember::_fft_c2c(x, all_but_last(desc.dim), normalization, true) : x;
   tmp = ember::conj(tmp);
-  return maybe_out(fname, out, ember::_fft_c2r(tmp, {desc.dim.back()}, normalization, last_dim_size));
+  return maybe_out(out, ember::_fft_c2r(tmp, {desc.dim.back()}, normalization, last_dim_size));
 }
 
 // The conjugate of the onesided r2c over the last dim, then c2c forward over the others.
@@ -246,7 +251,7 @@ Tensor ihfftn_impl(const char* fname, const Tensor& self, OptionalIntArrayRef s,
   const int64_t normalization = norm_from_string(norm, false);
   Tensor tmp = ember::conj(ember::_fft_r2c(x, {desc.dim.back()}, normalization, /*onesided=*/true));
   if (desc.dim.size() > 1) tmp = ember::_fft_c2c(tmp, all_but_last(desc.dim), normalization, true);
-  return maybe_out(fname, out, tmp);
+  return maybe_out(out, tmp);
 }
 
 // ---- fftfreq
