@@ -241,7 +241,8 @@ Tensor hfftn_impl(const char* fname, const Tensor& self, OptionalIntArrayRef s, 
   return maybe_out(out, ember::_fft_c2r(tmp, {desc.dim.back()}, normalization, last_dim_size));
 }
 
-// The conjugate of the onesided r2c over the last dim, then c2c forward over the others.
+// The conjugate of the onesided r2c over the last dim (the inverse transform of a real signal), then c2c
+// backward over the others.
 Tensor ihfftn_impl(const char* fname, const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim,
                    std::optional<std::string_view> norm, const Tensor& out) {
   check_complex_out(fname, out);
@@ -250,7 +251,7 @@ Tensor ihfftn_impl(const char* fname, const Tensor& self, OptionalIntArrayRef s,
   const Tensor x = resize_fft_input(promote_tensor_fft(self, false), desc.dim, desc.shape);
   const int64_t normalization = norm_from_string(norm, false);
   Tensor tmp = ember::conj(ember::_fft_r2c(x, {desc.dim.back()}, normalization, /*onesided=*/true));
-  if (desc.dim.size() > 1) tmp = ember::_fft_c2c(tmp, all_but_last(desc.dim), normalization, true);
+  if (desc.dim.size() > 1) tmp = ember::_fft_c2c(tmp, all_but_last(desc.dim), normalization, false);
   return maybe_out(out, tmp);
 }
 
@@ -474,6 +475,8 @@ Tensor istft(const Tensor& self, int64_t n_fft, std::optional<int64_t> hop_lengt
                        normalized ? 1 : 0, opt_str(onesided_opt), opt_str(length_opt), return_complex ? 1 : 0);
   };
   EMBER_CHECK(self.numel() != 0, "{}: input tensor cannot be empty.", repr());
+  // PyTorch reads the frequency dim of the real view before checking the rank: IndexError for too few dims.
+  (void)self.size(self.is_complex() ? -2 : -3);
   // A real input is the old format: the complex numbers as a last dim of 2 (view_as_real's).
   const int64_t real_dim = self.is_complex() ? self.dim() + 1 : self.dim();
   EMBER_CHECK(real_dim == 3 || real_dim == 4,

@@ -202,7 +202,7 @@ def test_nd_errors(name):
         (lambda: fe(ember.tensor(1.5)), lambda: ft(torch.tensor(1.5))),
         (lambda: fe(x, s=(-2, 3)), lambda: ft(tx, s=(-2, 3))),
     ]
-    if name.endswith("n"):
+    if name in ("rfftn", "irfftn", "hfftn", "ihfftn"):
         cases += [(lambda: fe(x, dim=()), lambda: ft(tx, dim=())), (lambda: fe(x, s=()), lambda: ft(tx, s=()))]
     for i, (a, b) in enumerate(cases):
         same_outcome(a, b, f"case {i}: ")
@@ -223,9 +223,11 @@ def test_nd_messages():
 
 
 def test_fftn_of_no_dims_is_a_copy():
-    x, tx = both((3, 4), "float32")
+    # PyTorch 1.13 returns uninitialised memory here (its c2c kernel transforms no dim into an empty tensor of the
+    # right shape); Ember returns the promoted input, the identity transform
+    x, _ = both((3, 4), "float32")
     e = ember.fft.fftn(x, dim=())
-    assert_close(e, torch.fft.fftn(tx, dim=()))
+    np.testing.assert_array_equal(to_numpy(e), to_numpy(x).astype(np.complex64))
     e[0, 0] = 100
     assert x[0, 0].item() != 100
 
@@ -382,9 +384,9 @@ def test_shifts_inverse_and_grad():
 
 
 def test_module_surface():
-    assert sorted(ember.fft.__all__) == sorted(n for n in torch.fft.__all__ if not n.startswith("_"))
+    assert set(torch.fft.__all__) <= set(ember.fft.__all__)  # (PyTorch's list lacks hfft2, ihfft2, hfftn, ihfftn)
     for name in ember.fft.__all__:
-        assert callable(getattr(ember.fft, name))
+        assert callable(getattr(ember.fft, name)) and hasattr(torch.fft, name)
     assert ember.fft.Tensor is ember.Tensor
 
 
@@ -415,7 +417,8 @@ STFT_CASES = [
     dict(n_fft=16, onesided=False, return_complex=True),
     dict(n_fft=16, return_complex=False),
     dict(n_fft=64, return_complex=True),
-    dict(n_fft=16, window=torch.hann_window(16, dtype=torch.complex128), return_complex=True),
+    dict(n_fft=16, window=torch.hann_window(16, dtype=torch.float64).to(torch.complex128) * (1 + 0.5j),
+         return_complex=True),
 ]
 
 
@@ -444,7 +447,10 @@ def test_stft_method_and_warning():
         assert_close(x.stft(8, return_complex=True), tx.stft(8, return_complex=True))
     with pytest.warns(UserWarning, match="return_complex"):
         r = ember.stft(x, 8)
-    assert r.dtype == ember.float32 and tuple(r.shape) == (5, 9, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_close(r, torch.stft(tx, 8))
+    assert r.dtype == ember.float32 and tuple(r.shape) == (5, 17, 2)
 
 
 STFT_ERRORS = [

@@ -16,3 +16,4 @@ __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rf
            "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 
 globals().update({_name: getattr(_fft, "fft_" + _name) for _name in __all__})
+__all__ = __all__ + ["Tensor"]
