@@ -99,6 +99,7 @@ Tensor fft_c2c(const char* fname, const Tensor& out, const Tensor& input, std::o
   const int64_t n = n_opt.value_or(size);
   check_points(n);
   check_not_0dim(fname, input);
+  check_complex_out(fname, out);
   const Tensor x = n_opt ? resize_fft_input(input, {d}, {n}) : input;
   return maybe_out(out, ember::_fft_c2c(x, {d}, norm_from_string(norm, forward), forward));
 }
@@ -201,8 +202,9 @@ ShapeAndDims canonicalize_c2r(const char* fname, const Tensor& self, OptionalInt
 
 std::vector<int64_t> all_but_last(const std::vector<int64_t>& v) { return {v.begin(), v.end() - 1}; }
 
-Tensor fftn_impl(const char* /*fname*/, const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim,
+Tensor fftn_impl(const char* fname, const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim,
                  std::optional<std::string_view> norm, bool forward, const Tensor& out) {
+  check_complex_out(fname, out);
   const ShapeAndDims desc = canonicalize(self, s, dim);
   const Tensor x = resize_fft_input(promote_tensor_fft(self, true), desc.dim, desc.shape);
   return maybe_out(out, ember::_fft_c2c(x, desc.dim, norm_from_string(norm, forward), forward));
@@ -259,7 +261,8 @@ Tensor ihfftn_impl(const char* fname, const Tensor& self, OptionalIntArrayRef s,
 
 Tensor fftfreq_impl(const char* fname, int64_t n, double d, DType dtype, std::optional<Device> device, bool onesided) {
   EMBER_CHECK(is_floating_point(dtype) || is_complex(dtype), "{} requires a floating point or complex dtype", fname);
-  EMBER_CHECK(n >= 0, "{}: Trying to create tensor with negative dimension {}: [{}]", fname, n, n);
+  // (rfftfreq takes C++'s n / 2 + 1 points, 1 for n = -1, as PyTorch's)
+  EMBER_CHECK(onesided || n >= 0, "{}: Trying to create tensor with negative dimension {}: [{}]", fname, n, n);
   Tensor k = onesided ? ember::arange(Scalar(n / 2 + 1), dtype, device)
                       : ember::cat({ember::arange(Scalar((n + 1) / 2), dtype, device),
                                     ember::arange(Scalar(-(n / 2)), Scalar(0), Scalar(1), dtype, device)});
@@ -362,19 +365,27 @@ EMBER_FFT_ND(ihfft, ihfftn_impl)
 #undef EMBER_FFT_ND
 
 // ---------------------------------------------------------------------------------------------- helpers
+namespace {
+DType freq_out_dtype(std::optional<DType> dtype, const Tensor& out) {
+  EMBER_CHECK(!dtype || *dtype == out.dtype(), "dtype {} does not match dtype of out parameter ({})",
+              linalg::scalar_type_name(*dtype), linalg::scalar_type_name(out.dtype()));
+  return out.dtype();
+}
+}  // namespace
+
 Tensor fft_fftfreq(int64_t n, double d, std::optional<DType> dtype, std::optional<Device> device) {
   return fftfreq_impl("fftfreq", n, d, dtype.value_or(default_dtype()), device, false);
 }
 Tensor fft_fftfreq_out(int64_t n, double d, std::optional<DType> dtype, std::optional<Device> device,
                        const Tensor& out) {
-  return write_out("fftfreq", out, fftfreq_impl("fftfreq", n, d, dtype.value_or(out.dtype()), device, false));
+  return write_out("fftfreq", out, fftfreq_impl("fftfreq", n, d, freq_out_dtype(dtype, out), device, false));
 }
 Tensor fft_rfftfreq(int64_t n, double d, std::optional<DType> dtype, std::optional<Device> device) {
   return fftfreq_impl("rfftfreq", n, d, dtype.value_or(default_dtype()), device, true);
 }
 Tensor fft_rfftfreq_out(int64_t n, double d, std::optional<DType> dtype, std::optional<Device> device,
                         const Tensor& out) {
-  return write_out("rfftfreq", out, fftfreq_impl("rfftfreq", n, d, dtype.value_or(out.dtype()), device, true));
+  return write_out("rfftfreq", out, fftfreq_impl("rfftfreq", n, d, freq_out_dtype(dtype, out), device, true));
 }
 
 namespace {

@@ -344,7 +344,7 @@ Tensor _fft_c2r(const Tensor& self, IntArrayRef dim, int64_t normalization, int6
   EMBER_CHECK(self.is_complex(), "_fft_c2r: expected a complex input tensor, but got {}",
               linalg::scalar_type_name(self.dtype()));
   EMBER_CHECK(self.dim() >= 1, "_fft_c2r: ndim must be >= 1");
-  EMBER_CHECK(last_dim_size >= 1, "Invalid number of data points ({}) specified", last_dim_size);
+  EMBER_CHECK(last_dim_size >= 0, "Invalid number of data points ({}) specified", last_dim_size);
   const std::vector<int64_t> dims = wrap_dims("_fft_c2r", dim, self.dim());
   EMBER_CHECK(!dims.empty(), "_fft_c2r must transform at least one axis");
   int64_t signal = last_dim_size;
