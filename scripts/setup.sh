@@ -17,6 +17,7 @@ PACKAGES=(
   libsleef-dev              # vectorized transcendental functions for the kernels
   libopenblas-openmp-dev    # BLAS/LAPACK provider (OpenMP threading, as the kernels use)
   libdnnl-dev               # oneDNN provider: float32 GEMM (Note [onednn gemm]); the OpenMP build
+  libkissfft-dev            # KissFFT (header-only kissfft.hh): the 1-D transforms of ember.fft (kernels/cpu/fft.cpp)
   zlib1g-dev libzip-dev     # the zip container of Ember's file format (ember/serialize)
   nlohmann-json3-dev        # its JSON manifest
   # --- Python extension ember._C and the op generator, for Debian's /usr/bin/python3 (3.11)

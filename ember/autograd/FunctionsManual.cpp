@@ -675,3 +675,33 @@ Tensor special_i1e_backward(const Tensor& grad, const Tensor& self, const Tensor
 }
 
 }  // namespace ember::autograd::detail
+
+namespace ember::autograd::detail {
+// See Note [fft derivatives] in FunctionsManual.h.
+Tensor fft_r2c_backward(const Tensor& grad, IntArrayRef dim, int64_t normalization, bool onesided,
+                        IntArrayRef self_sizes) {
+  if (!onesided) return ember::real(ember::_fft_c2c(grad, dim, normalization, /*forward=*/false));
+  const int64_t last = wrap_dim(dim.back(), grad.dim());
+  const int64_t missing = self_sizes[static_cast<size_t>(last)] - grad.size(last);
+  Tensor full = grad;
+  if (missing > 0) {
+    // constant_pad_nd's pairs run from the last dim backwards: dim `last` is the final pair.
+    std::vector<int64_t> pad(2 * static_cast<size_t>(grad.dim() - last), 0);
+    pad.back() = missing;
+    full = ember::constant_pad_nd(grad, pad, 0);
+  }
+  return ember::real(ember::_fft_c2c(full, dim, normalization, /*forward=*/false));
+}
+
+Tensor fft_c2r_backward(const Tensor& grad, IntArrayRef dim, int64_t normalization) {
+  Tensor g = ember::_fft_r2c(grad, dim, normalization, /*onesided=*/true);
+  const int64_t last = wrap_dim(dim.back(), g.dim());
+  const int64_t twice = grad.size(last) - g.size(last);
+  if (twice <= 0) return g;
+  std::vector<int64_t> shape(static_cast<size_t>(g.dim()), 1);
+  shape[static_cast<size_t>(last)] = g.size(last);
+  Tensor scale = ember::ones(shape, grad.dtype());
+  scale.narrow(last, 1, twice).fill_(2);
+  return g * scale;
+}
+}  // namespace ember::autograd::detail

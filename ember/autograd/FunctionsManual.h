@@ -186,3 +186,19 @@ Tensor sinc_backward(const Tensor& grad, const Tensor& self);
 Tensor special_i1_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
 Tensor special_i1e_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
 }  // namespace ember::autograd::detail
+
+namespace ember::autograd::detail {
+// ---------------------------------------------------------------------------------------------- fft (issue 19)
+// Note [fft derivatives]: every transform is linear, so its gradient is the adjoint transform (PyTorch's
+// FunctionsManual formulas). The adjoint of a c2c transform is the c2c transform in the other direction with the
+// same normalization; r2c and c2r are the c2c transform seen through the onesided half, so their adjoints add a
+// correction for the half that is left out (fft_r2c_backward pads it with zeros, fft_c2r_backward doubles the
+// entries whose mirror image is left out).
+/// grad of _fft_r2c(self, dim, normalization, onesided): real(ifft_c2c(grad padded to self's last transformed
+/// size with zeros)), unnormalized as the forward was. self_sizes: self's sizes.
+Tensor fft_r2c_backward(const Tensor& grad, IntArrayRef dim, int64_t normalization, bool onesided,
+                        IntArrayRef self_sizes);
+/// grad of _fft_c2r(self, dim, normalization, last_dim_size): the onesided r2c transform of grad with the
+/// entries 1 .. n - (n/2 + 1) of the last transformed dim doubled (their mirror images are not in the half).
+Tensor fft_c2r_backward(const Tensor& grad, IntArrayRef dim, int64_t normalization);
+}  // namespace ember::autograd::detail

@@ -113,6 +113,13 @@ class Tensor(_C._TensorBase):
         from . import lu
         return lu(self, pivot, get_infos)
 
+    def stft(self, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
+             normalized=False, onesided=None, return_complex=None):
+        """See ember.stft (a Python function, as PyTorch's torch.stft)."""
+        from .functional import stft
+        return stft(self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided,
+                    return_complex)
+
     def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
         """See ember.unique (a Python function, as PyTorch's torch.unique)."""
         from .functional import unique

@@ -14,7 +14,7 @@ from ._tensor import Tensor
 __all__ = ["allclose", "as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
            "broadcast_tensors", "cartesian_prod", "cdist", "einsum", "gradient", "histogram", "histogramdd",
            "is_floating_point", "is_nonzero",
-           "is_tensor", "isclose", "lu", "meshgrid", "nonzero", "norm", "numel", "split", "tensordot", "unique",
+           "is_tensor", "isclose", "lu", "meshgrid", "nonzero", "norm", "numel", "split", "stft", "tensordot", "unique",
            "unique_consecutive", "detach_"]
 
 
@@ -712,3 +712,41 @@ def lu(A, pivot=True, get_infos=False, out=None):
     for o, r in zip(out, result):
         o.resize_(r.shape).copy_(r)
     return tuple(out)
+
+
+def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
+         normalized=False, onesided=None, return_complex=None):
+    r"""Short-time Fourier transform, as PyTorch 1.13's torch.stft: the op ``stft.center`` (ember/ops/fft.cpp).
+
+    Frames of ``n_fft`` samples, ``hop_length`` apart, are multiplied by ``window`` and transformed:
+    ``X[omega, m] = sum_k window[k] input[m * hop_length + k] exp(-2 pi i omega k / n_fft)``.
+
+    Args:
+        input (Tensor): (L) or (B, L), floating or complex.
+        n_fft (int): the frame (and transform) size.
+        hop_length (int, optional): the distance between frames. Default: ``n_fft // 4``.
+        win_length (int, optional): the window's size (<= n_fft; zero-padded to n_fft in the centre). Default:
+            n_fft.
+        window (Tensor, optional): (win_length), real or complex. Default: ones (a rectangular window).
+        center (bool): pad ``n_fft // 2`` samples on both sides first, so frame m is centred at
+            ``m * hop_length``. Default: True.
+        pad_mode (str): the padding of ``center``: "reflect", "constant", "replicate" or "circular".
+        normalized (bool): scale by ``1 / sqrt(n_fft)``. Default: False.
+        onesided (bool, optional): keep the ``n_fft // 2 + 1`` non-negative frequencies. Default: True for real
+            input and window.
+        return_complex (bool, optional): a complex result, or (False) its view_as_real. Default: complex for a
+            complex input or window; real inputs warn without it, as PyTorch 1.13.
+
+    Shape:
+        (B?, n_freq, n_frames) complex, or (B?, n_freq, n_frames, 2) real; n_frames = 1 + (L' - n_fft) //
+        hop_length with L' the padded length.
+
+    Raises:
+        RuntimeError: an integral input, a rank other than 1 or 2, n_fft out of (0, L'], hop_length <= 0,
+            win_length out of (0, n_fft], a window of the wrong shape, onesided with complex data.
+    """
+    if return_complex is None and not input.is_complex() and not (window is not None and window.is_complex()):
+        warnings.warn("stft will soon require the return_complex parameter be given for real inputs, and will "
+                      "further require that return_complex=True in a future PyTorch release.")
+    return _C._functions["stft"](input, n_fft, hop_length, win_length, window, center, pad_mode, normalized,
+                                 onesided, return_complex)

@@ -4344,3 +4344,159 @@ def _ldexp_samples(entry):
     """ldexp has no shape rule of its own (its composite's ops carry them: float16 with an integer exponent gives
     float32, as PyTorch's mul(self, exp2(other))), so it names the binary battery here."""
     return binary_samples(entry)
+
+
+# ---------------------------------------------------------------------------------------------- fft (issue 19)
+# The transforms of torch.fft, their primitives and stft/istft (ember/ops/ops_fft.yaml). float32/complex64 values
+# take a tolerance relative to the sums a DFT forms (values up to 4 times the size). tests/python/test_fft.py has
+# the hand tests (every norm and size, gradients against PyTorch's, round trips).
+
+def _fft_tol(s, dtype):
+    return s.tol(1e-4, 2e-4) if dtype in ("float32", "complex64", "int64", "bool", "uint8", "int32") else s
+
+
+def _fft_dtypes(real_only):
+    return ["float32", "float64", "int64", "bool", "uint8", "float16", "bfloat16"] + \
+        ([] if real_only else ["complex64", "complex128"])
+
+
+@samples("fft_fft", "fft_ifft", "fft_rfft", "fft_irfft", "fft_hfft", "fft_ihfft")
+def _fft_1d(entry):
+    n = entry["name"][4:]
+    real_only = n in ("rfft", "ihfft")
+    base = "float32" if real_only else "complex64"
+    out = [_fft_tol(S(T((3, 8), d)), d) for d in _fft_dtypes(real_only)]
+    out += [_fft_tol(s, base) for s in [
+        S(T((5,), base)), S(T((2, 3, 6), base), dim=1), S(T((2, 3, 6), base), None, -2), S(T((2, 3, 6), base), dim=0),
+        S(T((3, 8), base), 1), S(T((3, 8), base), 5), S(T((3, 8), base), 16), S(T((3, 8), base), n=3, dim=0),
+        S(T((3, 8), base), norm="forward"), S(T((3, 8), base), norm="ortho"), S(T((3, 8), base), None, -1, "backward"),
+        S(T((3, 8), base), norm="bad"), S(T((3, 8), base), n=0), S(T((3, 8), base), dim=2), S(T((3, 8), base), dim=-3),
+        S(T((), base)), S(T((), base), dim=1), S(T((0, 4), base)), S(T((4, 0), base)), S(T((0, 4), base), dim=0),
+        S(T((4, 6), base, "T")), S(T((3, 5), base, "S")), S(T((3, 8), base, "E")), S(T((2, 9), base, "O")),
+        S(T((2, 7), base)), S(T((2, 30), base), n=13)]]
+    if not real_only:
+        out += [S(T((3, 8), "float32")).id("real input").tol(1e-4, 2e-4)]
+    else:
+        out += [S(T((3, 8), "complex64")).id("complex input")]
+    if real_only or n in ("fft", "ifft"):
+        out += [S(F64((3, 6))).grad(gg=True), S(F64((3, 6)), 5, 0, "ortho").grad()]
+    if not real_only:
+        out += [S(C128((3, 6))).grad(gg=n in ("fft", "irfft")), S(C128((4, 5)), 7, norm="forward").grad()]
+    return out
+
+
+def _fft_nd(entry):
+    n = entry["name"][4:]
+    two = n.endswith("2")
+    real_only = n[:-1] in ("rfft", "ihfft")
+    base = "float32" if real_only else "complex64"
+    x = T((3, 4, 6), base)
+    out = [_fft_tol(S(T((3, 4, 6), d)), d) for d in _fft_dtypes(real_only)]
+    out += [_fft_tol(s, base) for s in [
+        S(x, (3, 5)), S(x, (8, 2)), S(x, (-1, 7)), S(x, dim=(0, 2)), S(x, dim=(-1, 0)), S(x, (5, 3), (0, -1)),
+        S(x, norm="forward"), S(x, norm="ortho"), S(x, norm="nope"), S(x, (0, 2)), S(x, (2, 2), (0,)),
+        S(x, dim=(0, 0)), S(x, dim=(0, 5)), S(T((), base)), S(T((0, 4, 6), base)), S(T((4, 6), base, "T")),
+        S(T((3, 10), base, "S")), S(T((2, 5, 3), base, "O"))]]
+    if not two:
+        out += [_fft_tol(s, base) for s in [S(x, (2, 3, 4)), S(x, dim=(1,)), S(x, (4,)),
+                                            S(x, (1, 2, 3, 4)), S(x, dim=(2, 0, 1))]]
+        if n[:-1] not in ("fft", "ifft"):  # (PyTorch's fftn/ifftn of no dims return uninitialised memory)
+            out += [S(x, dim=())]
+    else:
+        out += [_fft_tol(S(x, (4,), (1,)), base)]
+    if real_only or n[:-1] in ("fft", "ifft"):
+        out += [S(F64((3, 4))).grad(gg=True), S(F64((2, 3, 4)), (3, 5)).grad()]
+    if not real_only:
+        out += [S(C128((3, 4))).grad(gg=n[:-1] == "irfft"), S(C128((2, 3, 4)), (4, 5), norm="ortho").grad()]
+    return out
+
+
+samples(*[f"fft_{b}{s}" for b in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft") for s in ("2", "n")])(_fft_nd)
+
+
+@samples("_fft_c2c", "_fft_r2c", "_fft_c2r")
+def _fft_primitives(entry):
+    n = entry["name"]
+    if n == "_fft_c2c":
+        x = T((3, 8), "complex64")
+        # (PyTorch's primitive does not wrap negative dims, and returns uninitialised memory for no dims)
+        out = [S(x, [1], 0, True), S(x, [0, 1], 1, False), S(x, [1], 2, True),
+               S(T((3, 8), "complex128"), [0], 0, False),
+               S(T((2, 3, 5), "complex128", "T"), [0, 2], 2, True), S(T((3, 8)), [1], 0, True),
+               S(C128((3, 4)), [1], 0, True).grad(gg=True),
+               S(C128((3, 4)), [0, 1], 1, False).grad()]
+    elif n == "_fft_r2c":
+        x = T((3, 8))
+        out = [S(x, [1], 0, True), S(x, [1], 2, False), S(x, [0, 1], 1, True), S(T((3, 7), "float64"), [1], 0, True),
+               S(T((3, 7), "float64"), [0, 1], 0, False), S(T((4, 6), "float32", "T"), [0], 0, True),
+               S(T((3, 8), "complex64"), [1], 0, True), S(T((3, 8), "int64"), [1], 0, True),
+               S(F64((3, 6)), [1], 0, True).grad(gg=True), S(F64((3, 5)), [0, 1], 1, False).grad(),
+               S(F64((3, 5)), [1, 0], 2, True).grad()]
+    else:
+        x = T((3, 5), "complex64")
+        # (last_dim_size / 2 + 1 beyond the input's size reads past it in PyTorch: no such sample)
+        out = [S(x, [1], 0, 8), S(x, [1], 2, 9), S(x, [0, 1], 1, 8), S(T((3, 5), "complex128"), [1], 0, 4),
+               S(T((3, 5), "complex128"), [1], 0, 3), S(T((4, 3), "complex64", "T"), [0], 0, 6), S(x, [1], 0, 0),
+               S(T((3, 5)), [1], 0, 8), S(C128((3, 4)), [1], 0, 6).grad(gg=True), S(C128((3, 4)), [0, 1], 2, 6).grad(),
+               S(C128((3, 4)), [1], 0, 7).grad()]
+    return [_fft_tol(s, "complex64") for s in out]
+
+
+@samples("fft_fftfreq", "fft_rfftfreq")
+def _fftfreq(entry):
+    return [S(5), S(8), S(5, 0.5), S(8, 2.0, dtype=D("float64")), S(0), S(1), S(-1), S(5, dtype=D("int64")),
+            S(7, 0.1, dtype=D("float16")), S(6, device="cpu"), S(4, 0.0), S(11, 3), S(4, requires_grad=True),
+            S(6, dtype=D("bfloat16"))]
+
+
+@samples("fft_fftshift", "fft_ifftshift")
+def _fftshift(entry):
+    return [S(T((5, 6))), S(T((5, 6)), 0), S(T((5, 6)), (0, 1)), S(T((5, 6)), dim=(1,)), S(T((4, 7), "int64", "T")),
+            S(T((3, 4), "complex64")), S(T((0, 3))), S(T((5, 6)), (0, 0)), S(T((5, 6)), 2), S(T(())),
+            S(T((2, 3, 5), "bool")), S(F64((3, 5))).grad(gg=True), S(F64((4, 5)), -1).grad()]
+
+
+def _stft_window(n, dtype="float64"):
+    return T((n,), dtype, low=0.5, high=1.0, seed=3)
+
+
+@samples("stft", "stft.center")
+def _stft(entry):
+    center = entry["overload"] == "center"
+    kw = {} if center else {"center": False}
+    x = T((64,), "float64")
+    out = [S(x, 16, return_complex=True, **kw), S(x, 16, 3, return_complex=True, **kw),
+           S(x, 16, win_length=10, return_complex=True, **kw),
+           S(x, 16, window=_stft_window(16), return_complex=True, **kw),
+           S(x, 15, 5, 8, _stft_window(8), return_complex=True, **kw),
+           S(x, 16, normalized=True, return_complex=True, **kw), S(x, 16, onesided=False, return_complex=True, **kw),
+           S(x, 16, return_complex=False, **kw), S(T((3, 50), "float64"), 16, return_complex=True, **kw),
+           S(T((40,), "complex128"), 8, return_complex=True, **kw), S(T((40,), "complex128"), 8, **kw),
+           S(x, 8, window=_stft_window(8, "complex128"), return_complex=True, **kw),
+           _fft_tol(S(T((64,)), 16, return_complex=True, **kw), "float32"),
+           S(x, 100, return_complex=True, **kw), S(x, 0, return_complex=True, **kw),
+           S(x, 16, 0, return_complex=True, **kw), S(x, 16, win_length=20, return_complex=True, **kw),
+           S(x, 16, window=T((3,), "float64"), return_complex=True, **kw), S(T((2, 2, 64)), 16, return_complex=True),
+           S(T((64,), "int64"), 16, return_complex=True, center=False),
+           S(x, 16, onesided=True, window=_stft_window(16, "complex128"), return_complex=True, **kw),
+           S(F64((40,)), 8, window=_stft_window(8), return_complex=True, **kw).grad(),
+           S(F64((30,)), 8, 3, return_complex=True, **kw).grad()]
+    if center:
+        out += [S(x, 16, pad_mode="constant", return_complex=True), S(x, 16, pad_mode="replicate", return_complex=True),
+                S(x, 16, pad_mode="circular", return_complex=True)]
+    return out
+
+
+@samples("istft")
+def _istft(entry):
+    spec = T((9, 12), "complex128")
+    w = _stft_window(16)
+    return [S(spec, 16), S(spec, 16, 4, window=w), S(spec, 16, 3, 12), S(spec, 16, window=w, normalized=True),
+            S(spec, 16, window=w, center=False), S(spec, 16, length=40), S(spec, 16, length=80),
+            S(T((2, 9, 12), "complex128"), 16), S(T((16, 12), "complex128"), 16), S(T((16, 12), "complex128"), 16,
+                                                                                    return_complex=True),
+            _fft_tol(S(T((9, 12), "complex64"), 16), "complex64"), S(T((9, 12, 2), "float64"), 16),
+            S(spec, 16, window=T((16,), "float64", low=0.0, high=0.0)), S(spec, 15), S(spec, 16, 20),
+            S(spec, 16, win_length=20), S(spec, 16, window=T((5,), "float64")), S(spec, 16, return_complex=True),
+            S(T((0, 12), "complex128"), 16), S(T((9,), "complex128"), 16),
+            S(C128((9, 8)), 16, window=w).grad(), S(C128((9, 8)), 16, 4, length=30).grad()]

@@ -42,7 +42,7 @@ def test_private_ops_are_hidden():
 
 
 @pytest.mark.parametrize("mod, tmod", [("_nn", torch._C._nn), ("_linalg", torch._C._linalg),
-                                       ("_special", torch._C._special)])
+                                       ("_special", torch._C._special), ("_fft", torch._C._fft)])
 def test_module_functions_are_where_torch_has_them(mod, tmod):
     names = _module_ops(getattr(ember._C, mod))
     assert names

@@ -139,6 +139,12 @@ _KNOWN = [
      "an int64 out of a float sum of no elements: PyTorch returns 0, Ember raises RuntimeError (result type float32 "
      "can't be cast to the desired output type int64); with dtype= and an out of another dtype PyTorch raises "
      "RuntimeError (Expected out tensor to have dtype double), Ember casts"),
+    ("fft_ihfft2", "out", "f32[3x4x6],(4),(1)",
+     "ihfft2 transforming one dim with out=: PyTorch 1.13 leaves out empty (its ihfftn calls conj_physical_out with "
+     "its arguments swapped); Ember writes the result into out"),
+    ("fft_ihfftn", "out", "f32[3x4x6],dim=(1)|f32[3x4x6],(4)",
+     "ihfftn transforming one dim with out=: PyTorch 1.13 leaves out empty (its ihfftn calls conj_physical_out with "
+     "its arguments swapped); Ember writes the result into out"),
     # -- values
     ("clamp", "forward method inplace out", "f32[17]v404,nan",
      "clamp(x, min=nan): PyTorch 1.13 returns x unchanged ([nan, inf, -inf, 0, -0, 0.5, ...]); Ember returns all NaN"),
@@ -349,7 +355,8 @@ def _self_index(entry, sample):
 
 
 def _module(entry, m):
-    return {"": m, "nn": m._C._nn, "linalg": m._C._linalg, "special": m._C._special}[entry["python_module"]]
+    return {"": m, "nn": m._C._nn, "linalg": m._C._linalg, "special": m._C._special,
+            "fft": m._C._fft}[entry["python_module"]]
 
 
 def _function(entry, m):

@@ -1765,6 +1765,112 @@ Tensor zero_(const Tensor& self) {
   return self;
 }
 
+struct FftC2CBackward0 final : Node {
+  std::string name() const override { return "FftC2CBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  std::vector<int64_t> dim_;
+  int64_t normalization_;
+  bool forward_;
+};
+
+variable_list FftC2CBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef dim = dim_;
+  int64_t normalization = normalization_;
+  bool forward = forward_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::_fft_c2c(grad, dim, normalization, !forward), input_meta[0]);
+  return out;
+}
+
+Tensor _fft_c2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool forward) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::_fft_c2c");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef, int64_t, bool>(self, dim, normalization, forward);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<FftC2CBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->dim_ = std::vector<int64_t>(dim.begin(), dim.end());
+  node->normalization_ = normalization;
+  node->forward_ = forward;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct FftR2CBackward0 final : Node {
+  std::string name() const override { return "FftR2CBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  std::vector<int64_t> dim_;
+  int64_t normalization_;
+  bool onesided_;
+};
+
+variable_list FftR2CBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef dim = dim_;
+  int64_t normalization = normalization_;
+  bool onesided = onesided_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(fft_r2c_backward(grad, dim, normalization, onesided, self_sizes), input_meta[0]);
+  return out;
+}
+
+Tensor _fft_r2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool onesided) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::_fft_r2c");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef, int64_t, bool>(self, dim, normalization, onesided);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<FftR2CBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->dim_ = std::vector<int64_t>(dim.begin(), dim.end());
+  node->normalization_ = normalization;
+  node->onesided_ = onesided;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct FftC2RBackward0 final : Node {
+  std::string name() const override { return "FftC2RBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  std::vector<int64_t> dim_;
+  int64_t normalization_;
+};
+
+variable_list FftC2RBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef dim = dim_;
+  int64_t normalization = normalization_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(fft_c2r_backward(grad, dim, normalization), input_meta[0]);
+  return out;
+}
+
+Tensor _fft_c2r(const Tensor& self, IntArrayRef dim, int64_t normalization, int64_t last_dim_size) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::_fft_c2r");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef, int64_t, int64_t>(self, dim, normalization, last_dim_size);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<FftC2RBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->dim_ = std::vector<int64_t>(dim.begin(), dim.end());
+  node->normalization_ = normalization;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
 Tensor _fused_elementwise(TensorList inputs, IntArrayRef program, IntArrayRef constants) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::_fused_elementwise");
   if (GradMode::is_enabled() && any_requires_grad(inputs))
@@ -10272,6 +10378,9 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::_to_copy", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<DType>, std::optional<Device>, bool, std::optional<MemoryFormat>)>(&_to_copy));
   m.impl("aten::fill_.Scalar", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&fill__Scalar));
   m.impl("aten::zero_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&zero_));
+  m.impl("aten::_fft_c2c", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, int64_t, bool)>(&_fft_c2c));
+  m.impl("aten::_fft_r2c", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, int64_t, bool)>(&_fft_r2c));
+  m.impl("aten::_fft_c2r", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, int64_t, int64_t)>(&_fft_c2r));
   m.impl("aten::_fused_elementwise", DispatchKey::Autograd, static_cast<Tensor (*)(TensorList, IntArrayRef, IntArrayRef)>(&_fused_elementwise));
   m.impl("aten::index_select", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&)>(&index_select));
   m.impl("aten::gather", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, bool)>(&gather));

@@ -1269,6 +1269,201 @@ Tensor kaiser_window(int64_t window_length, bool periodic, double beta, std::opt
   static const OperatorHandle h = op("aten::kaiser_window.beta");
   return h.call<Tensor, int64_t, bool, double, std::optional<DType>, std::optional<Device>>(window_length, periodic, beta, dtype, device);
 }
+Tensor _fft_c2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool forward) {
+  static const OperatorHandle h = op("aten::_fft_c2c");
+  return h.call<Tensor, const Tensor&, IntArrayRef, int64_t, bool>(self, dim, normalization, forward);
+}
+Tensor _fft_r2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool onesided) {
+  static const OperatorHandle h = op("aten::_fft_r2c");
+  return h.call<Tensor, const Tensor&, IntArrayRef, int64_t, bool>(self, dim, normalization, onesided);
+}
+Tensor _fft_c2r(const Tensor& self, IntArrayRef dim, int64_t normalization, int64_t last_dim_size) {
+  static const OperatorHandle h = op("aten::_fft_c2r");
+  return h.call<Tensor, const Tensor&, IntArrayRef, int64_t, int64_t>(self, dim, normalization, last_dim_size);
+}
+Tensor fft_fft(const Tensor& self, std::optional<int64_t> n, int64_t dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_fft");
+  return h.call<Tensor, const Tensor&, std::optional<int64_t>, int64_t, std::optional<std::string_view>>(self, n, dim, norm);
+}
+Tensor fft_fft_out(const Tensor& out, const Tensor& self, std::optional<int64_t> n, int64_t dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_fft.out");
+  return h.call<Tensor, const Tensor&, std::optional<int64_t>, int64_t, std::optional<std::string_view>, const Tensor&>(self, n, dim, norm, out);
+}
+Tensor fft_ifft(const Tensor& self, std::optional<int64_t> n, int64_t dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_ifft");
+  return h.call<Tensor, const Tensor&, std::optional<int64_t>, int64_t, std::optional<std::string_view>>(self, n, dim, norm);
+}
+Tensor fft_ifft_out(const Tensor& out, const Tensor& self, std::optional<int64_t> n, int64_t dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_ifft.out");
+  return h.call<Tensor, const Tensor&, std::optional<int64_t>, int64_t, std::optional<std::string_view>, const Tensor&>(self, n, dim, norm, out);
+}
+Tensor fft_rfft(const Tensor& self, std::optional<int64_t> n, int64_t dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_rfft");
+  return h.call<Tensor, const Tensor&, std::optional<int64_t>, int64_t, std::optional<std::string_view>>(self, n, dim, norm);
+}
+Tensor fft_rfft_out(const Tensor& out, const Tensor& self, std::optional<int64_t> n, int64_t dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_rfft.out");
+  return h.call<Tensor, const Tensor&, std::optional<int64_t>, int64_t, std::optional<std::string_view>, const Tensor&>(self, n, dim, norm, out);
+}
+Tensor fft_irfft(const Tensor& self, std::optional<int64_t> n, int64_t dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_irfft");
+  return h.call<Tensor, const Tensor&, std::optional<int64_t>, int64_t, std::optional<std::string_view>>(self, n, dim, norm);
+}
+Tensor fft_irfft_out(const Tensor& out, const Tensor& self, std::optional<int64_t> n, int64_t dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_irfft.out");
+  return h.call<Tensor, const Tensor&, std::optional<int64_t>, int64_t, std::optional<std::string_view>, const Tensor&>(self, n, dim, norm, out);
+}
+Tensor fft_hfft(const Tensor& self, std::optional<int64_t> n, int64_t dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_hfft");
+  return h.call<Tensor, const Tensor&, std::optional<int64_t>, int64_t, std::optional<std::string_view>>(self, n, dim, norm);
+}
+Tensor fft_hfft_out(const Tensor& out, const Tensor& self, std::optional<int64_t> n, int64_t dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_hfft.out");
+  return h.call<Tensor, const Tensor&, std::optional<int64_t>, int64_t, std::optional<std::string_view>, const Tensor&>(self, n, dim, norm, out);
+}
+Tensor fft_ihfft(const Tensor& self, std::optional<int64_t> n, int64_t dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_ihfft");
+  return h.call<Tensor, const Tensor&, std::optional<int64_t>, int64_t, std::optional<std::string_view>>(self, n, dim, norm);
+}
+Tensor fft_ihfft_out(const Tensor& out, const Tensor& self, std::optional<int64_t> n, int64_t dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_ihfft.out");
+  return h.call<Tensor, const Tensor&, std::optional<int64_t>, int64_t, std::optional<std::string_view>, const Tensor&>(self, n, dim, norm, out);
+}
+Tensor fft_fft2(const Tensor& self, OptionalIntArrayRef s, IntArrayRef dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_fft2");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, IntArrayRef, std::optional<std::string_view>>(self, s, dim, norm);
+}
+Tensor fft_fft2_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef s, IntArrayRef dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_fft2.out");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, IntArrayRef, std::optional<std::string_view>, const Tensor&>(self, s, dim, norm, out);
+}
+Tensor fft_ifft2(const Tensor& self, OptionalIntArrayRef s, IntArrayRef dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_ifft2");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, IntArrayRef, std::optional<std::string_view>>(self, s, dim, norm);
+}
+Tensor fft_ifft2_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef s, IntArrayRef dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_ifft2.out");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, IntArrayRef, std::optional<std::string_view>, const Tensor&>(self, s, dim, norm, out);
+}
+Tensor fft_rfft2(const Tensor& self, OptionalIntArrayRef s, IntArrayRef dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_rfft2");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, IntArrayRef, std::optional<std::string_view>>(self, s, dim, norm);
+}
+Tensor fft_rfft2_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef s, IntArrayRef dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_rfft2.out");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, IntArrayRef, std::optional<std::string_view>, const Tensor&>(self, s, dim, norm, out);
+}
+Tensor fft_irfft2(const Tensor& self, OptionalIntArrayRef s, IntArrayRef dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_irfft2");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, IntArrayRef, std::optional<std::string_view>>(self, s, dim, norm);
+}
+Tensor fft_irfft2_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef s, IntArrayRef dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_irfft2.out");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, IntArrayRef, std::optional<std::string_view>, const Tensor&>(self, s, dim, norm, out);
+}
+Tensor fft_hfft2(const Tensor& self, OptionalIntArrayRef s, IntArrayRef dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_hfft2");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, IntArrayRef, std::optional<std::string_view>>(self, s, dim, norm);
+}
+Tensor fft_hfft2_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef s, IntArrayRef dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_hfft2.out");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, IntArrayRef, std::optional<std::string_view>, const Tensor&>(self, s, dim, norm, out);
+}
+Tensor fft_ihfft2(const Tensor& self, OptionalIntArrayRef s, IntArrayRef dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_ihfft2");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, IntArrayRef, std::optional<std::string_view>>(self, s, dim, norm);
+}
+Tensor fft_ihfft2_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef s, IntArrayRef dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_ihfft2.out");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, IntArrayRef, std::optional<std::string_view>, const Tensor&>(self, s, dim, norm, out);
+}
+Tensor fft_fftn(const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_fftn");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, OptionalIntArrayRef, std::optional<std::string_view>>(self, s, dim, norm);
+}
+Tensor fft_fftn_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_fftn.out");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, OptionalIntArrayRef, std::optional<std::string_view>, const Tensor&>(self, s, dim, norm, out);
+}
+Tensor fft_ifftn(const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_ifftn");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, OptionalIntArrayRef, std::optional<std::string_view>>(self, s, dim, norm);
+}
+Tensor fft_ifftn_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_ifftn.out");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, OptionalIntArrayRef, std::optional<std::string_view>, const Tensor&>(self, s, dim, norm, out);
+}
+Tensor fft_rfftn(const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_rfftn");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, OptionalIntArrayRef, std::optional<std::string_view>>(self, s, dim, norm);
+}
+Tensor fft_rfftn_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_rfftn.out");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, OptionalIntArrayRef, std::optional<std::string_view>, const Tensor&>(self, s, dim, norm, out);
+}
+Tensor fft_irfftn(const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_irfftn");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, OptionalIntArrayRef, std::optional<std::string_view>>(self, s, dim, norm);
+}
+Tensor fft_irfftn_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_irfftn.out");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, OptionalIntArrayRef, std::optional<std::string_view>, const Tensor&>(self, s, dim, norm, out);
+}
+Tensor fft_hfftn(const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_hfftn");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, OptionalIntArrayRef, std::optional<std::string_view>>(self, s, dim, norm);
+}
+Tensor fft_hfftn_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_hfftn.out");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, OptionalIntArrayRef, std::optional<std::string_view>, const Tensor&>(self, s, dim, norm, out);
+}
+Tensor fft_ihfftn(const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_ihfftn");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, OptionalIntArrayRef, std::optional<std::string_view>>(self, s, dim, norm);
+}
+Tensor fft_ihfftn_out(const Tensor& out, const Tensor& self, OptionalIntArrayRef s, OptionalIntArrayRef dim, std::optional<std::string_view> norm) {
+  static const OperatorHandle h = op("aten::fft_ihfftn.out");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef, OptionalIntArrayRef, std::optional<std::string_view>, const Tensor&>(self, s, dim, norm, out);
+}
+Tensor fft_fftfreq(int64_t n, double d, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::fft_fftfreq");
+  return h.call<Tensor, int64_t, double, std::optional<DType>, std::optional<Device>>(n, d, dtype, device);
+}
+Tensor fft_fftfreq_out(const Tensor& out, int64_t n, double d, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::fft_fftfreq.out");
+  return h.call<Tensor, int64_t, double, std::optional<DType>, std::optional<Device>, const Tensor&>(n, d, dtype, device, out);
+}
+Tensor fft_rfftfreq(int64_t n, double d, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::fft_rfftfreq");
+  return h.call<Tensor, int64_t, double, std::optional<DType>, std::optional<Device>>(n, d, dtype, device);
+}
+Tensor fft_rfftfreq_out(const Tensor& out, int64_t n, double d, std::optional<DType> dtype, std::optional<Device> device) {
+  static const OperatorHandle h = op("aten::fft_rfftfreq.out");
+  return h.call<Tensor, int64_t, double, std::optional<DType>, std::optional<Device>, const Tensor&>(n, d, dtype, device, out);
+}
+Tensor fft_fftshift(const Tensor& self, OptionalIntArrayRef dim) {
+  static const OperatorHandle h = op("aten::fft_fftshift");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef>(self, dim);
+}
+Tensor fft_ifftshift(const Tensor& self, OptionalIntArrayRef dim) {
+  static const OperatorHandle h = op("aten::fft_ifftshift");
+  return h.call<Tensor, const Tensor&, OptionalIntArrayRef>(self, dim);
+}
+Tensor stft(const Tensor& self, int64_t n_fft, std::optional<int64_t> hop_length, std::optional<int64_t> win_length, const std::optional<Tensor>& window, bool normalized, std::optional<bool> onesided, std::optional<bool> return_complex) {
+  static const OperatorHandle h = op("aten::stft");
+  return h.call<Tensor, const Tensor&, int64_t, std::optional<int64_t>, std::optional<int64_t>, const std::optional<Tensor>&, bool, std::optional<bool>, std::optional<bool>>(self, n_fft, hop_length, win_length, window, normalized, onesided, return_complex);
+}
+Tensor Tensor::stft(int64_t n_fft, std::optional<int64_t> hop_length, std::optional<int64_t> win_length, const std::optional<Tensor>& window, bool normalized, std::optional<bool> onesided, std::optional<bool> return_complex) const { return ember::stft(*this, n_fft, hop_length, win_length, window, normalized, onesided, return_complex); }
+Tensor stft(const Tensor& self, int64_t n_fft, std::optional<int64_t> hop_length, std::optional<int64_t> win_length, const std::optional<Tensor>& window, bool center, std::string_view pad_mode, bool normalized, std::optional<bool> onesided, std::optional<bool> return_complex) {
+  static const OperatorHandle h = op("aten::stft.center");
+  return h.call<Tensor, const Tensor&, int64_t, std::optional<int64_t>, std::optional<int64_t>, const std::optional<Tensor>&, bool, std::string_view, bool, std::optional<bool>, std::optional<bool>>(self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex);
+}
+Tensor Tensor::stft(int64_t n_fft, std::optional<int64_t> hop_length, std::optional<int64_t> win_length, const std::optional<Tensor>& window, bool center, std::string_view pad_mode, bool normalized, std::optional<bool> onesided, std::optional<bool> return_complex) const { return ember::stft(*this, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex); }
+Tensor istft(const Tensor& self, int64_t n_fft, std::optional<int64_t> hop_length, std::optional<int64_t> win_length, const std::optional<Tensor>& window, bool center, bool normalized, std::optional<bool> onesided, std::optional<int64_t> length, bool return_complex) {
+  static const OperatorHandle h = op("aten::istft");
+  return h.call<Tensor, const Tensor&, int64_t, std::optional<int64_t>, std::optional<int64_t>, const std::optional<Tensor>&, bool, bool, std::optional<bool>, std::optional<int64_t>, bool>(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex);
+}
+Tensor Tensor::istft(int64_t n_fft, std::optional<int64_t> hop_length, std::optional<int64_t> win_length, const std::optional<Tensor>& window, bool center, bool normalized, std::optional<bool> onesided, std::optional<int64_t> length, bool return_complex) const { return ember::istft(*this, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex); }
 Tensor _fused_elementwise(TensorList inputs, IntArrayRef program, IntArrayRef constants) {
   static const OperatorHandle h = op("aten::_fused_elementwise");
   return h.call<Tensor, TensorList, IntArrayRef, IntArrayRef>(inputs, program, constants);

@@ -153,6 +153,9 @@ Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double ba
 Tensor eye(int64_t n, int64_t m, std::optional<DType> dtype, std::optional<Device> device);
 Tensor fill_(const Tensor& self, const Scalar& value);
 Tensor kaiser_window(int64_t window_length, bool periodic, double beta, std::optional<DType> dtype, std::optional<Device> device);
+Tensor _fft_c2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool forward);
+Tensor _fft_r2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool onesided);
+Tensor _fft_c2r(const Tensor& self, IntArrayRef dim, int64_t normalization, int64_t last_dim_size);
 Tensor _fused_elementwise(TensorList inputs, IntArrayRef program, IntArrayRef constants);
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
 Tensor index_select_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out);

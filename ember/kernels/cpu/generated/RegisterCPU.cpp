@@ -154,6 +154,9 @@ void register_cpu_kernels(Library& m) {
   m.impl("aten::eye.m", DispatchKey::CPU, static_cast<Tensor (*)(int64_t, int64_t, std::optional<DType>, std::optional<Device>)>(&cpu::eye));
   m.impl("aten::fill_.Scalar", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&cpu::fill_));
   m.impl("aten::kaiser_window.beta", DispatchKey::CPU, static_cast<Tensor (*)(int64_t, bool, double, std::optional<DType>, std::optional<Device>)>(&cpu::kaiser_window));
+  m.impl("aten::_fft_c2c", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, IntArrayRef, int64_t, bool)>(&cpu::_fft_c2c));
+  m.impl("aten::_fft_r2c", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, IntArrayRef, int64_t, bool)>(&cpu::_fft_r2c));
+  m.impl("aten::_fft_c2r", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, IntArrayRef, int64_t, int64_t)>(&cpu::_fft_c2r));
   m.impl("aten::_fused_elementwise", DispatchKey::CPU, static_cast<Tensor (*)(TensorList, IntArrayRef, IntArrayRef)>(&cpu::_fused_elementwise));
   m.impl("aten::index_select", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&)>(&cpu::index_select));
   m.impl("aten::index_select.out", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&, const Tensor&)>(&cpu::index_select_out));
