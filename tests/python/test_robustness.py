@@ -40,7 +40,7 @@ def test_manifest_bomb_is_refused_before_inflating(tmp_path):
     manifest_archive(f, " " * (200 << 20), zipfile.ZIP_DEFLATED)  # 200 MB of spaces deflate to about 200 KB
     assert f.stat().st_size < (1 << 20)
     t = time.perf_counter()
-    with pytest.raises(RuntimeError, match=r"manifest.json would inflate to 209715200 bytes, more than the limit"):
+    with pytest.raises(RuntimeError, match=r"manifest.json'? would inflate to 209715200 bytes, more than the limit"):
         ember.load(str(f))
     assert time.perf_counter() - t < 5  # refused from the directory record, not after inflating
 
