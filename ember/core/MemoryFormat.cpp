@@ -1,6 +1,7 @@
 #include "ember/core/MemoryFormat.h"
 
 #include "ember/base/Error.h"
+#include "ember/core/DimOrder.h"
 
 namespace ember {
 
@@ -122,27 +123,13 @@ bool is_non_overlapping_and_dense(IntArrayRef sizes, IntArrayRef strides) {
 
 DimVector infer_dense_strides(IntArrayRef sizes, IntArrayRef strides) {
   const size_t nd = sizes.size();
-  // perm lists dims innermost first; start from row-major order and move a dim inwards while the one inside
-  // it should be outside (larger stride, or equal stride and larger size). Stride-0 dims never move.
-  SmallVector<size_t, 6> perm(nd);
-  for (size_t i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
-  auto should_swap = [&](size_t inner, size_t outer) {  // 1: swap, -1: stop, 0: no opinion
+  // A dim moves inwards while the one inside it should be outside (larger stride, or equal stride and larger
+  // size). Stride-0 dims never move.
+  const SmallVector<size_t, 6> perm = innermost_first_dim_order(nd, [&](size_t inner, size_t outer) {
     if (strides[inner] == 0 || strides[outer] == 0) return 0;
     if (strides[inner] != strides[outer]) return strides[inner] < strides[outer] ? -1 : 1;
     return sizes[inner] > sizes[outer] ? 1 : 0;
-  };
-  for (size_t i = 1; i < nd; ++i) {
-    size_t d1 = i;
-    for (size_t d0 = i; d0-- > 0;) {
-      int c = should_swap(perm[d0], perm[d1]);
-      if (c > 0) {
-        std::swap(perm[d0], perm[d1]);
-        d1 = d0;
-      } else if (c < 0) {
-        break;
-      }
-    }
-  }
+  });
   DimVector out(nd);
   int64_t s = 1;
   for (size_t i = 0; i < nd; ++i) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ember/core/DimOrder.h"
 #include "ember/core/TypePromotion.h"
 #include "ember/kernels/cpu/MemoryOverlap.h"
 #include "ember/ops/Functions.h"
@@ -37,31 +38,17 @@ Tensor allocate_output(const DimVector& shape, DType dtype,
     if (d < off) return 0;
     return t.sizes()[d - off] == 1 && shape[d] != 1 ? 0 : t.strides()[d - off];
   };
-  auto should_swap = [&](size_t inner, size_t outer) {  // 1: swap, -1: keep, 0: no opinion
-    for (const Tensor& t : inputs) {
+  const SmallVector<size_t, 6> perm = innermost_first_dim_order(nd, [&](size_t inner, size_t outer) {
+    for (const Tensor& t : inputs) {  // the first input with an opinion decides
       int64_t a = stride(t, inner), b = stride(t, outer);
       if (a == 0 || b == 0) continue;
       if (a != b) return a < b ? -1 : 1;
       if (shape[inner] > shape[outer]) return 1;
     }
     return 0;
-  };
-  SmallVector<size_t, 6> perm(nd);  // innermost first
-  for (size_t i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
+  });
   bool row_major = true;
-  for (size_t i = 1; i < nd; ++i) {
-    size_t d1 = i;
-    for (size_t d0 = i; d0-- > 0;) {
-      int c = should_swap(perm[d0], perm[d1]);
-      if (c > 0) {
-        std::swap(perm[d0], perm[d1]);
-        d1 = d0;
-        row_major = false;
-      } else if (c < 0) {
-        break;
-      }
-    }
-  }
+  for (size_t i = 0; i < nd; ++i) row_major = row_major && perm[i] == nd - 1 - i;
   if (row_major) return make_empty(shape, dtype);
   DimVector strides(nd);
   int64_t s = 1;
