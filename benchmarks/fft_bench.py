@@ -16,14 +16,12 @@ faster). Run from the repository root after building:
   PYTHONPATH=python /usr/bin/python3 benchmarks/fft_bench.py [--threads 1 2] [--repeat 7] [--json out.json]
 """
 import argparse
-import json
-import statistics
-import timeit
 
 import numpy as np
 
 import ember
 import torch
+from side_by_side import finish, medians_ms
 
 OPS = {
     "fft": lambda m, a: m.fft.fft(a["c"]),
@@ -60,29 +58,13 @@ def main():
             fn = OPS[op]
             for batch, n in sizes:
                 data = {"ember": inputs(ember, batch, n, args.dtype), "torch": inputs(torch, batch, n, args.dtype)}
-                mods = {"ember": ember, "torch": torch}
-                timers = {k: timeit.Timer(lambda k=k: fn(mods[k], data[k])) for k in mods}
-                for k in mods:
-                    mods[k].set_num_threads(threads)
-                    timers[k].timeit(1)  # plans and caches warm
-                number = args.number or max(1, int(0.05 / max(1e-6, timers["torch"].timeit(1))))
-                samples = {k: [] for k in mods}
-                for _ in range(args.repeat):
-                    for k, t in timers.items():
-                        mods[k].set_num_threads(threads)
-                        samples[k].append(t.timeit(number) / number)
-                med = {k: statistics.median(v) * 1e3 for k, v in samples.items()}
+                med = medians_ms(fn, data, threads, args.repeat, args.number, warm=True)  # plans and caches warm
                 ratio = med["ember"] / med["torch"]
                 rows.append(dict(op=op, dtype=args.dtype, batch=batch, n=n, threads=threads, ember_ms=med["ember"],
                                  torch_ms=med["torch"], ratio=ratio))
                 print(f"{op:6} {f'{batch}x{n}':>12} {threads:>3} {med['ember']:10.4f} {med['torch']:10.4f} "
                       f"{ratio:6.2f}", flush=True)
-    worst = max(rows, key=lambda r: r["ratio"])
-    print(f"worst case: {worst['op']} {worst['batch']}x{worst['n']} at {worst['threads']} thread(s): "
-          f"{worst['ratio']:.2f}x PyTorch's time")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
+    finish(rows, lambda r: f"{r['op']} {r['batch']}x{r['n']}", args.json)
 
 
 if __name__ == "__main__":
