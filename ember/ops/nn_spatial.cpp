@@ -11,6 +11,12 @@ namespace ember::composite {
 
 namespace {
 
+// v followed by the values of tail.
+DimVector concat(DimVector v, std::initializer_list<int64_t> tail) {
+  for (int64_t x : tail) v.push_back(x);
+  return v;
+}
+
 // self's sizes without the last `n`.
 DimVector leading(const Tensor& self, int64_t n) {
   return DimVector(self.sizes().begin(), self.sizes().end() - n);
@@ -50,10 +56,10 @@ Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor) {
   const DimVector lead = leading(self, 3);
   const int64_t n = static_cast<int64_t>(lead.size());
   DimVector split = lead, perm, out = lead;
-  split.insert(split.end(), {c / (r * r), r, r, h, w});
+  split = concat(split, {c / (r * r), r, r, h, w});
   for (int64_t i = 0; i < n; ++i) perm.push_back(i);
-  perm.insert(perm.end(), {n, n + 3, n + 1, n + 4, n + 2});
-  out.insert(out.end(), {c / (r * r), h * r, w * r});
+  perm = concat(perm, {n, n + 3, n + 1, n + 4, n + 2});
+  out = concat(out, {c / (r * r), h * r, w * r});
   return self.reshape(split).permute(perm).clone(MemoryFormat::Contiguous).view(out);
 }
 
@@ -70,10 +76,10 @@ Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor) {
   const DimVector lead = leading(self, 3);
   const int64_t n = static_cast<int64_t>(lead.size());
   DimVector split = lead, perm, out = lead;
-  split.insert(split.end(), {c, h / r, r, w / r, r});
+  split = concat(split, {c, h / r, r, w / r, r});
   for (int64_t i = 0; i < n; ++i) perm.push_back(i);
-  perm.insert(perm.end(), {n, n + 2, n + 4, n + 1, n + 3});
-  out.insert(out.end(), {c * r * r, h / r, w / r});
+  perm = concat(perm, {n, n + 2, n + 4, n + 1, n + 3});
+  out = concat(out, {c * r * r, h / r, w / r});
   return self.reshape(split).permute(perm).clone(MemoryFormat::Contiguous).view(out);
 }
 
@@ -85,7 +91,7 @@ Tensor channel_shuffle(const Tensor& self, int64_t groups) {
   EMBER_CHECK(c % groups == 0, "Number of channels must be divisible by groups. Got {} channels and {} groups.", c,
               groups);
   DimVector split{self.size(0), groups, c / groups};
-  split.insert(split.end(), self.sizes().begin() + 2, self.sizes().end());
+  for (int64_t i = 2; i < self.dim(); ++i) split.push_back(self.size(i));
   return self.reshape(split).transpose(1, 2).clone(MemoryFormat::Contiguous).view(self.sizes());
 }
 

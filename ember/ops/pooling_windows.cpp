@@ -26,6 +26,9 @@ namespace ember::composite {
 
 namespace {
 
+// v without its first n entries.
+IntArrayRef drop(IntArrayRef v, size_t n) { return IntArrayRef(v.data() + n, v.size() - n); }
+
 // The taps of one spatial dim: for each of `out` positions, k input positions (idx) and whether each lies inside.
 struct Taps {
   int64_t out = 0, k = 0;
@@ -142,7 +145,7 @@ bool batch_input(const char* op, Tensor& x, int64_t spatial) {
 // The sizes (B, C) + out.
 DimVector out_shape(const Tensor& x, IntArrayRef out) {
   DimVector s{x.size(0), x.size(1)};
-  s.insert(s.end(), out.begin(), out.end());
+  for (int64_t v : out) s.push_back(v);
   return s;
 }
 
@@ -219,7 +222,7 @@ std::tuple<Tensor, Tensor> max_pool_nd(const char* op, int64_t dims, const Tenso
   const DimVector p = per_dim(op, "padding", padding, dims), d = per_dim(op, "dilation", dilation, dims);
   DimVector out;
   const std::vector<Taps> taps = pool_taps(op, x, dims, k, s, p, d, ceil_mode, out);
-  const Table t = combine(taps, x.sizes().slice(2));
+  const Table t = combine(taps, drop(x.sizes(), 2));
   const Tensor index = int64_tensor(t.index, {1, 1, t.P * t.K});
   const Tensor ok = t.any_empty ? ember::_to_copy(mask_tensor(t.ok, {t.P * t.K}, kFloat32), kBool) : Tensor();
   auto [v, i] = windowed_max(x, index, ok, t.P, t.K, out);
@@ -239,7 +242,7 @@ std::tuple<Tensor, Tensor> adaptive_max_pool_nd(const char* op, int64_t dims, co
                 output_size);
     taps.push_back(adaptive_taps(x.size(2 + i), out[i]));
   }
-  const Table t = combine(taps, x.sizes().slice(2));
+  const Table t = combine(taps, drop(x.sizes(), 2));
   auto [v, i] = windowed_max(x, int64_tensor(t.index, {1, 1, t.P * t.K}), Tensor(), t.P, t.K, out);
   if (!batched) return {ember::squeeze(v, 0), ember::squeeze(i, 0)};
   return {v, i};
@@ -312,7 +315,7 @@ std::tuple<Tensor, Tensor> fractional_max_pool_nd(const char* op, int64_t dims, 
         for (int64_t j = 0; j < k[i]; ++j) t.idx.push_back(starts[o] + j);
       taps.push_back(std::move(t));
     }
-    const Table t = combine(taps, x.sizes().slice(2));
+    const Table t = combine(taps, drop(x.sizes(), 2));
     std::copy(t.index.begin(), t.index.end(), index.begin() + plane * P * K);
   }
   auto [v, i] = windowed_max(x, int64_tensor(index, {B, C, P * K}), Tensor(), P, K, out);
@@ -418,7 +421,7 @@ Tensor adaptive_avg_pool3d(const Tensor& self, IntArrayRef output_size) {
   const DimVector out = per_dim(op, "output_size", output_size, 3);
   std::vector<Taps> taps;
   for (int64_t i = 0; i < 3; ++i) taps.push_back(adaptive_taps(x.size(2 + i), out[i]));
-  const Table t = combine(taps, x.sizes().slice(2));
+  const Table t = combine(taps, drop(x.sizes(), 2));
   std::vector<double> divisor(static_cast<size_t>(t.P));
   for (int64_t p = 0; p < t.P; ++p)
     divisor[p] = static_cast<double>(std::count(t.ok.begin() + p * t.K, t.ok.begin() + (p + 1) * t.K, 1));
@@ -448,7 +451,7 @@ Tensor avg_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
   const DimVector p = per_dim(op, "padding", padding, 3), d{1, 1, 1};
   DimVector out;
   const std::vector<Taps> taps = pool_taps(op, x, 3, k, s, p, d, ceil_mode, out);
-  const Table t = combine(taps, x.sizes().slice(2));
+  const Table t = combine(taps, drop(x.sizes(), 2));
   // PyTorch's divisor: the window clipped to the padded input (count_include_pad) or to the input, per dim.
   std::vector<double> divisor(static_cast<size_t>(t.P));
   for (int64_t q = 0; q < t.P; ++q) {

@@ -81,7 +81,7 @@ Geometry geometry_of(IntArrayRef in, IntArrayRef w, const conv::ConvParams& p, I
     const int64_t i = j - (3 - dims);
     return i < 0 ? neutral : v[static_cast<size_t>(i)];
   };
-  const auto sz = [&](IntArrayRef v, int64_t j) { return at(v.slice(2), j, 1); };
+  const auto sz = [&](IntArrayRef v, int64_t j) { return at(IntArrayRef(v.data() + 2, v.size() - 2), j, 1); };
   Geometry g{};
   g.spatial = dims == 3 ? 3 : 2;
   g.N = in[0];

@@ -30,6 +30,9 @@ namespace ember::cpu {
 
 namespace {
 
+// v without its first two entries (the spatial sizes of (N, C, *spatial)).
+IntArrayRef spatial(const DimVector& v) { return IntArrayRef(v.data() + 2, v.size() - 2); }
+
 enum class Mode { Nearest, NearestExact, Linear, Cubic, Area };
 
 Mode parse_mode(const char* op, std::string_view m) {
@@ -192,11 +195,11 @@ void check_sizes(const char* op, const Plan& p) {
               IntArrayRef(p.in));
   EMBER_CHECK(static_cast<int64_t>(p.out.size()) == static_cast<int64_t>(p.in.size()),
               "{}: expected output_size of {} values, but got {}", op, dims,
-              IntArrayRef(p.out).slice(2));
+              spatial(p.out));
   for (int64_t i = 0; i < dims; ++i)
     EMBER_CHECK(p.in[i + 2] > 0 && p.out[i + 2] > 0,
                 "{}: Input and output sizes should be greater than 0, but got input ({}) and output ({})", op,
-                IntArrayRef(p.in).slice(2), IntArrayRef(p.out).slice(2));
+                spatial(p.in), spatial(p.out));
 }
 
 DType compute_dtype(DType d) { return d == kFloat64 ? kFloat64 : kFloat32; }
@@ -273,7 +276,7 @@ Tensor resample(const Tensor& self, IntArrayRef output_size, std::string_view mo
   EMBER_CHECK(self.dim() >= 3, "{}: expected an input of 3 to 5 dims (N, C, *spatial), but got sizes {}", op,
               self.sizes());
   p.out = DimVector{self.size(0), self.size(1)};
-  p.out.insert(p.out.end(), output_size.begin(), output_size.end());
+  for (int64_t v : output_size) p.out.push_back(v);
   check_sizes(op, p);
   check_dtype(op, self.dtype(), p.mode);
   return run(self, p, false);
@@ -287,7 +290,7 @@ Tensor resample_backward(const Tensor& grad_output, IntArrayRef input_size, IntA
          align_corners};
   EMBER_CHECK(input_size.size() >= 3, "{}: expected input_size of 3 to 5 values, but got {}", op, input_size);
   p.out = DimVector{input_size[0], input_size[1]};
-  p.out.insert(p.out.end(), output_size.begin(), output_size.end());
+  for (int64_t v : output_size) p.out.push_back(v);
   check_sizes(op, p);
   EMBER_CHECK(grad_output.sizes().equals(p.out), "{}: expected grad_output of size {}, but got {}", op,
               IntArrayRef(p.out), grad_output.sizes());
