@@ -1,4 +1,5 @@
-// Convolution front doors (conv1d, conv2d, conv3d and their "same"/"valid" overloads, conv_transpose1d/2d/3d) and the argument checks shared
+// Convolution front doors (conv1d, conv2d, conv3d and their "same"/"valid" overloads, conv_transpose1d/2d/3d)
+// and the argument checks shared
 // with the CPU kernels (ember/ops/conv.h). The composites follow PyTorch 1.13's conv1d/conv2d and
 // _convolution_mode (aten/src/ATen/native/Convolution.cpp): check the bias dtype, add the batch dim of an
 // unbatched input, call `convolution`, and drop the batch dim again.
@@ -73,8 +74,8 @@ ConvParams check_convolution(std::string_view op, const Tensor& input, IntArrayR
                 "{}: Given transposed=1, weight of size {}, expected input{} to have {} channels, but got {} channels "
                 "instead", op, weight_sizes, input.sizes(), weight_sizes[0], input.size(1));
     EMBER_CHECK(!bias_sizes || (bias_sizes->size() == 1 && (*bias_sizes)[0] == weight_sizes[1] * groups),
-                "{}: Given transposed=1, weight of size {}, expected bias to be 1-dimensional with {} elements, but got "
-                "bias of size {} instead", op, weight_sizes, weight_sizes[1] * groups,
+                "{}: Given transposed=1, weight of size {}, expected bias to be 1-dimensional with {} elements, "
+                "but got bias of size {} instead", op, weight_sizes, weight_sizes[1] * groups,
                 bias_sizes ? *bias_sizes : IntArrayRef());
     for (int64_t i = 0; i < dims; ++i)
       EMBER_CHECK(p.output_padding[i] < p.stride[i] || p.output_padding[i] < p.dilation[i],
@@ -133,8 +134,8 @@ DimVector output_sizes(IntArrayRef input_sizes, IntArrayRef weight_sizes, const 
 DimVector transposed_output_sizes(IntArrayRef input_sizes, IntArrayRef weight_sizes, const ConvParams& p) {
   DimVector out{input_sizes[0], weight_sizes[1] * p.groups};
   for (size_t i = 0; i + 2 < input_sizes.size(); ++i)
-    out.push_back((input_sizes[i + 2] - 1) * p.stride[i] - 2 * p.padding[i] + p.dilation[i] * (weight_sizes[i + 2] - 1) +
-                  p.output_padding[i] + 1);
+    out.push_back((input_sizes[i + 2] - 1) * p.stride[i] - 2 * p.padding[i] +
+                  p.dilation[i] * (weight_sizes[i + 2] - 1) + p.output_padding[i] + 1);
   return out;
 }
 

@@ -37,7 +37,8 @@ struct Taps {
 };
 
 Taps fixed_taps(int64_t in, int64_t out, int64_t k, int64_t stride, int64_t pad, int64_t dil) {
-  Taps t{out, k, std::vector<int64_t>(static_cast<size_t>(out * k)), std::vector<uint8_t>(static_cast<size_t>(out * k))};
+  const size_t n = static_cast<size_t>(out * k);
+  Taps t{out, k, std::vector<int64_t>(n), std::vector<uint8_t>(n)};
   for (int64_t o = 0; o < out; ++o)
     for (int64_t i = 0; i < k; ++i) {
       const int64_t v = o * stride - pad + i * dil;
@@ -54,7 +55,8 @@ int64_t adaptive_end(int64_t o, int64_t out, int64_t in) { return ((o + 1) * in 
 Taps adaptive_taps(int64_t in, int64_t out) {
   int64_t k = 1;
   for (int64_t o = 0; o < out; ++o) k = std::max(k, adaptive_end(o, out, in) - adaptive_start(o, out, in));
-  Taps t{out, k, std::vector<int64_t>(static_cast<size_t>(out * k)), std::vector<uint8_t>(static_cast<size_t>(out * k))};
+  const size_t n = static_cast<size_t>(out * k);
+  Taps t{out, k, std::vector<int64_t>(n), std::vector<uint8_t>(n)};
   for (int64_t o = 0; o < out; ++o) {
     const int64_t s = adaptive_start(o, out, in), e = adaptive_end(o, out, in);
     for (int64_t i = 0; i < k; ++i) {
@@ -173,8 +175,8 @@ int64_t pooled_size(const char* op, int64_t in, int64_t k, int64_t pad, int64_t 
   EMBER_CHECK(k > 0 && stride > 0 && dil > 0,
               "{}: kernel size, stride and dilation should be greater than zero, but got kernel {}, stride {}, "
               "dilation {}", op, k, stride, dil);
-  EMBER_CHECK(pad >= 0 && pad <= k / 2, "{}: pad should be at most half of kernel size, but got pad={} and kernel_size={}",
-              op, pad, k);
+  EMBER_CHECK(pad >= 0 && pad <= k / 2,
+              "{}: pad should be at most half of kernel size, but got pad={} and kernel_size={}", op, pad, k);
   const int64_t num = in + 2 * pad - dil * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
   int64_t out = (num >= 0 ? num / stride : -((-num + stride - 1) / stride)) + 1;
   if (ceil_mode && (out - 1) * stride >= in + pad) --out;
@@ -281,7 +283,8 @@ std::tuple<Tensor, Tensor> fractional_max_pool_nd(const char* op, int64_t dims, 
   Tensor x = self;
   const bool batched = batch_input(op, x, dims);
   check_nonempty(op, x);
-  const DimVector k = per_dim(op, "kernel_size", kernel_size, dims), out = per_dim(op, "output_size", output_size, dims);
+  const DimVector k = per_dim(op, "kernel_size", kernel_size, dims);
+  const DimVector out = per_dim(op, "output_size", output_size, dims);
   const char* names[3] = {"time", "height", "width"};
   for (int64_t i = 0; i < dims; ++i) {
     const char* name = names[3 - dims + i];

@@ -71,7 +71,8 @@ memory::desc dst_md(const cpu::ConvGeometry& g) {
   return {cat({g.N, g.Cout}, space(g, g.OD, g.OH, g.OW)), dt::f32, activation_tag(g)};
 }
 memory::desc weights_md(const cpu::ConvGeometry& g) {
-  if (g.G == 1) return {cat({g.Cout, g.C}, space(g, g.kD, g.kH, g.kW)), dt::f32, volumetric(g) ? tag::oidhw : tag::oihw};
+  if (g.G == 1)
+    return {cat({g.Cout, g.C}, space(g, g.kD, g.kH, g.kW)), dt::f32, volumetric(g) ? tag::oidhw : tag::oihw};
   return {cat({g.G, g.Coutg, g.Cg}, space(g, g.kD, g.kH, g.kW)), dt::f32, volumetric(g) ? tag::goidhw : tag::goihw};
 }
 memory::desc bias_md(const cpu::ConvGeometry& g) { return {{g.Cout}, dt::f32, tag::x}; }

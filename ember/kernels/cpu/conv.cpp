@@ -458,7 +458,8 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
     if (need_input) {
       grad_input = make_empty(input.sizes(), input.dtype());
       const Tensor w = weight.contiguous();
-      if (grad_input.numel() > 0) forward_into(g, dy.dtype(), dy.data_ptr(), w.data_ptr(), nullptr, grad_input.data_ptr());
+      if (grad_input.numel() > 0)
+        forward_into(g, dy.dtype(), dy.data_ptr(), w.data_ptr(), nullptr, grad_input.data_ptr());
     }
     if (need_weight) {
       grad_weight = make_empty(weight.sizes(), weight.dtype());

@@ -6,7 +6,6 @@ interpolate computes the output size as PyTorch's does and calls the separable k
 [separable resampling], ember/kernels/cpu/resample.cpp).
 """
 import math
-import numbers
 import warnings
 
 from .. import _C
@@ -343,7 +342,6 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     wanted = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
     if input.dim() not in (3, 4, 5) or (mode in wanted and input.dim() != wanted[mode]) or mode not in _MODES:
         if mode in wanted and input.dim() in (3, 4, 5):
-            need = {3: "linear", 4: "bilinear", 5: "trilinear"}
             raise NotImplementedError("Got {}D input, but {} mode needs {}D input".format(
                 input.dim(), mode, wanted[mode]))
         raise NotImplementedError("Input Error: Only 3D, 4D and 5D input Tensors supported (got {}D) for the modes: "
