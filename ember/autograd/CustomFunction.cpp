@@ -146,7 +146,8 @@ void wrap_function_outputs(const std::shared_ptr<FunctionNode>& node, const vari
     if (!var.defined()) continue;
     const bool is_input = inputs.count(var.impl()) > 0;
     const bool is_modified = ctx.dirty_.count(var.impl()) > 0;
-    const bool differentiable = executable && !ctx.non_differentiable_.count(var.impl()) && var.is_floating_point();
+    const bool differentiable = executable && !ctx.non_differentiable_.count(var.impl()) &&
+                                (var.is_floating_point() || var.is_complex());
     if (!differentiable) {
       if (!requires_grad(var)) {
         if (is_input && !is_modified) var = alias_of(var);
@@ -196,7 +197,7 @@ variable_list delayed_error(const std::string& message, const variable_list& inp
   variable_list result;
   for (uint32_t i = 0; i < outputs.size(); ++i) {
     const Tensor& o = outputs[i];
-    if (!o.defined() || !o.is_floating_point()) {
+    if (!o.defined() || !(o.is_floating_point() || o.is_complex())) {
       result.push_back(o);
       continue;
     }

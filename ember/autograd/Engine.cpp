@@ -223,7 +223,8 @@ variable_list apply_with_anomaly_checks(Node& node, variable_list&& in) {
     if (AnomalyMode::should_check_nan()) {
       NoGradGuard no_grad;
       for (size_t i = 0; i < out.size(); ++i)
-        if (out[i].defined() && out[i].is_floating_point() && ember::isnan(out[i]).any().item<bool>())
+        if (out[i].defined() && (out[i].is_floating_point() || out[i].is_complex()) &&
+            ember::isnan(out[i]).any().item<bool>())
           EMBER_FAIL("Function '{}' returned nan values in its {}th output.", node.name(), i);
     }
     return out;

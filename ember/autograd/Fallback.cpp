@@ -50,7 +50,7 @@ bool writes_floating_out(const FunctionSchema& schema, const Stack& s) {
     const SchemaArgument& a = schema.arguments[i];
     const IValue& v = s[s.size() - n + i];
     if (a.kwarg_only && a.alias && a.alias->is_write && v.is_tensor() && v.to_tensor().defined() &&
-        is_floating_point(v.to_tensor().dtype()))
+        (is_floating_point(v.to_tensor().dtype()) || is_complex(v.to_tensor().dtype())))
       return true;
   }
   return false;
@@ -74,7 +74,8 @@ void autograd_fallback(const OperatorHandle& op, Stack* s) {
   size_t r = schema.returns.size();
   for (size_t i = s->size() - r; i < s->size(); ++i) {
     const IValue& v = (*s)[i];
-    if (v.is_tensor() && v.to_tensor().defined() && is_floating_point(v.to_tensor().dtype()))
+    if (v.is_tensor() && v.to_tensor().defined() &&
+        (is_floating_point(v.to_tensor().dtype()) || is_complex(v.to_tensor().dtype())))
       EMBER_FAIL_KIND(ErrorKind::NotImplemented,
                       "the derivative for '{}' is not implemented yet (an input requires grad); compute it "
                       "under ember.no_grad() or on detached inputs if no gradient is needed",

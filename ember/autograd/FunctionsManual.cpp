@@ -36,14 +36,17 @@ bool column_major(const Tensor& m) {
 }
 }  // namespace
 
+// Complex operands enter conjugated (PyTorch's convention, Note [complex gradients]); conj is self for real ones.
 Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat1, const Tensor& mat2, const Scalar& alpha) {
-  if (column_major(mat1)) return maybe_multiply(ember::mm(mat2, grad.t()).t(), alpha);
-  return maybe_multiply(ember::mm(grad, mat2.t()), alpha);
+  const Scalar a = alpha.is_complex() ? Scalar(std::conj(alpha.to_complex_double())) : alpha;
+  if (column_major(mat1)) return maybe_multiply(ember::mm(mat2.conj(), grad.t()).t(), a);
+  return maybe_multiply(ember::mm(grad, mat2.t().conj()), a);
 }
 
 Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, const Tensor& mat2, const Scalar& alpha) {
-  if (column_major(mat2)) return maybe_multiply(ember::mm(grad.t(), mat1).t(), alpha);
-  return maybe_multiply(ember::mm(mat1.t(), grad), alpha);
+  const Scalar a = alpha.is_complex() ? Scalar(std::conj(alpha.to_complex_double())) : alpha;
+  if (column_major(mat2)) return maybe_multiply(ember::mm(grad.t(), mat1.conj()).t(), a);
+  return maybe_multiply(ember::mm(mat1.t().conj(), grad), a);
 }
 
 Tensor reduce_grad(const Tensor& grad, const InputMeta& input) {
@@ -83,13 +86,18 @@ Tensor mean_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef 
 }
 
 Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent) {
-  Tensor g = grad * exponent * ember::pow(self, exponent - Scalar(1));
+  Tensor g = grad * (exponent * ember::pow(self, exponent - Scalar(1))).conj();
   return ember::where(ember::eq(exponent, Scalar(0)), ember::zeros_like(g), g);
 }
 
 Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result) {
-  Tensor g = grad * result * ember::log(self);
-  Tensor zero = ember::logical_and(ember::eq(self, Scalar(0)), ember::ge(exponent, Scalar(0)));
+  Tensor g = grad * (result * ember::log(self)).conj();
+  // A complex exponent counts as non-negative when it is real and >= 0 (PyTorch's condition).
+  const Tensor nonneg = exponent.is_complex()
+                            ? ember::logical_and(ember::eq(ember::imag(exponent), Scalar(0)),
+                                                 ember::ge(ember::real(exponent), Scalar(0)))
+                            : ember::ge(exponent, Scalar(0));
+  Tensor zero = ember::logical_and(ember::eq(self, Scalar(0)), nonneg);
   return ember::where(zero, ember::zeros_like(g), g);
 }
 
@@ -327,8 +335,8 @@ Tensor nansum_backward(const Tensor& grad, const Tensor& self, OptionalIntArrayR
 // near the point, so the result is differentiable again (create_graph).
 Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
   if (self.dim() == 0 || self.numel() == 0) return grad.expand(self.sizes());
-  if (!has_zero(self)) return grad * result / self;
-  return (grad * prod_of_others(self.reshape({-1}), 0)).reshape(self.sizes());
+  if (!has_zero(self)) return grad * (result / self).conj();
+  return (grad * prod_of_others(self.reshape({-1}), 0).conj()).reshape(self.sizes());
 }
 
 Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim, bool keepdim) {
@@ -336,8 +344,8 @@ Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& resul
   dim = wrap_dim(dim, self.dim());
   const Tensor g = unsqueeze_reduced(grad, self.dim(), IntArrayRef{dim}, keepdim);
   if (self.numel() == 0) return g.expand(self.sizes());
-  if (!has_zero(self)) return g * unsqueeze_reduced(result, self.dim(), IntArrayRef{dim}, keepdim) / self;
-  return g * prod_of_others(self, dim);
+  if (!has_zero(self)) return g * (unsqueeze_reduced(result, self.dim(), IntArrayRef{dim}, keepdim) / self).conj();
+  return g * prod_of_others(self, dim).conj();
 }
 
 Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
@@ -587,6 +595,29 @@ Tensor pad_backward(const Tensor& grad, IntArrayRef sizes, IntArrayRef pad, PadM
     g = ember::zeros(s, g.dtype()).index_add(d, map, g);
   }
   return g;
+}
+
+// Note [complex gradients]
+// As PyTorch: the gradient of a real loss L with respect to a complex input z is the conjugate Wirtinger
+// derivative dL/dz* (times 2 folded into the convention: for L = |z|^2 the gradient is 2z), so a backward
+// formula multiplies the incoming gradient by the conjugate of the holomorphic derivative (grad * f'(z).conj()),
+// and a real input fed into a complex op receives the real part (the node's dtype cast, Note [gradient shape
+// and dtype]). conj() is self for real tensors, so the formulas serve both.
+
+Tensor sgn_backward(const Tensor& self, const Tensor& grad, const Tensor& result) {
+  if (!self.is_complex()) return ember::zeros_like(grad);
+  // https://arxiv.org/pdf/1701.00392.pdf Section 4.20 (PyTorch's sgn_backward):
+  // (grad - real(grad * conj(sgn)) sgn) / |z|.
+  const Tensor a = ember::abs(self);
+  const Tensor g = (grad - ember::real(grad * result.conj()) * result) / a;
+  return ember::where(ember::eq(a, Scalar(0)), ember::zeros_like(g), g);
+}
+
+Tensor angle_backward(const Tensor& grad, const Tensor& self) {
+  if (!self.is_complex()) return ember::zeros_like(self, grad.dtype());
+  // d angle = Im(dz / z): the gradient is grad * i z / |z|^2 (PyTorch's angle_backward), 0 at z = 0.
+  const Tensor g = grad * self / ember::abs(self).pow(2) * Scalar(std::complex<double>(0.0, 1.0));
+  return ember::where(ember::eq(self, Scalar(0)), ember::zeros_like(g), g);
 }
 
 }  // namespace ember::autograd::detail

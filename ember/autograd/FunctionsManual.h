@@ -96,6 +96,11 @@ Tensor nansum_backward(const Tensor& grad, const Tensor& self, OptionalIntArrayR
 /// grads of prod(self) and prod(self, dim): grad * result / self when self has no zero, else grad times the
 /// product of the other elements of the slice (Note [prod and cumprod with zeros]).
 Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
+/// grad of sgn(self) (Note [complex gradients]): zero for real self; for complex self PyTorch's formula
+/// (grad - real(grad * conj(sgn)) sgn) / |self|, zero where self is 0.
+Tensor sgn_backward(const Tensor& self, const Tensor& grad, const Tensor& result);
+/// grad of angle(self): zero for real self; grad * i self / |self|^2 for complex self, zero where self is 0.
+Tensor angle_backward(const Tensor& grad, const Tensor& self);
 Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim, bool keepdim);
 /// grad of max(self)/min(self) (full reductions): split evenly among the elements equal to the result (among
 /// the NaNs when the result is NaN), as PyTorch 1.13.

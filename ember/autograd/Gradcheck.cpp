@@ -25,10 +25,34 @@ Tensor element(const Tensor& t, int64_t j) {
   return e;
 }
 
-// The values of t as a flat float64 tensor (a copy).
-Tensor flat64(const Tensor& t) { return t.detach().to(DType::Float64).reshape({-1}).clone(); }
+// The values of t as a flat float64 tensor (complex128 for complex t; a copy).
+Tensor flat64(const Tensor& t) {
+  return t.detach().to(t.is_complex() ? kComplexDouble : kFloat64).reshape({-1}).clone();
+}
 
-bool is_diff_output(const Tensor& t) { return t.defined() && t.is_floating_point(); }
+bool is_diff_output(const Tensor& t) { return t.defined() && (t.is_floating_point() || t.is_complex()); }
+
+// The dtype of the Jacobian columns of input x: complex128 for a complex input (Note [complex gradcheck]).
+DType jacobian_dtype(const Tensor& x) { return x.is_complex() ? kComplexDouble : kFloat64; }
+
+// Note [complex gradcheck]
+// As PyTorch's gradcheck: a complex output is checked as two real outputs, its real and imaginary parts (so
+// output indices in messages count those), and for a complex input z = x + iy the numerical gradient of a
+// real output s is ds/dx + i ds/dy (central differences along x and along iy), which is what backward
+// computes with a gradient of 1 under PyTorch's convention (Note [complex gradients]). Complex Jacobians
+// compare part by part.
+variable_list split_complex(variable_list outs) {
+  variable_list r;
+  for (Tensor& o : outs) {
+    if (o.defined() && o.is_complex()) {
+      r.push_back(ember::real(o));
+      r.push_back(ember::imag(o));
+    } else {
+      r.push_back(std::move(o));
+    }
+  }
+  return r;
+}
 
 // Numerical Jacobians (Note [gradcheck]): result[i][o] has shape (numel of diff input i, numel of output o).
 std::vector<variable_list> numerical_jacobians(const GradcheckFunction& fn, const variable_list& inputs,
@@ -38,26 +62,37 @@ std::vector<variable_list> numerical_jacobians(const GradcheckFunction& fn, cons
   std::vector<variable_list> jac(diff.size());
   for (size_t a = 0; a < diff.size(); ++a) {
     const Tensor& x = inputs[diff[a]];
+    const bool cplx = x.is_complex();
     for (const Tensor& o : outputs)
-      jac[a].push_back(o.defined() ? ember::zeros({x.numel(), o.numel()}, DType::Float64) : Tensor());
+      jac[a].push_back(o.defined() ? ember::zeros({x.numel(), o.numel()}, jacobian_dtype(x)) : Tensor());
     for (int64_t j = 0; j < x.numel(); ++j) {
       Tensor e = element(x, j);
-      double orig = e.item<double>();
+      const Scalar orig = e.item();
       // Each evaluation's outputs are copied at once: an output may be a view of the perturbed input (the
       // gradient of a sum is the upstream gradient expanded), which the next fill_ would change.
-      auto eval_at = [&](double value) {
+      auto eval_at = [&](const Scalar& value) {
         e.fill_(value);
         variable_list out = fn(inputs);
         for (Tensor& t : out)
           if (t.defined()) t = flat64(t);
         return out;
       };
-      variable_list lo = eval_at(orig - eps);
-      variable_list hi = eval_at(orig + eps);
+      // Central differences along the real axis, and along the imaginary one for a complex input.
+      auto shifted = [&](double re, double im) {
+        return cplx ? Scalar(orig.to_complex_double() + std::complex<double>(re, im)) : Scalar(orig.to_double() + re);
+      };
+      variable_list lo = eval_at(shifted(-eps, 0)), hi = eval_at(shifted(eps, 0));
+      variable_list lo_i, hi_i;
+      if (cplx) {
+        lo_i = eval_at(shifted(0, -eps));
+        hi_i = eval_at(shifted(0, eps));
+      }
       e.fill_(orig);
       for (size_t o = 0; o < outputs.size() && o < lo.size() && o < hi.size(); ++o) {
         if (!jac[a][o].defined() || !lo[o].defined() || !hi[o].defined()) continue;
-        jac[a][o].select(0, j).copy_((hi[o] - lo[o]) / (2 * eps));
+        Tensor d = (hi[o] - lo[o]) / (2 * eps);
+        if (cplx) d = d + (hi_i[o] - lo_i[o]) / (2 * eps) * Scalar(std::complex<double>(0, 1));
+        jac[a][o].select(0, j).copy_(d);
       }
     }
   }
@@ -75,7 +110,7 @@ std::vector<variable_list> analytical_jacobians(const variable_list& inputs, con
     const Tensor& out = outputs[o];
     if (!out.defined()) continue;
     for (size_t a = 0; a < diff.size(); ++a)
-      jac[a][o] = ember::zeros({inputs[diff[a]].numel(), out.numel()}, DType::Float64);
+      jac[a][o] = ember::zeros({inputs[diff[a]].numel(), out.numel()}, jacobian_dtype(inputs[diff[a]]));
     if (!requires_grad(out)) continue;
     for (int64_t k = 0; k < out.numel(); ++k) {
       Tensor v = ember::zeros_like(out, std::nullopt, std::nullopt, MemoryFormat::Contiguous);
@@ -103,7 +138,10 @@ std::vector<variable_list> analytical_jacobians(const variable_list& inputs, con
 
 }  // namespace
 
-GradcheckResult gradcheck(const GradcheckFunction& fn, const variable_list& inputs, const GradcheckOptions& opt) {
+GradcheckResult gradcheck(const GradcheckFunction& user_fn, const variable_list& inputs,
+                          const GradcheckOptions& opt) {
+  // See Note [complex gradcheck]: complex outputs are checked as their real and imaginary parts.
+  GradcheckFunction fn = [&user_fn](const variable_list& xs) { return split_complex(user_fn(xs)); };
   std::vector<size_t> diff;
   for (size_t i = 0; i < inputs.size(); ++i)
     if (inputs[i].defined() && requires_grad(inputs[i])) diff.push_back(i);
@@ -132,7 +170,8 @@ GradcheckResult gradcheck(const GradcheckFunction& fn, const variable_list& inpu
         continue;
       }
       const Tensor& an = analytical[a][o];
-      if (!ember::allclose(an, n, opt.rtol, opt.atol))  // PyTorch's gradcheck compares with allclose too
+      auto parts = [](const Tensor& t) { return t.is_complex() ? ember::view_as_real(t) : t; };
+      if (!ember::allclose(parts(an), parts(n), opt.rtol, opt.atol))  // PyTorch's gradcheck compares with allclose too
         return {false, fmt::format("Jacobian mismatch for output {} with respect to input {},\nnumerical:{}\n"
                                    "analytical:{}\n",
                                    o, a, n.str(), an.str())};
@@ -153,7 +192,12 @@ GradcheckResult gradgradcheck(const GradcheckFunction& fn, const variable_list& 
       Tensor v;
       {
         NoGradGuard no_grad;
-        v = ember::rand_like(o, std::nullopt, std::nullopt, MemoryFormat::Contiguous) * 2 - 1;
+        if (o.is_complex()) {  // each part uniform in [-1, 1)
+          const DType part = to_real_dtype(o.dtype());
+          v = ember::complex(ember::rand(o.sizes(), part) * 2 - 1, ember::rand(o.sizes(), part) * 2 - 1);
+        } else {
+          v = ember::rand_like(o, std::nullopt, std::nullopt, MemoryFormat::Contiguous) * 2 - 1;
+        }
       }
       set_requires_grad(v, true);
       vs.push_back(v);

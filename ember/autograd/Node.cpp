@@ -127,6 +127,8 @@ const char* legacy_type_name(DType d) {
     case DType::Int8: return "CharTensor";
     case DType::UInt8: return "ByteTensor";
     case DType::Bool: return "BoolTensor";
+    case DType::ComplexFloat: return "ComplexFloatTensor";
+    case DType::ComplexDouble: return "ComplexDoubleTensor";
     default: return "Tensor";
   }
 }

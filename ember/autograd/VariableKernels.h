@@ -30,8 +30,10 @@ inline InputMeta meta_of(const Tensor& t) {
   if (!t.defined()) return {{}, DType::Bool};
   return {DimVector(t.sizes().begin(), t.sizes().end()), t.dtype()};
 }
-/// Whether a result gets a grad_fn: defined and floating point.
-inline bool floating_output(const Tensor& t) { return t.defined() && is_floating_point(t.dtype()); }
+/// Whether tensors of dtype t can require grad: floating point and complex (PyTorch's rule).
+inline bool is_differentiable_dtype(DType t) { return is_floating_point(t) || is_complex(t); }
+/// Whether a result gets a grad_fn: defined and of a differentiable dtype (floating point or complex).
+inline bool floating_output(const Tensor& t) { return t.defined() && is_differentiable_dtype(t.dtype()); }
 
 /// Adds t as the next input of node: its gradient edge and its sizes/dtype.
 inline void add_input(Node& node, const Tensor& t) {
@@ -86,7 +88,7 @@ inline std::vector<IntArrayRef> list_sizes(const std::vector<InputMeta>& meta, s
 inline void materialize_grads(variable_list& grads, const std::vector<InputMeta>& outputs) {
   if (grads.size() < outputs.size()) grads.resize(outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i)
-    if (!grads[i].defined() && is_floating_point(outputs[i].dtype))
+    if (!grads[i].defined() && is_differentiable_dtype(outputs[i].dtype))
       grads[i] = ember::zeros(outputs[i].sizes, outputs[i].dtype);
 }
 

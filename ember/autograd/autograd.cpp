@@ -19,7 +19,7 @@ void set_requires_grad(const Tensor& t, bool requires_grad) {
   if (requires_grad) {
     EMBER_CHECK(!t.is_inference() || InferenceMode::is_enabled(),
                 "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
-    EMBER_CHECK(is_floating_point(t.dtype()),
+    EMBER_CHECK(is_floating_point(t.dtype()) || is_complex(t.dtype()),
                 "only Tensors of floating point and complex dtype can require gradients");
     materialize_meta(t)->requires_grad_ = true;
   } else if (m) {

@@ -1,6 +1,7 @@
 #include "ember/core/DType.h"
 
 #include <atomic>
+#include <utility>
 
 namespace ember {
 
@@ -35,6 +36,11 @@ DType promote_types(DType a, DType b) {
   if (a == b) return a;
   if (a == kBool) return b;
   if (b == kBool) return a;
+  if (is_complex(a) || is_complex(b)) {  // the wider part: complex64 with float64 is complex128
+    if (!is_complex(a)) std::swap(a, b);  // a complex
+    if (a == kComplexDouble || b == kComplexDouble || b == kFloat64) return kComplexDouble;
+    return kComplexFloat;
+  }
   bool fa = is_floating_point(a), fb = is_floating_point(b);
   if (fa != fb) return fa ? a : b;
   if (fa) {
@@ -51,6 +57,7 @@ DType promote_types(DType a, DType b) {
 }
 
 bool can_cast(DType from, DType to) {
+  if (is_complex(from) && !is_complex(to)) return false;
   if (is_floating_point(from) && is_integral(to, true)) return false;
   if (from != kBool && to == kBool) return false;
   return true;
@@ -61,6 +68,8 @@ std::atomic<DType> g_default_dtype{kFloat32};
 }
 
 DType default_dtype() { return g_default_dtype.load(std::memory_order_relaxed); }
+
+DType default_complex_dtype() { return default_dtype() == kFloat64 ? kComplexDouble : kComplexFloat; }
 
 void set_default_dtype(DType dtype) {
   EMBER_CHECK_TYPE(is_floating_point(dtype),

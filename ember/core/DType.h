@@ -1,8 +1,16 @@
 #pragma once
+// Note [complex numbers]
+// complex64 and complex128 hold std::complex<float> / std::complex<double> (PyTorch's ComplexFloat and
+// ComplexDouble, ids 9 and 10). PyTorch's complex32 (ComplexHalf, id 8) is not among Ember's dtypes: where
+// PyTorch makes a complex32 (a float16 tensor with a Python complex) Ember makes complex64. Kernels take
+// complex only where their dispatch mask lists kComplexTypes (ember/kernels/cpu/Dispatch.h); everywhere else
+// complex operands raise the "not implemented for 'complex64'" error. is_floating_point() is false for them.
+//
 // Note [dtype list]
 // One list of dtypes. The numeric ids are stable (they are written into archives) and equal PyTorch's
 // ScalarType numbers, so PyTorch checkpoints and TorchScript files can later map onto them. New dtypes are
 // only ever appended. Everything per-dtype (name, size, C++ type, category) comes from this list.
+#include <complex>
 #include <cstdint>
 #include <ostream>
 #include <string_view>
@@ -22,6 +30,8 @@ namespace ember {
   X(ember::Half, Float16, 5, float16)   \
   X(float, Float32, 6, float32)         \
   X(double, Float64, 7, float64)        \
+  X(std::complex<float>, ComplexFloat, 9, complex64)   \
+  X(std::complex<double>, ComplexDouble, 10, complex128) \
   X(bool, Bool, 11, bool)               \
   X(ember::BFloat16, BFloat16, 15, bfloat16)
 
@@ -35,10 +45,12 @@ inline constexpr int kNumDTypeIds = 16;  // ids are below this
 
 inline constexpr DType kUInt8 = DType::UInt8, kInt8 = DType::Int8, kInt16 = DType::Int16, kInt32 = DType::Int32,
                        kInt64 = DType::Int64, kFloat16 = DType::Float16, kFloat32 = DType::Float32,
-                       kFloat64 = DType::Float64, kBool = DType::Bool, kBFloat16 = DType::BFloat16;
+                       kFloat64 = DType::Float64, kBool = DType::Bool, kBFloat16 = DType::BFloat16,
+                       kComplexFloat = DType::ComplexFloat, kComplexDouble = DType::ComplexDouble;
 // PyTorch's C++ aliases, so LibTorch code ports by renaming.
 inline constexpr DType kByte = kUInt8, kChar = kInt8, kShort = kInt16, kInt = kInt32, kLong = kInt64,
-                       kHalf = kFloat16, kFloat = kFloat32, kDouble = kFloat64;
+                       kHalf = kFloat16, kFloat = kFloat32, kDouble = kFloat64, kComplex64 = kComplexFloat,
+                       kComplex128 = kComplexDouble;
 
 /// Size of one element in bytes.
 constexpr int64_t element_size(DType t) {
@@ -59,6 +71,18 @@ bool is_valid_dtype_id(int64_t id);
 
 constexpr bool is_floating_point(DType t) {
   return t == kFloat16 || t == kBFloat16 || t == kFloat32 || t == kFloat64;
+}
+/// complex64 and complex128 (Note [complex numbers]).
+constexpr bool is_complex(DType t) { return t == kComplexFloat || t == kComplexDouble; }
+/// The real dtype of a complex dtype's parts (complex64 -> float32); other dtypes map to themselves.
+constexpr DType to_real_dtype(DType t) {
+  return t == kComplexFloat ? kFloat32 : t == kComplexDouble ? kFloat64 : t;
+}
+/// The complex dtype whose parts have floating dtype t, as PyTorch's toComplexType: float64 -> complex128,
+/// float32 -> complex64; float16 and bfloat16 -> complex64 (Ember has no complex32, Note [complex numbers]);
+/// complex dtypes map to themselves.
+constexpr DType to_complex_dtype(DType t) {
+  return t == kFloat64 || t == kComplexDouble ? kComplexDouble : kComplexFloat;
 }
 /// Integral types; bool counts only when include_bool.
 constexpr bool is_integral(DType t, bool include_bool) {
@@ -92,7 +116,8 @@ EMBER_FORALL_DTYPES(EMBER_CPP_TRAIT)
 
 // ---- promotion (PyTorch's documented rules for torch.promote_types / result_type) -------------------------
 
-/// The smallest dtype both a and b convert to without losing their category (bool < integral < floating):
+/// The smallest dtype both a and b convert to without losing their category (bool < integral < floating <
+/// complex; a complex dtype with a floating one keeps the wider part: complex64 with float64 is complex128):
 /// uint8 with a signed type gives the next signed type that holds both; float16 with bfloat16 gives float32.
 DType promote_types(DType a, DType b);
 
@@ -102,6 +127,8 @@ bool can_cast(DType from, DType to);
 
 /// Default dtype for Python floats and for factories without dtype (float32 unless changed).
 DType default_dtype();
+/// Default dtype for Python complex numbers: complex128 when the default dtype is float64, else complex64.
+DType default_complex_dtype();
 /// Sets the default floating dtype. Errors: `dtype` not floating (TypeError, as PyTorch).
 void set_default_dtype(DType dtype);
 

@@ -13,6 +13,8 @@ std::string Scalar::str() const {
       return std::to_string(v_.i);
     case Tag::Double:
       return fmt::format("{}", v_.d);
+    case Tag::Complex:
+      return fmt::format("({}{}{}j)", v_.d, im_ < 0 || std::signbit(im_) ? "" : "+", im_);
   }
   return "";
 }
@@ -23,6 +25,14 @@ bool overflows_as(const Scalar& v) {
   using L = std::numeric_limits<T>;
   if constexpr (std::is_same_v<T, bool>) {
     return false;
+  } else if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>) {
+    // Each part as the real type would (c10::overflows of a complex target checks the real part as float).
+    using V = typename T::value_type;
+    auto part = [](double x) {
+      return std::isfinite(x) && (x < static_cast<double>(std::numeric_limits<V>::lowest()) ||
+                                  x > static_cast<double>(std::numeric_limits<V>::max()));
+    };
+    return part(v.to_double()) || part(v.imag());
   } else if constexpr (std::is_integral_v<T>) {
     if (!v.is_floating_point()) {
       int64_t x = v.to_long();
@@ -47,6 +57,9 @@ bool overflows_as(const Scalar& v) {
 }  // namespace
 
 bool overflows(const Scalar& v, DType to) {
+  // As c10::overflows of a complex value: into a real type it overflows when its imaginary part is nonzero,
+  // else its real part decides.
+  if (v.is_complex() && !is_complex(to)) return v.imag() != 0 || overflows(Scalar(v.to_double()), to);
   switch (to) {
 #define EMBER_OVERFLOWS_CASE(T, name, id, py) \
   case DType::name:                           \

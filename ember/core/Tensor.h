@@ -60,6 +60,10 @@ class Tensor {
   /// The format a result computed from this tensor takes: ChannelsLast(3d) or Contiguous (Note [memory formats]).
   MemoryFormat suggest_memory_format() const { return ember::suggest_memory_format(sizes(), strides()); }
   bool is_floating_point() const { return ember::is_floating_point(dtype()); }
+  bool is_complex() const { return ember::is_complex(dtype()); }
+  /// Always false: Ember's conjugates and negations are never lazy (Note [complex views], ops_view.yaml).
+  bool is_conj() const { return false; }
+  bool is_neg() const { return false; }
   bool is_cpu() const { return device().is_cpu(); }
   /// This tensor's dtype and device as TensorOptions, to make tensors like it:
   /// `ember::zeros({3}, x.options())`. As LibTorch's Tensor::options(), requires_grad is not carried over

@@ -3,7 +3,7 @@
 namespace ember {
 
 namespace {
-int category(DType t) { return t == kBool ? 0 : is_floating_point(t) ? 2 : 1; }
+int category(DType t) { return t == kBool ? 0 : is_complex(t) ? 3 : is_floating_point(t) ? 2 : 1; }
 void promote_into(int8_t& slot, DType t) {
   slot = static_cast<int8_t>(slot < 0 ? t : promote_types(static_cast<DType>(slot), t));
 }
@@ -12,6 +12,9 @@ int8_t combine(int8_t higher, int8_t lower) {
   if (higher < 0) return lower;
   if (lower < 0) return higher;
   DType h = static_cast<DType>(higher), l = static_cast<DType>(lower);
+  // A complex lower group keeps a floating higher group's precision (float32 tensor with a complex128 0-dim
+  // tensor is complex64), as PyTorch's combine_categories.
+  if (is_complex(l) && is_floating_point(h)) return static_cast<int8_t>(to_complex_dtype(h));
   if (category(l) > category(h)) return static_cast<int8_t>(promote_types(h, l));
   return higher;
 }
@@ -20,9 +23,10 @@ int8_t combine(int8_t higher, int8_t lower) {
 void ResultTypeState::add(const Tensor& t) {
   if (!t.defined()) return;
   if (t.impl()->is_wrapped_number()) {
-    // A wrapped Python float counts as the default dtype, a wrapped int as int64 (PyTorch's rule).
+    // A wrapped Python float counts as the default dtype, a wrapped complex as the default complex dtype, a
+    // wrapped int as int64 (PyTorch's rule).
     DType d = t.dtype();
-    promote_into(wrapped_, is_floating_point(d) ? default_dtype() : d);
+    promote_into(wrapped_, is_floating_point(d) ? default_dtype() : is_complex(d) ? default_complex_dtype() : d);
   } else if (t.dim() == 0) {
     promote_into(zero_, t.dtype());
   } else {
@@ -32,7 +36,7 @@ void ResultTypeState::add(const Tensor& t) {
 
 void ResultTypeState::add(const Scalar& s) {
   DType d = s.dtype();
-  promote_into(wrapped_, is_floating_point(d) ? default_dtype() : d);
+  promote_into(wrapped_, is_floating_point(d) ? default_dtype() : is_complex(d) ? default_complex_dtype() : d);
 }
 
 DType ResultTypeState::result() const {

@@ -5,7 +5,10 @@
 // only matters when it is of a higher category (bool < integral < floating) than the higher groups: then it
 // lifts the result to its category (a wrapped float becomes the default dtype, a wrapped int int64).
 // E.g. int32 tensor + 2.5 -> float32; float16 tensor + float64 0-dim -> float16; uint8 tensor + int64 0-dim
-// -> uint8; int tensor (dims) + float64 0-dim -> float64.
+// -> uint8; int tensor (dims) + float64 0-dim -> float64. Complex is a fourth category above floating; a
+// wrapped complex counts as the default complex dtype, and a complex lower group with a floating higher one
+// gives the complex dtype of the higher one's precision (float32 tensor + complex128 0-dim -> complex64;
+// float64 tensor + 1j -> complex128).
 #include "ember/base/ArrayRef.h"
 #include "ember/core/Tensor.h"
 

@@ -14,8 +14,21 @@ void IValue::release() {
   if (is_heap() && p_.p) release_ptr(p_.p);
 }
 
+// Note [boxed complex scalars]
+// A complex Scalar is boxed as a 0-dim complex128 tensor marked as a wrapped number (what PyTorch's
+// wrapped_scalar_tensor makes of a Python complex), so the boxed value needs no tag of its own: to_scalar()
+// unboxes it, and the shape rules treat it as the wrapped number it is.
 IValue::IValue(const Scalar& s) {
   switch (s.tag()) {
+    case Scalar::Tag::Complex: {
+      Tensor t = make_empty({}, kComplexDouble);
+      *static_cast<std::complex<double>*>(t.impl()->data()) = s.to_complex_double();
+      t.impl()->set_wrapped_number(true);
+      tag_ = Tag::Tensor;
+      p_.p = t.impl();
+      retain();
+      break;
+    }
     case Scalar::Tag::Bool:
       tag_ = Tag::Bool;
       p_.i = s.to_bool();
@@ -115,8 +128,15 @@ Scalar IValue::to_scalar() const {
     case Tag::Bool: return Scalar(p_.i != 0);
     case Tag::Int: return Scalar(p_.i);
     case Tag::Double: return Scalar(p_.d);
-    default: bad_tag("Scalar");
+    default:
+      if (is_complex_scalar()) return to_tensor().item();
+      bad_tag("Scalar");
   }
+}
+bool IValue::is_complex_scalar() const {
+  if (tag_ != Tag::Tensor) return false;
+  const Tensor& t = to_tensor();
+  return t.dim() == 0 && t.dtype() == kComplexDouble && t.impl()->is_wrapped_number();
 }
 DType IValue::to_dtype() const {
   if (tag_ != Tag::DType) bad_tag("ScalarType");

@@ -107,7 +107,9 @@ class IValue {
   bool is_bool() const { return tag_ == Tag::Bool; }
   bool is_int() const { return tag_ == Tag::Int; }
   bool is_double() const { return tag_ == Tag::Double; }
-  bool is_scalar() const { return is_int() || is_double() || is_bool(); }
+  bool is_scalar() const { return is_int() || is_double() || is_bool() || is_complex_scalar(); }
+  /// A complex Scalar, boxed as a 0-dim complex128 wrapped-number tensor (Note [boxed complex scalars]).
+  bool is_complex_scalar() const;
   bool is_string() const { return tag_ == Tag::String; }
   bool is_tensor() const { return tag_ == Tag::Tensor; }
   bool is_int_list() const { return tag_ == Tag::IntList; }
@@ -119,7 +121,7 @@ class IValue {
   bool to_bool() const;
   int64_t to_int() const;
   double to_double() const;  // also accepts int
-  Scalar to_scalar() const;  // bool, int or double
+  Scalar to_scalar() const;  // bool, int, double or complex (Note [boxed complex scalars])
   DType to_dtype() const;
   Device to_device() const;
   const std::string& to_string() const;

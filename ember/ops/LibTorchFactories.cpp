@@ -15,6 +15,7 @@ Tensor wrapped_scalar_tensor(const Scalar& s) {
     case Scalar::Tag::Bool: *t.data_ptr<bool>() = s.to_bool(); break;
     case Scalar::Tag::Int: *t.data_ptr<int64_t>() = s.to_long(); break;
     case Scalar::Tag::Double: *t.data_ptr<double>() = s.to_double(); break;
+    case Scalar::Tag::Complex: *static_cast<std::complex<double>*>(t.data_ptr()) = s.to_complex_double(); break;
   }
   t.impl()->set_wrapped_number(true);
   return t;

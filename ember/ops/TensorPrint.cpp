@@ -133,13 +133,39 @@ class Formatter {
   size_t width_ = 1;
 };
 
+// Note [printing complex tensors]
+// As PyTorch's _tensor_str: the real parts and the imaginary parts each get a formatter of their own (chosen
+// from the shown values of that part), and an element prints as real + imag + "j", the imaginary part's
+// padding stripped and a "+" put in when its text has no sign ("1.+2.j", "nan-infj", "0.0000e+00+1.j").
+// Formatting walks the tensor's real view; `im`, when set, is the matching imaginary view.
+struct Parts {
+  const Formatter& re;
+  const Formatter* im = nullptr;  // null for a real tensor
+  size_t width() const { return re.width() + (im ? im->width() + 1 : 0); }
+  std::string format(long double r, long double i) const {
+    std::string rs = re.format(r);
+    if (!im) return rs;
+    std::string is = im->format(i) + "j";
+    is.erase(0, is.find_first_not_of(' '));
+    return rs + (is[0] == '+' || is[0] == '-' ? "" : "+") + is;
+  }
+};
+
+// The real (part 0) or imaginary (part 1) view of a complex tensor.
+Tensor complex_part(const Tensor& t, int part) {
+  DimVector strides(t.strides().begin(), t.strides().end());
+  for (int64_t& st : strides) st *= 2;
+  return make_view(t, to_real_dtype(t.dtype()), t.sizes(), strides, t.storage_offset() * 2 + part);
+}
+
 std::string join(const std::vector<std::string>& parts, const std::string& sep) {
   std::string r;
   for (size_t i = 0; i < parts.size(); ++i) r += (i ? sep : "") + parts[i];
   return r;
 }
 
-std::string vector_str(const Tensor& t, size_t indent, bool summarize, const Formatter& f, const PrintOptions& o) {
+std::string vector_str(const Tensor& t, const Tensor& im, size_t indent, bool summarize, const Parts& f,
+                       const PrintOptions& o) {
   size_t element_len = f.width() + 2;
   size_t per_line =
       std::max<size_t>(1, (static_cast<size_t>(o.linewidth) - std::min<size_t>(indent, o.linewidth)) / element_len);
@@ -150,12 +176,13 @@ std::string vector_str(const Tensor& t, size_t indent, bool summarize, const For
     return "[" + data[0] + "]";
   }
   std::vector<long double> v = row_values(t, summarize, e);  // See Note [print only the edges]
+  std::vector<long double> vi = im.defined() ? row_values(im, summarize, e) : std::vector<long double>(v.size());
   if (summarize && n > 2 * e) {
-    for (int64_t i = 0; i < e; ++i) data.push_back(f.format(v[i]));
+    for (int64_t i = 0; i < e; ++i) data.push_back(f.format(v[i], vi[i]));
     data.push_back(" ...");
-    for (int64_t i = 0; i < e; ++i) data.push_back(f.format(v[e + i]));
+    for (int64_t i = 0; i < e; ++i) data.push_back(f.format(v[e + i], vi[e + i]));
   } else {
-    for (long double x : v) data.push_back(f.format(x));
+    for (size_t i = 0; i < v.size(); ++i) data.push_back(f.format(v[i], vi[i]));
   }
   std::vector<std::string> lines;
   for (size_t i = 0; i < data.size(); i += per_line)
@@ -164,17 +191,21 @@ std::string vector_str(const Tensor& t, size_t indent, bool summarize, const For
   return "[" + join(lines, ",\n" + std::string(indent + 1, ' ')) + "]";
 }
 
-std::string tensor_str(const Tensor& t, size_t indent, bool summarize, const Formatter& f, const PrintOptions& o) {
-  if (t.dim() == 0) return f.format(values_of(t)[0]);
-  if (t.dim() == 1) return vector_str(t, indent, summarize, f, o);
+std::string tensor_str(const Tensor& t, const Tensor& im, size_t indent, bool summarize, const Parts& f,
+                       const PrintOptions& o) {
+  if (t.dim() == 0) return f.format(values_of(t)[0], im.defined() ? values_of(im)[0] : 0.0L);
+  if (t.dim() == 1) return vector_str(t, im, indent, summarize, f, o);
   std::vector<std::string> slices;
   int64_t n = t.size(0), e = o.edgeitems;
+  auto slice = [&](int64_t i) {
+    return tensor_str(t.select(0, i), im.defined() ? im.select(0, i) : Tensor(), indent + 1, summarize, f, o);
+  };
   if (summarize && n > 2 * e) {
-    for (int64_t i = 0; i < e; ++i) slices.push_back(tensor_str(t.select(0, i), indent + 1, summarize, f, o));
+    for (int64_t i = 0; i < e; ++i) slices.push_back(slice(i));
     slices.push_back("...");
-    for (int64_t i = n - e; i < n; ++i) slices.push_back(tensor_str(t.select(0, i), indent + 1, summarize, f, o));
+    for (int64_t i = n - e; i < n; ++i) slices.push_back(slice(i));
   } else {
-    for (int64_t i = 0; i < n; ++i) slices.push_back(tensor_str(t.select(0, i), indent + 1, summarize, f, o));
+    for (int64_t i = 0; i < n; ++i) slices.push_back(slice(i));
   }
   return "[" + join(slices, "," + std::string(static_cast<size_t>(t.dim() - 1), '\n') + std::string(indent + 1, ' ')) +
          "]";
@@ -198,13 +229,23 @@ std::string format_tensor(const Tensor& t, const std::vector<std::string>& extra
     if (t.dtype() != default_dtype()) suffixes.push_back(dtype_str);
     body = "[]";
   } else {
-    bool default_kind = t.dtype() == default_dtype() || t.dtype() == kInt64 || t.dtype() == kBool;
+    bool default_kind = t.dtype() == default_dtype() || t.dtype() == default_complex_dtype() ||
+                        t.dtype() == kInt64 || t.dtype() == kBool;
     if (!default_kind) suffixes.push_back(dtype_str);
     bool summarize = t.numel() > o.threshold;
+    // See Note [printing complex tensors].
+    Tensor re = is_complex(t.dtype()) ? complex_part(t, 0) : t;
+    Tensor im = is_complex(t.dtype()) ? complex_part(t, 1) : Tensor();
     std::vector<long double> shown;
-    shown_values(t, summarize, o.edgeitems, shown);
-    Formatter f(t.dtype(), shown, o);
-    body = tensor_str(t, indent, summarize, f, o);
+    shown_values(re, summarize, o.edgeitems, shown);
+    Formatter f(re.dtype(), shown, o);
+    std::optional<Formatter> fi;
+    if (im.defined()) {
+      std::vector<long double> shown_im;
+      shown_values(im, summarize, o.edgeitems, shown_im);
+      fi.emplace(im.dtype(), shown_im, o);
+    }
+    body = tensor_str(re, im, indent, summarize, Parts{f, fi ? &*fi : nullptr}, o);
   }
   for (const auto& s : extra) suffixes.push_back(s);
   std::string out = prefix + body;

@@ -32,8 +32,11 @@ Tensor ones(IntArrayRef size, std::optional<DType> dtype, std::optional<Device> 
 }
 Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<DType> dtype, std::optional<Device> device) {
   check_device(device, "full");
-  // PyTorch infers the dtype from the fill value: bool, int64, or the default floating dtype.
-  DType d = dtype ? *dtype : fill_value.is_floating_point() ? default_dtype() : fill_value.dtype();
+  // PyTorch infers the dtype from the fill value: bool, int64, the default floating or complex dtype.
+  DType d = dtype                             ? *dtype
+            : fill_value.is_floating_point() ? default_dtype()
+            : fill_value.is_complex()        ? default_complex_dtype()
+                                             : fill_value.dtype();
   return ember::empty(size, d).fill_(fill_value);
 }
 Tensor scalar_tensor(const Scalar& s, std::optional<DType> dtype, std::optional<Device> device) {

@@ -28,6 +28,8 @@ std::string_view scalar_type_name(DType dtype) {
     case kFloat64: return "Double";
     case kBool: return "Bool";
     case kBFloat16: return "BFloat16";
+    case kComplexFloat: return "ComplexFloat";
+    case kComplexDouble: return "ComplexDouble";
   }
   return "Undefined";
 }
@@ -44,6 +46,8 @@ std::string_view type_meta_name(DType dtype) {
     case kFloat64: return "double";
     case kBool: return "bool";
     case kBFloat16: return "c10::BFloat16";
+    case kComplexFloat: return "c10::complex<float>";
+    case kComplexDouble: return "c10::complex<double>";
   }
   return "undefined";
 }

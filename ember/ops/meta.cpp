@@ -6,7 +6,7 @@ namespace ember {
 
 namespace {
 
-DType to_float(DType d) { return is_floating_point(d) ? d : default_dtype(); }
+DType to_float(DType d) { return is_floating_point(d) || is_complex(d) ? d : default_dtype(); }
 
 // Broadcast shape of the tensor arguments (skipping `skip`) and their result_type with the number arguments.
 TensorMeta elementwise(const FunctionSchema& s, const Stack& args, int skip_for_dtype) {

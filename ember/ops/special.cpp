@@ -1,5 +1,5 @@
-// Special-function and elementwise-math ops written with other ops (issue 19): ldexp, float_power, positive,
-// isreal, and torch.special's ndtr, round and log_softmax. The kernels of the others are in
+// Special-function and elementwise-math ops written with other ops (issue 19): ldexp, float_power, positive
+// and torch.special's ndtr, round and log_softmax. The kernels of the others are in
 // ember/kernels/cpu/special.cpp.
 #include "ember/ops/Operators.h"
 #include "ember/ops/generated/CompositeKernels.h"
@@ -36,9 +36,6 @@ Tensor positive(const Tensor& self) {
   EMBER_CHECK(self.dtype() != kBool, "The `+` operator, on a bool tensor is not supported.");
   return self;
 }
-
-// Every element of a real tensor is real (Ember has no complex dtypes yet).
-Tensor isreal(const Tensor& self) { return ember::ones_like(self, kBool); }
 
 // Phi(x) = (1 + erf(x / sqrt 2)) / 2, PyTorch's composite; float16 computes in float32 (PyTorch 1.13 has no
 // float16 erf; in float16 arithmetic 1 + erf(x) would keep no digit of the left tail).

@@ -225,4 +225,8 @@ class ReduceLROnPlateau {
   std::vector<double> last_lr_;
 };
 
+/// LibTorch's name of ReduceLROnPlateau (torch::optim::ReduceLROnPlateauScheduler); its options are a
+/// ReduceLROnPlateauOptions struct here rather than LibTorch's positional arguments.
+using ReduceLROnPlateauScheduler = ReduceLROnPlateau;
+
 }  // namespace ember::optim

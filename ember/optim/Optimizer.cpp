@@ -29,6 +29,9 @@ class GetField : public OptionVisitor {
     if (key == key_) take(key, IValue::tuple({std::get<0>(v), std::get<1>(v)}));
   }
   void field(std::string_view key, std::optional<bool>& v) override { take(key, IValue(v)); }
+  void field(std::string_view key, int64_t& v) override { take(key, IValue(v)); }
+  void field(std::string_view key, std::optional<int64_t>& v) override { take(key, IValue(v)); }
+  void field(std::string_view key, std::optional<std::string>& v) override { take(key, IValue(v)); }
   std::optional<IValue> value;
 
  private:
@@ -47,6 +50,9 @@ class ItemsOf : public OptionVisitor {
     items.emplace_back(key, IValue::tuple({std::get<0>(v), std::get<1>(v)}));
   }
   void field(std::string_view key, std::optional<bool>& v) override { items.emplace_back(key, IValue(v)); }
+  void field(std::string_view key, int64_t& v) override { items.emplace_back(key, IValue(v)); }
+  void field(std::string_view key, std::optional<int64_t>& v) override { items.emplace_back(key, IValue(v)); }
+  void field(std::string_view key, std::optional<std::string>& v) override { items.emplace_back(key, IValue(v)); }
   std::vector<std::pair<std::string, IValue>> items;
 };
 
@@ -83,6 +89,26 @@ class SetField : public OptionVisitor {
     EMBER_CHECK(value_.is_none() || value_.is_bool(), "optimizer option '{}' must be None or a bool, not {}",
                 key, value_.tag_name());
     v = value_.is_none() ? std::nullopt : std::optional<bool>(value_.to_bool());
+  }
+  void field(std::string_view key, int64_t& v) override {
+    if (key != key_) return;
+    found = true;
+    EMBER_CHECK(value_.is_int(), "optimizer option '{}' must be an int, not {}", key, value_.tag_name());
+    v = value_.to_int();
+  }
+  void field(std::string_view key, std::optional<int64_t>& v) override {
+    if (key != key_) return;
+    found = true;
+    EMBER_CHECK(value_.is_none() || value_.is_int(), "optimizer option '{}' must be None or an int, not {}", key,
+                value_.tag_name());
+    v = value_.is_none() ? std::nullopt : std::optional<int64_t>(value_.to_int());
+  }
+  void field(std::string_view key, std::optional<std::string>& v) override {
+    if (key != key_) return;
+    found = true;
+    EMBER_CHECK(value_.is_none() || value_.is_string(), "optimizer option '{}' must be None or a str, not {}",
+                key, value_.tag_name());
+    v = value_.is_none() ? std::nullopt : std::optional<std::string>(value_.to_string());
   }
   bool found = false;
 
@@ -122,12 +148,23 @@ const IValue& required_entry(const std::vector<std::pair<IValue, IValue>>& entri
 
 // A state value as load_state_dict keeps it: tensors copied (Python deep-copies the whole state dict), and
 // converted to the parameter's dtype when both are floating, except the step count.
+// Lists and tuples are converted element by element, as Python's _cast_state (LBFGS keeps lists of tensors).
 IValue cast_state_value(const IValue& value, const Tensor& param, bool is_step) {
   if (value.is_tensor()) {
     Tensor t = value.to_tensor().clone();
     if (!is_step && param.is_floating_point() && t.is_floating_point() && t.dtype() != param.dtype())
       t = t.to(param.dtype());
     return t;
+  }
+  if (value.is_tensor_list()) {
+    std::vector<IValue> items;
+    for (const Tensor& t : value.to_tensor_list()) items.push_back(cast_state_value(IValue(t), param, is_step));
+    return IValue::list(std::move(items));
+  }
+  if (value.is_list() || value.is_tuple()) {
+    std::vector<IValue> items;
+    for (const IValue& v : value.to_list()) items.push_back(cast_state_value(v, param, is_step));
+    return value.is_tuple() ? IValue::tuple(std::move(items)) : IValue::list(std::move(items));
   }
   return value;
 }
@@ -149,19 +186,26 @@ std::string type_name(const Optimizer& optimizer) {
 // Python (python/ember/optim/optimizer.py) alike: a saved parameter group that both lacks some of this
 // optimizer's options and has options of another optimizer comes from another optimizer type (a group
 // that only lacks options, as a hand-written one may, still loads with this optimizer's values for them), and
-// every per-parameter state tensor but "step" must have its parameter's shape. Only the option names of the
+// every per-parameter state tensor but "step" must have its parameter's shape (unless the optimizer says an
+// entry is not shaped so: state_has_param_shape(), Python's _state_has_param_shape(); ASGD's eta and mu and
+// NAdam's mu_product are 0-dim, LBFGS's state is global). Only the option names of the
 // optimizers Ember has count as foreign: a group may also hold extras of any name (a scheduler's initial_lr).
 constexpr std::string_view kKnownOptionNames[] = {
     "lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize", "foreach", "differentiable", "betas",
-    "eps", "amsgrad", "capturable", "fused", "alpha", "centered"};
+    "eps", "amsgrad", "capturable", "fused", "alpha", "centered", "lr_decay", "initial_accumulator_value", "rho",
+    "momentum_decay", "lambd", "t0", "etas", "step_sizes", "max_iter", "max_eval", "tolerance_grad",
+    "tolerance_change", "history_size", "line_search_fn"};
+
+// (an option only that optimizer has, its name), most specific first: the same list as Python's
+// _TELLTALE_OPTIONS.
+constexpr std::pair<std::string_view, std::string_view> kTelltaleOptions[] = {
+    {"max_iter", "LBFGS"}, {"lr_decay", "Adagrad"}, {"rho", "Adadelta"}, {"momentum_decay", "NAdam"},
+    {"lambd", "ASGD"},     {"etas", "Rprop"},       {"alpha", "RMSprop"}, {"betas", "Adam or AdamW"},
+    {"nesterov", "SGD"},   {"dampening", "SGD"}};
 
 std::string guess_optimizer(const std::vector<std::string>& foreign_keys) {
-  auto has = [&](std::string_view k) {
-    return std::find(foreign_keys.begin(), foreign_keys.end(), k) != foreign_keys.end();
-  };
-  if (has("betas")) return "Adam or AdamW";
-  if (has("alpha")) return "RMSprop";
-  if (has("nesterov") || has("dampening")) return "SGD";
+  for (const auto& [key, name] : kTelltaleOptions)
+    if (std::find(foreign_keys.begin(), foreign_keys.end(), key) != foreign_keys.end()) return std::string(name);
   return "another optimizer";
 }
 
@@ -442,7 +486,8 @@ void Optimizer::load_state_dict(const IValue& state_dict) {
     for (const auto& [k, v] : dict_of(value, "a parameter's state")) {
       const bool is_step = k.is_string() && k.to_string() == "step";
       // See Note [loading another optimizer's state].
-      if (!is_step && v.is_tensor() && !v.to_tensor().sizes().equals(param.sizes())) {
+      if (!is_step && v.is_tensor() && state_has_param_shape(k.is_string() ? k.to_string() : std::string()) &&
+          !v.to_tensor().sizes().equals(param.sizes())) {
         const auto [g, i] = position_of.at(key.to_int());
         EMBER_FAIL_KIND(ErrorKind::Value,
                         "load_state_dict: the state '{}' of parameter {} in group {} has shape [{}] but the "

@@ -48,6 +48,12 @@ class OptionVisitor {
   virtual void field(std::string_view key, betas_t& value) = 0;
   /// An option that may be None in Python (foreach).
   virtual void field(std::string_view key, std::optional<bool>& value) = 0;
+  /// An integer option (LBFGS's max_iter, history_size): an int in Python's state dict.
+  virtual void field(std::string_view key, int64_t& value) = 0;
+  /// An integer option that may be None (LBFGS's max_eval before it is resolved).
+  virtual void field(std::string_view key, std::optional<int64_t>& value) = 0;
+  /// A string option that may be None (LBFGS's line_search_fn).
+  virtual void field(std::string_view key, std::optional<std::string>& value) = 0;
 };
 
 /// The options of an optimizer, a parameter group's copy of them, and the defaults a new group starts from.
@@ -217,6 +223,10 @@ class Optimizer {
     insert_state(p, std::move(created));
     return ref;
   }
+  /// Whether the per-parameter state entry `key` (other than "step") has its parameter's shape, which
+  /// load_state_dict() checks (Note [loading another optimizer's state]). LBFGS's state is global (flat
+  /// vectors and lists kept on the first parameter): it says false.
+  virtual bool state_has_param_shape(std::string_view /*key*/) const { return true; }
   /// Builds the state of parameter `param` from a dict of Python's per-parameter state (its entries already
   /// converted as load_state_dict() says). Errors: a missing or malformed entry (naming it).
   virtual std::unique_ptr<OptimizerParamState> state_from_dict(

@@ -2,6 +2,9 @@
 // around it (read and written with libzip: Note [zip writer]).
 #include "ember/serialize/EmberFormat.h"
 
+#include "ember/serialize/ZipPlan.h"
+#include "ember/serialize/ZipReader.h"
+
 #include <zip.h>
 
 #include <algorithm>
@@ -70,12 +73,7 @@ std::string_view kind_name(IValue::Tag tag) {
 
 // ---- saving: IValue tree -> manifest + the storages to write -------------------------------------------
 
-// Everything an archive holds before it is written: the manifest text and the storages whose bytes follow.
-struct Plan {
-  std::string manifest;
-  std::vector<Storage> storages;  // keep the bytes alive until the zip is closed
-  std::vector<std::string> entries;
-};
+using Plan = detail::ZipPlan;
 
 class Writer {
  public:
@@ -263,9 +261,10 @@ void add_entries(zip_t* za, const Plan& plan, std::string_view file) {
         zip_file_set_external_attributes(za, i, 0, ZIP_OPSYS_UNIX, 0100644u << 16) != 0)  // rw-r--r-- file
       EMBER_FAIL("save: '{}': cannot set up '{}': {}", file, name, zip_strerror(za));
   };
-  add(std::string(kManifestEntry), plan.manifest.data(), plan.manifest.size());
+  add(plan.manifest_name, plan.manifest.data(), plan.manifest.size());
   for (size_t i = 0; i < plan.storages.size(); ++i)
     add(plan.entries[i], plan.storages[i]->data(), plan.storages[i]->nbytes());
+  for (const auto& [name, text] : plan.trailing) add(name, text.data(), text.size());
 }
 
 // Writes the archive with zip_close; on failure the archive is discarded (by the caller's guard).
@@ -329,20 +328,10 @@ class Reader {
   using json = nlohmann::json;
 
  public:
-  Reader(zip_t* za, std::string_view file, uint64_t archive_size, Attributes* attrs)
-      : za_(za), file_(file), archive_size_(archive_size), attrs_(attrs) {}
+  Reader(ZipReader& zip, Attributes* attrs) : zip_(zip), attrs_(attrs) {}
 
   IValue read() {
-    std::string text;
-    if (zip_name_locate(za_, std::string(kManifestEntry).c_str(), 0) < 0 && is_torch_checkpoint())
-      fail("this is a PyTorch checkpoint (torch.save's zip format with a pickle), not an Ember archive; "
-           "Ember does not read those (loading them would mean unpickling)");
-    zip_int64_t idx = locate(kManifestEntry);
-    const uint64_t size = checked_entry_size(idx, kManifestEntry, nullptr);
-    if (size > kMaxManifestBytes)  // Note [manifest limits]
-      fail("{} would inflate to {} bytes, more than the limit of {}", kManifestEntry, size, kMaxManifestBytes);
-    text.resize(size);
-    read_entry(idx, kManifestEntry, text.data(), text.size());
+    const std::string text = zip_.read_all(kManifestEntry, kMaxManifestBytes);  // Note [manifest limits]
     check_json_depth(text);
     json m;
     try {
@@ -367,7 +356,7 @@ class Reader {
  private:
   template <class... A>
   [[noreturn]] void fail(fmt::format_string<A...> f, A&&... a) const {
-    EMBER_FAIL("load: '{}': {}", file_, fmt::format(f, std::forward<A>(a)...));
+    zip_.fail(f, std::forward<A>(a)...);
   }
 
   const json& field(const json& obj, const char* key, std::string_view what) const {
@@ -420,72 +409,6 @@ class Reader {
     }
   }
 
-  // torch.save's zip files hold "<name>/data.pkl".
-  bool is_torch_checkpoint() const {
-    const zip_int64_t n = zip_get_num_entries(za_, 0);
-    for (zip_int64_t i = 0; i < n; ++i) {
-      const char* name = zip_get_name(za_, static_cast<zip_uint64_t>(i), 0);
-      if (name && std::string_view(name).ends_with("/data.pkl")) return true;
-    }
-    return false;
-  }
-
-  zip_int64_t locate(std::string_view name) const {
-    zip_int64_t idx = zip_name_locate(za_, std::string(name).c_str(), 0);
-    if (idx < 0) fail("the archive has no entry '{}'", name);
-    return idx;
-  }
-
-  // The uncompressed size of an entry, after checking that reading it cannot allocate more than the archive
-  // could hold: stored entries are no larger than the archive, deflated ones at most deflate's best ratio of it.
-  uint64_t checked_entry_size(zip_int64_t idx, std::string_view name, const uint64_t* expected) {
-    zip_stat_t st;
-    zip_stat_init(&st);
-    if (zip_stat_index(za_, static_cast<zip_uint64_t>(idx), 0, &st) != 0)
-      fail("cannot read the directory record of '{}': {}", name, zip_strerror(za_));
-    constexpr zip_uint64_t need = ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE | ZIP_STAT_COMP_METHOD;
-    if ((st.valid & need) != need) fail("the directory record of '{}' is incomplete", name);
-    if ((st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE)
-      fail("entry '{}' is encrypted", name);
-    constexpr uint64_t kDeflateMaxRatio = 1032;  // deflate cannot compress better than about 1032:1
-    if (st.comp_size > archive_size_)
-      fail("entry '{}' claims {} bytes but the archive has only {}", name, st.comp_size, archive_size_);
-    if (st.comp_method == ZIP_CM_STORE) {
-      if (st.size != st.comp_size) fail("stored entry '{}' has inconsistent sizes", name);
-    } else if (st.comp_method == ZIP_CM_DEFLATE) {
-      if (st.size / kDeflateMaxRatio > st.comp_size + 1) fail("entry '{}' claims an impossible size", name);
-    } else {
-      fail("entry '{}' uses compression method {}; only stored and deflated entries are read", name,
-           st.comp_method);
-    }
-    if (expected && st.size != *expected)
-      fail("entry '{}' holds {} bytes but the manifest says {}", name, st.size, *expected);
-    // Entries' data lie side by side in the archive, so their compressed sizes add up to at most its size.
-    // Several directory records pointing at the same bytes (a zip-bomb trick) would break that, and would
-    // otherwise make a small file allocate any number of copies.
-    compressed_total_ += st.comp_size;
-    if (compressed_total_ > archive_size_) fail("entries overlap (their sizes add up to more than the archive)");
-    return st.size;
-  }
-
-  // Reads exactly n bytes of an entry into dst, then reads on to the end so libzip verifies the CRC.
-  void read_entry(zip_int64_t idx, std::string_view name, void* dst, uint64_t n) const {
-    zip_file_t* zf = zip_fopen_index(za_, static_cast<zip_uint64_t>(idx), 0);
-    if (!zf) fail("cannot open entry '{}': {}", name, zip_strerror(za_));
-    std::unique_ptr<zip_file_t, int (*)(zip_file_t*)> guard(zf, zip_fclose);
-    uint64_t done = 0;
-    while (done < n) {
-      zip_int64_t got = zip_fread(zf, static_cast<char*>(dst) + done, n - done);
-      if (got < 0) fail("cannot read entry '{}': {}", name, zip_file_strerror(zf));
-      if (got == 0) fail("entry '{}' ends after {} of {} bytes", name, done, n);
-      done += static_cast<uint64_t>(got);
-    }
-    char extra;
-    zip_int64_t got = zip_fread(zf, &extra, 1);
-    if (got < 0) fail("cannot read entry '{}': {}", name, zip_file_strerror(zf));
-    if (got > 0) fail("entry '{}' holds more than {} bytes", name, n);
-  }
-
   void read_storages(const json& list) {
     std::unordered_set<std::string> seen;
     for (size_t i = 0; i < list.size(); ++i) {
@@ -498,11 +421,11 @@ class Reader {
       if (!seen.insert(name).second) fail("entry '{}' is used by more than one storage", name);
       int64_t nbytes = integer(field(s, "nbytes", what), what + "'s nbytes");
       if (nbytes < 0) fail("{} has a negative size {}", what, nbytes);
-      zip_int64_t idx = locate(name);
+      const int64_t idx = zip_.locate(name);
       uint64_t n = static_cast<uint64_t>(nbytes);
-      checked_entry_size(idx, name, &n);
+      zip_.checked_size(idx, name, &n);
       Storage st = make_intrusive<StorageImpl>(static_cast<size_t>(n));
-      read_entry(idx, name, st->data(), n);
+      zip_.read(idx, name, st->data(), n);
       storages_.push_back(std::move(st));
     }
   }
@@ -650,10 +573,7 @@ class Reader {
     return c;
   }
 
-  zip_t* za_;
-  std::string_view file_;
-  uint64_t archive_size_;
-  uint64_t compressed_total_ = 0;  // of the entries read so far
+  ZipReader& zip_;
   Attributes* attrs_;
   std::vector<Storage> storages_;
   std::unordered_set<int64_t> bool_checked_;  // storages a bool tensor uses, checked to hold only 0 and 1
@@ -718,7 +638,12 @@ void save(const IValue& obj, const std::string& path, const Attributes* attrs) {
   // complete; on any error the temporary file is removed and the archive discarded. Readers of path therefore
   // see the old file or the whole new one, never a partial archive. ZIP_TRUNCATE: an existing file is replaced,
   // never read or merged. (No fsync: like torch.save, durability across a power loss is left to the caller.)
-  Plan plan = Writer(attrs).plan(obj);
+  detail::write_plan(Writer(attrs).plan(obj), path);
+}
+
+namespace detail {
+
+void write_plan(const ZipPlan& plan, const std::string& path) {
   // libzip's own word for this is "Operation not supported"; say what is wrong.
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) EMBER_FAIL("save: '{}': is a directory", path);
@@ -736,10 +661,15 @@ void save(const IValue& obj, const std::string& path, const Attributes* attrs) {
   remove.path.clear();
 }
 
+void write_plan_to_stream(const ZipPlan& plan, const std::function<void(const void*, size_t)>& write) {
+  write_via_temp_file(plan, write);
+}
+
+}  // namespace detail
+
 void save_to_stream(const IValue& obj, const std::function<void(const void*, size_t)>& write,
                     const Attributes* attrs) {
-  Plan plan = Writer(attrs).plan(obj);
-  write_via_temp_file(plan, write);
+  detail::write_plan_to_stream(Writer(attrs).plan(obj), write);
 }
 
 std::string save_to_bytes(const IValue& obj, const Attributes* attrs) {
@@ -748,38 +678,6 @@ std::string save_to_bytes(const IValue& obj, const Attributes* attrs) {
   return out;
 }
 
-IValue load(const std::string& path, Attributes* attrs) {
-  std::error_code ec;
-  uint64_t size = std::filesystem::file_size(path, ec);
-  if (ec) EMBER_FAIL("load: '{}': {}", path, ec.message());
-  EMBER_CHECK(size > 0, "load: '{}': the file is empty (Not a zip archive)", path);
-  // Through a zip_error_t rather than zip_open's error code: a code alone gets whatever errno happens to hold
-  // for its system part, so a corrupt archive read as "No such file or directory".
-  zip_error_t err;
-  zip_error_init(&err);
-  zip_source_t* src = zip_source_file_create(path.c_str(), 0, -1, &err);
-  if (!src) EMBER_FAIL("load: '{}': {}", path, take_message(&err));
-  ZipPtr za(zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &err));
-  if (!za) {
-    zip_source_free(src);  // still ours when the open failed
-    EMBER_FAIL("load: '{}': {}", path, take_message(&err));
-  }
-  return Reader(za.get(), path, size, attrs).read();
-}
-
-IValue load_from_bytes(std::string_view data, Attributes* attrs, std::string_view name) {
-  // libzip reads zero bytes as an empty archive; an empty file is no archive.
-  EMBER_CHECK(!data.empty(), "load: '{}': the file is empty (Not a zip archive)", name);
-  zip_error_t err;
-  zip_error_init(&err);
-  zip_source_t* src = zip_source_buffer_create(data.data(), data.size(), 0, &err);
-  if (!src) EMBER_FAIL("load: '{}': {}", name, take_message(&err));
-  ZipPtr za(zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &err));
-  if (!za) {
-    zip_source_free(src);  // still ours when the open failed
-    EMBER_FAIL("load: '{}': {}", name, take_message(&err));
-  }
-  return Reader(za.get(), name, data.size(), attrs).read();
-}
+IValue read_archive(ZipReader& zip, Attributes* attrs) { return Reader(zip, attrs).read(); }
 
 }  // namespace ember::serialize

@@ -122,4 +122,8 @@ IValue load(const std::string& path, Attributes* attrs = nullptr);
 /// load() from a file held in memory; `name` stands for the file in error messages.
 IValue load_from_bytes(std::string_view data, Attributes* attrs = nullptr, std::string_view name = "<bytes>");
 
+class ZipReader;
+/// load() of an archive already open (TorchCheckpoint.cpp's load_file picks the reader by content).
+IValue read_archive(ZipReader& zip, Attributes* attrs = nullptr);
+
 }  // namespace ember::serialize

@@ -128,6 +128,10 @@ bool as_scalar(PyObject* o, Scalar* out, bool allow_tensor) {
     *out = Scalar(PyFloat_AS_DOUBLE(o));
     return true;
   }
+  if (PyComplex_Check(o)) {
+    *out = Scalar(std::complex<double>(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)));
+    return true;
+  }
   if (is_tensor(o)) {
     if (!allow_tensor || !is_number_tensor(unwrap(o))) return false;  // Note [tensors as numbers]
     *out = unwrap(o).item();
@@ -139,6 +143,12 @@ bool as_scalar(PyObject* o, Scalar* out, bool allow_tensor) {
   // x + 1.0); its __index__ is deprecated.
   if (nm->nb_index && std::strcmp(Py_TYPE(o)->tp_name, "numpy.bool_") != 0) {  // numpy integers
     *out = Scalar(as_int(o));
+    return true;
+  }
+  if (std::strncmp(Py_TYPE(o)->tp_name, "numpy.complex", 13) == 0) {  // numpy complex scalars
+    Py_complex c = PyComplex_AsCComplex(o);
+    if (c.real == -1.0 && PyErr_Occurred()) throw python_error_already_set();
+    *out = Scalar(std::complex<double>(c.real, c.imag));
     return true;
   }
   if (nm->nb_float) {  // numpy floats
@@ -220,7 +230,7 @@ bool convert(PyObject* o, const ArgSpec& s, IValue* out, bool numbers_ok) {
         return true;
       }
       Scalar sc;
-      if (PyBool_Check(o) || !as_scalar(o, &sc, true)) return false;
+      if (PyBool_Check(o) || !as_scalar(o, &sc, true) || sc.is_complex()) return false;
       *out = IValue(sc.to_double());
       return true;
     }

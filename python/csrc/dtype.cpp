@@ -28,7 +28,7 @@ PyObject* dtype_repr(PyObject* self) {
 DType dt(PyObject* self) { return reinterpret_cast<PyDType*>(self)->dtype; }
 PyObject* dtype_is_floating(PyObject* self, void*) { return PyBool_FromLong(is_floating_point(dt(self))); }
 PyObject* dtype_is_signed(PyObject* self, void*) { return PyBool_FromLong(is_signed(dt(self))); }
-PyObject* dtype_is_complex(PyObject*, void*) { Py_RETURN_FALSE; }
+PyObject* dtype_is_complex(PyObject* self, void*) { return PyBool_FromLong(is_complex(dt(self))); }
 PyObject* dtype_itemsize(PyObject* self, void*) { return PyLong_FromLongLong(element_size(dt(self))); }
 PyObject* dtype_id(PyObject* self, void*) { return PyLong_FromLong(static_cast<int>(dt(self))); }
 PyObject* dtype_reduce(PyObject* self, PyObject*) {
@@ -39,11 +39,13 @@ PyObject* dtype_reduce(PyObject* self, PyObject*) {
 PyGetSetDef dtype_getset[] = {
     {"is_floating_point", dtype_is_floating, nullptr, "Whether this is a floating type.", nullptr},
     {"is_signed", dtype_is_signed, nullptr, "Whether values can be negative.", nullptr},
-    {"is_complex", dtype_is_complex, nullptr, "Always False (no complex dtypes yet).", nullptr},
+    {"is_complex", dtype_is_complex, nullptr, "Whether this is complex64 or complex128.", nullptr},
     {"itemsize", dtype_itemsize, nullptr, "Bytes per element.", nullptr},
     {"_id", dtype_id, nullptr, "The stable numeric id (PyTorch's ScalarType number).", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
-PyMethodDef dtype_methods[] = {{"__reduce__", dtype_reduce, METH_NOARGS, nullptr}, {nullptr, nullptr, 0, nullptr}};
+PyMethodDef dtype_methods[] = {
+    {"__reduce__", dtype_reduce, METH_NOARGS, nullptr},
+    {nullptr, nullptr, 0, nullptr}};
 
 PyTypeObject DTypeType = [] {
   PyTypeObject t = new_type_object();
@@ -154,6 +156,7 @@ bool as_dtype(PyObject* o, DType* out) {
   }
   // PyTorch accepts the Python types too: float -> float64, int -> int64, bool -> bool.
   if (o == reinterpret_cast<PyObject*>(&PyFloat_Type)) return *out = kFloat64, true;
+  if (o == reinterpret_cast<PyObject*>(&PyComplex_Type)) return *out = kComplexDouble, true;
   if (o == reinterpret_cast<PyObject*>(&PyLong_Type)) return *out = kInt64, true;
   if (o == reinterpret_cast<PyObject*>(&PyBool_Type)) return *out = kBool, true;
   return false;

@@ -1,5 +1,7 @@
 #include "indexing.h"
 
+#include <cstring>
+
 #include "arg_parser.h"
 #include "tensor.h"
 #include "jit.h"
@@ -144,6 +146,8 @@ const char* legacy_type_name(DType d) {
     case kInt8: return "Char";
     case kUInt8: return "Byte";
     case kBool: return "Bool";
+    case kComplexFloat: return "ComplexFloat";
+    case kComplexDouble: return "ComplexDouble";
   }
   return "";
 }
@@ -158,6 +162,10 @@ Tensor value_to_tensor(const Tensor& self, PyObject* value) {
     s = Scalar(unpack_long(value));
   } else if (PyFloat_Check(value)) {
     s = Scalar(PyFloat_AS_DOUBLE(value));
+  } else if (PyComplex_Check(value) || std::strncmp(Py_TYPE(value)->tp_name, "numpy.complex", 13) == 0) {
+    Py_complex c = PyComplex_AsCComplex(value);
+    if (c.real == -1.0 && PyErr_Occurred()) throw python_error_already_set();
+    s = Scalar(std::complex<double>(c.real, c.imag));
   } else if (!PyUnicode_Check(value) && !PySequence_Check(value) && Py_TYPE(value)->tp_as_number &&
              (Py_TYPE(value)->tp_as_number->nb_index || Py_TYPE(value)->tp_as_number->nb_float)) {
     // NumPy scalars.

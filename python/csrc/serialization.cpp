@@ -5,12 +5,18 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <map>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "dtype.h"
 #include "ember/serialize/EmberFormat.h"
+#include "ember/serialize/FileFormat.h"
+#include "ember/serialize/Gguf.h"
+#include "ember/serialize/Safetensors.h"
+#include "ember/serialize/TorchCheckpoint.h"
+#include "ember/serialize/ZipReader.h"
 #include "tensor.h"
 
 namespace py = pybind11;
@@ -255,6 +261,142 @@ class FromIValue {
   std::unordered_map<const TensorImpl*, py::object> memo_;
 };
 
+
+// The Python objects PickleValue -> Python needs, passed by ember/serialization.py as one tuple
+// (Parameter, Size, PickledObject, device).
+struct TorchClasses {
+  py::object parameter, size, pickled_object, device;
+  explicit TorchClasses(py::handle t) {
+    py::tuple c = py::reinterpret_borrow<py::tuple>(t);
+    if (c.size() != 4) throw py::type_error("ember._C: expected (Parameter, Size, PickledObject, device)");
+    parameter = c[0];
+    size = c[1];
+    pickled_object = c[2];
+    device = c[3];
+  }
+};
+
+// An unpickled value (ember/serialize/Pickle.h) -> Python objects, each shared node once (Note [pickle values]):
+// what Python's pickle would have built, with Ember's tensors, dtypes and devices, and placeholders as
+// PickledObject(class_name, args, state, items, dictitems).
+class FromPickle {
+ public:
+  explicit FromPickle(const TorchClasses& c) : c_(c) {}
+
+  py::object convert(const serialize::PickleValue& v) {
+    using K = serialize::PickleValue::Kind;
+    switch (v.kind()) {
+      case K::None: return py::none();
+      case K::Bool: return py::bool_(v.to_bool());
+      case K::Int: return py::int_(v.to_int());
+      case K::Float: return py::float_(v.to_double());
+      case K::Complex: return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(v.to_double(), v.imag()));
+      case K::DType: return py::reinterpret_steal<py::object>(new_ref_dtype(v.to_dtype()));
+      default: break;
+    }
+    auto it = memo_.find(v.node());
+    if (it != memo_.end()) return it->second;
+    py::object r = convert_node(v);
+    memo_.emplace(v.node(), r);
+    return r;
+  }
+
+ private:
+  py::object convert_node(const serialize::PickleValue& v) {
+    using K = serialize::PickleValue::Kind;
+    const serialize::PickleNode& n = *v.node();
+    auto seq = [&](const std::vector<serialize::PickleValue>& items) {
+      py::list out(items.size());
+      for (size_t i = 0; i < items.size(); ++i) out[i] = convert(items[i]);
+      return out;
+    };
+    switch (v.kind()) {
+      case K::BigInt:
+        return py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&PyLong_Type))
+            .attr("from_bytes")(py::bytes(n.text), "little", py::arg("signed") = true);
+      case K::String: {
+        PyObject* s = PyUnicode_DecodeUTF8(n.text.data(), static_cast<Py_ssize_t>(n.text.size()), "surrogatepass");
+        if (!s) throw py::error_already_set();
+        return py::reinterpret_steal<py::object>(s);
+      }
+      case K::Bytes: return py::bytes(n.text);
+      case K::Tuple: {
+        py::tuple t(seq(n.items));
+        return n.flag ? c_.size(t) : py::object(t);
+      }
+      case K::List: return seq(n.items);
+      case K::Set: {
+        py::list items = seq(n.items);
+        return n.flag ? py::object(py::reinterpret_steal<py::object>(PyFrozenSet_New(items.ptr())))
+                      : py::object(py::reinterpret_steal<py::object>(PySet_New(items.ptr())));
+      }
+      case K::Slice: {
+        py::list a = seq(n.items);
+        return py::reinterpret_steal<py::object>(PySlice_New(a[0].ptr(), a[1].ptr(), a[2].ptr()));
+      }
+      case K::Dict: {
+        py::object d = n.flag ? py::reinterpret_borrow<py::object>(ordered_dict_type())() : py::dict();
+        for (const auto& [k, x] : n.entries) d[convert(k)] = convert(x);
+        if (!n.state.empty() && n.state[0].is(K::Dict) && n.flag)
+          for (const auto& [k, x] : n.state[0].node()->entries) py::setattr(d, convert(k), convert(x));
+        return d;
+      }
+      case K::Device: return c_.device(n.text);
+      case K::Tensor: {
+        py::object t = py::reinterpret_steal<py::object>(wrap(n.tensor));
+        if (n.flag) return c_.parameter(t, n.requires_grad);
+        if (n.requires_grad) autograd::set_requires_grad(n.tensor, true);
+        return t;
+      }
+      case K::Object:
+        if (n.code == serialize::kNumpyArray)  // Note [numpy in pickles]: a copy of the file's bytes, as NumPy's
+          return py::reinterpret_steal<py::object>(wrap(n.tensor)).attr("numpy")();
+        [[fallthrough]];
+      case K::Global: {
+        py::object state = n.state.empty() ? py::none() : convert(n.state[0]);
+        py::dict dictitems;
+        for (const auto& [k, x] : n.entries) dictitems[convert(k)] = convert(x);
+        return c_.pickled_object(n.text, py::tuple(seq(n.items)), state, seq(n.list_items), dictitems,
+                                 v.is(K::Global));
+      }
+      case K::Storage:
+        throw py::type_error("ember.load: the file holds a bare storage, which Ember does not load on its own");
+      default: break;
+    }
+    throw py::type_error("ember.load: unexpected unpickled value " + v.type_name());
+  }
+
+  const TorchClasses& c_;
+  std::unordered_map<const serialize::PickleNode*, py::object> memo_;
+};
+
+// The bytes of a bytes object or the path of a str, read as a torch.save file.
+serialize::PickleValue read_torch(py::handle source, const std::string& name, bool placeholders) {
+  serialize::CheckpointOptions o;
+  o.placeholders = placeholders;
+  if (PyBytes_Check(source.ptr())) {
+    std::string_view data(PyBytes_AS_STRING(source.ptr()), static_cast<size_t>(PyBytes_GET_SIZE(source.ptr())));
+    py::gil_scoped_release nogil;
+    return serialize::read_torch_bytes(data, name, o);
+  }
+  std::string path = source.cast<std::string>();
+  py::gil_scoped_release nogil;
+  return serialize::read_torch_file(path, o);
+}
+
+std::string_view format_name(serialize::FileFormat f) {
+  switch (f) {
+    case serialize::FileFormat::Zip: return "zip";
+    case serialize::FileFormat::EmberArchive: return "ember";
+    case serialize::FileFormat::TorchZip: return "torch_zip";
+    case serialize::FileFormat::TorchLegacy: return "torch_legacy";
+    case serialize::FileFormat::Safetensors: return "safetensors";
+    case serialize::FileFormat::Gguf: return "gguf";
+    case serialize::FileFormat::Unknown: break;
+  }
+  return "unknown";
+}
+
 // Note [short writes]
 // A file-like object's write() may take fewer bytes than it was given and say so (a raw stream does, e.g.
 // io.FileIO on a pipe or a socket's makefile in unbuffered mode). torch.save ignores the count and leaves a
@@ -319,6 +461,171 @@ void init_serialization(py::module_& m) {
       },
       py::arg("obj"), py::arg("f"), py::arg("classes"),
       "Writes obj in Ember's file format through f.write(memoryview) calls (Note [short writes]).");
+  m.def(
+      "_file_format",
+      [](py::bytes head) { return std::string(format_name(serialize::sniff_format(std::string(head)))); },
+      py::arg("head"),
+      "The format of a file from its first 16 bytes: 'zip', 'torch_legacy', 'safetensors', 'gguf' or 'unknown'.");
+  m.def(
+      "_zip_format",
+      [](py::handle source, const std::string& name) {
+        if (PyBytes_Check(source.ptr())) {
+          std::string_view data(PyBytes_AS_STRING(source.ptr()), static_cast<size_t>(PyBytes_GET_SIZE(source.ptr())));
+          return std::string(format_name(serialize::zip_format(serialize::ZipReader::open_bytes(data, name))));
+        }
+        const std::string path = source.cast<std::string>();
+        return std::string(format_name(serialize::zip_format(serialize::ZipReader::open_file(path))));
+      },
+      py::arg("source"), py::arg("name"), "'ember', 'torch_zip' or 'unknown' for a zip archive (a path or bytes).");
+  m.def(
+      "_load_torch",
+      [](py::handle source, const std::string& name, py::handle classes, bool placeholders) {
+        serialize::PickleValue v = read_torch(source, name, placeholders);
+        return FromPickle(TorchClasses(classes)).convert(v);
+      },
+      py::arg("source"), py::arg("name"), py::arg("classes"), py::arg("placeholders") = false,
+      "Reads a torch.save file (zip or legacy) from a path (str) or bytes without running code from it "
+      "(ember/serialize/Pickle.h). classes: (Parameter, Size, PickledObject, device). placeholders: classes "
+      "outside the allow-list load as PickledObject instead of raising.");
+  m.def(
+      "_checkpoint_tensors",
+      [](py::handle source, const std::string& name) {
+        serialize::PickleValue v = read_torch(source, name, true);
+        std::vector<std::pair<std::string, Tensor>> found;
+        serialize::for_each_tensor(v, [&](const std::string& path, const Tensor& t) { found.emplace_back(path, t); });
+        py::list out;
+        for (auto& [path, t] : found) out.append(py::make_tuple(path, py::reinterpret_steal<py::object>(wrap(t))));
+        return out;
+      },
+      py::arg("source"), py::arg("name"),
+      "[(path, tensor)] of every tensor in a torch.save file, pickled objects read as inert placeholders.");
+  m.def(
+      "_save_torch",
+      [](py::handle obj, py::handle f, py::handle classes) {
+        serialize::Attributes attrs;
+        IValue v = ToIValue(PyClasses(classes), attrs).convert(obj.ptr(), nullptr, 0);
+        if (PyUnicode_Check(f.ptr())) {
+          std::string path = f.cast<std::string>();
+          py::gil_scoped_release nogil;
+          serialize::save_torch(v, path, &attrs);
+          return;
+        }
+        std::string bytes;
+        {
+          py::gil_scoped_release nogil;
+          bytes = serialize::save_torch_to_bytes(v, &attrs);
+        }
+        py::object write = py::getattr(f, "write");
+        write_all(f, write, bytes.data(), bytes.size());
+      },
+      py::arg("obj"), py::arg("f"), py::arg("classes"),
+      "Writes obj in torch.save's zip format (PyTorch 1.13's torch.load reads it) to a path (str, atomically) or "
+      "through f.write. classes: (Parameter, Size, rebuild_namedtuple).");
+  py::class_<serialize::SafetensorsFile>(m, "_SafetensorsFile",
+                                         "An opened safetensors file (ember/serialize/Safetensors.h).")
+      .def("keys", &serialize::SafetensorsFile::keys, "The tensor names, sorted.")
+      .def("metadata", &serialize::SafetensorsFile::metadata, "The header's __metadata__ (str -> str).")
+      .def(
+          "get_tensor",
+          [](const serialize::SafetensorsFile& f, const std::string& name) {
+            Tensor t;
+            {
+              py::gil_scoped_release nogil;
+              t = f.get_tensor(name);
+            }
+            return py::reinterpret_steal<py::object>(wrap(t));
+          },
+          py::arg("name"), "The tensor of that name (memory-mapped when the file was opened from a path).");
+  m.def(
+      "_safetensors_open",
+      [](py::handle source, const std::string& name) {
+        if (PyBytes_Check(source.ptr())) {
+          std::string_view data(PyBytes_AS_STRING(source.ptr()), static_cast<size_t>(PyBytes_GET_SIZE(source.ptr())));
+          return serialize::SafetensorsFile::from_bytes(data, name);
+        }
+        std::string path = source.cast<std::string>();
+        py::gil_scoped_release nogil;
+        return serialize::SafetensorsFile::open(path);
+      },
+      py::arg("source"), py::arg("name"), "Opens a safetensors file from a path (mapped) or bytes (copied).");
+  m.def(
+      "_safetensors_save",
+      [](const std::vector<std::pair<std::string, py::handle>>& items,
+         const std::map<std::string, std::string>& metadata, py::handle path) -> py::object {
+        std::vector<std::pair<std::string, Tensor>> tensors;
+        for (const auto& [k, t] : items) {
+          if (!is_tensor(t.ptr()))
+            throw py::type_error("safetensors: the value of '" + k + "' is a " + type_name(t.ptr()) + ", not a tensor");
+          tensors.emplace_back(k, unwrap(t.ptr()));
+        }
+        if (path.is_none()) {
+          std::string bytes;
+          {
+            py::gil_scoped_release nogil;
+            bytes = serialize::safetensors_bytes(tensors, metadata);
+          }
+          return py::bytes(bytes);
+        }
+        std::string p = path.cast<std::string>();
+        py::gil_scoped_release nogil;
+        serialize::save_safetensors(tensors, metadata, p);
+        return py::none();
+      },
+      py::arg("tensors"), py::arg("metadata"), py::arg("path"),
+      "Writes [(name, tensor)] and metadata as a safetensors file to path, or returns its bytes when path is None.");
+  py::class_<serialize::GgufFile>(m, "_GgufFile", "An opened GGUF file (ember/serialize/Gguf.h).")
+      .def_property_readonly("version", &serialize::GgufFile::version)
+      .def("tensor_names", &serialize::GgufFile::tensor_names)
+      .def("tensor_type", &serialize::GgufFile::tensor_type, py::arg("name"))
+      .def("metadata",
+           [](const serialize::GgufFile& g, py::handle classes) {
+             const PyClasses cls(classes);
+             const serialize::Attributes attrs;
+             FromIValue conv(cls, attrs);
+             py::dict out;
+             for (const auto& [k, v] : g.metadata()) out[py::str(k)] = conv.convert(v);
+             return out;
+           })
+      .def(
+          "get_tensor",
+          [](const serialize::GgufFile& g, const std::string& name) {
+            Tensor t;
+            {
+              py::gil_scoped_release nogil;
+              t = g.get_tensor(name);
+            }
+            return py::reinterpret_steal<py::object>(wrap(t));
+          },
+          py::arg("name"));
+  m.def(
+      "_gguf_open",
+      [](py::handle source, const std::string& name) {
+        if (PyBytes_Check(source.ptr())) {
+          std::string_view data(PyBytes_AS_STRING(source.ptr()), static_cast<size_t>(PyBytes_GET_SIZE(source.ptr())));
+          return serialize::GgufFile::from_bytes(data, name);
+        }
+        std::string path = source.cast<std::string>();
+        py::gil_scoped_release nogil;
+        return serialize::GgufFile::open(path);
+      },
+      py::arg("source"), py::arg("name"), "Opens a GGUF file from a path (mapped) or bytes.");
+  m.def(
+      "_storage_info",
+      [](py::handle t) {
+        if (!is_tensor(t.ptr())) throw py::type_error("_storage_info: expected a tensor");
+        const Tensor& x = unwrap(t.ptr());
+        const StorageImpl* s = x.impl()->storage().get();
+        return py::make_tuple(reinterpret_cast<uintptr_t>(s), s->nbytes());
+      },
+      py::arg("tensor"), "(identity, nbytes) of a tensor's storage (for pickling tensors by storage).");
+  m.def(
+      "_storage_bytes",
+      [](py::handle t) {
+        if (!is_tensor(t.ptr())) throw py::type_error("_storage_bytes: expected a tensor");
+        const Storage& s = unwrap(t.ptr()).impl()->storage();
+        return py::bytes(static_cast<const char*>(s->data()), s->nbytes());
+      },
+      py::arg("tensor"), "The bytes of a tensor's whole storage.");
   m.def(
       "_load",
       [](py::handle source, std::string name, py::handle classes) -> py::object {

@@ -158,6 +158,7 @@ PyObject* scalar_to_py(const Scalar& s) {
     case Scalar::Tag::Bool: return PyBool_FromLong(s.to_bool());
     case Scalar::Tag::Int: return PyLong_FromLongLong(s.to_long());
     case Scalar::Tag::Double: return PyFloat_FromDouble(s.to_double());
+    case Scalar::Tag::Complex: return PyComplex_FromDoubles(s.to_double(), s.imag());
   }
   Py_RETURN_NONE;
 }
@@ -239,6 +240,8 @@ PyObject* m_array_interface(PyObject* self, PyObject*) {
     case kFloat16: typestr = "<f2"; break;
     case kFloat32: typestr = "<f4"; break;
     case kFloat64: typestr = "<f8"; break;
+    case kComplexFloat: typestr = "<c8"; break;
+    case kComplexDouble: typestr = "<c16"; break;
     case kBFloat16:
       EMBER_FAIL_KIND(ErrorKind::Type, "Got unsupported ScalarType BFloat16");
   }
@@ -313,7 +316,21 @@ PyObject* binary_slot(PyObject* op, PyObject* a, PyObject* b, binaryfunc numpy_o
 EMBER_BINARY_SLOT(nb_add, "add", PyNumber_Add)
 EMBER_BINARY_SLOT(nb_sub, "sub", PyNumber_Subtract)
 EMBER_BINARY_SLOT(nb_mul, "mul", PyNumber_Multiply)
-EMBER_BINARY_SLOT(nb_truediv, "div", PyNumber_TrueDivide)
+// `number / t` is PyTorch's Tensor.__rdiv__: t.reciprocal() * number (not a true division: the two round
+// differently in float32, and an integral t gives a float reciprocal first).
+PyObject* nb_truediv(PyObject* a, PyObject* b) {
+  static PyObject* const div = find_op("div");
+  if (is_tensor(a) || !is_tensor(b) || is_numpy_array(a) || !PyNumber_Check(a))
+    return binary_slot(div, a, b, PyNumber_TrueDivide);
+  static PyObject* const reciprocal = find_op("reciprocal");
+  static PyObject* const mul = find_op("mul");
+  PyObject* r = call_op_or_notimplemented(reciprocal, &b, 1);
+  if (!r || r == Py_NotImplemented) return r;
+  PyObject* args[2] = {r, a};
+  PyObject* out = call_op_or_notimplemented(mul, args, 2);
+  Py_DECREF(r);
+  return out;
+}
 EMBER_BINARY_SLOT(nb_floordiv, "floor_divide", PyNumber_FloorDivide)
 EMBER_BINARY_SLOT(nb_rem, "remainder", PyNumber_Remainder)
 EMBER_BINARY_SLOT(nb_and, "bitwise_and", PyNumber_And)
@@ -403,7 +420,9 @@ PyObject* nb_int(PyObject* self) {
   EMBER_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
   warn_tracer_conversion("integer");
   Scalar s = t.item();
-  if (s.is_floating_point()) {
+  // A complex value converts when its imaginary part is 0 (PyTorch's check through c10::overflows).
+  EMBER_CHECK(!s.is_complex() || s.imag() == 0, "value cannot be converted to type int64_t without overflow");
+  if (s.is_floating_point() || s.is_complex()) {
     PyObject* f = PyFloat_FromDouble(s.to_double());
     PyObject* r = PyNumber_Long(f);
     Py_DECREF(f);
@@ -417,7 +436,9 @@ PyObject* nb_float(PyObject* self) {
   const Tensor& t = unwrap(self);
   EMBER_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
   warn_tracer_conversion("float");
-  return PyFloat_FromDouble(t.item().to_double());
+  Scalar s = t.item();
+  EMBER_CHECK(!s.is_complex() || s.imag() == 0, "value cannot be converted to type double without overflow");
+  return PyFloat_FromDouble(s.to_double());
   EMBER_PY_CATCH(nullptr)
 }
 PyObject* nb_index(PyObject* self) {

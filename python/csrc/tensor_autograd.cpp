@@ -39,7 +39,7 @@ int set_requires_grad(PyObject* self, PyObject* value, void*) {
   const Tensor& t = unwrap(self);
   const bool r = value == Py_True;
   EMBER_CHECK(ag::is_leaf(t), "{}", leaf_error(r));
-  EMBER_CHECK(!r || is_floating_point(t.dtype()),
+  EMBER_CHECK(!r || is_floating_point(t.dtype()) || is_complex(t.dtype()),
               "only Tensors of floating point and complex dtype can require gradients");
   ag::set_requires_grad(t, r);
   return 0;
@@ -205,7 +205,8 @@ PyObject* m_requires_grad_(PyObject* self, PyObject* const* args, Py_ssize_t nar
   const bool r = !a[0] || a[0] == Py_True;
   const Tensor& t = unwrap(self);
   EMBER_CHECK(r || ag::is_leaf(t), "{}", leaf_error(r));
-  EMBER_CHECK(!r || is_floating_point(t.dtype()), "only Tensors of floating point dtype can require gradients");
+  EMBER_CHECK(!r || is_floating_point(t.dtype()) || is_complex(t.dtype()),
+              "only Tensors of floating point dtype can require gradients");
   ag::set_requires_grad(t, r);
   Py_INCREF(self);
   return self;

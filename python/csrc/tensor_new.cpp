@@ -64,12 +64,15 @@ std::optional<DType> dtype_of_typestr(std::string_view ts) {
   if (ts == "<f2") return kFloat16;
   if (ts == "<f4") return kFloat32;
   if (ts == "<f8") return kFloat64;
+  if (ts == "<c8") return kComplexFloat;
+  if (ts == "<c16") return kComplexDouble;
   return std::nullopt;
 }
 
 // The dtype of a leaf value (NumPy scalars first, as PyTorch: a NumPy float64 is also a Python float).
 DType leaf_dtype(PyObject* o) {
   if (PyFloat_CheckExact(o)) return default_dtype();
+  if (PyComplex_CheckExact(o)) return default_complex_dtype();
   if (PyBool_Check(o)) return kBool;
   if (PyLong_CheckExact(o)) return kInt64;
   if (is_tensor(o)) {
@@ -81,6 +84,7 @@ DType leaf_dtype(PyObject* o) {
   EMBER_CHECK_TYPE(!PyBytes_Check(o), "new(): invalid data type '{}'", py_type_name(o));
   if (PyFloat_Check(o) && !PyObject_HasAttrString(o, "__array_interface__")) return default_dtype();
   if (PyLong_Check(o) && !PyObject_HasAttrString(o, "__array_interface__")) return kInt64;
+  if (PyComplex_Check(o) && !PyObject_HasAttrString(o, "__array_interface__")) return default_complex_dtype();
   if (PyObject_HasAttrString(o, "__array_interface__")) {  // NumPy scalars
     PyRef ai{PyObject_GetAttrString(o, "__array_interface__")};
     PyObject* ts = ai.o && PyDict_Check(ai.o) ? PyDict_GetItemString(ai.o, "typestr") : nullptr;
@@ -134,6 +138,10 @@ void fill(PyObject* o, size_t depth, size_t ndim, T*& out) {
       double d = PyFloat_AsDouble(o);
       if (d == -1.0 && PyErr_Occurred()) throw python_error_already_set();
       *out++ = d;
+    } else if constexpr (std::is_same_v<T, std::complex<double>>) {
+      Py_complex c = PyComplex_AsCComplex(o);  // floats and ints too (and NumPy scalars)
+      if (c.real == -1.0 && PyErr_Occurred()) throw python_error_already_set();
+      *out++ = std::complex<double>(c.real, c.imag);
     } else if (std::is_same_v<T, bool> || PyBool_Check(o) || is_numpy_bool(o)) {
       const int truth = PyObject_IsTrue(o);  // -1: its __bool__ raised; pass that error on
       if (truth < 0) throw python_error_already_set();
@@ -178,13 +186,21 @@ Tensor tensor_from_data(PyObject* data, std::optional<DType> dtype) {
   std::optional<DType> leaves;
   scan(data, shape, 0, leaves);
   DType inferred = leaves.value_or(default_dtype());
-  DType staging = inferred == kBool ? kBool : is_floating_point(inferred) ? kFloat64 : kInt64;
+  // A complex target stages every leaf as complex128; complex leaves with a real target are PyTorch's TypeError.
+  EMBER_CHECK_TYPE(!is_complex(inferred) || !dtype || is_complex(*dtype), "must be real number, not complex");
+  DType staging = inferred == kBool                                       ? kBool
+                  : is_complex(inferred) || (dtype && is_complex(*dtype)) ? kComplexDouble
+                  : is_floating_point(inferred)                           ? kFloat64
+                                                                          : kInt64;
   Tensor t = ember::empty(shape, staging);
   if (staging == kBool) {
     bool* p = t.data_ptr<bool>();
     fill(data, 0, shape.size(), p);
   } else if (staging == kInt64) {
     int64_t* p = t.data_ptr<int64_t>();
+    fill(data, 0, shape.size(), p);
+  } else if (staging == kComplexDouble) {
+    auto* p = static_cast<std::complex<double>*>(t.data_ptr());
     fill(data, 0, shape.size(), p);
   } else {
     double* p = t.data_ptr<double>();
@@ -194,7 +210,9 @@ Tensor tensor_from_data(PyObject* data, std::optional<DType> dtype) {
   if (is_integral(target, false) && staging != kBool) {
     // Each value must fit an integral dtype, as PyTorch checks (floating targets take inf silently).
     for (int64_t i = 0; i < t.numel(); ++i) {
-      Scalar v = staging == kInt64 ? Scalar(t.data_ptr<int64_t>()[i]) : Scalar(t.data_ptr<double>()[i]);
+      Scalar v = staging == kInt64    ? Scalar(t.data_ptr<int64_t>()[i])
+                 : staging == kFloat64 ? Scalar(t.data_ptr<double>()[i])
+                                       : Scalar(static_cast<const std::complex<double>*>(t.data_ptr())[i]);
       EMBER_CHECK(!overflows(v, target), "value cannot be converted to type {} without overflow", target);
     }
   }

@@ -27,6 +27,8 @@ from ._C import (  # noqa: F401  (re-exported)
 from ._C import (  # noqa: F401  dtypes and memory formats
     bfloat16,
     bool,
+    complex64,
+    complex128,
     channels_last,
     channels_last_3d,
     contiguous_format,
@@ -56,6 +58,8 @@ double = float64
 short = int16
 int = int32  # noqa: A001
 long = int64
+cfloat = complex64
+cdouble = complex128
 
 _C._set_tensor_class(Tensor)
 _C._set_size_class(Size)

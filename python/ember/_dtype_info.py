@@ -34,6 +34,8 @@ class finfo:
         # finfo() is the default dtype's; finfo(None) is a TypeError, as PyTorch's.
         dtype = _C.get_default_dtype() if type is _DEFAULT else type
         _check_dtype("finfo", dtype)
+        if dtype in (_C.complex64, _C.complex128):  # the limits of the parts' dtype, as PyTorch's
+            dtype = _C.float32 if dtype == _C.complex64 else _C.float64
         if dtype == _C.bfloat16:
             self.bits, self.eps = 16, 2.0**-7
             self.max, self.tiny = (2.0 - 2.0**-7) * 2.0**127, 2.0**-126

@@ -5,7 +5,7 @@ import builtins
 
 from . import _C
 
-__all__ = ["adjoint", "are_deterministic_algorithms_enabled", "get_device", "is_complex",
+__all__ = ["adjoint", "are_deterministic_algorithms_enabled", "get_device", "is_complex", "is_conj", "is_neg",
            "is_deterministic_algorithms_warn_only_enabled", "is_distributed", "is_inference", "is_same_size",
            "is_signed", "is_storage", "is_vulkan_available", "is_warn_always_enabled", "get_float32_matmul_precision",
            "get_num_interop_threads", "set_flush_denormal", "set_num_interop_threads",
@@ -95,6 +95,16 @@ def typename(obj):
 def is_complex(input):
     """Whether input's dtype is complex."""
     return input.dtype.is_complex
+
+
+def is_conj(input):
+    """Always False: Ember's conjugates are copies, never lazy (see Tensor.is_conj)."""
+    return False
+
+
+def is_neg(input):
+    """Always False: Ember has no lazy negation."""
+    return False
 
 
 def is_signed(input):

@@ -171,6 +171,12 @@ class Tensor(_C._TensorBase):
     def half(self):
         return self.to(_C.float16)
 
+    def cfloat(self):
+        return self.to(_C.complex64)
+
+    def cdouble(self):
+        return self.to(_C.complex128)
+
     def bfloat16(self):
         return self.to(_C.bfloat16)
 
@@ -281,6 +287,38 @@ class Tensor(_C._TensorBase):
     def is_complex(self):
         """Whether the dtype is a complex type."""
         return self.dtype.is_complex
+
+    def is_conj(self):
+        """Always False: Ember's conjugates are copies, never lazy (PyTorch's conj() of a complex tensor sets a
+        conjugate bit that makes it True)."""
+        return False
+
+    def is_neg(self):
+        """Always False: Ember has no lazy negation."""
+        return False
+
+    # ---- complex parts: views of the real dtype (see ember.view_as_real)
+    @property
+    def real(self):
+        """The real parts of a complex tensor as a view of its real dtype; a real tensor itself."""
+        return _C._functions["real"](self)
+
+    @real.setter
+    def real(self, value):
+        _C._functions["real"](self).copy_(value)
+
+    @property
+    def imag(self):
+        """The imaginary parts of a complex tensor as a view of its real dtype. Raises RuntimeError for real
+        dtypes, as PyTorch."""
+        return _C._functions["imag"](self)
+
+    @imag.setter
+    def imag(self, value):
+        _C._functions["imag"](self).copy_(value)
+
+    def __complex__(self):
+        return complex(self.item())
 
     def is_signed(self):
         """Whether the dtype is signed (every dtype but uint8 and bool)."""

@@ -16,8 +16,9 @@ _linalg = _C._linalg
 #: algorithm does not converge (svd, eigh); a subclass of RuntimeError, as torch.linalg.LinAlgError.
 LinAlgError = _C._LinAlgError
 
-_OPS = ["cholesky", "cholesky_ex", "cond", "det", "diagonal", "eigh", "eigvalsh", "householder_product", "inv",
-        "inv_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
+_OPS = ["cholesky", "cholesky_ex", "cond", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
+        "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve", "lu", "lu_factor",
+        "lu_factor_ex", "lu_solve",
         "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet",
         "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot"]
 for _name in _OPS:

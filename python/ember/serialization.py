@@ -28,7 +28,7 @@ import warnings
 
 from . import _C
 
-__all__ = ["save", "load"]
+__all__ = ["save", "load", "PickledObject", "checkpoint_tensors"]
 
 
 def _classes():
@@ -69,8 +69,16 @@ def _rebuild_namedtuple(module, qualname, fields, items):
     return tuple(items)
 
 
-def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True):
-    r"""Saves obj to the file f in Ember's file format (PyTorch's ``torch.save``).
+def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True, *, format=None):
+    r"""Saves obj to the file f (PyTorch's ``torch.save``), in Ember's file format or, with ``format="torch"``,
+    in torch.save's zip format.
+
+    ``format="torch"`` writes what PyTorch 1.13's ``torch.load(f)`` reads (and ``torch.load(f,
+    weights_only=True)`` too when the object holds no floats: that unpickler of 1.13 refuses them): tensors
+    (views sharing a storage stay shared), Parameters, state dicts (OrderedDicts with their ``_metadata``),
+    ember.Size, dtypes and nested containers. Ember's own format stays the default because it is read without
+    any unpickling also by older Ember builds and keeps namedtuples; ``ember.load`` reads both (and torch.save's
+    files) by content, so the choice matters only for files meant for PyTorch.
 
     Writing to a path is atomic: the archive goes to a temporary file in the same directory that replaces
     ``f`` only when it is complete; on any error it is removed and an existing ``f`` is left as it was.
@@ -85,7 +93,12 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
             it was given, the rest is written again, as Python's buffered streams do with a raw stream; a
             return of None counts as everything written (Note [short writes] in python/csrc/serialization.cpp).
         pickle_module, pickle_protocol, _use_new_zipfile_serialization: accepted for compatibility with
-            torch.save and ignored (nothing is pickled).
+            torch.save and ignored.
+        format (str, optional): ``"ember"`` (the default) or ``"torch"``. With ``"torch"``, an object that is not
+            made of tensors, numbers, strings and containers (a whole ``nn.Module``, a custom class, NumPy arrays)
+            is written with Python's pickle, as torch.save does; ``ember.load`` then refuses it by default (naming
+            the class), lists its tensors with ``ember.utils.checkpoint_tensors`` and loads it with
+            ``weights_only=False``.
 
     Raises:
         TypeError: an object of another type, or a dict key that is not str or int (the message names the type
@@ -96,6 +109,21 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
             message names f; what f received so far is an incomplete archive). TypeError when it returned
             something other than an int or None.
     """
+    if format not in (None, "ember", "torch"):
+        raise ValueError(f"ember.save: format must be 'ember' or 'torch', got {format!r}")
+    if format == "torch":
+        if isinstance(f, (str, bytes, os.PathLike)):
+            f = os.fsdecode(os.fspath(f))
+        elif not hasattr(f, "write"):
+            raise TypeError(f"ember.save: f must be a path or a writable file-like object, got {type(f).__name__}")
+        try:
+            _C._save_torch(obj, f, _classes())
+        except TypeError:
+            # Objects that are not tensors, numbers, strings and containers of them (a whole nn.Module, a custom
+            # class, a NumPy array): Python's pickle, as torch.save (ember/_unsafe_pickle.py).
+            from . import _unsafe_pickle
+            _unsafe_pickle.dump(obj, f)
+        return
     if isinstance(f, (str, bytes, os.PathLike)):
         path = os.fsdecode(os.fspath(f))
         _C._save(obj, path, _classes())
@@ -105,8 +133,21 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
         raise TypeError(f"ember.save: f must be a path or a writable file-like object, got {type(f).__name__}")
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=False, **pickle_load_args):
-    r"""Loads an object saved by :func:`save` (PyTorch's ``torch.load``).
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
+    r"""Loads an object saved by :func:`save` or by PyTorch's ``torch.save`` (PyTorch's ``torch.load``).
+
+    The format is recognised by content: Ember's archive, torch.save's zip format (PyTorch 1.6 and later) and
+    its legacy format (``_use_new_zipfile_serialization=False`` and files before 1.6).
+
+    **This behaves as** ``weights_only=True`` **by default**: torch.save's pickles are read by Ember's own
+    pickle reader (ember/serialize/Pickle.h), which runs nothing from the file and accepts only tensors,
+    Parameters, storages, dtypes, devices, torch.Size, OrderedDict (state dicts with their ``_metadata``),
+    numbers, strings, bytes, containers (list, tuple, dict, set, slice, complex) and NumPy arrays and scalars of
+    numeric dtypes (read without NumPy's code). A file holding any other
+    pickled class (a whole ``nn.Module``, an optimizer object, a custom class) raises
+    ``pickle.UnpicklingError`` naming the class; :func:`ember.utils.checkpoint_tensors` lists the tensors of
+    such a file without running anything, and ``weights_only=False`` loads it with Python's pickle, which can
+    run arbitrary code: only for files from a trusted source.
 
     Tensors come back on the CPU; tensors that were saved sharing a storage share one again.
 
@@ -115,31 +156,141 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=False, **pick
             from its current position to the end.
         map_location: accepted for compatibility: None, ``'cpu'``, ``ember.device('cpu')``, a dict mapping
             location names to ``'cpu'``, or a callable (not called: every storage is already a CPU storage).
-            Other devices raise RuntimeError (Ember has only the CPU).
-        pickle_module, weights_only, pickle_load_args: accepted for compatibility and ignored: loading never
-            runs code from the file, which is what ``weights_only=True`` asks of torch.load.
+            Other devices raise RuntimeError (Ember has only the CPU). Storages saved on another device
+            (``'cuda:0'``) load on the CPU.
+        weights_only (bool, optional): None or True (the default): the safe reader above. False: torch.save
+            files are read with Python's pickle module (with a warning), so pickled objects load.
+        pickle_module, mmap, pickle_load_args: accepted for compatibility and ignored.
 
     Raises:
         FileNotFoundError: no file at the path.
         IsADirectoryError: the path is a directory.
-        RuntimeError: the file is not an Ember archive or is corrupt (the message names the file and the
-            problem: not a zip archive, missing manifest or storage entry, bad JSON, unknown format version or
-            dtype, a tensor that does not fit its storage, ...).
+        pickle.UnpicklingError: a torch.save file that holds a class outside the allow-list (message names it).
+        RuntimeError: the file is not one Ember reads or is corrupt (the message names the file and the
+            problem: not a zip archive, missing entry, truncated pickle, unknown format version or dtype, a
+            tensor that does not fit its storage, ...).
     """
     _check_map_location(map_location)
+    source, name = _source(f)
+    fmt = _format_of(source, name)
+    if fmt in ("torch_zip", "torch_legacy"):
+        if weights_only is False:
+            return _unsafe_load(source, name)
+        return _load_torch(source, name)
+    value = _C._load(source, name, _classes())
+    return _jit_or_value(value, source)
+
+
+def _source(f):
+    """(path str or bytes, name for messages) of load's argument."""
     if isinstance(f, (str, bytes, os.PathLike)):
         path = os.fsdecode(os.fspath(f))
         if not os.path.exists(path):
             raise FileNotFoundError(errno.ENOENT, "No such file or directory", path)
         if os.path.isdir(path):
             raise IsADirectoryError(errno.EISDIR, "Is a directory", path)
-        return _jit_or_value(_C._load(path, path, _classes()), path)
+        return path, path
     if hasattr(f, "read"):
         data = f.read()
         if not isinstance(data, bytes):
             raise TypeError("ember.load: the file-like object must be opened in binary mode")
-        return _jit_or_value(_C._load(data, getattr(f, "name", "<file-like object>"), _classes()), data)
+        return data, getattr(f, "name", "<file-like object>")
     raise TypeError(f"ember.load: f must be a path or a readable file-like object, got {type(f).__name__}")
+
+
+def _format_of(source, name):
+    """'ember', 'torch_zip', 'torch_legacy', 'safetensors', 'gguf' or 'unknown', by content."""
+    if isinstance(source, bytes):
+        head = source[:16]
+    else:
+        with open(source, "rb") as fh:
+            head = fh.read(16)
+    fmt = _C._file_format(head)
+    if fmt == "zip":
+        fmt = _C._zip_format(source, name)
+    return fmt
+
+
+class PickledObject:
+    """An inert stand-in for an object of a class that Ember's pickle reader does not construct (Note [safe
+    unpickling] in ember/serialize/Pickle.h): nothing of the class runs. ``class_name`` is its
+    ``module.qualname``; ``args`` what its constructor would have been given, ``state`` what
+    ``__setstate__`` would have been given, ``items`` / ``dictitems`` what was appended or set on it (list and
+    dict subclasses). ``is_class`` is True for a reference to the class itself rather than an instance."""
+
+    __slots__ = ("class_name", "args", "state", "items", "dictitems", "is_class")
+
+    def __init__(self, class_name, args=(), state=None, items=(), dictitems=None, is_class=False):
+        self.class_name = class_name
+        self.args = args
+        self.state = state
+        self.items = list(items)
+        self.dictitems = dict(dictitems or {})
+        self.is_class = is_class
+
+    def __repr__(self):
+        return f"PickledObject({self.class_name})"
+
+
+def _torch_classes():
+    from . import device
+    from ._size import Size
+    from .nn.parameter import Parameter
+    return (Parameter, Size, PickledObject, device)
+
+
+_UNSAFE_HINT = (
+    "Weights only load failed. This file can still be loaded, to do so you have two options, do those steps "
+    "only if you trust the source of the checkpoint. (1) Re-running `ember.load` with `weights_only` set to "
+    "`False` will likely succeed, but it can result in arbitrary code execution. Do it only if you got the "
+    "file from a trusted source. (2) `ember.utils.checkpoint_tensors(f)` returns every tensor of the file "
+    "under its attribute path without running anything.\nPlease file an issue with the following so that "
+    "we can make `weights_only=True` compatible with your use case: ")
+
+
+def _load_torch(source, name, placeholders=False):
+    import pickle
+    try:
+        return _C._load_torch(source, name, _torch_classes(), placeholders)
+    except RuntimeError as e:
+        if "is not allowed" in str(e):
+            raise pickle.UnpicklingError(_UNSAFE_HINT + "WeightsUnpickler error: " + str(e)) from None
+        raise
+
+
+def _unsafe_load(source, name):
+    """weights_only=False: Python's pickle over torch.save's formats (ember/_unsafe_pickle.py)."""
+    warnings.warn(
+        "You are using `ember.load` with `weights_only=False`, which uses the default pickle module implicitly. "
+        "It is possible to construct malicious pickle data which will execute arbitrary code during unpickling "
+        "(See https://github.com/pytorch/pytorch/blob/main/SECURITY.md#untrusted-models for more details). "
+        "Only load files from a trusted source this way.", FutureWarning, stacklevel=3)
+    from . import _unsafe_pickle
+    return _unsafe_pickle.load(source, name)
+
+
+def checkpoint_tensors(f):
+    r"""Every tensor of a torch.save file under its attribute path, without running anything from it.
+
+    The migration path for checkpoints that hold pickled Python objects (a whole ``nn.Module``, a training
+    state object), which :func:`load` refuses by default: their classes are read as inert placeholders and
+    only the tensors are returned. Paths join dict keys, list indices and attribute names with dots; an
+    ``nn.Module``'s ``_parameters``, ``_buffers`` and ``_modules`` add no step, so a pickled module gives the
+    keys of its ``state_dict()`` (``model.0.weight``, ...). A tensor reachable twice is listed once; NumPy arrays
+    are listed as tensors.
+
+    Args:
+        f (str, os.PathLike or file-like): a torch.save file (zip or legacy format).
+
+    Returns:
+        collections.OrderedDict: path -> tensor, in the order met.
+
+    Raises:
+        RuntimeError: not a torch.save file, or a corrupt one (naming the file and the problem).
+    """
+    import collections
+    source, name = _source(f)
+    return collections.OrderedDict(_C._checkpoint_tensors(source, name))
 
 
 def _jit_or_value(value, source):

@@ -27,7 +27,7 @@ TEST(DType, StableIdsArePyTorchScalarTypeNumbers) {
   EXPECT_EQ(static_cast<int>(kBool), 11);
   EXPECT_EQ(static_cast<int>(kBFloat16), 15);
   for (int64_t id = -1; id <= kNumDTypeIds; ++id) {
-    bool want = (id >= 0 && id <= 7) || id == 11 || id == 15;
+    bool want = (id >= 0 && id <= 7) || id == 9 || id == 10 || id == 11 || id == 15;
     EXPECT_EQ(is_valid_dtype_id(id), want) << id;
   }
   // LibTorch spellings.
@@ -113,6 +113,34 @@ TEST(DType, CanCastTable) {
   for (size_t i = 0; i < kAll.size(); ++i)
     for (size_t j = 0; j < kAll.size(); ++j)
       EXPECT_EQ(can_cast(kAll[i], kAll[j]), table[i][j] == 1) << kAll[i] << " -> " << kAll[j];
+}
+
+// Note [complex numbers]: complex64/complex128 are PyTorch's ComplexFloat (9) and ComplexDouble (10).
+TEST(DType, Complex) {
+  EXPECT_EQ(static_cast<int>(kComplexFloat), 9);
+  EXPECT_EQ(static_cast<int>(kComplexDouble), 10);
+  EXPECT_EQ(dtype_name(kComplexFloat), "complex64");
+  EXPECT_EQ(dtype_name(kComplexDouble), "complex128");
+  EXPECT_EQ(element_size(kComplexFloat), 8);
+  EXPECT_EQ(element_size(kComplexDouble), 16);
+  static_assert(std::is_same_v<cpp_type<kComplexFloat>, std::complex<float>>);
+  EXPECT_EQ(dtype_of<std::complex<double>>(), kComplexDouble);
+  EXPECT_TRUE(is_complex(kComplexFloat) && !is_floating_point(kComplexFloat) && is_signed(kComplexDouble));
+  EXPECT_EQ(to_real_dtype(kComplexFloat), kFloat32);
+  EXPECT_EQ(to_complex_dtype(kFloat64), kComplexDouble);
+  // torch.promote_types of a complex dtype with every dtype of kAll, then with each other.
+  for (DType t : kAll) {
+    EXPECT_EQ(promote_types(kComplexFloat, t), t == kFloat64 ? kComplexDouble : kComplexFloat) << t;
+    EXPECT_EQ(promote_types(t, kComplexDouble), kComplexDouble) << t;
+    EXPECT_TRUE(can_cast(t, kComplexFloat)) << t;
+    EXPECT_FALSE(can_cast(kComplexFloat, t)) << t;
+  }
+  EXPECT_EQ(promote_types(kComplexFloat, kComplexDouble), kComplexDouble);
+  EXPECT_TRUE(can_cast(kComplexDouble, kComplexFloat));
+  EXPECT_EQ(default_complex_dtype(), kComplexFloat);
+  set_default_dtype(kFloat64);
+  EXPECT_EQ(default_complex_dtype(), kComplexDouble);
+  set_default_dtype(kFloat32);
 }
 
 TEST(DType, DefaultDtype) {

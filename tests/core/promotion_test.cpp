@@ -35,6 +35,25 @@ TEST(ResultType, WrappedNumbersOnlyLiftTheCategory) {
   EXPECT_EQ(result_type(dims(kFloat64), Scalar(1.5)), kFloat64);
 }
 
+// Complex is a fourth category (Note [promotion]); the values are torch.result_type's.
+TEST(ResultType, Complex) {
+  DefaultDtypeGuard guard;
+  const Scalar j(std::complex<double>(0, 1));
+  EXPECT_EQ(j.dtype(), kComplexDouble);
+  EXPECT_EQ(result_type(dims(kFloat32), j), kComplexFloat);           // float tensor + 1j
+  EXPECT_EQ(result_type(dims(kFloat64), j), kComplexDouble);
+  EXPECT_EQ(result_type(dims(kInt64), j), kComplexFloat);             // the default complex dtype
+  EXPECT_EQ(result_type(dims(kComplexDouble), Scalar(2.5)), kComplexDouble);
+  EXPECT_EQ(result_type(dims(kFloat32), zero_dim(kComplexDouble)), kComplexFloat);  // keeps float32's precision
+  EXPECT_EQ(result_type(dims(kFloat64), zero_dim(kComplexFloat)), kComplexDouble);
+  EXPECT_EQ(result_type(dims(kInt32), zero_dim(kComplexDouble)), kComplexDouble);
+  EXPECT_EQ(result_type(dims(kComplexFloat), zero_dim(kFloat64)), kComplexFloat);
+  EXPECT_EQ(result_type(dims(kComplexFloat), dims(kFloat64)), kComplexDouble);
+  set_default_dtype(kFloat64);
+  EXPECT_EQ(result_type(dims(kInt64), j), kComplexDouble);
+  EXPECT_EQ(result_type(dims(kFloat32), j), kComplexFloat);
+}
+
 TEST(ResultType, ZeroDimTensorsPromoteOnlyAcrossCategories) {
   EXPECT_EQ(result_type(dims(kUInt8), zero_dim(kInt64)), kUInt8);       // uint8 + int64 0-dim -> uint8
   EXPECT_EQ(result_type(dims(kInt32), zero_dim(kFloat64)), kFloat64);   // int tensor + float64 0-dim -> float64

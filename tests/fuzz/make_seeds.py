@@ -10,6 +10,7 @@ largest seed).
 """
 import collections
 import gzip
+import io
 import os
 import shutil
 import struct
@@ -216,8 +217,90 @@ def idx_seeds():
         write(d, name, data)
 
 
+# ---- pickle: Python's pickles at protocols 2-5 and torch.save's data.pkl (Note [safe unpickling])
+def pickle_seeds():
+    import pickle
+    import zipfile
+    d = out_dir("pickle")
+    shared = [1, 2]
+    values = {"a": [1, -2, 300, 70000, -(2 ** 40), 2 ** 63 - 1, 2 ** 100], "b": (1.5, None, True, False),
+              "c": "h\u00e9", "d": b"\x00\xff", "s": {1, 2}, "f": frozenset([3]), "x": complex(1, 2),
+              "sl": slice(1, 5, 2), "m": [shared, shared], "o": collections.OrderedDict(k=1),
+              "np": np.arange(4.0).reshape(2, 2), "npf": np.asfortranarray(np.eye(2, dtype=np.int32)),
+              "nps": np.float32(1.5), "e": b""}
+    for proto in (2, 3, 4, 5):
+        write(d, f"values_protocol{proto}.pkl", pickle.dumps(values, protocol=proto))
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(3, 2)
+    t = torch.arange(6.0).reshape(2, 3)
+    for name, obj in {"state_dict": lin.state_dict(), "views": [t, t.t(), t[1]],
+                      "param": torch.nn.Parameter(torch.ones(2)), "size": torch.Size([2, 3]),
+                      "dtypes": [torch.float32, torch.bfloat16, torch.bool]}.items():
+        buf = io.BytesIO()
+        torch.save(obj, buf)
+        z = zipfile.ZipFile(io.BytesIO(buf.getvalue()))
+        write(d, f"torch_{name}.pkl", z.read("archive/data.pkl"))
+
+
+# ---- torch_checkpoint: torch.save files in the zip and the legacy format (Note [torch.save formats])
+def torch_checkpoint_seeds():
+    d = out_dir("torch_checkpoint")
+    torch.manual_seed(0)
+    t = torch.arange(6.0).reshape(2, 3)
+    objects = {"state_dict": torch.nn.Linear(3, 2).state_dict(), "views": [t, t.t(), t[1]],
+               "dtypes": [torch.ones(2, dtype=dt) for dt in (torch.float16, torch.bfloat16, torch.bool, torch.int8)],
+               "nested": {"a": (1, 2.5, "s"), "b": [torch.zeros(0)], "c": torch.Size([1])}}
+    for name, obj in objects.items():
+        for legacy in (False, True):
+            buf = io.BytesIO()
+            torch.save(obj, buf, _use_new_zipfile_serialization=not legacy)
+            write(d, f"{name}{'_legacy' if legacy else ''}.pt", buf.getvalue())
+
+
+# ---- safetensors: files written by ember.safetensors (Note [safetensors format])
+def safetensors_seeds():
+    from ember import safetensors
+    d = out_dir("safetensors")
+    write(d, "dtypes.safetensors", safetensors.save(
+        {str(dt): ember.ones(2, dtype=dt) for dt in (ember.float32, ember.float64, ember.float16, ember.bfloat16,
+                                                    ember.int64, ember.int8, ember.uint8, ember.bool)},
+        metadata={"format": "pt"}))
+    write(d, "shapes.safetensors", safetensors.save({"scalar": ember.tensor(3.5), "empty": ember.zeros(0, 3),
+                                                     "m": ember.arange(12.0).reshape(3, 4)}))
+
+
+# ---- gguf: small GGUF files by the format's definition (Note [gguf format])
+def gguf_seeds():
+    d = out_dir("gguf")
+
+    def s(text):
+        return struct.pack("<Q", len(text.encode())) + text.encode()
+
+    def gguf(tensors):
+        meta = s("general.name") + struct.pack("<I", 8) + s("seed") + s("ids") + struct.pack("<IIQ", 9, 5, 2) + \
+            struct.pack("<ii", 1, -2) + s("f") + struct.pack("<If", 6, 0.5)
+        out = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), 3) + meta
+        data = b""
+        for name, (ty, ne, raw) in tensors.items():
+            data += b"\0" * ((-len(data)) % 32)
+            out += s(name) + struct.pack("<I", len(ne)) + b"".join(struct.pack("<Q", n) for n in ne)
+            out += struct.pack("<IQ", ty, len(data))
+            data += raw
+        return out + b"\0" * ((-len(out)) % 32) + data
+
+    rng = np.random.default_rng(0)
+    write(d, "plain.gguf", gguf({"a": (0, [3, 2], rng.standard_normal(6).astype(np.float32).tobytes()),
+                                 "b": (1, [4], np.ones(4, np.float16).tobytes())}))
+    for name, ty, size in (("q4_0", 2, 18), ("q4_1", 3, 20), ("q5_0", 6, 22), ("q5_1", 7, 24), ("q8_0", 8, 34)):
+        write(d, f"{name}.gguf", gguf({"w": (ty, [32, 2], rng.integers(0, 255, 2 * size, dtype=np.uint8).tobytes())}))
+
+
 def main():
     archive_seeds()
+    pickle_seeds()
+    torch_checkpoint_seeds()
+    safetensors_seeds()
+    gguf_seeds()
     modules = traced_modules()
     jit_module_seeds(modules)
     ir_seeds(modules)

@@ -10,7 +10,7 @@
 
 namespace ember::optim::testing {
 
-/// An optimizer of the given kind ("SGD", "Adam", "AdamW", "RMSprop") whose options are Python's keyword
+/// An optimizer of the given kind ("SGD", "Adam", "AdamW", "RMSprop", "Adagrad") whose options are Python's keyword
 /// arguments in the dict `options` (set by key: OptimizerOptions::set), over params; with group1_lr a number,
 /// two groups: params[0] alone and the rest with that lr.
 inline std::unique_ptr<Optimizer> make_optimizer(const std::string& kind, const IValue& options,
@@ -20,6 +20,7 @@ inline std::unique_ptr<Optimizer> make_optimizer(const std::string& kind, const 
   if (kind == "Adam") defaults = std::make_unique<AdamOptions>();
   if (kind == "AdamW") defaults = std::make_unique<AdamWOptions>();
   if (kind == "RMSprop") defaults = std::make_unique<RMSpropOptions>();
+  if (kind == "Adagrad") defaults = std::make_unique<AdagradOptions>();
   if (!defaults) throw std::invalid_argument("make_optimizer: unknown optimizer " + kind);
   for (const auto& [k, v] : options.to_dict()) defaults->set(k.to_string(), v);
   std::vector<OptimizerParamGroup> groups;
@@ -34,6 +35,7 @@ inline std::unique_ptr<Optimizer> make_optimizer(const std::string& kind, const 
   if (kind == "SGD") return std::make_unique<SGD>(groups, static_cast<SGDOptions&>(*defaults));
   if (kind == "Adam") return std::make_unique<Adam>(groups, static_cast<AdamOptions&>(*defaults));
   if (kind == "AdamW") return std::make_unique<AdamW>(groups, static_cast<AdamWOptions&>(*defaults));
+  if (kind == "Adagrad") return std::make_unique<Adagrad>(groups, static_cast<AdagradOptions&>(*defaults));
   return std::make_unique<RMSprop>(groups, static_cast<RMSpropOptions&>(*defaults));
 }
 

@@ -192,13 +192,13 @@ TEST(ReduceLROnPlateau, MinRelWithCooldownAndPerGroupMinLr) {
   expect_schedule("plateau", t, [&](int64_t i) { s.step(metrics[size_t(i)]); });
 }
 
-TEST(ReduceLROnPlateau, MaxAbs) {
+TEST(ReduceLROnPlateau, MaxAbsUnderLibTorchsName) {
   TwoGroups t;
-  ReduceLROnPlateau s(*t.opt, ReduceLROnPlateauOptions()
-                                  .mode(ReduceLROnPlateauOptions::Mode::Max)
-                                  .threshold(0.1)
-                                  .threshold_mode(ReduceLROnPlateauOptions::ThresholdMode::Abs)
-                                  .patience(0));
+  ReduceLROnPlateauScheduler s(*t.opt, ReduceLROnPlateauOptions()
+                                           .mode(ReduceLROnPlateauOptions::Mode::Max)
+                                           .threshold(0.1)
+                                           .threshold_mode(ReduceLROnPlateauOptions::ThresholdMode::Abs)
+                                           .patience(0));
   std::vector<double> metrics{1.0, 1.05, 1.2, 1.25, 1.4, 1.3, 1.2, 1.1};
   expect_schedule("plateau_max_abs", t, [&](int64_t i) { s.step(metrics[size_t(i)]); });
   EXPECT_EQ(s.best(), 1.4);

@@ -43,7 +43,10 @@ TOLERANCES = {
     "float32": (1e-5, 1e-6),
     "float16": (1e-3, 1e-5),
     "bfloat16": (1.6e-2, 1e-5),
+    "complex64": (1e-5, 1e-6),  # each part as float32's
+    "complex128": (1e-10, 1e-12),
 }
+COMPLEX_DTYPES = ["complex64", "complex128"]
 
 # Floating values that exercise the edges of an elementwise op.
 SPECIAL_FLOATS = [float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 1.5, 2.5, -2.5,
@@ -81,6 +84,11 @@ def make_array(shape, dtype, *, low=None, high=None, seed=0, nonzero=False):
 
 def _make_array(shape, dtype, low, high, seed):
     rng = _rng(shape, dtype, low, high, seed)
+    if dtype in COMPLEX_DTYPES:  # each part as a float's
+        part = "float32" if dtype == "complex64" else "float64"
+        re = _make_array(shape, part, low, high, seed)
+        im = _make_array(shape, part, low, high, seed + 7919)
+        return (re + 1j * im).astype(dtype)
     if dtype == "bool":
         return rng.random(shape) < 0.5
     if dtype in INT_DTYPES:
@@ -138,7 +146,7 @@ def special_tensor(dtype):
 def to_numpy(t):
     """A NumPy copy of an ember or torch tensor (bfloat16 as float32)."""
     if isinstance(t, torch.Tensor):
-        t = t.detach()
+        t = t.detach().resolve_conj().resolve_neg()  # PyTorch's lazy conjugates have no NumPy view
         return (t.float() if t.dtype == torch.bfloat16 else t).numpy().copy()
     t = t.detach()  # numpy() of a tensor that requires grad raises, as PyTorch's
     return np.array((t.float() if t.dtype == ember.bfloat16 else t).numpy(), copy=True)
@@ -261,6 +269,11 @@ def _values_equal(a, b, name, rtol, atol, msg):
         r, t = TOLERANCES[name]
         rtol = r if rtol is None else rtol
         atol = t if atol is None else atol
+        if np.iscomplexobj(a) or np.iscomplexobj(b):  # each part compares as a float's
+            a, b = np.asarray(a, dtype=np.complex128), np.asarray(b, dtype=np.complex128)
+            _values_equal(a.real.copy(), b.real.copy(), "float64", rtol, atol, msg + "(real part) ")
+            _values_equal(a.imag.copy(), b.imag.copy(), "float64", rtol, atol, msg + "(imaginary part) ")
+            return
         a64, b64 = a.astype(np.float64), b.astype(np.float64)
         if not np.array_equal(a64, b64, equal_nan=True):  # the common case is exact: skip the slow report
             np.testing.assert_allclose(a64, b64, rtol=rtol, atol=atol, equal_nan=True, err_msg=msg)

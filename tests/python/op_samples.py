@@ -4071,6 +4071,87 @@ def _rsub(entry):
     return out
 
 
+# ------------------------------------------------------------------------------------------------ complex
+# Note [complex views] (ops_view.yaml). C64/C128 are complex specs; gradients of complex inputs follow PyTorch's
+# conjugate Wirtinger convention (checked by gradcheck, Note [complex gradcheck]).
+
+def C128(shape=(3, 4), layout="c", seed=0):
+    """A complex128 tensor for gradcheck (each part in [-1, 1))."""
+    return T(shape, "complex128", layout, seed=seed, low=-1.0, high=1.0)
+
+
+_CPLX_EDGES = [T((3, 4), "complex64"), T((3, 4), "complex128"), T((), "complex64"), T((0, 3), "complex64"),
+               T((4, 3), "complex64", "T"), T((3, 5), "complex64", "S"), T((2, 3), "complex128", "O"),
+               T((3,), "complex64", values=np.array([complex("nan+1j"), complex("inf-infj"), 0j], dtype=np.complex64))]
+
+
+@samples("view_as_real", "real", "imag", "conj", "resolve_conj", "resolve_neg", "isreal")
+def _complex_views(entry):
+    n = entry["name"]
+    out = [S(t) for t in _CPLX_EDGES]
+    out += [S(T((3, 4))), S(T((3, 4), "int64")), S(T((3, 4), "float64", "T"))]  # real dtypes: self or errors
+    if n not in ("resolve_conj", "resolve_neg", "isreal"):
+        out += [S(C128()).grad(gg=True), S(C128((4, 3), "T")).grad()]
+    if n in ("real", "conj"):
+        out += [S(F64()).grad(gg=True)]
+    return out
+
+
+@samples("view_as_complex")
+def _view_as_complex(entry):
+    return [S(T((3, 2))), S(T((4, 3, 2), "float64")), S(T((2,))), S(T((3, 4))), S(T((3, 2), "int64")),
+            S(T((2, 3), "float32", "T")), S(T((3, 2), "float32", "O")), S(T((3, 4), "float32", "S")),
+            S(F64((3, 2))).grad(gg=True)]  # float16 (PyTorch: complex32) is not among Ember's dtypes
+
+
+@samples("conj_physical", "sgn")
+def _conj_physical_sgn(entry):
+    out = unary_samples(entry)
+    out += [S(t) for t in _CPLX_EDGES]
+    out += [S(T((4,), "float32", values=np.array([0.0, -0.0, float("nan"), -2.0], dtype=np.float32)))]
+    out += [S(C128()).grad(gg=True), S(F64()).grad(gg=entry["name"] == "conj_physical")]
+    return out
+
+
+@samples("angle")
+def _angle(entry):
+    out = [S(T((3, 4), d)) for d in ALL_DTYPES]
+    out += [S(t) for t in _CPLX_EDGES]
+    out += [S(T((5,), "float64", values=np.array([0.0, -0.0, float("nan"), -2.0, float("-inf")])))]
+    out += [S(C128()).grad(gg=True), S(F64()).grad()]
+    return out
+
+
+@samples("complex", "polar")
+def _complex_ctor(entry):
+    pos = dict(low=0.1, high=2.0)
+    out = [S(T((3, 4), **pos), T((3, 4), seed=1)), S(T((3, 4), "float64", **pos), T((3, 4), "float64", seed=1)),
+           S(T((3, 1), **pos), T((4,), seed=1)), S(T((), **pos), T((), seed=1)), S(T((0, 3), **pos), T((0, 3))),
+           S(T((4, 3), "float32", "T", **pos), T((3, 4), seed=1)),
+           S(T((3, 4)), T((3, 4), "float64")), S(T((3, 4), "int64"), T((3, 4), "int64")),
+           S(T((3, 4)), T((5,))),
+           S(F64(low=0.2, high=1.5), F64(seed=1)).grad(gg=True)]
+    return out
+
+
+def _eig_invariants(m, a):
+    w, v = m.linalg.eig(a)
+    return w, v.abs()
+
+
+@samples("linalg_eig", "linalg_eigvals")
+def _eig(entry):
+    call = _eig_invariants if entry["name"] == "linalg_eig" else (lambda m, a: m.linalg.eigvals(a))
+    rot = np.array([[0.0, -2.0, 0.5], [2.0, 0.0, 0.25], [0.0, 0.0, 3.0]])  # eigenvalues 3 and +-2i
+    out = [S(_mats((3, 3), 0, "plain", d)).call(call) for d in ("float32", "float64")]
+    out += [S(T((3, 3), "float64", values=rot)).call(call), S(_mats((2, 4, 4), 1)).call(call),
+            S(T((0, 3, 3))).call(call), S(T((0, 0))).call(call), S(T((1, 1), values=np.array([[2.5]]))).call(call),
+            S(T((3, 3), "complex128")).call(call), S(T((3, 3), "complex64")).call(call),
+            S(T((2, 3))).call(call).id("non-square"), S(T((3,))).call(call).id("1-D"),
+            S(T((3, 3), "int64")).call(call).id("int64")]
+    return out
+
+
 # ------------------------------------------------------------------------------ special functions (issue 19)
 
 # Values of the special functions' own edges: poles of the gamma family (0, negative integers), the ends of

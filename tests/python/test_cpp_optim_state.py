@@ -33,6 +33,9 @@ CASES = [
     ("AdamW", dict(lr=0.01, amsgrad=True), None, False),
     ("RMSprop", dict(lr=0.01, momentum=0.9, centered=True), 0.02, False),
     ("RMSprop", dict(lr=0.01, weight_decay=0.1), None, True),
+    ("Adagrad", dict(lr=0.1), None, False),
+    ("Adagrad", dict(lr=0.1, lr_decay=0.05, weight_decay=0.1, initial_accumulator_value=0.5, maximize=True), 0.02,
+     True),
 ]
 
 

@@ -778,7 +778,7 @@ def _grad_inputs(entry, sample, m):
 
     def mark(x):
         for t in _flat(x):
-            if isinstance(t, (ember.Tensor, torch.Tensor)) and dtype_name(t.dtype) == "float64" and all(
+            if isinstance(t, (ember.Tensor, torch.Tensor)) and dtype_name(t.dtype) in ("float64", "complex128") and all(
                     t is not y for y in leaves):
                 t.requires_grad_(True)
                 leaves.append(t)
@@ -815,7 +815,8 @@ def _grad_inputs(entry, sample, m):
         if sample.seed_ is not None:  # the same random numbers in every evaluation (fork_rng in _check_grad)
             m.manual_seed(sample.seed_)
         r = call(*sub(args, ts), **{k: sub(v, ts) for k, v in kwargs.items()})
-        outs = [o for o in _flat(r) if isinstance(o, (ember.Tensor, torch.Tensor)) and o.is_floating_point()]
+        outs = [o for o in _flat(r) if isinstance(o, (ember.Tensor, torch.Tensor))
+                and (o.is_floating_point() or o.is_complex())]
         return tuple(outs)
 
     return leaves, fn
@@ -879,7 +880,7 @@ def test_grad_samples_cover_every_differentiable_argument():
             given = [(names[i] if i < len(names) else None, i, a) for i, a in enumerate(s.args)] + [
                 (k, None, v) for k, v in s.kwargs.items()]
             for name, i, a in given:
-                if (name in wanted or i in wanted) and any(isinstance(t, osm.T) and t.dtype == "float64"
+                if (name in wanted or i in wanted) and any(isinstance(t, osm.T) and t.dtype in ("float64", "complex128")
                                                            for t in _flat([a])):
                     covered.add(name)
         missing = set(entry["differentiable"]) - covered

@@ -125,9 +125,13 @@ def assert_same_state(value_e, value_t, what="", exact=True):
         assert value_e == value_t and type(value_e) is type(value_t), (what, value_e, value_t)
 
 
+# The optimizers whose updates have no addcmul of two non-trivial factors (Rprop's multiplies by a sign).
+EXACT_OPTIMIZERS = {"SGD", "ASGD", "Rprop", "Adamax"}
+
+
 def is_exact(opt):
     """Whether opt's update should agree bit for bit with PyTorch's (Note [addcmul and FMA])."""
-    return type(opt).__name__ == "SGD"
+    return type(opt).__name__ in EXACT_OPTIMIZERS
 
 
 def assert_same_optimizer(oe, ot, pair):
@@ -178,8 +182,29 @@ ADAMW_OPTIONS = option_grid(lr=[0.01], betas=[(0.9, 0.999), (0.5, 0.9)], weight_
 RMSPROP_OPTIONS = option_grid(lr=[0.01], alpha=[0.99, 0.5], weight_decay=[0.0, 0.1], momentum=[0.0, 0.9],
                               centered=[False, True], maximize=[False, True]) + [dict(eps=1e-2), dict()]
 
+ADAGRAD_OPTIONS = option_grid(lr=[0.1], lr_decay=[0, 0.05], weight_decay=[0, 0.1],
+                              initial_accumulator_value=[0, 0.5], maximize=[False, True]) + [dict(eps=1e-3), dict()]
+ADADELTA_OPTIONS = option_grid(lr=[1.0, 0.5], rho=[0.9, 0.5], weight_decay=[0, 0.1], maximize=[False, True]) + [
+    dict(eps=1e-3), dict(rho=1.0), dict(rho=0.0)]
+ADAMAX_OPTIONS = option_grid(lr=[0.01], betas=[(0.9, 0.999), (0.5, 0.9)], weight_decay=[0, 0.1],
+                             maximize=[False, True]) + [dict(eps=1e-3), dict()]
+NADAM_OPTIONS = option_grid(lr=[0.01], betas=[(0.9, 0.999), (0.5, 0.9)], weight_decay=[0, 0.1],
+                            momentum_decay=[4e-3, 0.1]) + [dict(), dict(eps=1e-3)]
+# rho_t exceeds 5 (the rectified update) from step 6 with beta2 0.999 or 0.9; with beta2 0.5 never.
+RADAM_OPTIONS = option_grid(lr=[0.01], betas=[(0.9, 0.999), (0.5, 0.9), (0.9, 0.5)], weight_decay=[0, 0.1]) + [
+    dict(eps=1e-3), dict()]
+# t0=2: the average starts at the third step (mu < 1 from then on).
+ASGD_OPTIONS = option_grid(lr=[0.01, 0.1], lambd=[1e-4, 0.1], t0=[1e6, 2.0], weight_decay=[0, 0.1],
+                           maximize=[False, True]) + [dict(alpha=0.5, t0=1.0), dict()]
+RPROP_OPTIONS = option_grid(lr=[0.01, 0.1], etas=[(0.5, 1.2), (0.3, 1.5)], step_sizes=[(1e-6, 50), (1e-3, 0.05)],
+                            maximize=[False, True]) + [dict()]
+
 ALL_OPTIONS = ([("SGD", kw) for kw in SGD_OPTIONS] + [("Adam", kw) for kw in ADAM_OPTIONS]
-               + [("AdamW", kw) for kw in ADAMW_OPTIONS] + [("RMSprop", kw) for kw in RMSPROP_OPTIONS])
+               + [("AdamW", kw) for kw in ADAMW_OPTIONS] + [("RMSprop", kw) for kw in RMSPROP_OPTIONS]
+               + [("Adagrad", kw) for kw in ADAGRAD_OPTIONS] + [("Adadelta", kw) for kw in ADADELTA_OPTIONS]
+               + [("Adamax", kw) for kw in ADAMAX_OPTIONS] + [("NAdam", kw) for kw in NADAM_OPTIONS]
+               + [("RAdam", kw) for kw in RADAM_OPTIONS] + [("ASGD", kw) for kw in ASGD_OPTIONS]
+               + [("Rprop", kw) for kw in RPROP_OPTIONS])
 
 
 # ---------------------------------------------------------------------------------------------- step sequences
@@ -193,14 +218,24 @@ def test_step_sequence_matches_torch(name, kwargs, dtype):
 RICH = {"SGD": dict(lr=0.1, momentum=0.9, weight_decay=0.05, nesterov=True),
         "Adam": dict(lr=0.01, weight_decay=0.1, amsgrad=True),
         "AdamW": dict(lr=0.01, weight_decay=0.1, amsgrad=True),
-        "RMSprop": dict(lr=0.01, momentum=0.9, centered=True, weight_decay=0.1)}
+        "RMSprop": dict(lr=0.01, momentum=0.9, centered=True, weight_decay=0.1),
+        "Adagrad": dict(lr=0.1, lr_decay=0.01, weight_decay=0.1, initial_accumulator_value=0.1),
+        "Adadelta": dict(lr=0.5, rho=0.8, weight_decay=0.1),
+        "Adamax": dict(lr=0.01, betas=(0.8, 0.9), weight_decay=0.1),
+        "NAdam": dict(lr=0.01, weight_decay=0.1, momentum_decay=0.01),
+        "RAdam": dict(lr=0.01, betas=(0.5, 0.9), weight_decay=0.1),
+        "ASGD": dict(lr=0.05, lambd=0.01, t0=2.0, weight_decay=0.1),
+        "Rprop": dict(lr=0.05, etas=(0.4, 1.3), step_sizes=(1e-4, 1.0))}
 
 
 @pytest.mark.parametrize("name", sorted(RICH))
 def test_param_groups_with_their_own_options(name):
     # Group 0 takes the defaults, group 1 overrides lr and another option.
     extra = {"SGD": dict(momentum=0.5, dampening=0.1, nesterov=False), "Adam": dict(betas=(0.8, 0.99)),
-             "AdamW": dict(weight_decay=0.0), "RMSprop": dict(alpha=0.9, centered=False)}[name]
+             "AdamW": dict(weight_decay=0.0), "RMSprop": dict(alpha=0.9, centered=False),
+             "Adagrad": dict(lr_decay=0.0, initial_accumulator_value=0.0), "Adadelta": dict(rho=0.5),
+             "Adamax": dict(betas=(0.9, 0.999)), "NAdam": dict(momentum_decay=0.1), "RAdam": dict(weight_decay=0),
+             "ASGD": dict(t0=1e6, lambd=1e-4), "Rprop": dict(etas=(0.5, 1.2))}[name]
     groups = [([0, 2], {}), ([1, 3], dict(lr=0.003, **extra))]
     oe, ot, _ = run_both(name, RICH[name], groups=groups)
     assert [len(g["params"]) for g in oe.param_groups] == [2, 2]
@@ -221,7 +256,9 @@ def test_non_contiguous_params(name):
 
 
 @pytest.mark.parametrize("name, kwargs", [("Adam", dict(amsgrad=True)), ("Adam", {}), ("SGD", dict(lr=0.1,
-                                          momentum=0.9)), ("RMSprop", dict(centered=True)), ("AdamW", {})])
+                                          momentum=0.9)), ("RMSprop", dict(centered=True)), ("AdamW", {}),
+                                          ("Adagrad", {}), ("Adadelta", {}), ("Adamax", {}), ("NAdam", {}),
+                                          ("RAdam", {}), ("ASGD", dict(t0=1.0)), ("Rprop", {})])
 def test_nan_and_inf_gradients_propagate_as_torch(name, kwargs):
     run_both(name, kwargs, special=[float("nan"), float("inf"), -float("inf")], steps=3)
 
@@ -415,15 +452,35 @@ INVALID = [
     ("AdamW", dict(weight_decay=-1.0)),
     ("RMSprop", dict(lr=-1.0)), ("RMSprop", dict(eps=-1.0)), ("RMSprop", dict(momentum=-0.1)),
     ("RMSprop", dict(weight_decay=-1.0)), ("RMSprop", dict(alpha=-0.5)),
+    ("Adagrad", dict(lr=-1.0)), ("Adagrad", dict(lr_decay=-0.1)), ("Adagrad", dict(weight_decay=-1.0)),
+    ("Adagrad", dict(initial_accumulator_value=-0.5)), ("Adagrad", dict(eps=-1e-10)),
+    ("Adadelta", dict(lr=-1.0)), ("Adadelta", dict(rho=1.5)), ("Adadelta", dict(rho=-0.1)),
+    ("Adadelta", dict(eps=-1.0)), ("Adadelta", dict(weight_decay=-1.0)),
+    ("Adamax", dict(lr=-1.0)), ("Adamax", dict(eps=-1.0)), ("Adamax", dict(betas=(1.0, 0.999))),
+    ("Adamax", dict(betas=(0.9, -0.1))), ("Adamax", dict(weight_decay=-1.0)),
+    ("NAdam", dict(lr=-1.0)), ("NAdam", dict(eps=-1.0)), ("NAdam", dict(betas=(0.9, 1.0))),
+    ("NAdam", dict(weight_decay=-1.0)), ("NAdam", dict(momentum_decay=-0.1)),
+    ("RAdam", dict(lr=-1.0)), ("RAdam", dict(eps=-1.0)), ("RAdam", dict(betas=(-0.5, 0.9))),
+    ("RAdam", dict(weight_decay=-1.0)),
+    ("ASGD", dict(lr=-1.0)), ("ASGD", dict(weight_decay=-1.0)),
+    ("Rprop", dict(lr=-1.0)), ("Rprop", dict(etas=(1.0, 1.2))), ("Rprop", dict(etas=(0.5, 1.0))),
+    ("Rprop", dict(etas=(0.0, 1.2))),
+    ("LBFGS", dict(lr=0.1, params_as_groups=True)),
 ]
 
 
 @pytest.mark.parametrize("name, kwargs", INVALID, ids=["{}-{}".format(n, _id(k)) for n, k in INVALID])
 def test_invalid_options_raise_as_torch(name, kwargs):
+    kwargs = dict(kwargs)
+    as_groups = kwargs.pop("params_as_groups", False)  # two parameter groups
+
+    def params(lib):
+        ps = [lib.zeros(2).requires_grad_(), lib.zeros(1).requires_grad_()]
+        return [{"params": [p]} for p in ps] if as_groups else ps[:1]
     with pytest.raises(Exception) as expected:
-        getattr(torch.optim, name)([torch.zeros(2).requires_grad_()], **kwargs)
+        getattr(torch.optim, name)(params(torch), **kwargs)
     with pytest.raises(expected.type) as actual:
-        getattr(ember.optim, name)([ember.zeros(2).requires_grad_()], **kwargs)
+        getattr(ember.optim, name)(params(ember), **kwargs)
     assert str(actual.value) == str(expected.value)
 
 
@@ -846,3 +903,260 @@ def test_load_state_dict_rejects_state_of_other_shapes():
                             {"params": [ember.zeros(5, requires_grad=True)]}], lr=0.1, momentum=0.9)
     with pytest.raises(ValueError, match=r"the state 'momentum_buffer' of parameter 0 in group 1 has shape \[4\]"):
         sgd2.load_state_dict(sgd.state_dict())
+
+
+# ======================================================================================== more optimizers' details
+@pytest.mark.parametrize("name", sorted(RICH))
+def test_torch_state_dict_loads_and_continues(name):
+    # PyTorch's state dict, converted tensor by tensor, loads into Ember's optimizer (every state entry and
+    # option has PyTorch's key and kind) and the two continue identically.
+    groups = [([0, 2], {}), ([3, 1], dict(lr=0.02))]
+    oe, ot, pair = run_both(name, RICH[name], groups=groups, steps=3)
+    sdt = ot.state_dict()
+
+    def convert(v):
+        if isinstance(v, torch.Tensor):
+            return ember.from_numpy(v.numpy().copy())
+        return v
+    converted = {"param_groups": copy.deepcopy(sdt["param_groups"]),
+                 "state": {k: {n: convert(v) for n, v in s.items()} for k, s in sdt["state"].items()}}
+    fresh = [p.detach().clone().requires_grad_(True) for p in pair.e]
+    oe2 = getattr(ember.optim, name)(groups_of(fresh, groups), **RICH[name])
+    oe2.load_state_dict(converted)
+    pair.e = fresh
+    for step in range(3, 6):
+        pair.set_grads(step, "float32")
+        oe2.step()
+        ot.step()
+        assert_same_optimizer(oe2, ot, pair)
+
+
+def test_adagrad_state_exists_from_construction_as_torch():
+    pair = Pair([(2,), (3,)], "float32")
+    oe = ember.optim.Adagrad(pair.e, initial_accumulator_value=0.25)
+    ot = torch.optim.Adagrad(pair.t, initial_accumulator_value=0.25)
+    _state_dict_equal(oe.state_dict(), ot.state_dict(), exact=True)
+    assert oe.state[pair.e[1]]["sum"].tolist() == [0.25] * 3
+    # A parameter added later (PyTorch 1.13 then fails at step() with KeyError 'sum') gets its state at its
+    # first step in Ember.
+    extra = ember.ones(2).requires_grad_()
+    oe.add_param_group({"params": [extra]})
+    extra.grad = ember.ones(2)
+    oe.step()
+    assert oe.state[extra]["step"].item() == 1.0
+
+
+def test_old_number_steps_load_as_tensors():
+    # State dicts of PyTorch < 1.12 hold "step" (and ASGD's eta and mu, NAdam's mu_product) as numbers.
+    for name, extra in [("Adagrad", {}), ("Adamax", {}), ("RAdam", {}), ("NAdam", {"mu_product": 0.5}),
+                        ("ASGD", {"eta": 0.01, "mu": 1.0})]:
+        p = ember.zeros(2).requires_grad_()
+        p.grad = ember.ones(2)
+        opt = getattr(ember.optim, name)([p])
+        opt.step()
+        sd = opt.state_dict()
+        sd["state"][0]["step"] = 3
+        sd["state"][0].update(extra)
+        opt.load_state_dict(sd)
+        assert isinstance(opt.state[p]["step"], ember.Tensor) and opt.state[p]["step"].item() == 3.0, name
+        for key in extra:
+            assert isinstance(opt.state[p][key], ember.Tensor), (name, key)
+
+
+# ------------------------------------------------------------------------------------------------------ LBFGS
+def _rosenbrock_pair(dtype, shapes=((3,), (2, 2))):
+    pair = Pair(list(shapes), dtype, seed=5)
+    for pe, pt in zip(pair.e, pair.t):  # start near the valley, away from the minimum at 1
+        with ember.no_grad(), torch.no_grad():
+            pe.mul_(0.5)
+            pt.mul_(0.5)
+    return pair
+
+
+def _rosenbrock_closure(lib, params, opt, calls):
+    def closure():
+        opt.zero_grad()
+        x = lib.cat([p.reshape(-1) for p in params])
+        loss = (100 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2).sum()
+        loss.backward()
+        calls.append(loss.item())
+        return loss
+    return closure
+
+
+LBFGS_OPTIONS = [dict(), dict(lr=0.5, max_iter=5), dict(history_size=3, max_iter=30),
+                 dict(line_search_fn="strong_wolfe"), dict(line_search_fn="strong_wolfe", history_size=2, max_iter=7),
+                 dict(lr=0.1, max_iter=4, max_eval=6, tolerance_change=1e-5), dict(tolerance_grad=1e-2)]
+
+
+@pytest.mark.parametrize("kwargs", LBFGS_OPTIONS, ids=[_id(k) or "defaults" for k in LBFGS_OPTIONS])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_lbfgs_matches_torch(kwargs, dtype):
+    pair = _rosenbrock_pair(dtype)
+    oe, ot = ember.optim.LBFGS(pair.e, **kwargs), torch.optim.LBFGS(pair.t, **kwargs)
+    ce, ct = [], []
+    # Reductions (the loss, dot products) may add in another order, so the runs agree to rounding: closely in
+    # float64, where both take the same path (the same evaluations and iterations); in float32 the rounding
+    # differences grow near the minimum, where the gradients are tiny, so the paths agree to float32's
+    # precision on the parameters (which approach 1) and the loss (which approaches 0).
+    float64 = dtype == "float64"
+    rtol, atol = (1e-9, 1e-12) if float64 else (2e-3, 1e-2)
+    for _ in range(4):
+        le = oe.step(_rosenbrock_closure(ember, pair.e, oe, ce))
+        lt = ot.step(_rosenbrock_closure(torch, pair.t, ot, ct))
+        assert le.item() == pytest.approx(lt.item(), rel=rtol, abs=atol)
+        for pe, pt in zip(pair.e, pair.t):
+            np.testing.assert_allclose(pe.detach().numpy(), pt.detach().numpy(), rtol=rtol, atol=atol)
+        se, st = oe.state[pair.e[0]], ot.state[pair.t[0]]
+        assert list(se) == list(st)  # the same entries, in the same order
+        assert isinstance(se["t"], ember.Tensor) == isinstance(st["t"], torch.Tensor)  # float or 0-dim tensor
+        assert oe.state_dict()["param_groups"] == ot.state_dict()["param_groups"]  # max_eval resolved as torch
+        if not float64:
+            continue
+        assert len(ce) == len(ct)  # the same number of evaluations: the same path
+        assert (se["func_evals"], se["n_iter"]) == (st["func_evals"], st["n_iter"])
+        assert len(se["old_dirs"]) == len(st["old_dirs"]) and len(se["ro"]) == len(st["ro"])
+        np.testing.assert_allclose(se["d"].numpy(), st["d"].numpy(), rtol=1e-8, atol=1e-12)
+        assert float(se["t"]) == pytest.approx(float(st["t"]), rel=1e-8)
+    assert ce[-1] < ce[0]  # it minimizes
+
+
+def test_lbfgs_converges_on_rosenbrock_with_strong_wolfe():
+    pair = _rosenbrock_pair("float64", shapes=((2,),))
+    opt = ember.optim.LBFGS(pair.e, line_search_fn="strong_wolfe", max_iter=100, tolerance_grad=1e-12,
+                            tolerance_change=1e-14)
+    calls = []
+    for _ in range(3):
+        opt.step(_rosenbrock_closure(ember, pair.e, opt, calls))
+    np.testing.assert_allclose(pair.e[0].detach().numpy(), [1.0, 1.0], atol=1e-6)
+
+
+def test_lbfgs_state_dict_round_trip_continues_identically():
+    pair = _rosenbrock_pair("float64")
+    opt = ember.optim.LBFGS(pair.e, history_size=4, max_iter=6, line_search_fn="strong_wolfe")
+    calls = []
+    opt.step(_rosenbrock_closure(ember, pair.e, opt, calls))
+    sd = copy.deepcopy(opt.state_dict())
+    assert sorted(sd["state"]) == [0] and sd["param_groups"][0]["max_eval"] == 7
+    fresh = [p.detach().clone().requires_grad_(True) for p in pair.e]
+    opt2 = ember.optim.LBFGS(fresh, history_size=4, max_iter=6, line_search_fn="strong_wolfe")
+    opt2.load_state_dict(sd)
+    for _ in range(2):
+        opt.step(_rosenbrock_closure(ember, pair.e, opt, []))
+        opt2.step(_rosenbrock_closure(ember, fresh, opt2, []))
+        for a, b in zip(pair.e, fresh):
+            assert a.tolist() == b.tolist()
+
+
+def test_lbfgs_rejects_unknown_line_search_at_step_as_torch():
+    for lib in (torch, ember):
+        p = lib.zeros(2).requires_grad_()
+        opt = lib.optim.LBFGS([p], line_search_fn="backtracking")
+        with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
+            opt.step(_rosenbrock_closure(lib, [p], opt, []))
+
+
+# -------------------------------------------------------------------------------------------------- swa_utils
+def _swa_model(lib, seed):
+    lib.manual_seed(seed)
+    return lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4), lib.nn.ReLU(), lib.nn.Linear(4, 2))
+
+
+def _copy_weights(src, dst):
+    with torch.no_grad(), ember.no_grad():
+        for (ne, pe), (nt, pt) in zip(src.state_dict().items(), dst.state_dict().items()):
+            pt.copy_(torch.from_numpy(np.array(pe.numpy(), copy=True)))
+
+
+@pytest.mark.parametrize("use_buffers", [False, True])
+@pytest.mark.parametrize("ema", [False, True])
+def test_averaged_model_matches_torch(use_buffers, ema):
+    me, mt = _swa_model(ember, 0), _swa_model(torch, 0)
+    _copy_weights(me, mt)
+
+    def avg_fn(lib):
+        if not ema:
+            return None
+        return lambda averaged, current, n: 0.9 * averaged + 0.1 * current
+    ae = ember.optim.swa_utils.AveragedModel(me, avg_fn=avg_fn(ember), use_buffers=use_buffers)
+    at = torch.optim.swa_utils.AveragedModel(mt, avg_fn=avg_fn(torch), use_buffers=use_buffers)
+    rng = np.random.default_rng(3)
+    for step in range(4):
+        x = rng.standard_normal((5, 3)).astype(np.float32)
+        with torch.no_grad(), ember.no_grad():
+            for pe, pt in zip(me.parameters(), mt.parameters()):
+                delta = rng.standard_normal(tuple(pt.shape)).astype(np.float32)
+                pe.add_(ember.from_numpy(delta.copy()))
+                pt.add_(torch.from_numpy(delta.copy()))
+        me(ember.from_numpy(x.copy()))  # moves the batch-norm statistics (buffers)
+        mt(torch.from_numpy(x.copy()))
+        ae.update_parameters(me)
+        at.update_parameters(mt)
+        assert int(ae.n_averaged) == int(at.n_averaged) == step + 1
+        for (ke, ve), (kt, vt) in zip(ae.state_dict().items(), at.state_dict().items()):
+            assert ke == kt
+            np.testing.assert_allclose(ve.numpy(), vt.numpy(), rtol=1e-6, atol=1e-6, err_msg=ke)
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+    ae.eval(), at.eval()
+    np.testing.assert_allclose(ae(ember.from_numpy(x.copy())).detach().numpy(),
+                               at(torch.from_numpy(x.copy())).detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_update_bn_matches_torch():
+    me, mt = _swa_model(ember, 1), _swa_model(torch, 1)
+    _copy_weights(me, mt)
+    me.eval(), mt.eval()
+    rng = np.random.default_rng(4)
+    batches = [rng.standard_normal((6, 3)).astype(np.float32) for _ in range(3)]
+    ember.optim.swa_utils.update_bn([(ember.from_numpy(b.copy()), 0) for b in batches], me)
+    torch.optim.swa_utils.update_bn([(torch.from_numpy(b.copy()), 0) for b in batches], mt)
+    assert not me.training and me[1].momentum == mt[1].momentum == 0.1
+    for (ke, ve), (kt, vt) in zip(me.state_dict().items(), mt.state_dict().items()):
+        np.testing.assert_allclose(ve.numpy(), vt.numpy(), rtol=1e-5, atol=1e-6, err_msg=ke)
+    # Without batch norm: nothing to do.
+    plain = ember.nn.Linear(2, 2)
+    ember.optim.swa_utils.update_bn([ember.zeros(1, 2)], plain)
+
+
+SWALR_CASES = [dict(swa_lr=0.01), dict(swa_lr=[0.5, 0.01], anneal_epochs=3, anneal_strategy="linear"),
+               dict(swa_lr=0.2, anneal_epochs=0), dict(swa_lr=0.05, anneal_epochs=1, anneal_strategy="cos")]
+
+
+@pytest.mark.parametrize("kwargs", SWALR_CASES, ids=[_id(k) for k in SWALR_CASES])
+def test_swalr_matches_torch(kwargs):
+    out = []
+    for lib in (torch, ember):
+        opt = make_optimizer(lib)
+        sched = lib.optim.swa_utils.SWALR(opt, **kwargs)
+        values = [group_values(opt)]
+        for _ in range(15):
+            opt.step()
+            sched.step()
+            values.append(group_values(opt))
+        out.append((values, sched.get_last_lr()))
+    assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("kwargs", [dict(swa_lr=[0.1]), dict(swa_lr=0.1, anneal_strategy="exp"),
+                                    dict(swa_lr=0.1, anneal_epochs=-1), dict(swa_lr=0.1, anneal_epochs=2.0)])
+def test_swalr_errors_as_torch(kwargs):
+    with pytest.raises(Exception) as expected:
+        torch.optim.swa_utils.SWALR(make_optimizer(torch), **kwargs)
+    with pytest.raises(expected.type) as actual:
+        ember.optim.swa_utils.SWALR(make_optimizer(ember), **kwargs)
+    assert str(actual.value) == str(expected.value)
+
+
+@pytest.mark.parametrize("saved, loading, guess", [("ASGD", "RMSprop", "ASGD"), ("Adagrad", "SGD", "Adagrad"),
+                                                   ("Rprop", "Adam", "Rprop"), ("Adadelta", "Adamax", "Adadelta"),
+                                                   ("NAdam", "SGD", "NAdam")])
+def test_load_state_dict_names_the_new_optimizers(saved, loading, guess):
+    # Note [loading another optimizer's state]: the new optimizers' options count as foreign, and the guess
+    # names them.
+    a = ember.zeros(2, 3, requires_grad=True)
+    a.grad = ember.ones(2, 3)
+    src = getattr(ember.optim, saved)([a], **({"lr": 0.1} if saved == "SGD" else {}))
+    src.step()
+    dst = getattr(ember.optim, loading)([a], **({"lr": 0.1} if loading == "SGD" else {}))
+    with pytest.raises(ValueError, match=r"it looks like the state of {}\)".format(guess)):
+        dst.load_state_dict(src.state_dict())

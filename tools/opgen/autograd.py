@@ -249,7 +249,7 @@ def gen_autograd(ops):
                     raise SystemExit(f"gen_ops: {s.full()}: an op writing self saves no non-Tensor arguments yet")
                 history = f"rebase_history(self, node, {0 if diff and diff[0].name == 'self' else -1});"
             k = [f"Tensor {kname}({params}) {{\n{handle}"
-                 f"  if (!GradMode::is_enabled() || !({any_rg}) || !is_floating_point(self.dtype())) {{\n"
+                 f"  if (!GradMode::is_enabled() || !({any_rg}) || !is_differentiable_dtype(self.dtype())) {{\n"
                  f"    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);\n    return {call};\n  }}\n"
                  f"  check_inplace(self);\n"
                  f"  auto node = std::make_shared<{node}>();\n  node->sequence_nr = next_sequence_nr();\n"]

@@ -945,6 +945,16 @@ Tensor igammac_out(const Tensor& self, const Tensor& other, const Tensor& out) {
   return result;
 }
 
+Tensor complex_out(const Tensor& real, const Tensor& imag, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::complex.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(real, imag, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
 Tensor copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::copy_");
   Tensor result = [&] {
@@ -3065,26 +3075,6 @@ Tensor rad2deg_out(const Tensor& self, const Tensor& out) {
   return result;
 }
 
-Tensor sgn_(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sgn_");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&>(self);
-  }();
-  self.impl()->bump_version();
-  return result;
-}
-
-Tensor sgn_out(const Tensor& self, const Tensor& out) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sgn.out");
-  Tensor result = [&] {
-    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
-    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-  }();
-  out.impl()->bump_version();
-  return result;
-}
-
 Tensor signbit_out(const Tensor& self, const Tensor& out) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::signbit.out");
   Tensor result = [&] {
@@ -3280,6 +3270,56 @@ Tensor round_decimals_out(const Tensor& self, int64_t decimals, const Tensor& ou
   Tensor result = [&] {
     ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
     return h.call<Tensor, const Tensor&, int64_t, const Tensor&>(self, decimals, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor conj_physical_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::conj_physical_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor conj_physical_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::conj_physical.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor sgn_(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sgn_");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  self.impl()->bump_version();
+  return result;
+}
+
+Tensor sgn_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sgn.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+  }();
+  out.impl()->bump_version();
+  return result;
+}
+
+Tensor angle_out(const Tensor& self, const Tensor& out) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::angle.out");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
   }();
   out.impl()->bump_version();
   return result;
@@ -3495,6 +3535,26 @@ Tensor alias(const Tensor& self) {
   return result;
 }
 
+Tensor view_as_real(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::view_as_real");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  record_view_base(result, self);
+  return result;
+}
+
+Tensor view_as_complex(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::view_as_complex");
+  Tensor result = [&] {
+    ExcludeDispatchKeyGuard guard(DispatchKey::ADInplaceOrView);
+    return h.call<Tensor, const Tensor&>(self);
+  }();
+  record_view_base(result, self);
+  return result;
+}
+
 }  // namespace ember::autograd::inplace_or_view
 
 namespace ember::autograd {
@@ -3596,6 +3656,7 @@ void register_inplace_or_view_kernels(Library& m) {
   m.impl("aten::igamma.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&igamma_out));
   m.impl("aten::igammac_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&igammac_));
   m.impl("aten::igammac.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&igammac_out));
+  m.impl("aten::complex.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&complex_out));
   m.impl("aten::copy_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&, bool)>(&copy_));
   m.impl("aten::fill_.Scalar", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&fill__Scalar));
   m.impl("aten::zero_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&zero_));
@@ -3808,8 +3869,6 @@ void register_inplace_or_view_kernels(Library& m) {
   m.impl("aten::deg2rad.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&deg2rad_out));
   m.impl("aten::rad2deg_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&rad2deg_));
   m.impl("aten::rad2deg.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&rad2deg_out));
-  m.impl("aten::sgn_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&sgn_));
-  m.impl("aten::sgn.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&sgn_out));
   m.impl("aten::signbit.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&signbit_out));
   m.impl("aten::isneginf.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&isneginf_out));
   m.impl("aten::isposinf.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&isposinf_out));
@@ -3830,6 +3889,11 @@ void register_inplace_or_view_kernels(Library& m) {
   m.impl("aten::sinc.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&sinc_out));
   m.impl("aten::round_.decimals", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t)>(&round__decimals));
   m.impl("aten::round.decimals_out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&)>(&round_decimals_out));
+  m.impl("aten::conj_physical_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&conj_physical_));
+  m.impl("aten::conj_physical.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&conj_physical_out));
+  m.impl("aten::sgn_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&sgn_));
+  m.impl("aten::sgn.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&sgn_out));
+  m.impl("aten::angle.out", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&angle_out));
   m.impl("aten::as_strided", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&as_strided));
   m.impl("aten::as_strided_", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&as_strided_));
   m.impl("aten::view", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&view));
@@ -3851,6 +3915,8 @@ void register_inplace_or_view_kernels(Library& m) {
   m.impl("aten::unfold", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t, int64_t)>(&unfold));
   m.impl("aten::diagonal", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t, int64_t)>(&diagonal));
   m.impl("aten::alias", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&alias));
+  m.impl("aten::view_as_real", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&view_as_real));
+  m.impl("aten::view_as_complex", DispatchKey::ADInplaceOrView, static_cast<Tensor (*)(const Tensor&)>(&view_as_complex));
 }
 
 }  // namespace ember::autograd

@@ -112,8 +112,8 @@ variable_list MulBackward0::apply(variable_list&& grads) {
   const std::shared_ptr<Node> self_node = shared_from_this();
   const Tensor self = self_.unpack(self_node);
   const Tensor other = other_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * other, input_meta[0]);
-  if (needs_input_grad(1)) out[1] = reduce_grad(grad * self, input_meta[1]);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * other.conj(), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(grad * self.conj(), input_meta[1]);
   return out;
 }
 
@@ -161,8 +161,8 @@ variable_list DivBackward0::apply(variable_list&& grads) {
   const std::shared_ptr<Node> self_node = shared_from_this();
   const Tensor self = self_.unpack(self_node);
   const Tensor other = other_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad / other, input_meta[0]);
-  if (needs_input_grad(1)) out[1] = reduce_grad(-grad * self / (other * other), input_meta[1]);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad / other.conj(), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(-grad * (self / (other * other)).conj(), input_meta[1]);
   return out;
 }
 
@@ -1446,6 +1446,43 @@ Tensor igammac__(const Tensor& self, const Tensor& other) {
   return self;
 }
 
+struct ComplexBackward0 final : Node {
+  std::string name() const override { return "ComplexBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { real_.reset(); imag_.reset(); }
+  SavedVariable real_;
+  SavedVariable imag_;
+};
+
+variable_list ComplexBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor real = real_.unpack(self_node);
+  const Tensor imag = imag_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::real(grad), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(ember::imag(grad), input_meta[1]);
+  return out;
+}
+
+Tensor complex(const Tensor& real, const Tensor& imag) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::complex");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, const Tensor&>(real, imag);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(real) || any_requires_grad(imag)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ComplexBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, real);
+  add_input(*node, imag);
+  node->real_ = SavedVariable(real, false);
+  node->imag_ = SavedVariable(imag, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
 struct ConvolutionBackward0 final : Node {
   std::string name() const override { return "ConvolutionBackward0"; }
   variable_list apply(variable_list&& grads) override;
@@ -1624,7 +1661,7 @@ variable_list CopyBackwards::apply(variable_list&& grads) {
 
 Tensor copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::copy_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(src)) || !is_floating_point(self.dtype())) {
+  if (!GradMode::is_enabled() || !(any_requires_grad(self) || any_requires_grad(src)) || !is_differentiable_dtype(self.dtype())) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     return h.call<Tensor, const Tensor&, const Tensor&, bool>(self, src, non_blocking);
   }
@@ -1682,7 +1719,7 @@ variable_list FillBackward2::apply(variable_list&& grads) {
 
 Tensor fill__Scalar(const Tensor& self, const Scalar& value) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::fill_.Scalar");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !is_floating_point(self.dtype())) {
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !is_differentiable_dtype(self.dtype())) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     return h.call<Tensor, const Tensor&, const Scalar&>(self, value);
   }
@@ -1712,7 +1749,7 @@ variable_list ZeroBackward0::apply(variable_list&& grads) {
 
 Tensor zero_(const Tensor& self) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::zero_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !is_floating_point(self.dtype())) {
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !is_differentiable_dtype(self.dtype())) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     return h.call<Tensor, const Tensor&>(self);
   }
@@ -2331,8 +2368,8 @@ variable_list BmmBackward0::apply(variable_list&& grads) {
   const std::shared_ptr<Node> self_node = shared_from_this();
   const Tensor self = self_.unpack(self_node);
   const Tensor mat2 = mat2_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(ember::bmm(grad, mat2.transpose(1, 2)), input_meta[0]);
-  if (needs_input_grad(1)) out[1] = reduce_grad(ember::bmm(self.transpose(1, 2), grad), input_meta[1]);
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::bmm(grad, mat2.transpose(1, 2).conj()), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(ember::bmm(self.transpose(1, 2).conj(), grad), input_meta[1]);
   return out;
 }
 
@@ -2368,8 +2405,8 @@ variable_list MvBackward0::apply(variable_list&& grads) {
   const std::shared_ptr<Node> self_node = shared_from_this();
   const Tensor self = self_.unpack(self_node);
   const Tensor vec = vec_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(ember::mul(grad.unsqueeze(1), vec.unsqueeze(0)), input_meta[0]);
-  if (needs_input_grad(1)) out[1] = reduce_grad(ember::mv(self.t(), grad), input_meta[1]);
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::mul(grad.unsqueeze(1), vec.unsqueeze(0).conj()), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(ember::mv(self.t().conj(), grad), input_meta[1]);
   return out;
 }
 
@@ -2405,8 +2442,8 @@ variable_list DotBackward0::apply(variable_list&& grads) {
   const std::shared_ptr<Node> self_node = shared_from_this();
   const Tensor self = self_.unpack(self_node);
   const Tensor tensor = tensor_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * tensor, input_meta[0]);
-  if (needs_input_grad(1)) out[1] = reduce_grad(grad * self, input_meta[1]);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * tensor.conj(), input_meta[0]);
+  if (needs_input_grad(1)) out[1] = reduce_grad(grad * self.conj(), input_meta[1]);
   return out;
 }
 
@@ -3044,6 +3081,22 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_slogdet(const Tensor& A) {
   node->result2_ = SavedVariable(std::get<2>(result), true);
   node->result3_ = SavedVariable(std::get<3>(result), true);
   return result;
+}
+
+std::tuple<Tensor, Tensor> linalg_eig(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::linalg_eig");
+  if (GradMode::is_enabled() && any_requires_grad(self))
+    EMBER_FAIL("The function 'linalg_eig' is not differentiable with respect to argument 'self'. This input cannot have requires_grad True.");
+  ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&>(self);
+}
+
+Tensor linalg_eigvals(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::linalg_eigvals");
+  if (GradMode::is_enabled() && any_requires_grad(self))
+    EMBER_FAIL("The function 'linalg_eigvals' is not differentiable with respect to argument 'self'. This input cannot have requires_grad True.");
+  ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+  return h.call<Tensor, const Tensor&>(self);
 }
 
 struct HardtanhBackward0 final : Node {
@@ -7073,7 +7126,7 @@ variable_list AbsBackward0::apply(variable_list&& grads) {
   variable_list out(next_edges().size());
   const std::shared_ptr<Node> self_node = shared_from_this();
   const Tensor self = self_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::sign(self), input_meta[0]);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::sgn(self), input_meta[0]);
   return out;
 }
 
@@ -7195,7 +7248,7 @@ variable_list ExpBackward0::apply(variable_list&& grads) {
   variable_list out(next_edges().size());
   const std::shared_ptr<Node> self_node = shared_from_this();
   const Tensor result = result0_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * result, input_meta[0]);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * result.conj(), input_meta[0]);
   return out;
 }
 
@@ -7327,7 +7380,7 @@ variable_list LogBackward0::apply(variable_list&& grads) {
   variable_list out(next_edges().size());
   const std::shared_ptr<Node> self_node = shared_from_this();
   const Tensor self = self_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad / self, input_meta[0]);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad / self.conj(), input_meta[0]);
   return out;
 }
 
@@ -7503,7 +7556,7 @@ variable_list SqrtBackward0::apply(variable_list&& grads) {
   variable_list out(next_edges().size());
   const std::shared_ptr<Node> self_node = shared_from_this();
   const Tensor result = result0_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad / (result * 2), input_meta[0]);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad / (result * 2).conj(), input_meta[0]);
   return out;
 }
 
@@ -7547,7 +7600,7 @@ variable_list RsqrtBackward0::apply(variable_list&& grads) {
   variable_list out(next_edges().size());
   const std::shared_ptr<Node> self_node = shared_from_this();
   const Tensor result = result0_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * result * result * result * Scalar(-0.5), input_meta[0]);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * (result * result * result).conj() * Scalar(-0.5), input_meta[0]);
   return out;
 }
 
@@ -7591,7 +7644,7 @@ variable_list ReciprocalBackward0::apply(variable_list&& grads) {
   variable_list out(next_edges().size());
   const std::shared_ptr<Node> self_node = shared_from_this();
   const Tensor result = result0_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(-grad * result * result, input_meta[0]);
+  if (needs_input_grad(0)) out[0] = reduce_grad(-grad * (result * result).conj(), input_meta[0]);
   return out;
 }
 
@@ -7635,7 +7688,7 @@ variable_list SinBackward0::apply(variable_list&& grads) {
   variable_list out(next_edges().size());
   const std::shared_ptr<Node> self_node = shared_from_this();
   const Tensor self = self_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::cos(self), input_meta[0]);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * ember::cos(self).conj(), input_meta[0]);
   return out;
 }
 
@@ -7679,7 +7732,7 @@ variable_list CosBackward0::apply(variable_list&& grads) {
   variable_list out(next_edges().size());
   const std::shared_ptr<Node> self_node = shared_from_this();
   const Tensor self = self_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * -ember::sin(self), input_meta[0]);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * -ember::sin(self).conj(), input_meta[0]);
   return out;
 }
 
@@ -7723,7 +7776,7 @@ variable_list TanBackward0::apply(variable_list&& grads) {
   variable_list out(next_edges().size());
   const std::shared_ptr<Node> self_node = shared_from_this();
   const Tensor result = result0_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * (result * result + Scalar(1)), input_meta[0]);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * (result * result + Scalar(1)).conj(), input_meta[0]);
   return out;
 }
 
@@ -7987,7 +8040,7 @@ variable_list TanhBackward0::apply(variable_list&& grads) {
   variable_list out(next_edges().size());
   const std::shared_ptr<Node> self_node = shared_from_this();
   const Tensor result = result0_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * (1 - result * result), input_meta[0]);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * (1 - result * result).conj(), input_meta[0]);
   return out;
 }
 
@@ -8031,7 +8084,7 @@ variable_list SigmoidBackward0::apply(variable_list&& grads) {
   variable_list out(next_edges().size());
   const std::shared_ptr<Node> self_node = shared_from_this();
   const Tensor result = result0_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * result * (1 - result), input_meta[0]);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * (result * (1 - result)).conj(), input_meta[0]);
   return out;
 }
 
@@ -8493,7 +8546,7 @@ variable_list SquareBackward0::apply(variable_list&& grads) {
   variable_list out(next_edges().size());
   const std::shared_ptr<Node> self_node = shared_from_this();
   const Tensor self = self_.unpack(self_node);
-  if (needs_input_grad(0)) out[0] = reduce_grad(grad * self * 2, input_meta[0]);
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad * self.conj() * 2, input_meta[0]);
   return out;
 }
 
@@ -8775,45 +8828,6 @@ Tensor rad2deg__(const Tensor& self) {
   }
   check_inplace(self);
   Tensor r = generated::rad2deg(ember::clone(self));
-  commit_inplace(self, r, 0);
-  return self;
-}
-
-struct SgnBackward0 final : Node {
-  std::string name() const override { return "SgnBackward0"; }
-  variable_list apply(variable_list&& grads) override;
-};
-
-variable_list SgnBackward0::apply(variable_list&& grads) {
-  const Tensor& grad = grads[0];
-  variable_list out(next_edges().size());
-  if (needs_input_grad(0)) out[0] = reduce_grad(ember::zeros_like(grad), input_meta[0]);
-  return out;
-}
-
-Tensor sgn(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sgn");
-  Tensor result;
-  {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    result = h.call<Tensor, const Tensor&>(self);
-  }
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
-  auto node = std::make_shared<SgnBackward0>();
-  node->sequence_nr = next_sequence_nr();
-  add_input(*node, self);
-  if (floating_output(result)) set_history(result, node, 0);
-  return result;
-}
-
-Tensor sgn__(const Tensor& self) {
-  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sgn_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
-    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
-    return h.call<Tensor, const Tensor&>(self);
-  }
-  check_inplace(self);
-  Tensor r = generated::sgn(ember::clone(self));
   commit_inplace(self, r, 0);
   return self;
 }
@@ -9239,6 +9253,124 @@ std::tuple<Tensor, Tensor> frexp_Tensor(const Tensor& self) {
   node->output_meta_.push_back(meta_of(std::get<0>(result)));
   node->output_meta_.push_back(meta_of(std::get<1>(result)));
   node->result1_ = SavedVariable(std::get<1>(result), true);
+  return result;
+}
+
+struct ConjPhysicalBackward0 final : Node {
+  std::string name() const override { return "ConjPhysicalBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list ConjPhysicalBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(grad.conj_physical(), input_meta[0]);
+  return out;
+}
+
+Tensor conj_physical(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::conj_physical");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ConjPhysicalBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+Tensor conj_physical__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::conj_physical_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::conj_physical(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct SgnBackward0 final : Node {
+  std::string name() const override { return "SgnBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); result0_.reset(); }
+  SavedVariable self_;
+  SavedVariable result0_;
+};
+
+variable_list SgnBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  const Tensor result = result0_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(sgn_backward(self, grad, result), input_meta[0]);
+  return out;
+}
+
+Tensor sgn(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sgn");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<SgnBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
+  node->result0_ = SavedVariable(result, true);
+  return result;
+}
+
+Tensor sgn__(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::sgn_");
+  if (!GradMode::is_enabled() || !(any_requires_grad(self))) {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    return h.call<Tensor, const Tensor&>(self);
+  }
+  check_inplace(self);
+  Tensor r = generated::sgn(ember::clone(self));
+  commit_inplace(self, r, 0);
+  return self;
+}
+
+struct AngleBackward0 final : Node {
+  std::string name() const override { return "AngleBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override { self_.reset(); }
+  SavedVariable self_;
+};
+
+variable_list AngleBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  const std::shared_ptr<Node> self_node = shared_from_this();
+  const Tensor self = self_.unpack(self_node);
+  if (needs_input_grad(0)) out[0] = reduce_grad(angle_backward(grad, self), input_meta[0]);
+  return out;
+}
+
+Tensor angle(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::angle");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<AngleBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->self_ = SavedVariable(self, false);
+  if (floating_output(result)) set_history(result, node, 0);
   return result;
 }
 
@@ -9902,6 +10034,64 @@ Tensor as_strided_backward(const Tensor& grad_output, IntArrayRef size, IntArray
   return result;
 }
 
+struct ViewAsRealBackward0 final : Node {
+  std::string name() const override { return "ViewAsRealBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list ViewAsRealBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::view_as_complex(grad.contiguous()), input_meta[0]);
+  return out;
+}
+
+Tensor view_as_real(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::view_as_real");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ViewAsRealBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  mark_view(result);  // Note [views and in-place]
+  return result;
+}
+
+struct ViewAsComplexBackward0 final : Node {
+  std::string name() const override { return "ViewAsComplexBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+};
+
+variable_list ViewAsComplexBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::view_as_real(grad.contiguous()), input_meta[0]);
+  return out;
+}
+
+Tensor view_as_complex(const Tensor& self) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::view_as_complex");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&>(self);
+  }
+  if (!GradMode::is_enabled() && requires_grad(self)) mark_no_grad_view(result);
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ViewAsComplexBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  if (floating_output(result)) set_history(result, node, 0);
+  mark_view(result);  // Note [views and in-place]
+  return result;
+}
+
 struct AsStridedBackward1 final : Node {
   std::string name() const override { return "AsStridedBackward1"; }
   variable_list apply(variable_list&& grads) override;
@@ -9924,7 +10114,7 @@ variable_list AsStridedBackward1::apply(variable_list&& grads) {
 
 Tensor as_strided_(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::as_strided_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !is_floating_point(self.dtype())) {
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !is_differentiable_dtype(self.dtype())) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>>(self, size, stride, storage_offset);
   }
@@ -9962,7 +10152,7 @@ variable_list TransposeBackward1::apply(variable_list&& grads) {
 
 Tensor transpose__int(const Tensor& self, int64_t dim0, int64_t dim1) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::transpose_.int");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !is_floating_point(self.dtype())) {
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !is_differentiable_dtype(self.dtype())) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     return h.call<Tensor, const Tensor&, int64_t, int64_t>(self, dim0, dim1);
   }
@@ -9994,7 +10184,7 @@ variable_list TBackward1::apply(variable_list&& grads) {
 
 Tensor t_(const Tensor& self) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::t_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !is_floating_point(self.dtype())) {
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !is_differentiable_dtype(self.dtype())) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     return h.call<Tensor, const Tensor&>(self);
   }
@@ -10025,7 +10215,7 @@ variable_list SqueezeBackward2::apply(variable_list&& grads) {
 
 Tensor squeeze_(const Tensor& self) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::squeeze_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !is_floating_point(self.dtype())) {
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !is_differentiable_dtype(self.dtype())) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     return h.call<Tensor, const Tensor&>(self);
   }
@@ -10056,7 +10246,7 @@ variable_list SqueezeBackward3::apply(variable_list&& grads) {
 
 Tensor squeeze__dim(const Tensor& self, int64_t dim) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::squeeze_.dim");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !is_floating_point(self.dtype())) {
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !is_differentiable_dtype(self.dtype())) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     return h.call<Tensor, const Tensor&, int64_t>(self, dim);
   }
@@ -10087,7 +10277,7 @@ variable_list UnsqueezeBackward1::apply(variable_list&& grads) {
 
 Tensor unsqueeze_(const Tensor& self, int64_t dim) {
   static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::unsqueeze_");
-  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !is_floating_point(self.dtype())) {
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !is_differentiable_dtype(self.dtype())) {
     ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
     return h.call<Tensor, const Tensor&, int64_t>(self, dim);
   }
@@ -10165,6 +10355,7 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::igamma_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&igamma__));
   m.impl("aten::igammac", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&igammac));
   m.impl("aten::igammac_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&igammac__));
+  m.impl("aten::complex", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&complex));
   m.impl("aten::convolution", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef, IntArrayRef, bool, IntArrayRef, int64_t)>(&convolution));
   m.impl("aten::convolution_backward", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&, const Tensor&, const Tensor&, OptionalIntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool, IntArrayRef, int64_t, std::array<bool, 3>)>(&convolution_backward));
   m.impl("aten::clone", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, std::optional<MemoryFormat>)>(&clone));
@@ -10212,6 +10403,8 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::_linalg_solve_ex", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor, Tensor, Tensor> (*)(const Tensor&, const Tensor&, bool, bool)>(&_linalg_solve_ex));
   m.impl("aten::_linalg_det", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&)>(&_linalg_det));
   m.impl("aten::_linalg_slogdet", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor, Tensor, Tensor> (*)(const Tensor&)>(&_linalg_slogdet));
+  m.impl("aten::linalg_eig", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&)>(&linalg_eig));
+  m.impl("aten::linalg_eigvals", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&linalg_eigvals));
   m.impl("aten::hardtanh", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&hardtanh));
   m.impl("aten::hardtanh_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&hardtanh__));
   m.impl("aten::leaky_relu", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Scalar&)>(&leaky_relu));
@@ -10407,8 +10600,6 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::deg2rad_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&deg2rad__));
   m.impl("aten::rad2deg", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&rad2deg));
   m.impl("aten::rad2deg_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&rad2deg__));
-  m.impl("aten::sgn", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sgn));
-  m.impl("aten::sgn_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sgn__));
   m.impl("aten::digamma", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&digamma));
   m.impl("aten::digamma_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&digamma__));
   m.impl("aten::lgamma", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&lgamma));
@@ -10427,6 +10618,11 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::round.decimals", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&round_decimals));
   m.impl("aten::round_.decimals", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t)>(&round__decimals_));
   m.impl("aten::frexp.Tensor", DispatchKey::Autograd, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&)>(&frexp_Tensor));
+  m.impl("aten::conj_physical", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&conj_physical));
+  m.impl("aten::conj_physical_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&conj_physical__));
+  m.impl("aten::sgn", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sgn));
+  m.impl("aten::sgn_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&sgn__));
+  m.impl("aten::angle", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&angle));
   m.impl("aten::as_strided", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&as_strided));
   m.impl("aten::view", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&view));
   m.impl("aten::permute", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&permute));
@@ -10446,6 +10642,8 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::diagonal_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, int64_t, int64_t, int64_t)>(&diagonal_backward));
   m.impl("aten::unfold_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, int64_t, int64_t, int64_t)>(&unfold_backward));
   m.impl("aten::as_strided_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, int64_t, IntArrayRef, IntArrayRef, int64_t)>(&as_strided_backward));
+  m.impl("aten::view_as_real", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&view_as_real));
+  m.impl("aten::view_as_complex", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&view_as_complex));
   m.impl("aten::as_strided_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&as_strided_));
   m.impl("aten::transpose_.int", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, int64_t, int64_t)>(&transpose__int));
   m.impl("aten::t_", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&)>(&t_));

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <complex>
 #include <vector>
 
 #include "ember/kernels/cpu/Gemm.h"
@@ -55,6 +56,37 @@ struct Blas<double> {
   }
 };
 
+// complex64 and complex128: cgemm/zgemm, cgemv/zgemv and the unconjugated dotu (mm, mv and dot do not
+// conjugate; vdot conjugates its first argument before it gets here).
+template <class V>
+struct ComplexBlas {
+  using C = std::complex<V>;
+  static void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k, C alpha, const C* a,
+                   blasint lda, const C* b, blasint ldb, C beta, C* c, blasint ldc) {
+    if constexpr (std::is_same_v<V, float>)
+      cblas_cgemm(CblasRowMajor, ta, tb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
+    else
+      cblas_zgemm(CblasRowMajor, ta, tb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
+  }
+  static void gemv(CBLAS_TRANSPOSE t, blasint m, blasint n, C alpha, const C* a, blasint lda, const C* x,
+                   blasint incx, C beta, C* y, blasint incy) {
+    if constexpr (std::is_same_v<V, float>)
+      cblas_cgemv(CblasRowMajor, t, m, n, &alpha, a, lda, x, incx, &beta, y, incy);
+    else
+      cblas_zgemv(CblasRowMajor, t, m, n, &alpha, a, lda, x, incx, &beta, y, incy);
+  }
+  static C dot(blasint n, const C* x, blasint incx, const C* y, blasint incy) {
+    C r;
+    if constexpr (std::is_same_v<V, float>) cblas_cdotu_sub(n, x, incx, y, incy, &r);
+    else cblas_zdotu_sub(n, x, incx, y, incy, &r);
+    return r;
+  }
+};
+template <>
+struct Blas<std::complex<float>> : ComplexBlas<float> {};
+template <>
+struct Blas<std::complex<double>> : ComplexBlas<double> {};
+
 constexpr int64_t kBlasMax = INT_MAX;  // blasint is int in Debian's (LP64) OpenBLAS
 
 // BLAS's trans flag for a BlasLayout (GemmOperands.h).
@@ -64,7 +96,7 @@ CBLAS_TRANSPOSE flip(const cpu::BlasLayout& l) { return l.trans ? CblasNoTrans :
 bool fits(int64_t v) { return v >= -kBlasMax && v <= kBlasMax; }
 
 bool supports(const GemmArgs& g) {
-  if (g.dtype != kFloat32 && g.dtype != kFloat64) return false;
+  if (g.dtype != kFloat32 && g.dtype != kFloat64 && !is_complex(g.dtype)) return false;
   for (int64_t v : {g.m, g.n, g.k, g.a.row_stride, g.a.col_stride, g.b.row_stride, g.b.col_stride, g.c.row_stride,
                     g.c.col_stride})
     if (!fits(v)) return false;
@@ -151,8 +183,12 @@ void run_typed(const GemmArgs& g) {
 }
 
 void run(const GemmArgs& g) {
-  if (g.dtype == kFloat32) run_typed<float>(g);
-  else run_typed<double>(g);
+  switch (g.dtype) {
+    case kFloat32: run_typed<float>(g); break;
+    case kComplexFloat: run_typed<std::complex<float>>(g); break;
+    case kComplexDouble: run_typed<std::complex<double>>(g); break;
+    default: run_typed<double>(g); break;
+  }
 }
 
 }  // namespace

@@ -17,6 +17,16 @@ inline constexpr uint32_t kIntegralTypes =
 inline constexpr uint32_t kIntegralAndBool = kIntegralTypes | dtype_bit(kBool);
 inline constexpr uint32_t kNumericTypes = kFloatingTypes | kIntegralTypes;
 inline constexpr uint32_t kAllTypes = kNumericTypes | dtype_bit(kBool);
+/// complex64 and complex128: kernels list them explicitly (Note [complex numbers] in ember/core/DType.h).
+inline constexpr uint32_t kComplexTypes = dtype_bit(kComplexFloat) | dtype_bit(kComplexDouble);
+inline constexpr uint32_t kFloatingAndComplex = kFloatingTypes | kComplexTypes;
+inline constexpr uint32_t kAllAndComplex = kAllTypes | kComplexTypes;
+
+/// Whether T is std::complex<float> or std::complex<double>.
+template <class T>
+inline constexpr bool is_complex_v = false;
+template <class V>
+inline constexpr bool is_complex_v<std::complex<V>> = true;
 
 template <uint32_t Mask, class F>
 inline void dispatch_dtypes(DType d, const char* op, F&& f) {
@@ -34,9 +44,17 @@ inline void dispatch_dtypes(DType d, const char* op, F&& f) {
   not_implemented_for(op, d);
 }
 
-/// Calls f.template operator()<U>() with the unsigned integer type U of element size es (1, 2, 4 or 8): for
-/// kernels that only move elements (copies, triangles, flips), one instantiation per size, not per dtype.
-/// Errors: any other size.
+/// 16 bytes moved as one element (complex128), for dispatch_element_size.
+struct Bytes16 {
+  uint64_t lo, hi;
+  Bytes16() = default;
+  explicit constexpr Bytes16(int zero) : lo(static_cast<uint64_t>(zero)), hi(0) {}  // T(0): zero bytes
+  bool operator==(const Bytes16&) const = default;
+};
+
+/// Calls f.template operator()<U>() with the unsigned integer type U of element size es (1, 2, 4 or 8; Bytes16
+/// for 16, complex128): for kernels that only move elements (copies, triangles, flips), one instantiation per
+/// size, not per dtype. Errors: any other size.
 template <class F>
 void dispatch_element_size(int64_t es, F&& f) {
   switch (es) {
@@ -44,6 +62,7 @@ void dispatch_element_size(int64_t es, F&& f) {
     case 2: f.template operator()<uint16_t>(); return;
     case 4: f.template operator()<uint32_t>(); return;
     case 8: f.template operator()<uint64_t>(); return;
+    case 16: f.template operator()<Bytes16>(); return;
   }
   EMBER_FAIL("element size {} is not supported", es);
 }

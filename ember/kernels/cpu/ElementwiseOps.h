@@ -5,6 +5,7 @@
 // Formulas follow PyTorch's documented semantics; sources are named where not obvious.
 #include <algorithm>
 #include <cmath>
+#include <complex>
 
 #include "ember/kernels/cpu/isa/IsaNamespace.h"
 #include <limits>
@@ -17,6 +18,28 @@ inline namespace EMBER_ISA_NS {
 
 template <class T>
 constexpr bool kIsFloat = std::is_floating_point_v<T>;
+template <class T>
+constexpr bool kIsComplex = false;
+template <class V>
+constexpr bool kIsComplex<std::complex<V>> = true;
+
+// Note [complex arithmetic]
+// Complex products and quotients use the textbook formulas PyTorch 1.13's CPU kernels use (its vectorized
+// complex types), not the C library's Annex G ones behind std::complex's operators, so inf and NaN parts come
+// out as PyTorch's do: (a+bi)(c+di) = (ac - bd) + (ad + bc)i, so (inf+0i)(1+0i) = inf+nan i; and
+// (a+bi)/(c+di) = ((ac + bd) + (bc - ad)i) / (c^2 + d^2), so (1+0i)/(inf+0i) = nan+nan i, x/0 = nan+nan i.
+// add and sub compute self + alpha * other with this product, as PyTorch's ufunc::add.
+template <class V>
+std::complex<V> complex_mul(std::complex<V> x, std::complex<V> y) {
+  const V a = x.real(), b = x.imag(), c = y.real(), d = y.imag();
+  return {a * c - b * d, a * d + b * c};
+}
+template <class V>
+std::complex<V> complex_div(std::complex<V> x, std::complex<V> y) {
+  const V a = x.real(), b = x.imag(), c = y.real(), d = y.imag();
+  const V den = c * c + d * d;
+  return {(a * c + b * d) / den, (b * c - a * d) / den};
+}
 
 // ---- unary, same dtype in and out. X(Name, functor expression in x)
 struct Abs {
@@ -40,8 +63,18 @@ struct Log2 { template <class T> static T f(T x) { return std::log2(x); } };
 struct Log10 { template <class T> static T f(T x) { return std::log10(x); } };
 struct Log1p { template <class T> static T f(T x) { return std::log1p(x); } };
 struct Sqrt { template <class T> static T f(T x) { return std::sqrt(x); } };
-struct Rsqrt { template <class T> static T f(T x) { return T(1) / std::sqrt(x); } };
-struct Reciprocal { template <class T> static T f(T x) { return T(1) / x; } };
+struct Rsqrt {
+  template <class T> static T f(T x) {
+    if constexpr (kIsComplex<T>) return complex_div(T(1), std::sqrt(x));  // Note [complex arithmetic]
+    else return T(1) / std::sqrt(x);
+  }
+};
+struct Reciprocal {
+  template <class T> static T f(T x) {
+    if constexpr (kIsComplex<T>) return complex_div(T(1), x);
+    else return T(1) / x;
+  }
+};
 struct Sin { template <class T> static T f(T x) { return std::sin(x); } };
 struct Cos { template <class T> static T f(T x) { return std::cos(x); } };
 struct Tan { template <class T> static T f(T x) { return std::tan(x); } };
@@ -56,7 +89,12 @@ struct Asinh { template <class T> static T f(T x) { return std::asinh(x); } };
 struct Atanh { template <class T> static T f(T x) { return std::atanh(x); } };
 struct Deg2rad { template <class T> static T f(T x) { return x * T(M_PI / 180.0); } };
 struct Rad2deg { template <class T> static T f(T x) { return x * T(180.0 / M_PI); } };
-struct Sigmoid { template <class T> static T f(T x) { return T(1) / (T(1) + std::exp(-x)); } };
+struct Sigmoid {
+  template <class T> static T f(T x) {
+    if constexpr (kIsComplex<T>) return complex_div(T(1), T(1) + std::exp(-x));  // Note [complex arithmetic]
+    else return T(1) / (T(1) + std::exp(-x));
+  }
+};
 struct Erf { template <class T> static T f(T x) { return std::erf(x); } };
 struct Erfc { template <class T> static T f(T x) { return std::erfc(x); } };
 struct Relu {
@@ -85,7 +123,12 @@ struct Round {
 };
 struct Trunc { template <class T> static T f(T x) { if constexpr (kIsFloat<T>) return std::trunc(x); else return x; } };
 struct Frac { template <class T> static T f(T x) { return x - std::trunc(x); } };
-struct Square { template <class T> static T f(T x) { return static_cast<T>(x * x); } };
+struct Square {
+  template <class T> static T f(T x) {
+    if constexpr (kIsComplex<T>) return complex_mul(x, x);
+    else return static_cast<T>(x * x);
+  }
+};
 struct BitwiseNot {
   template <class T> static T f(T x) {
     if constexpr (std::is_same_v<T, bool>) return !x;
@@ -94,21 +137,25 @@ struct BitwiseNot {
 };
 
 // ---- unary predicates (bool out)
+// A complex value is NaN when either part is, infinite when either part is, finite when both are.
 struct IsNan {
   template <class T> static bool f(T x) {
-    if constexpr (kIsFloat<T>) return std::isnan(x);
+    if constexpr (kIsComplex<T>) return std::isnan(x.real()) || std::isnan(x.imag());
+    else if constexpr (kIsFloat<T>) return std::isnan(x);
     else return false;
   }
 };
 struct IsInf {
   template <class T> static bool f(T x) {
-    if constexpr (kIsFloat<T>) return std::isinf(x);
+    if constexpr (kIsComplex<T>) return std::isinf(x.real()) || std::isinf(x.imag());
+    else if constexpr (kIsFloat<T>) return std::isinf(x);
     else return false;
   }
 };
 struct IsFinite {
   template <class T> static bool f(T x) {
-    if constexpr (kIsFloat<T>) return std::isfinite(x);
+    if constexpr (kIsComplex<T>) return std::isfinite(x.real()) && std::isfinite(x.imag());
+    else if constexpr (kIsFloat<T>) return std::isfinite(x);
     else return true;
   }
 };
@@ -139,10 +186,16 @@ struct LogicalNot { template <class T> static bool f(T x) { return !static_cast<
 struct Mul {
   template <class T> static T f(T a, T b) {
     if constexpr (std::is_same_v<T, bool>) return a && b;
+    else if constexpr (kIsComplex<T>) return complex_mul(a, b);  // Note [complex arithmetic]
     else return static_cast<T>(a * b);
   }
 };
-struct Div { template <class T> static T f(T a, T b) { return a / b; } };
+struct Div {
+  template <class T> static T f(T a, T b) {
+    if constexpr (kIsComplex<T>) return complex_div(a, b);  // Note [complex arithmetic]
+    else return a / b;
+  }
+};
 struct Atan2 { template <class T> static T f(T a, T b) { return std::atan2(a, b); } };
 struct Hypot { template <class T> static T f(T a, T b) { return std::hypot(a, b); } };
 struct Maximum {

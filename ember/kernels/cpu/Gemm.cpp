@@ -42,6 +42,7 @@ inline T from_acc(gemm_acc_t<T> v) {
 template <class T>
 inline gemm_acc_t<T> scalar_acc(const Scalar& s) {
   if constexpr (std::is_integral_v<T>) return to_acc<T>(s.to<T>());
+  else if constexpr (is_complex_v<T>) return s.to<T>();
   else return static_cast<gemm_acc_t<T>>(s.to<double>());
 }
 
@@ -143,13 +144,13 @@ void reference_typed(const GemmArgs& g) {
 }  // namespace
 
 void gemm_reference(const GemmArgs& g) {
-  dispatch_dtypes<kAllTypes>(g.dtype, "gemm", [&]<class T>() { reference_typed<T>(g); });
+  dispatch_dtypes<kAllAndComplex>(g.dtype, "gemm", [&]<class T>() { reference_typed<T>(g); });
 }
 
 void gemm(const GemmArgs& g) {
   if (g.batch == 0 || g.m == 0 || g.n == 0) return;
   bool product_zero = false;  // k = 0, or alpha 0 once converted as the kernels convert it
-  dispatch_dtypes<kAllTypes>(g.dtype, "gemm", [&]<class T>() {
+  dispatch_dtypes<kAllAndComplex>(g.dtype, "gemm", [&]<class T>() {
     product_zero = g.k == 0 || scalar_acc<T>(g.alpha) == gemm_acc_t<T>(0);
     if (product_zero) scale_c<T>(g);
   });

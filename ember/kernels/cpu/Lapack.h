@@ -8,6 +8,7 @@
 // the kernels hand LAPACK column-major copies and return column-major results, as PyTorch does.
 //
 // The templates lapack::getrf<T> and friends pick the s (float) or d (double) routine.
+#include <complex>
 #include <cstddef>
 
 extern "C" {
@@ -57,6 +58,19 @@ void ssytrs_(const char* uplo, const int* n, const int* nrhs, const float* a, co
              float* b, const int* ldb, int* info, std::size_t);
 void dsytrs_(const char* uplo, const int* n, const int* nrhs, const double* a, const int* lda, const int* ipiv,
              double* b, const int* ldb, int* info, std::size_t);
+// General eigen-decomposition (eigenvalues and right eigenvectors), real and complex.
+void sgeev_(const char* jobvl, const char* jobvr, const int* n, float* a, const int* lda, float* wr, float* wi,
+            float* vl, const int* ldvl, float* vr, const int* ldvr, float* work, const int* lwork, int* info,
+            std::size_t, std::size_t);
+void dgeev_(const char* jobvl, const char* jobvr, const int* n, double* a, const int* lda, double* wr, double* wi,
+            double* vl, const int* ldvl, double* vr, const int* ldvr, double* work, const int* lwork, int* info,
+            std::size_t, std::size_t);
+void cgeev_(const char* jobvl, const char* jobvr, const int* n, void* a, const int* lda, void* w, void* vl,
+            const int* ldvl, void* vr, const int* ldvr, void* work, const int* lwork, float* rwork, int* info,
+            std::size_t, std::size_t);
+void zgeev_(const char* jobvl, const char* jobvr, const int* n, void* a, const int* lda, void* w, void* vl,
+            const int* ldvl, void* vr, const int* ldvr, void* work, const int* lwork, double* rwork, int* info,
+            std::size_t, std::size_t);
 // BLAS level 3: triangular solve with several right-hand sides.
 void strsm_(const char* side, const char* uplo, const char* transa, const char* diag, const int* m, const int* n,
             const float* alpha, const float* a, const int* lda, float* b, const int* ldb, std::size_t, std::size_t,
@@ -117,6 +131,26 @@ void sytrs(char uplo, int n, int nrhs, const T* a, int lda, const int* ipiv, T* 
 template <class T>
 void trsm(char side, char uplo, char transa, char diag, int m, int n, T alpha, const T* a, int lda, T* b, int ldb) {
   EMBER_LAPACK_PICK(T, trsm, &side, &uplo, &transa, &diag, &m, &n, &alpha, a, &lda, b, &ldb, 1, 1, 1, 1);
+}
+
+/// geev for float/double (wr, wi: the eigenvalues' parts) and for complex<float>/complex<double> (w), with
+/// jobvl 'N'; lwork -1 queries the workspace size into work[0].
+template <class T>
+void geev_real(char jobvr, int n, T* a, int lda, T* wr, T* wi, T* vr, int ldvr, T* work, int lwork, int* info) {
+  const char jobvl = 'N';
+  const int one = 1;
+  EMBER_LAPACK_PICK(T, geev, &jobvl, &jobvr, &n, a, &lda, wr, wi, nullptr, &one, vr, &ldvr, work, &lwork, info, 1,
+                    1);
+}
+template <class V>
+void geev_complex(char jobvr, int n, std::complex<V>* a, int lda, std::complex<V>* w, std::complex<V>* vr, int ldvr,
+                  std::complex<V>* work, int lwork, V* rwork, int* info) {
+  const char jobvl = 'N';
+  const int one = 1;
+  if constexpr (sizeof(V) == 4)
+    cgeev_(&jobvl, &jobvr, &n, a, &lda, w, nullptr, &one, vr, &ldvr, work, &lwork, rwork, info, 1, 1);
+  else
+    zgeev_(&jobvl, &jobvr, &n, a, &lda, w, nullptr, &one, vr, &ldvr, work, &lwork, rwork, info, 1, 1);
 }
 
 #undef EMBER_LAPACK_PICK

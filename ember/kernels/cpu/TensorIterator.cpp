@@ -88,7 +88,7 @@ TensorIterator::TensorIterator(const IterConfig& config, const Tensor& out,
   ResultTypeState rt;
   for (const Tensor& t : inputs) rt.add(t);
   common_ = config.compute_dtype ? *config.compute_dtype : inputs.size() == 0 ? out.dtype() : rt.result();
-  if (config.int_to_float && !is_floating_point(common_)) common_ = default_dtype();
+  if (config.int_to_float && !is_floating_point(common_) && !is_complex(common_)) common_ = default_dtype();
   DType out_dtype = config.output_dtype ? *config.output_dtype : common_;
 
   // 3. Output.

@@ -57,6 +57,8 @@ IterConfig float_op(const char* name) {
 // ---- add / sub -------------------------------------------------------------------------------------------
 // PyTorch's checks on alpha and on bool operands of sub.
 void check_alpha(const char* name, DType dtype, const Scalar& alpha) {
+  EMBER_CHECK(!alpha.is_complex() || is_complex(dtype),
+              "{}: For non-complex input tensors, argument alpha must not be a complex number.", name);
   EMBER_CHECK(!(is_integral(dtype, true) && alpha.is_floating_point()),
               "{}: For integral input tensors, argument alpha must not be a floating point number.", name);
   EMBER_CHECK(!(alpha.is_bool() && dtype != kBool), "{}: Boolean alpha only supported for Boolean results.", name);
@@ -81,11 +83,15 @@ Tensor add_sub(const char* name, bool is_sub, const Tensor& self, const Tensor& 
     it.for_each([fn, a](char** d, const int64_t* s, int64_t n) { fn(d, s, n, a); });
     return it.finish();
   }
-  run_binary<kAllTypes>(it, name, [&]<class M>() {
+  run_binary<kAllAndComplex>(it, name, [&]<class M>() {
     // sub is add with -alpha (exact in two's complement for unsigned types too).
     M a = alpha.to<M>();
     if constexpr (!std::is_same_v<M, bool>) a = is_sub ? static_cast<M>(-a) : a;
-    return [a](M x, M y) { return static_cast<M>(x + a * y); };
+    if constexpr (ops::kIsComplex<M>) {
+      return [a](M x, M y) { return x + ops::complex_mul(a, y); };  // Note [complex arithmetic]
+    } else {
+      return [a](M x, M y) { return static_cast<M>(x + a * y); };
+    }
   });
   return it.finish();
 }
@@ -136,7 +142,8 @@ M int_floor_div(M a, M b) {
 Tensor div_impl(const char* name, const Tensor& self, const Tensor& other, Rounding r, const Tensor& out,
                 bool inplace) {
   if (r == Rounding::True)
-    return binary_op<ops::Div, kFloatingTypes>(float_op(name), self, other, out, inplace, static_cast<int>(VecOp::Div));
+    return binary_op<ops::Div, kFloatingAndComplex>(float_op(name), self, other, out, inplace,
+                                                    static_cast<int>(VecOp::Div));
   IterConfig cfg = named(name);
   cfg.is_inplace = inplace;
   TensorIterator it(cfg, out, {self, other});
@@ -198,13 +205,13 @@ Tensor pow_impl(const Tensor& self, const Tensor& exponent, const Tensor& out, b
   IterConfig cfg = named("pow");
   cfg.is_inplace = inplace;
   TensorIterator it(cfg, out, {self, exponent});
-  if (!is_floating_point(it.common_dtype()) && exponent.impl()->is_wrapped_number() &&
+  if (!is_floating_point(it.common_dtype()) && !is_complex(it.common_dtype()) && exponent.impl()->is_wrapped_number() &&
       !is_floating_point(exponent.dtype())) {
     EMBER_CHECK(exponent.item<int64_t>() >= 0, "Integers to negative integer powers are not allowed.");
   }
-  run_binary<kNumericTypes>(it, "pow", []<class M>() {
+  run_binary<kNumericTypes | kComplexTypes>(it, "pow", []<class M>() {
     return [](M a, M b) -> M {
-      if constexpr (std::is_floating_point_v<M>) return ops::PowF::f(a, b);
+      if constexpr (std::is_floating_point_v<M> || ops::kIsComplex<M>) return ops::PowF::f(a, b);
       else return ops::PowI::f(a, b);
     };
   });
@@ -235,15 +242,15 @@ Tensor sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, con
 
 // A plain functor op with its three variants. X(name, functor, dtypes, bool output, config, vectorized loop)
 #define EMBER_SIMPLE_BINARY_OPS(X)                                                   \
-  X(mul, Mul, kAllTypes, false, named, static_cast<int>(VecOp::Mul))                 \
+  X(mul, Mul, kAllAndComplex, false, named, static_cast<int>(VecOp::Mul))            \
   X(atan2, Atan2, kFloatingTypes, false, float_op, -1)                               \
   X(hypot, Hypot, kFloatingTypes, false, named, -1)                                  \
   X(maximum, Maximum, kAllTypes, false, named, static_cast<int>(VecOp::Maximum))     \
   X(minimum, Minimum, kAllTypes, false, named, static_cast<int>(VecOp::Minimum))     \
   X(fmax, Fmax, kAllTypes, false, named, -1)                                         \
   X(fmin, Fmin, kAllTypes, false, named, -1)                                         \
-  X(eq, Eq, kAllTypes, true, named, -1)                                              \
-  X(ne, Ne, kAllTypes, true, named, -1)                                              \
+  X(eq, Eq, kAllAndComplex, true, named, -1)                                         \
+  X(ne, Ne, kAllAndComplex, true, named, -1)                                         \
   X(lt, Lt, kAllTypes, true, named, -1)                                              \
   X(le, Le, kAllTypes, true, named, -1)                                              \
   X(gt, Gt, kAllTypes, true, named, -1)                                              \
@@ -372,7 +379,7 @@ Tensor where_impl(const Tensor& condition, const Tensor& self, const Tensor& oth
   Tensor a = self.dtype() == common ? self : self.to(common);
   Tensor b = other.dtype() == common ? other : other.to(common);
   TensorIterator it(cfg, out, {cond, a, b});
-  dispatch_dtypes<kAllTypes>(common, "where", [&]<class T>() {
+  dispatch_dtypes<kAllAndComplex>(common, "where", [&]<class T>() {
     it.for_each([](char** d, const int64_t* s, int64_t n) {
       ternary_loop<T, bool, T, T>(d, s, n, [](bool c, T x, T y) { return c ? x : y; });
     });

@@ -13,9 +13,17 @@ namespace {
 
 // Converts one value between any two dtypes as PyTorch's static_cast does: through float for the 16-bit
 // floats, bool is x != 0.
+// A complex value converts to a real type by its real part (Note [complex to real]); a real
+// value to a complex type with imaginary part 0.
 template <class To, class From>
 inline To convert(From x) {
-  if constexpr (std::is_same_v<To, bool>) return static_cast<opmath_t<From>>(x) != opmath_t<From>(0);
+  if constexpr (is_complex_v<From> && is_complex_v<To>) return To(x);
+  else if constexpr (is_complex_v<From>) {
+    if constexpr (std::is_same_v<To, bool>) return x != From(0);
+    else return convert<To>(x.real());
+  } else if constexpr (is_complex_v<To>) {
+    return To(static_cast<typename To::value_type>(static_cast<opmath_t<From>>(x)));
+  } else if constexpr (std::is_same_v<To, bool>) return static_cast<opmath_t<From>>(x) != opmath_t<From>(0);
   else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) return To(static_cast<float>(x));
   else return static_cast<To>(static_cast<opmath_t<From>>(x));
 }
@@ -123,8 +131,11 @@ Tensor copy_(const Tensor& self, const Tensor& src, bool) {
   cfg.output_dtype = self.dtype();
   TensorIterator it(cfg, self, {s});
   DType from = s.dtype(), to = self.dtype();
-  dispatch_dtypes<kAllTypes>(to, "copy_", [&]<class To>() {
-    dispatch_dtypes<kAllTypes>(from, "copy_", [&]<class From>() {
+  // Note [complex to real]
+  // Copying complex values into a real tensor keeps the real parts, as PyTorch's copy_ (which also warns
+  // "Casting complex values to real discards the imaginary part"; Ember has no C++ warning channel yet).
+  dispatch_dtypes<kAllAndComplex>(to, "copy_", [&]<class To>() {
+    dispatch_dtypes<kAllAndComplex>(from, "copy_", [&]<class From>() {
       it.for_each([](char** d, const int64_t* st, int64_t n) {
         if constexpr (std::is_same_v<To, From>) {
           if (st[0] == sizeof(To) && st[1] == sizeof(From)) {

@@ -54,11 +54,11 @@ namespace {
 template <class T>
 T checked_convert(const Scalar& v, DType dt) {
   EMBER_CHECK(!overflows(v, dt), "value cannot be converted to type {} without overflow", dt);
-  if constexpr (std::is_same_v<T, bool> || std::is_floating_point_v<T>) {
+  if constexpr (std::is_same_v<T, bool> || std::is_floating_point_v<T> || is_complex_v<T>) {
     return v.to<T>();
   } else if constexpr (std::is_integral_v<T>) {
     // Negative integers wrap into unsigned types (two's complement), as PyTorch.
-    return v.is_floating_point() ? v.to<T>() : static_cast<T>(v.to_long());
+    return v.is_floating_point() || v.is_complex() ? v.to<T>() : static_cast<T>(v.to_long());
   } else {
     return static_cast<T>(static_cast<opmath_t<T>>(v.to_double()));
   }
@@ -72,7 +72,7 @@ Tensor fill_(const Tensor& self, const Scalar& value) {
   cfg.is_inplace = true;
   cfg.check_mem_overlap = false;  // one value for every element: an expanded tensor is fine (Note [memory overlap])
   TensorIterator it(cfg, self, {});
-  dispatch_dtypes<kAllTypes>(self.dtype(), "fill_", [&]<class T>() {
+  dispatch_dtypes<kAllAndComplex>(self.dtype(), "fill_", [&]<class T>() {
     const T v = checked_convert<T>(value, self.dtype());
     it.for_each([v](char** d, const int64_t* s, int64_t n) {
       if (s[0] == sizeof(T)) {

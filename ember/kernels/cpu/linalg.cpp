@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ember/core/TypePromotion.h"
+#include "ember/kernels/cpu/Dispatch.h"
 #include "ember/kernels/cpu/Lapack.h"
 #include "ember/kernels/cpu/Parallel.h"
 #include "ember/kernels/cpu/generated/CPUKernels.h"
@@ -392,6 +393,95 @@ std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& self, bool upper, bo
 }
 
 // ---------------------------------------------------------------------------------------------------- eigh, SVD
+
+// Note [linalg.eig]
+// LAPACK's geev on column-major copies, one matrix at a time. A real matrix gives its eigenvalues as (wr, wi),
+// complex-conjugate pairs adjacent with the positive imaginary part first, and the pair's eigenvectors as two
+// real columns (re, im): v_j = re + i im, v_{j+1} = re - i im. Results are complex (complex64 for float32
+// input, complex128 for float64), eigenvectors normalised as LAPACK leaves them (norm 1, largest component
+// real), which is what PyTorch returns.
+namespace {
+std::tuple<Tensor, Tensor> eig_impl(const char* op, const Tensor& A, bool compute_v) {
+  EMBER_CHECK(A.dim() >= 2, "{}: The input tensor A must have at least 2 dimensions.", op);
+  const DType dt = A.dtype();
+  EMBER_CHECK(dt == kFloat32 || dt == kFloat64 || is_complex(dt),
+              "{}: Expected a floating point or complex tensor as input. Got {}", op, scalar_type_name(dt));
+  EMBER_CHECK(A.size(-1) == A.size(-2), "{}: A must be batches of square matrices, but they are {} by {} matrices",
+              op, A.size(-2), A.size(-1));
+  check_lapack_size(op, A.size(-1));
+  const int64_t n = A.size(-1), batch = batch_of(A.sizes());
+  const DType cdt = to_complex_dtype(dt);
+  Tensor a = colmajor_copy(A);
+  Tensor w = make_empty(with_tail(batch_shape(A.sizes()), {n}), cdt);
+  Tensor V = compute_v ? make_empty(A.sizes(), cdt) : make_empty({0}, cdt);  // row-major (*, n, n)
+  Tensor info = make_empty(batch_shape(A.sizes()), kInt32);
+  int32_t* inf = info.data_ptr<int32_t>();
+  std::fill(inf, inf + batch, 0);
+  if (n == 0) return {w, V};
+  const int ni = static_cast<int>(n);
+  const char jobvr = compute_v ? 'V' : 'N';
+  auto run = [&]<class T, class C>() {
+    T* ad = static_cast<T*>(a.data_ptr());
+    C* wd = static_cast<C*>(w.data_ptr());
+    C* vd = compute_v ? static_cast<C*>(V.data_ptr()) : nullptr;
+    std::vector<T> vr(compute_v ? static_cast<size_t>(n * n) : 1);
+    if constexpr (is_complex_v<T>) {
+      using R = typename T::value_type;
+      std::vector<R> rwork(static_cast<size_t>(2 * n));
+      T wq{};
+      int qi = 0;
+      lapack::geev_complex<R>(jobvr, ni, ad, ni, wd, vr.data(), ni, &wq, -1, rwork.data(), &qi);
+      std::vector<T> work(static_cast<size_t>(workspace_size(wq.real())));
+      for (int64_t b = 0; b < batch; ++b) {
+        int i = 0;
+        lapack::geev_complex<R>(jobvr, ni, ad + b * n * n, ni, wd + b * n, vr.data(), ni, work.data(),
+                                static_cast<int>(work.size()), rwork.data(), &i);
+        inf[b] = i;
+        if (!compute_v) continue;
+        for (int64_t r = 0; r < n; ++r)
+          for (int64_t c = 0; c < n; ++c) vd[b * n * n + r * n + c] = vr[c * n + r];
+      }
+    } else {
+      std::vector<T> wr(static_cast<size_t>(n)), wi(static_cast<size_t>(n));
+      T wq{};
+      int qi = 0;
+      lapack::geev_real<T>(jobvr, ni, ad, ni, wr.data(), wi.data(), vr.data(), ni, &wq, -1, &qi);
+      std::vector<T> work(static_cast<size_t>(workspace_size(wq)));
+      for (int64_t b = 0; b < batch; ++b) {
+        int i = 0;
+        lapack::geev_real<T>(jobvr, ni, ad + b * n * n, ni, wr.data(), wi.data(), vr.data(), ni, work.data(),
+                             static_cast<int>(work.size()), &i);
+        inf[b] = i;
+        for (int64_t j = 0; j < n; ++j) wd[b * n + j] = C(wr[j], wi[j]);
+        if (!compute_v) continue;
+        C* out = vd + b * n * n;
+        for (int64_t j = 0; j < n; ++j) {
+          if (wi[j] != 0 && j + 1 < n) {  // a conjugate pair: columns j (re) and j + 1 (im)
+            for (int64_t r = 0; r < n; ++r) {
+              out[r * n + j] = C(vr[j * n + r], vr[(j + 1) * n + r]);
+              out[r * n + j + 1] = C(vr[j * n + r], -vr[(j + 1) * n + r]);
+            }
+            ++j;
+          } else {
+            for (int64_t r = 0; r < n; ++r) out[r * n + j] = C(vr[j * n + r], 0);
+          }
+        }
+      }
+    }
+  };
+  switch (dt) {
+    case kFloat32: run.template operator()<float, std::complex<float>>(); break;
+    case kFloat64: run.template operator()<double, std::complex<double>>(); break;
+    case kComplexFloat: run.template operator()<std::complex<float>, std::complex<float>>(); break;
+    default: run.template operator()<std::complex<double>, std::complex<double>>(); break;
+  }
+  check_lapack_info("eig", info);
+  return {w, V};
+}
+}  // namespace
+
+std::tuple<Tensor, Tensor> linalg_eig(const Tensor& self) { return eig_impl("linalg.eig", self, true); }
+Tensor linalg_eigvals(const Tensor& self) { return std::get<0>(eig_impl("linalg.eigvals", self, false)); }
 
 std::tuple<Tensor, Tensor> _linalg_eigh(const Tensor& A, std::string_view UPLO, bool compute_v) {
   EMBER_CHECK(UPLO == "L" || UPLO == "U" || UPLO == "l" || UPLO == "u",

@@ -52,7 +52,7 @@ const char* cpp_type_name(DType d) {
 // alpha and beta must convert to the dtype (to float for the 16-bit floats) without overflow, as PyTorch's
 // checked Scalar conversion: uint8 also takes negative values down to -255 (they wrap).
 void check_scalar_fits(const char* op, const char* name, const Scalar& s, DType dtype) {
-  if (dtype == kBool || dtype == kFloat64 || s.is_bool()) return;
+  if (dtype == kBool || dtype == kFloat64 || is_complex(dtype) || s.is_bool()) return;
   bool ok = true;
   if (is_floating_point(dtype)) {
     const double v = s.to_double();

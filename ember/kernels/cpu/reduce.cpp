@@ -17,7 +17,15 @@ namespace ember::cpu {
 namespace {
 
 template <class T>
-using sum_acc_t = std::conditional_t<std::is_floating_point_v<opmath_t<T>>, double, int64_t>;
+struct SumAcc {
+  using type = std::conditional_t<std::is_floating_point_v<opmath_t<T>>, double, int64_t>;
+};
+template <class V>
+struct SumAcc<std::complex<V>> {  // complex sums and products accumulate in complex128
+  using type = std::complex<double>;
+};
+template <class T>
+using sum_acc_t = typename SumAcc<T>::type;
 
 // Writes a computed result into an out= tensor (resizing it) and returns out; or returns result.
 Tensor to_out(const Tensor& result, const Tensor& out) {
@@ -91,7 +99,8 @@ Tensor sum_impl(const char* name, const Tensor& self, OptionalIntArrayRef dim, b
                 std::optional<DType> dtype) {
   Reduction r = prepare(self, dim, keepdim, sum_dtype(self, dtype));
   Tensor out = make_empty(r.out_sizes, r.input.dtype());
-  dispatch_dtypes<kAllTypes>(r.input.dtype(), name, [&]<class T>() {
+  // nansum takes no complex input, as PyTorch's.
+  dispatch_dtypes<SkipNan ? kAllTypes : kAllAndComplex>(r.input.dtype(), name, [&]<class T>() {
     run_reduce(r.plan, r.input.data_ptr<T>(), out.data_ptr<T>(), SumOp<T, SkipNan>{});
   });
   return out;
@@ -100,16 +109,16 @@ Tensor sum_impl(const char* name, const Tensor& self, OptionalIntArrayRef dim, b
 Tensor mean_impl(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
   DType dt = dtype.value_or(self.dtype());
   EMBER_CHECK(
-      is_floating_point(dt),
+      is_floating_point(dt) || is_complex(dt),
       "mean(): could not infer output dtype. {} dtype must be either a floating point or complex dtype. Got: {}",
       dtype ? "Optional" : "Input", dt);
   Reduction r = prepare(self, dim, keepdim, dt);
   Tensor out = make_empty(r.out_sizes, dt);
   const double n = static_cast<double>(r.plan.num_reduced);
-  dispatch_dtypes<kFloatingTypes>(dt, "mean", [&]<class T>() {
+  dispatch_dtypes<kFloatingAndComplex>(dt, "mean", [&]<class T>() {
     struct MeanOp : SumOp<T, false> {
       double n;
-      T project(double a) const { return static_cast<T>(a / n); }
+      T project(sum_acc_t<T> a) const { return static_cast<T>(a / n); }
     };
     MeanOp op;
     op.n = n;
@@ -121,7 +130,7 @@ Tensor mean_impl(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std:
 Tensor prod_impl(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<DType> dtype) {
   Reduction r = prepare(self, dim, keepdim, sum_dtype(self, dtype));
   Tensor out = make_empty(r.out_sizes, r.input.dtype());
-  dispatch_dtypes<kAllTypes>(r.input.dtype(), "prod", [&]<class T>() {
+  dispatch_dtypes<kAllAndComplex>(r.input.dtype(), "prod", [&]<class T>() {
     struct ProdOp {
       using acc_t = sum_acc_t<T>;
       acc_t init() const { return 1; }
@@ -369,7 +378,8 @@ Tensor scan_impl(const char* name, const Tensor& self, int64_t dim, std::optiona
   Reduction rin = prepare(x, IntArrayRef(&d, 1), true, dt);
   Reduction rout = prepare(out, IntArrayRef(&d, 1), true, dt);
   const int64_t len = x.sizes()[d], sin = x.strides()[d], sout = out.strides()[d];
-  dispatch_dtypes<kAllTypes>(dt, name, [&]<class T>() {
+  // cumsum takes complex inputs (cumprod's complex derivative is not written yet).
+  dispatch_dtypes<IsSum ? kAllAndComplex : kAllTypes>(dt, name, [&]<class T>() {
     const T* in = x.data_ptr<T>();
     T* o = out.data_ptr<T>();
     parallel_for(rin.plan.num_outputs, std::max<int64_t>(1, kGrainSize / len), [&](int64_t b, int64_t e) {

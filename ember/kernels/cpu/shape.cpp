@@ -180,7 +180,7 @@ void zero_outside_triangle(const Tensor& t, int64_t k) {
           int64_t j0 = Upper ? 0 : std::clamp<int64_t>(i + k + 1, 0, cols);
           int64_t j1 = Upper ? std::clamp<int64_t>(i + k, 0, cols) : cols;
           U* r = mat + i * rs;
-          for (int64_t j = j0; j < j1; ++j) r[j * cs] = 0;
+          for (int64_t j = j0; j < j1; ++j) r[j * cs] = U(0);
         }
       }
     });

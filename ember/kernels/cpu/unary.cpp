@@ -33,7 +33,7 @@ Tensor unary(const char* name, const Tensor& self, const Tensor& out, bool inpla
     }
   }
   // OutRule::Float computes in a floating dtype (integral inputs promote), so only those are instantiated.
-  constexpr uint32_t kComputed = rule == OutRule::Float ? Mask & kFloatingTypes : Mask;
+  constexpr uint32_t kComputed = rule == OutRule::Float ? Mask & kFloatingAndComplex : Mask;
   dispatch_dtypes<kComputed>(dt, name, [&]<class T>() {
     using M = opmath_t<T>;
     if constexpr (rule == OutRule::Bool) {
@@ -52,33 +52,35 @@ Tensor unary(const char* name, const Tensor& self, const Tensor& out, bool inpla
 constexpr int kNoVec = -1;
 constexpr int vec(VecOp v) { return static_cast<int>(v); }
 
+// The functions PyTorch computes on complex inputs too (Note [complex numbers] in ember/core/DType.h).
+constexpr uint32_t kAllC = kAllAndComplex;
+constexpr uint32_t kNumericC = kNumericTypes | kComplexTypes;
+
 }  // namespace
 
 // X(name, functor, dtypes, output rule, vectorized loop)
 #define EMBER_UNARY_OPS(X)                                                  \
-  X(abs, Abs, kNumericTypes, Same, vec(VecOp::Abs))                         \
-  X(neg, Neg, kNumericTypes, Same, vec(VecOp::Neg))                         \
-  X(sign, Sign, kAllTypes, Same, kNoVec)                                    \
-  X(exp, Exp, kAllTypes, Float, vec(VecOp::Exp))                            \
+  X(neg, Neg, kNumericC, Same, vec(VecOp::Neg))                         \
+  X(exp, Exp, kAllC, Float, vec(VecOp::Exp))                            \
   X(exp2, Exp2, kAllTypes, Float, vec(VecOp::Exp2))                         \
   X(expm1, Expm1, kAllTypes, Float, vec(VecOp::Expm1))                      \
-  X(log, Log, kAllTypes, Float, vec(VecOp::Log))                            \
+  X(log, Log, kAllC, Float, vec(VecOp::Log))                            \
   X(log2, Log2, kAllTypes, Float, vec(VecOp::Log2))                         \
-  X(log10, Log10, kAllTypes, Float, vec(VecOp::Log10))                      \
+  X(log10, Log10, kAllC, Float, vec(VecOp::Log10))                      \
   X(log1p, Log1p, kAllTypes, Float, vec(VecOp::Log1p))                      \
-  X(sqrt, Sqrt, kAllTypes, Float, vec(VecOp::Sqrt))                         \
-  X(rsqrt, Rsqrt, kAllTypes, Float, vec(VecOp::Rsqrt))                      \
-  X(reciprocal, Reciprocal, kAllTypes, Float, vec(VecOp::Reciprocal))       \
-  X(sin, Sin, kAllTypes, Float, vec(VecOp::Sin))                            \
-  X(cos, Cos, kAllTypes, Float, vec(VecOp::Cos))                            \
-  X(tan, Tan, kAllTypes, Float, vec(VecOp::Tan))                            \
-  X(asin, Asin, kAllTypes, Float, vec(VecOp::Asin))                         \
-  X(acos, Acos, kAllTypes, Float, vec(VecOp::Acos))                         \
-  X(atan, Atan, kAllTypes, Float, vec(VecOp::Atan))                         \
-  X(sinh, Sinh, kAllTypes, Float, vec(VecOp::Sinh))                         \
-  X(cosh, Cosh, kAllTypes, Float, vec(VecOp::Cosh))                         \
-  X(tanh, Tanh, kAllTypes, Float, vec(VecOp::Tanh))                         \
-  X(sigmoid, Sigmoid, kAllTypes, Float, vec(VecOp::Sigmoid))                \
+  X(sqrt, Sqrt, kAllC, Float, vec(VecOp::Sqrt))                         \
+  X(rsqrt, Rsqrt, kAllC, Float, vec(VecOp::Rsqrt))                      \
+  X(reciprocal, Reciprocal, kAllC, Float, vec(VecOp::Reciprocal))       \
+  X(sin, Sin, kAllC, Float, vec(VecOp::Sin))                            \
+  X(cos, Cos, kAllC, Float, vec(VecOp::Cos))                            \
+  X(tan, Tan, kAllC, Float, vec(VecOp::Tan))                            \
+  X(asin, Asin, kAllC, Float, vec(VecOp::Asin))                         \
+  X(acos, Acos, kAllC, Float, vec(VecOp::Acos))                         \
+  X(atan, Atan, kAllC, Float, vec(VecOp::Atan))                         \
+  X(sinh, Sinh, kAllC, Float, vec(VecOp::Sinh))                         \
+  X(cosh, Cosh, kAllC, Float, vec(VecOp::Cosh))                         \
+  X(tanh, Tanh, kAllC, Float, vec(VecOp::Tanh))                         \
+  X(sigmoid, Sigmoid, kAllC, Float, vec(VecOp::Sigmoid))                \
   X(erf, Erf, kAllTypes, Float, vec(VecOp::Erf))                            \
   X(erfc, Erfc, kAllTypes, Float, vec(VecOp::Erfc))                         \
   X(relu, Relu, kNumericTypes, Same, vec(VecOp::Relu))                      \
@@ -93,7 +95,6 @@ constexpr int vec(VecOp v) { return static_cast<int>(v); }
   X(atanh, Atanh, kAllTypes, Float, kNoVec)                                    \
   X(deg2rad, Deg2rad, kAllTypes, Float, kNoVec)                             \
   X(rad2deg, Rad2deg, kAllTypes, Float, kNoVec)                             \
-  X(sgn, Sign, kAllTypes, Same, kNoVec)                                     \
   X(bitwise_not, BitwiseNot, kIntegralAndBool, Same, kNoVec)                \
   X(logical_not, LogicalNot, kAllTypes, Bool, kNoVec)
 
@@ -110,14 +111,52 @@ EMBER_UNARY_OPS(EMBER_DEFINE_UNARY)
 
 // Predicates: bool out, no in-place or out= variants.
 Tensor isnan(const Tensor& self) {
-  return unary<ops::IsNan, kAllTypes, OutRule::Bool>("isnan", self, {}, false, kNoVec);
+  return unary<ops::IsNan, kAllC, OutRule::Bool>("isnan", self, {}, false, kNoVec);
 }
 Tensor isinf(const Tensor& self) {
-  return unary<ops::IsInf, kAllTypes, OutRule::Bool>("isinf", self, {}, false, kNoVec);
+  return unary<ops::IsInf, kAllC, OutRule::Bool>("isinf", self, {}, false, kNoVec);
 }
 Tensor isfinite(const Tensor& self) {
-  return unary<ops::IsFinite, kAllTypes, OutRule::Bool>("isfinite", self, {}, false, kNoVec);
+  return unary<ops::IsFinite, kAllC, OutRule::Bool>("isfinite", self, {}, false, kNoVec);
 }
+
+// abs: a complex input gives its modulus in the real dtype of its parts (abs(complex64) is float32), as
+// PyTorch; in place that is refused, as PyTorch's "In-place abs is not supported for complex tensors."
+namespace {
+Tensor abs_impl(const char* name, const Tensor& self, const Tensor& out, bool inplace) {
+  if (!is_complex(self.dtype()))
+    return unary<ops::Abs, kNumericTypes, OutRule::Same>(name, self, out, inplace, vec(VecOp::Abs));
+  EMBER_CHECK(!inplace, "In-place abs is not supported for complex tensors.");
+  IterConfig cfg;
+  cfg.name = name;
+  cfg.promote_inputs = false;
+  cfg.compute_dtype = self.dtype();
+  cfg.output_dtype = to_real_dtype(self.dtype());
+  TensorIterator it(cfg, out, {self});
+  dispatch_dtypes<kComplexTypes>(self.dtype(), name, [&]<class T>() {
+    using V = typename T::value_type;
+    it.for_each([](char** d, const int64_t* s, int64_t n) {
+      unary_loop<V, T>(d, s, n, [](T x) { return std::abs(x); });
+    });
+  });
+  return it.finish();
+}
+}  // namespace
+Tensor abs(const Tensor& self) { return abs_impl("abs", self, {}, false); }
+Tensor abs_(const Tensor& self) { return abs_impl("abs_", self, self, true); }
+Tensor abs_out(const Tensor& self, const Tensor& out) { return abs_impl("abs", self, out, false); }
+
+// sign refuses complex inputs with PyTorch's message (sgn is the complex sign).
+namespace {
+Tensor sign_impl(const char* name, const Tensor& self, const Tensor& out, bool inplace) {
+  EMBER_CHECK(!is_complex(self.dtype()),
+              "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead.");
+  return unary<ops::Sign, kAllTypes, OutRule::Same>(name, self, out, inplace, kNoVec);
+}
+}  // namespace
+Tensor sign(const Tensor& self) { return sign_impl("sign", self, {}, false); }
+Tensor sign_(const Tensor& self) { return sign_impl("sign_", self, self, true); }
+Tensor sign_out(const Tensor& self, const Tensor& out) { return sign_impl("sign", self, out, false); }
 
 // Sign and infinity tests, with out= (bool results; as PyTorch's, out= must be bool too).
 #define EMBER_UNARY_PREDICATES(X) X(signbit, Signbit) X(isposinf, IsPosInf) X(isneginf, IsNegInf)
@@ -140,7 +179,7 @@ Tensor square_impl(const Tensor& self, const Tensor& out, bool inplace) {
     Tensor s = self.to(kInt64);
     return unary<ops::Square, kNumericTypes, OutRule::Same>("square", s, out, false, vec(VecOp::Square));
   }
-  return unary<ops::Square, kNumericTypes, OutRule::Same>("square", self, out, inplace, vec(VecOp::Square));
+  return unary<ops::Square, kNumericC, OutRule::Same>("square", self, out, inplace, vec(VecOp::Square));
 }
 }  // namespace
 Tensor square(const Tensor& self) { return square_impl(self, {}, false); }

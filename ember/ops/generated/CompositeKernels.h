@@ -33,6 +33,7 @@ Tensor float_power(const Tensor& self, const Tensor& exponent);
 Tensor float_power_(const Tensor& self, const Tensor& exponent);
 Tensor float_power_out(const Tensor& self, const Tensor& exponent, const Tensor& out);
 Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha);
+Tensor polar(const Tensor& abs, const Tensor& angle);
 Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups);
 Tensor conv1d_padding(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups);
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups);
@@ -385,5 +386,12 @@ Tensor slice_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_
 Tensor diagonal_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t offset, int64_t dim1, int64_t dim2);
 Tensor unfold_backward(const Tensor& grad_in, IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step);
 Tensor as_strided_backward(const Tensor& grad_output, IntArrayRef size, IntArrayRef stride, int64_t storage_offset, IntArrayRef input_sizes, IntArrayRef input_strides, int64_t input_storage_offset);
+Tensor view_as_real(const Tensor& self);
+Tensor view_as_complex(const Tensor& self);
+Tensor real(const Tensor& self);
+Tensor imag(const Tensor& self);
+Tensor conj(const Tensor& self);
+Tensor resolve_conj(const Tensor& self);
+Tensor resolve_neg(const Tensor& self);
 
 }  // namespace ember::composite

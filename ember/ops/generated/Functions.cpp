@@ -1035,6 +1035,18 @@ Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   static const OperatorHandle h = op("aten::rsub.Scalar");
   return h.call<Tensor, const Tensor&, const Scalar&, const Scalar&>(self, other, alpha);
 }
+Tensor complex(const Tensor& real, const Tensor& imag) {
+  static const OperatorHandle h = op("aten::complex");
+  return h.call<Tensor, const Tensor&, const Tensor&>(real, imag);
+}
+Tensor complex_out(const Tensor& out, const Tensor& real, const Tensor& imag) {
+  static const OperatorHandle h = op("aten::complex.out");
+  return h.call<Tensor, const Tensor&, const Tensor&, const Tensor&>(real, imag, out);
+}
+Tensor polar(const Tensor& abs, const Tensor& angle) {
+  static const OperatorHandle h = op("aten::polar");
+  return h.call<Tensor, const Tensor&, const Tensor&>(abs, angle);
+}
 Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
   static const OperatorHandle h = op("aten::conv1d");
   return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef, IntArrayRef, int64_t>(input, weight, bias, stride, padding, dilation, groups);
@@ -2124,6 +2136,14 @@ Tensor cumulative_trapezoid(const Tensor& y, const Scalar& dx, int64_t dim) {
 Tensor einsum(std::string_view equation, TensorList tensors, OptionalIntArrayRef path) {
   static const OperatorHandle h = op("aten::einsum");
   return h.call<Tensor, std::string_view, TensorList, OptionalIntArrayRef>(equation, tensors, path);
+}
+std::tuple<Tensor, Tensor> linalg_eig(const Tensor& self) {
+  static const OperatorHandle h = op("aten::linalg_eig");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&>(self);
+}
+Tensor linalg_eigvals(const Tensor& self) {
+  static const OperatorHandle h = op("aten::linalg_eigvals");
+  return h.call<Tensor, const Tensor&>(self);
 }
 Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
   static const OperatorHandle h = op("aten::hardtanh");
@@ -4574,20 +4594,6 @@ Tensor rad2deg_out(const Tensor& out, const Tensor& self) {
   static const OperatorHandle h = op("aten::rad2deg.out");
   return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
 }
-Tensor sgn(const Tensor& self) {
-  static const OperatorHandle h = op("aten::sgn");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::sgn() const { return ember::sgn(*this); }
-Tensor sgn_(const Tensor& self) {
-  static const OperatorHandle h = op("aten::sgn_");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::sgn_() const { return ember::sgn_(*this); }
-Tensor sgn_out(const Tensor& out, const Tensor& self) {
-  static const OperatorHandle h = op("aten::sgn.out");
-  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
-}
 Tensor positive(const Tensor& self) {
   static const OperatorHandle h = op("aten::positive");
   return h.call<Tensor, const Tensor&>(self);
@@ -4620,11 +4626,6 @@ Tensor isposinf_out(const Tensor& out, const Tensor& self) {
   static const OperatorHandle h = op("aten::isposinf.out");
   return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
 }
-Tensor isreal(const Tensor& self) {
-  static const OperatorHandle h = op("aten::isreal");
-  return h.call<Tensor, const Tensor&>(self);
-}
-Tensor Tensor::isreal() const { return ember::isreal(*this); }
 Tensor digamma(const Tensor& self) {
   static const OperatorHandle h = op("aten::digamma");
   return h.call<Tensor, const Tensor&>(self);
@@ -4876,6 +4877,48 @@ Tensor arctanh_out(const Tensor& out, const Tensor& self) {
   static const OperatorHandle h = op("aten::arctanh.out");
   return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
 }
+Tensor conj_physical(const Tensor& self) {
+  static const OperatorHandle h = op("aten::conj_physical");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::conj_physical() const { return ember::conj_physical(*this); }
+Tensor conj_physical_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::conj_physical_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::conj_physical_() const { return ember::conj_physical_(*this); }
+Tensor conj_physical_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::conj_physical.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor sgn(const Tensor& self) {
+  static const OperatorHandle h = op("aten::sgn");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::sgn() const { return ember::sgn(*this); }
+Tensor sgn_(const Tensor& self) {
+  static const OperatorHandle h = op("aten::sgn_");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::sgn_() const { return ember::sgn_(*this); }
+Tensor sgn_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::sgn.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor angle(const Tensor& self) {
+  static const OperatorHandle h = op("aten::angle");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::angle() const { return ember::angle(*this); }
+Tensor angle_out(const Tensor& out, const Tensor& self) {
+  static const OperatorHandle h = op("aten::angle.out");
+  return h.call<Tensor, const Tensor&, const Tensor&>(self, out);
+}
+Tensor isreal(const Tensor& self) {
+  static const OperatorHandle h = op("aten::isreal");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::isreal() const { return ember::isreal(*this); }
 Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
   static const OperatorHandle h = op("aten::as_strided");
   return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>>(self, size, stride, storage_offset);
@@ -5080,5 +5123,36 @@ Tensor as_strided_backward(const Tensor& grad_output, IntArrayRef size, IntArray
   static const OperatorHandle h = op("aten::as_strided_backward");
   return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, int64_t, IntArrayRef, IntArrayRef, int64_t>(grad_output, size, stride, storage_offset, input_sizes, input_strides, input_storage_offset);
 }
+Tensor view_as_real(const Tensor& self) {
+  static const OperatorHandle h = op("aten::view_as_real");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor view_as_complex(const Tensor& self) {
+  static const OperatorHandle h = op("aten::view_as_complex");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor real(const Tensor& self) {
+  static const OperatorHandle h = op("aten::real");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor imag(const Tensor& self) {
+  static const OperatorHandle h = op("aten::imag");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor conj(const Tensor& self) {
+  static const OperatorHandle h = op("aten::conj");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::conj() const { return ember::conj(*this); }
+Tensor resolve_conj(const Tensor& self) {
+  static const OperatorHandle h = op("aten::resolve_conj");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::resolve_conj() const { return ember::resolve_conj(*this); }
+Tensor resolve_neg(const Tensor& self) {
+  static const OperatorHandle h = op("aten::resolve_neg");
+  return h.call<Tensor, const Tensor&>(self);
+}
+Tensor Tensor::resolve_neg() const { return ember::resolve_neg(*this); }
 
 }  // namespace ember

@@ -383,6 +383,9 @@ void register_aten_ops(Library& m) {
   m.def("clip.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of clamp.Tensor: Clamp with tensor bounds, broadcast and promoted.", "binary"});
   m.def("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", OpInfo{"other - alpha * self (sub with the operands swapped).", ""});
   m.def("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", OpInfo{"other - alpha * self for a number other.", ""});
+  m.def("complex(Tensor real, Tensor imag) -> Tensor", OpInfo{"The complex tensor real + imag * 1j (broadcast). Errors: parts of different dtypes or not float32/float64.", ""});
+  m.def("complex.out(Tensor real, Tensor imag, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"The complex tensor real + imag * 1j (broadcast). Errors: parts of different dtypes or not float32/float64.", ""});
+  m.def("polar(Tensor abs, Tensor angle) -> Tensor", OpInfo{"The complex tensor abs * (cos(angle) + sin(angle) * 1j) (broadcast). Errors: as complex().", ""});
   m.def("conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] dilation=1, int groups=1) -> Tensor", OpInfo{"1-D convolution (cross-correlation): input (N, C_in, L) or (C_in, L), weight (C_out, C_in / groups, k), bias (C_out) or none; returns (N, C_out, L_out), L_out = floor((L + 2*padding - dilation*(k-1) - 1) / stride) + 1. Errors as convolution's; a 1-D or 4-D input.", ""});
   m.def("conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding=\"valid\", int[1] dilation=1, int groups=1) -> Tensor", OpInfo{"conv1d with padding \"valid\" (none) or \"same\" (the output has the input's length; stride must be 1; an odd total padding puts the extra zero on the right). Errors: another string; \"same\" with a stride other than 1.", ""});
   m.def("conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor", OpInfo{"2-D convolution (cross-correlation): input (N, C_in, H, W) or (C_in, H, W), weight (C_out, C_in / groups, kH, kW), bias (C_out) or none; returns (N, C_out, H_out, W_out), H_out = floor((H + 2*padding - dilation*(kH-1) - 1) / stride) + 1, likewise W_out. Errors as convolution's; an input that is not 3-D or 4-D.", ""});
@@ -631,6 +634,8 @@ void register_aten_ops(Library& m) {
   m.def("cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor", OpInfo{"The running trapezoidal-rule integral of y along dim at the sample points x (one fewer element along dim).", ""});
   m.def("cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor", OpInfo{"The running trapezoidal-rule integral of y along dim with samples dx apart.", ""});
   m.def("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor", OpInfo{"Einstein summation (Note [einsum]): equation 'ij,jk->ik' names each operand's dims by letters (a-z, A-Z; '...' for broadcast leading dims); letters missing from the output (or, without '->', appearing once in sorted order) are summed. Operands are contracted left to right by batched matrix products; path is accepted and ignored. Errors: an operand count or rank that does not match the equation, sizes that differ for one letter, a letter of the output absent from the inputs.", ""});
+  m.def("linalg_eig(Tensor self) -> (Tensor eigenvalues, Tensor eigenvectors)", OpInfo{"Eigenvalues and right eigenvectors (LAPACK geev) of square (*, n, n) matrices, as complex tensors (complex64 for float32 input, complex128 for float64); each eigenvector has norm 1 and its largest component real (LAPACK's choice). Errors: fewer than 2 dims, non-square matrices, a non-floating dtype, non-finite entries.", ""});
+  m.def("linalg_eigvals(Tensor self) -> Tensor", OpInfo{"The eigenvalues of linalg_eig (LAPACK geev without eigenvectors), complex (*, n). Errors: as linalg_eig.", ""});
   m.def("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor", OpInfo{"min(max(x, min_val), max_val) (NaN stays NaN); integer tensors keep their dtype (bounds truncated). Errors: bool input; a uint8 input with a negative bound.", "unary"});
   m.def("hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)", OpInfo{"min(max(x, min_val), max_val) (NaN stays NaN); integer tensors keep their dtype (bounds truncated). Errors: bool input; a uint8 input with a negative bound.", "unary"});
   m.def("hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"min(max(x, min_val), max_val) (NaN stays NaN); integer tensors keep their dtype (bounds truncated). Errors: bool input; a uint8 input with a negative bound.", "unary"});
@@ -1194,9 +1199,6 @@ void register_aten_ops(Library& m) {
   m.def("rad2deg(Tensor self) -> Tensor", OpInfo{"Radians to degrees (x * 180 / pi).", "unary_float"});
   m.def("rad2deg_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"Radians to degrees (x * 180 / pi).", "unary_float"});
   m.def("rad2deg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Radians to degrees (x * 180 / pi).", "unary_float"});
-  m.def("sgn(Tensor self) -> Tensor", OpInfo{"x / |x| (0 at 0); for real tensors the same as sign.", "unary"});
-  m.def("sgn_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"x / |x| (0 at 0); for real tensors the same as sign.", "unary"});
-  m.def("sgn.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"x / |x| (0 at 0); for real tensors the same as sign.", "unary"});
   m.def("positive(Tensor(a) self) -> Tensor(a)", OpInfo{"self itself (unary +); bool tensors raise RuntimeError as PyTorch.", "unary"});
   m.def("signbit(Tensor self) -> Tensor", OpInfo{"True where the sign bit is set (-0.0 and negative NaN included); false for unsigned and bool.", "unary_bool"});
   m.def("signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"True where the sign bit is set (-0.0 and negative NaN included); false for unsigned and bool.", "unary_bool"});
@@ -1204,7 +1206,6 @@ void register_aten_ops(Library& m) {
   m.def("isneginf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"True where x is -inf.", "unary_bool"});
   m.def("isposinf(Tensor self) -> Tensor", OpInfo{"True where x is +inf.", "unary_bool"});
   m.def("isposinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"True where x is +inf.", "unary_bool"});
-  m.def("isreal(Tensor self) -> Tensor", OpInfo{"True where x has no imaginary part: every element of a real tensor.", "unary_bool"});
   m.def("digamma(Tensor self) -> Tensor", OpInfo{"psi(x) = d/dx log Gamma(x); -inf at 0 (as PyTorch), NaN at negative integers.", "unary_float"});
   m.def("digamma_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"psi(x) = d/dx log Gamma(x); -inf at 0 (as PyTorch), NaN at negative integers.", "unary_float"});
   m.def("digamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"psi(x) = d/dx log Gamma(x); -inf at 0 (as PyTorch), NaN at negative integers.", "unary_float"});
@@ -1259,6 +1260,15 @@ void register_aten_ops(Library& m) {
   m.def("arctanh(Tensor self) -> Tensor", OpInfo{"Alias of atanh: Inverse hyperbolic tangent (NaN outside [-1, 1], +-inf at +-1).", "unary_float"});
   m.def("arctanh_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"Alias of atanh: Inverse hyperbolic tangent (NaN outside [-1, 1], +-inf at +-1).", "unary_float"});
   m.def("arctanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"Alias of atanh: Inverse hyperbolic tangent (NaN outside [-1, 1], +-inf at +-1).", "unary_float"});
+  m.def("conj_physical(Tensor self) -> Tensor", OpInfo{"The complex conjugate, element-wise (a copy of a real tensor).", "unary"});
+  m.def("conj_physical_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"The complex conjugate, element-wise (a copy of a real tensor).", "unary"});
+  m.def("conj_physical.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"The complex conjugate, element-wise (a copy of a real tensor).", "unary"});
+  m.def("sgn(Tensor self) -> Tensor", OpInfo{"x / |x| for complex x (0 where x is 0); the sign (-1, 0, 1) of real x.", "unary"});
+  m.def("sgn_(Tensor(a!) self) -> Tensor(a!)", OpInfo{"x / |x| for complex x (0 where x is 0); the sign (-1, 0, 1) of real x.", "unary"});
+  m.def("sgn.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"x / |x| for complex x (0 where x is 0); the sign (-1, 0, 1) of real x.", "unary"});
+  m.def("angle(Tensor self) -> Tensor", OpInfo{"The argument of each element in radians (atan2(imag, real)); for real x 0 when x >= 0, pi when x < 0, NaN for NaN.", ""});
+  m.def("angle.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", OpInfo{"The argument of each element in radians (atan2(imag, real)); for real x 0 when x >= 0, pi when x < 0, NaN for NaN.", ""});
+  m.def("isreal(Tensor self) -> Tensor", OpInfo{"True where the imaginary part is 0 (everywhere for a real tensor).", "unary_bool"});
   m.def("as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)", OpInfo{"A view of self's storage with the given sizes, strides and offset (in elements).", "view"});
   m.def("as_strided_(Tensor(a!) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a!)", OpInfo{"A view of self's storage with the given sizes, strides and offset (in elements).", ""});
   m.def("view(Tensor(a) self, int[] size) -> Tensor(a)", OpInfo{"A view with a new shape (one size may be -1); the strides must allow it.", "view"});
@@ -1301,6 +1311,13 @@ void register_aten_ops(Library& m) {
   m.def("diagonal_backward(Tensor grad_output, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor", OpInfo{"Gradient of diagonal: zeros of input_sizes with grad_output on the diagonal.", ""});
   m.def("unfold_backward(Tensor grad_in, int[] input_sizes, int dim, int size, int step) -> Tensor", OpInfo{"Gradient of unfold: the windows' gradients summed back into zeros of input_sizes (windows may overlap).", ""});
   m.def("as_strided_backward(Tensor grad_output, int[] size, int[] stride, int storage_offset, int[] input_sizes, int[] input_strides, int input_storage_offset) -> Tensor", OpInfo{"Gradient of as_strided: grad_output (laid out by size/stride/storage_offset in a storage) summed into that storage and read back with the input's geometry; its own gradient is the same op with the geometries swapped.", ""});
+  m.def("view_as_real(Tensor(a) self) -> Tensor(a)", OpInfo{"A view of a complex tensor (*) as its real and imaginary parts (*, 2) of the real dtype. Errors: a non-complex dtype.", "view"});
+  m.def("view_as_complex(Tensor(a) self) -> Tensor(a)", OpInfo{"A view of a float32/float64 tensor (*, 2) as a complex tensor (*). Errors: another dtype, a last dim other than 2 or of stride other than 1, other strides or an offset that are not even.", "view"});
+  m.def("real(Tensor(a) self) -> Tensor(a)", OpInfo{"The real parts of a complex tensor as a view of the real dtype; a real tensor itself.", ""});
+  m.def("imag(Tensor(a) self) -> Tensor(a)", OpInfo{"The imaginary parts of a complex tensor as a view of the real dtype. Errors: a non-complex dtype.", ""});
+  m.def("conj(Tensor(a) self) -> Tensor(a)", OpInfo{"The complex conjugate (a copy, Note [complex views]); a real tensor itself.", ""});
+  m.def("resolve_conj(Tensor(a) self) -> Tensor(a)", OpInfo{"self: Ember's conjugates are never lazy (Note [complex views]).", ""});
+  m.def("resolve_neg(Tensor(a) self) -> Tensor(a)", OpInfo{"self: Ember has no lazy negation (Note [complex views]).", ""});
   m.impl("aten::size.int", K::CompositeImplicitAutograd, static_cast<int64_t (*)(const Tensor&, int64_t)>(&composite::size_int));
   m.impl("aten::Int.Tensor", K::CompositeImplicitAutograd, static_cast<int64_t (*)(const Tensor&)>(&composite::Int_Tensor));
   m.impl("aten::isclose", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, double, double, bool)>(&composite::isclose));
@@ -1387,6 +1404,7 @@ void register_aten_ops(Library& m) {
   m.impl("aten::clip.Tensor_out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, const Tensor&)>(&composite::clip_Tensor_out));
   m.impl("aten::rsub.Tensor", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Scalar&)>(&composite::rsub));
   m.impl("aten::rsub.Scalar", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&composite::rsub_Scalar));
+  m.impl("aten::polar", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::polar));
   m.impl("aten::conv1d", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef, IntArrayRef, int64_t)>(&composite::conv1d));
   m.impl("aten::conv1d.padding", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, std::string_view, IntArrayRef, int64_t)>(&composite::conv1d_padding));
   m.impl("aten::conv2d", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef, IntArrayRef, int64_t)>(&composite::conv2d));
@@ -1756,7 +1774,6 @@ void register_aten_ops(Library& m) {
   m.impl("aten::special_logsumexp.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, bool, const Tensor&)>(&composite::special_logsumexp_out));
   m.impl("aten::special_softmax", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, int64_t, std::optional<DType>)>(&composite::special_softmax));
   m.impl("aten::positive", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::positive));
-  m.impl("aten::isreal", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::isreal));
   m.impl("aten::absolute", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::absolute));
   m.impl("aten::absolute_", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::absolute_));
   m.impl("aten::absolute.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::absolute_out));
@@ -1784,6 +1801,7 @@ void register_aten_ops(Library& m) {
   m.impl("aten::arctanh", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::arctanh));
   m.impl("aten::arctanh_", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::arctanh_));
   m.impl("aten::arctanh.out", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&composite::arctanh_out));
+  m.impl("aten::isreal", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::isreal));
   m.impl("aten::as_strided", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&composite::as_strided));
   m.impl("aten::as_strided_", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::optional<int64_t>)>(&composite::as_strided_));
   m.impl("aten::view", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef)>(&composite::view));
@@ -1826,6 +1844,13 @@ void register_aten_ops(Library& m) {
   m.impl("aten::diagonal_backward", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, int64_t, int64_t, int64_t)>(&composite::diagonal_backward));
   m.impl("aten::unfold_backward", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, int64_t, int64_t, int64_t)>(&composite::unfold_backward));
   m.impl("aten::as_strided_backward", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, int64_t, IntArrayRef, IntArrayRef, int64_t)>(&composite::as_strided_backward));
+  m.impl("aten::view_as_real", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::view_as_real));
+  m.impl("aten::view_as_complex", K::CompositeExplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::view_as_complex));
+  m.impl("aten::real", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::real));
+  m.impl("aten::imag", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::imag));
+  m.impl("aten::conj", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::conj));
+  m.impl("aten::resolve_conj", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::resolve_conj));
+  m.impl("aten::resolve_neg", K::CompositeImplicitAutograd, static_cast<Tensor (*)(const Tensor&)>(&composite::resolve_neg));
 }
 
 }  // namespace ember

@@ -35,7 +35,7 @@ def _adapt(func, inputs):
 
 def _check_inputs(inputs):
     for i, x in enumerate(inputs):
-        if isinstance(x, _C._TensorBase) and x.requires_grad and x.dtype != _C.float64:
+        if isinstance(x, _C._TensorBase) and x.requires_grad and x.dtype not in (_C.float64, _C.complex128):
             warnings.warn(f"Input #{i} requires gradient and is not a double precision floating point or "
                           "complex. This check will likely fail if all the inputs are not of double precision "
                           "floating point or complex. ")

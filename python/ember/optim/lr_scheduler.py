@@ -1,5 +1,6 @@
-"""Learning-rate schedules (PyTorch 1.13's torch.optim.lr_scheduler): LambdaLR, StepLR, MultiStepLR,
-CosineAnnealingLR, OneCycleLR and ReduceLROnPlateau.
+"""Learning-rate schedules (PyTorch 1.13's torch.optim.lr_scheduler): LambdaLR, MultiplicativeLR, StepLR,
+MultiStepLR, ConstantLR, LinearLR, ExponentialLR, PolynomialLR, CosineAnnealingLR, CosineAnnealingWarmRestarts,
+CyclicLR, OneCycleLR, SequentialLR, ChainedScheduler and ReduceLROnPlateau.
 
 Note [chainable and closed-form schedules]
 A scheduler's ``step()`` computes each group's new lr from the lr the group has now (the "chainable" form:
@@ -18,8 +19,9 @@ from collections import Counter
 
 from .optimizer import Optimizer
 
-__all__ = ["LRScheduler", "_LRScheduler", "LambdaLR", "StepLR", "MultiStepLR", "CosineAnnealingLR", "OneCycleLR",
-           "ReduceLROnPlateau"]
+__all__ = ["LRScheduler", "_LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR",
+           "LinearLR", "ExponentialLR", "SequentialLR", "PolynomialLR", "CosineAnnealingLR", "ChainedScheduler",
+           "ReduceLROnPlateau", "CyclicLR", "CosineAnnealingWarmRestarts", "OneCycleLR"]
 
 EPOCH_DEPRECATION_WARNING = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where possible. Please "
@@ -173,17 +175,9 @@ class LRScheduler:
 _LRScheduler = LRScheduler
 
 
-class LambdaLR(LRScheduler):
-    r"""lr = initial_lr * lr_lambda(epoch) for each group.
-
-    Args:
-        optimizer (Optimizer): the optimizer.
-        lr_lambda (callable or list): a function of the epoch giving the factor, or one per group.
-        last_epoch (int), verbose (bool): as :class:`LRScheduler`.
-
-    Raises:
-        ValueError: a list of lr_lambdas whose length is not the number of groups.
-    """
+class _LambdaScheduler(LRScheduler):
+    """The lr_lambda handling LambdaLR and MultiplicativeLR share: one function per group, and state dicts that
+    keep the attributes of callable objects (not of functions or lambdas, which cannot be saved)."""
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose=False):
         self.optimizer = optimizer
@@ -214,9 +208,43 @@ class LambdaLR(LRScheduler):
             if saved is not None:
                 fn.__dict__.update(saved)
 
+
+class LambdaLR(_LambdaScheduler):
+    r"""lr = initial_lr * lr_lambda(epoch) for each group.
+
+    Args:
+        optimizer (Optimizer): the optimizer.
+        lr_lambda (callable or list): a function of the epoch giving the factor, or one per group.
+        last_epoch (int), verbose (bool): as :class:`LRScheduler`.
+
+    Raises:
+        ValueError: a list of lr_lambdas whose length is not the number of groups.
+    """
+
     def get_lr(self):
         self._warn_outside_step()
         return [base_lr * lmbda(self.last_epoch) for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs)]
+
+
+class MultiplicativeLR(_LambdaScheduler):
+    r"""Multiplies each group's lr by lr_lambda(epoch) at every step after the first (chainable):
+    lr_t = lr_{t-1} * lr_lambda(t) for t > 0.
+
+    Args:
+        optimizer (Optimizer): the optimizer.
+        lr_lambda (callable or list): a function of the epoch giving the factor, or one per group.
+        last_epoch (int), verbose (bool): as :class:`LRScheduler`.
+
+    Raises:
+        ValueError: a list of lr_lambdas whose length is not the number of groups.
+    """
+
+    def get_lr(self):
+        self._warn_outside_step()
+        if self.last_epoch > 0:
+            return [group["lr"] * lmbda(self.last_epoch)
+                    for lmbda, group in zip(self.lr_lambdas, self.optimizer.param_groups)]
+        return self._group_lrs()
 
 
 class StepLR(LRScheduler):
@@ -270,6 +298,215 @@ class MultiStepLR(LRScheduler):
         return [base_lr * self.gamma ** bisect_right(milestones, self.last_epoch) for base_lr in self.base_lrs]
 
 
+class ConstantLR(LRScheduler):
+    r"""Multiplies the lr by factor until epoch total_iters, then restores it:
+    lr_t = initial_lr * factor for t < total_iters, initial_lr from then on (chainable: at epoch 0 the lr is
+    multiplied by factor, at epoch total_iters divided by it).
+
+    Args:
+        optimizer (Optimizer): the optimizer.
+        factor (float): the factor, in [0, 1]. Default: 1/3.
+        total_iters (int): the number of epochs with the reduced lr. Default: 5.
+        last_epoch (int), verbose (bool): as :class:`LRScheduler`.
+
+    Raises:
+        ValueError: factor outside [0, 1].
+    """
+
+    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1, verbose=False):
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor = factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch, verbose)
+
+    def get_lr(self):
+        self._warn_outside_step()
+        if self.last_epoch == 0:
+            return [lr * self.factor for lr in self._group_lrs()]
+        if self.last_epoch != self.total_iters:
+            return self._group_lrs()
+        return [lr * (1.0 / self.factor) for lr in self._group_lrs()]
+
+    def _get_closed_form_lr(self):
+        return [base_lr * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
+                for base_lr in self.base_lrs]
+
+
+class LinearLR(LRScheduler):
+    r"""Scales the lr by a factor that moves linearly from start_factor to end_factor over total_iters epochs:
+    lr_t = initial_lr * (start_factor + (end_factor - start_factor) * min(t, total_iters) / total_iters)
+    (the closed form; ``step()`` multiplies the current lr by the ratio of consecutive factors, as PyTorch).
+
+    Args:
+        optimizer (Optimizer): the optimizer.
+        start_factor (float): the factor at epoch 0, in [0, 1]. Default: 1/3.
+        end_factor (float): the factor from epoch total_iters on, in [0, 1]. Default: 1.
+        total_iters (int): the number of epochs of the change. Default: 5.
+        last_epoch (int), verbose (bool): as :class:`LRScheduler`.
+
+    Raises:
+        ValueError: start_factor or end_factor outside [0, 1].
+    """
+
+    def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1,
+                 verbose=False):
+        if start_factor > 1.0 or start_factor < 0:
+            raise ValueError("Starting multiplicative factor expected to be between 0 and 1.")
+        if end_factor > 1.0 or end_factor < 0:
+            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
+        self.start_factor = start_factor
+        self.end_factor = end_factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch, verbose)
+
+    def get_lr(self):
+        self._warn_outside_step()
+        if self.last_epoch == 0:
+            return [lr * self.start_factor for lr in self._group_lrs()]
+        if self.last_epoch > self.total_iters:
+            return self._group_lrs()
+        change = self.end_factor - self.start_factor
+        return [lr * (1. + change / (self.total_iters * self.start_factor + (self.last_epoch - 1) * change))
+                for lr in self._group_lrs()]
+
+    def _get_closed_form_lr(self):
+        return [base_lr * (self.start_factor + (self.end_factor - self.start_factor)
+                           * min(self.total_iters, self.last_epoch) / self.total_iters)
+                for base_lr in self.base_lrs]
+
+
+class ExponentialLR(LRScheduler):
+    r"""Multiplies the lr by gamma every epoch: lr_t = initial_lr * gamma^t.
+
+    Args:
+        optimizer (Optimizer): the optimizer.
+        gamma (float): the factor.
+        last_epoch (int), verbose (bool): as :class:`LRScheduler`.
+    """
+
+    def __init__(self, optimizer, gamma, last_epoch=-1, verbose=False):
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch, verbose)
+
+    def get_lr(self):
+        self._warn_outside_step()
+        if self.last_epoch == 0:
+            return self._group_lrs()
+        return [lr * self.gamma for lr in self._group_lrs()]
+
+    def _get_closed_form_lr(self):
+        return [base_lr * self.gamma ** self.last_epoch for base_lr in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    r"""Decays the lr polynomially to zero over total_iters epochs:
+    lr_t = initial_lr * (1 - min(t, total_iters) / total_iters)^power (the closed form; ``step()`` multiplies
+    the current lr by the ratio of consecutive factors, as PyTorch).
+
+    Args:
+        optimizer (Optimizer): the optimizer.
+        total_iters (int): the number of epochs of the decay. Default: 5.
+        power (float): the power of the polynomial. Default: 1.
+        last_epoch (int), verbose (bool): as :class:`LRScheduler`.
+    """
+
+    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1, verbose=False):
+        self.total_iters = total_iters
+        self.power = power
+        super().__init__(optimizer, last_epoch, verbose)
+
+    def get_lr(self):
+        self._warn_outside_step()
+        if self.last_epoch == 0 or self.last_epoch > self.total_iters:
+            return self._group_lrs()
+        decay_factor = ((1.0 - self.last_epoch / self.total_iters)
+                        / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
+        return [lr * decay_factor for lr in self._group_lrs()]
+
+    def _get_closed_form_lr(self):
+        return [base_lr * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
+                for base_lr in self.base_lrs]
+
+
+def _nested_state_dict(scheduler):
+    # SequentialLR's and ChainedScheduler's state: their own attributes and each wrapped scheduler's state.
+    state = {key: value for key, value in scheduler.__dict__.items() if key not in ("optimizer", "_schedulers")}
+    state["_schedulers"] = [s.state_dict() for s in scheduler._schedulers]
+    return state
+
+
+def _load_nested_state_dict(scheduler, state_dict):
+    state = dict(state_dict)
+    schedulers = state.pop("_schedulers")
+    scheduler.__dict__.update(state)
+    for s, saved in zip(scheduler._schedulers, schedulers):
+        s.load_state_dict(saved)
+
+
+class SequentialLR(LRScheduler):
+    r"""Runs schedulers one after another: schedulers[i] drives the lr from epoch milestones[i - 1] on
+    (restarted there with ``step(0)``, its closed form at epoch 0).
+
+    Args:
+        optimizer (Optimizer): the optimizer all schedulers belong to.
+        schedulers (list): the schedulers, in order.
+        milestones (list of int): the epochs at which the next scheduler takes over (one fewer than
+            schedulers).
+        last_epoch (int): the index of the last epoch. Default: -1.
+        verbose (bool): does nothing (as in PyTorch).
+
+    Raises:
+        ValueError: a scheduler of another optimizer; not one milestone fewer than schedulers.
+    """
+
+    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1, verbose=False):
+        for i, scheduler in enumerate(schedulers):
+            if scheduler.optimizer != optimizer:
+                raise ValueError("Sequential Schedulers expects all schedulers to belong to the same optimizer, "
+                                 f"but got schedulers at index {i} to be different than the optimizer passed in.")
+            if scheduler.optimizer != schedulers[0].optimizer:
+                raise ValueError("Sequential Schedulers expects all schedulers to belong to the same optimizer, "
+                                 f"but got schedulers at index {0} and {i} to be different.")
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(
+                "Sequential Schedulers expects number of schedulers provided to be one more than the number of "
+                "milestone points, but got number of schedulers {} and the number of milestones to be equal to "
+                "{}".format(len(schedulers), len(milestones)))
+        self._schedulers = schedulers
+        self._milestones = milestones
+        self.last_epoch = last_epoch + 1
+        self.optimizer = optimizer
+        # Back to the initial lrs, the construction step of every scheduler undone, and the first one's
+        # initial step taken again.
+        for group in self.optimizer.param_groups:
+            group["lr"] = group["initial_lr"]
+        for scheduler in self._schedulers:
+            scheduler.last_epoch -= 1
+        self._schedulers[0]._initial_step()
+        self._last_lr = schedulers[0].get_last_lr()
+
+    def step(self):
+        """Advances the active scheduler (restarting the next one at its milestone)."""
+        self.last_epoch += 1
+        idx = bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[idx]
+        if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
+            scheduler.step(0)
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+    def state_dict(self):
+        """The scheduler's state with each wrapped scheduler's state under ``_schedulers``."""
+        return _nested_state_dict(self)
+
+    def load_state_dict(self, state_dict):
+        """Restores a state made by :meth:`state_dict` (the wrapped schedulers' too); state_dict is left
+        unchanged."""
+        _load_nested_state_dict(self, state_dict)
+
+
 class CosineAnnealingLR(LRScheduler):
     r"""Cosine annealing from the initial lr down to eta_min over T_max epochs (and back up over the next
     T_max, periodically; no restarts):
@@ -308,6 +545,220 @@ class CosineAnnealingLR(LRScheduler):
     def _get_closed_form_lr(self):
         return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max))
                 / 2 for base_lr in self.base_lrs]
+
+
+class ChainedScheduler(LRScheduler):
+    r"""Steps several chainable schedulers of one optimizer together: each ``step()`` calls every scheduler's
+    ``step()`` in order, so their changes of the lr compose.
+
+    Args:
+        schedulers (list): the schedulers.
+
+    Raises:
+        ValueError: schedulers of different optimizers.
+    """
+
+    def __init__(self, schedulers):
+        for i in range(1, len(schedulers)):
+            if schedulers[i].optimizer != schedulers[0].optimizer:
+                raise ValueError("ChainedScheduler expects all schedulers to belong to the same optimizer, but got "
+                                 "schedulers at index {} and {} to be different".format(0, i))
+        self._schedulers = list(schedulers)
+        self.optimizer = schedulers[0].optimizer
+        self._last_lr = [group["lr"] for group in self._schedulers[-1].optimizer.param_groups]
+
+    def step(self):
+        """Steps every scheduler once."""
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = [group["lr"] for group in self._schedulers[-1].optimizer.param_groups]
+
+    def state_dict(self):
+        """The scheduler's state with each wrapped scheduler's state under ``_schedulers``."""
+        return _nested_state_dict(self)
+
+    def load_state_dict(self, state_dict):
+        """Restores a state made by :meth:`state_dict` (the wrapped schedulers' too); state_dict is left
+        unchanged."""
+        _load_nested_state_dict(self, state_dict)
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    r"""Cosine annealing with warm restarts (SGDR: Loshchilov & Hutter, "SGDR: Stochastic Gradient Descent with
+    Warm Restarts", ICLR 2017): lr = eta_min + (initial_lr - eta_min) * (1 + cos(pi * T_cur / T_i)) / 2, where
+    T_cur counts the epochs since the last restart and T_i, the length of the current cycle, starts at T_0 and
+    is multiplied by T_mult at each restart.
+
+    ``step(epoch)`` may be given a fractional epoch (stepping within an epoch, after every batch) and is not
+    deprecated here; it computes T_cur and T_i for that epoch.
+
+    Args:
+        optimizer (Optimizer): the optimizer.
+        T_0 (int): the length of the first cycle, in epochs.
+        T_mult (int): the factor of the cycle length after a restart. Default: 1.
+        eta_min (float): the minimum lr. Default: 0.
+        last_epoch (int), verbose (bool): as :class:`LRScheduler`.
+
+    Raises:
+        ValueError: T_0 not a positive int; T_mult not an int >= 1; a negative epoch given to step().
+    """
+
+    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0, last_epoch=-1, verbose=False):
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError("Expected positive integer T_0, but got {}".format(T_0))
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError("Expected integer T_mult >= 1, but got {}".format(T_mult))
+        self.T_0 = T_0
+        self.T_i = T_0
+        self.T_mult = T_mult
+        self.eta_min = eta_min
+        self.T_cur = last_epoch
+        super().__init__(optimizer, last_epoch, verbose)
+
+    def get_lr(self):
+        self._warn_outside_step()
+        return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+                for base_lr in self.base_lrs]
+
+    def step(self, epoch=None):
+        """Advances by one epoch, or goes to ``epoch`` (a float is allowed: a position within the epoch)."""
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur = self.T_cur + 1
+            if self.T_cur >= self.T_i:
+                self.T_cur = self.T_cur - self.T_i
+                self.T_i = self.T_i * self.T_mult
+        else:
+            if epoch < 0:
+                raise ValueError("Expected non-negative epoch, but got {}".format(epoch))
+            if epoch >= self.T_0:
+                if self.T_mult == 1:
+                    self.T_cur = epoch % self.T_0
+                else:
+                    # The restart n before epoch: T_0 (T_mult^n - 1) / (T_mult - 1) <= epoch.
+                    n = int(math.log((epoch / self.T_0 * (self.T_mult - 1) + 1), self.T_mult))
+                    self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+                    self.T_i = self.T_0 * self.T_mult ** n
+            else:
+                self.T_i = self.T_0
+                self.T_cur = epoch
+        self.last_epoch = math.floor(epoch)
+        self._get_lr_called_within_step = True
+        try:
+            for i, (group, lr) in enumerate(zip(self.optimizer.param_groups, self.get_lr())):
+                group["lr"] = lr
+                self.print_lr(self.verbose, i, lr, epoch)
+        finally:
+            self._get_lr_called_within_step = False
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+
+class CyclicLR(LRScheduler):
+    r"""The cyclical learning-rate policy (Smith, "Cyclical Learning Rates for Training Neural Networks", WACV
+    2017): the lr goes from base_lr up to max_lr over step_size_up steps and back over step_size_down, scaled
+    per cycle or per step by the policy; momentum (when cycled) moves inversely between max_momentum and
+    base_momentum. It is stepped after every batch and is not chainable.
+
+    With c = floor(1 + t / total) the cycle, x = 1 + t / total - c its position in [0, 1) and r the fraction
+    of the cycle spent rising:
+
+        s = x / r (rising) or (x - 1) / (r - 1) (falling)
+        lr = base_lr + (max_lr - base_lr) * s * scale
+        momentum = max_momentum - (max_momentum - base_momentum) * s * scale
+
+    with scale = 1 ('triangular'), 1 / 2^(c - 1) ('triangular2'), gamma^t ('exp_range') or scale_fn of the
+    cycle or of t (scale_mode).
+
+    Args:
+        optimizer (Optimizer): the optimizer.
+        base_lr (float or list): the lower lr, or one per group (the groups' lrs are set to it).
+        max_lr (float or list): the upper lr, or one per group.
+        step_size_up (int): steps of the rising half. Default: 2000.
+        step_size_down (int): steps of the falling half. Default: step_size_up.
+        mode (str): 'triangular', 'triangular2' or 'exp_range' (ignored with scale_fn). Default: 'triangular'.
+        gamma (float): the base of 'exp_range'. Default: 1.
+        scale_fn (callable): a custom scale of one argument, in [0, 1]. Default: None.
+        scale_mode (str): 'cycle' or 'iterations': what scale_fn takes. Default: 'cycle'.
+        cycle_momentum (bool): cycle the momentum too. Default: True.
+        base_momentum (float or list): the lower momentum. Default: 0.8.
+        max_momentum (float or list): the upper momentum. Default: 0.9.
+        last_epoch (int): the index of the last batch when resuming. Default: -1.
+        verbose (bool): print each lr update. Default: False.
+
+    Raises:
+        TypeError: optimizer is not an Optimizer.
+        ValueError: an unknown mode without scale_fn; a list with a length other than the number of groups;
+            cycle_momentum with an optimizer without momentum.
+    """
+
+    def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None, mode="triangular",
+                 gamma=1., scale_fn=None, scale_mode="cycle", cycle_momentum=True, base_momentum=0.8,
+                 max_momentum=0.9, last_epoch=-1, verbose=False):
+        _check_optimizer(optimizer)
+        self.optimizer = optimizer
+        base_lrs = _per_group("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                group["lr"] = lr
+        self.max_lrs = _per_group("max_lr", optimizer, max_lr)
+        step_size_up = float(step_size_up)
+        step_size_down = float(step_size_down) if step_size_down is not None else step_size_up
+        self.total_size = step_size_up + step_size_down
+        self.step_ratio = step_size_up / self.total_size
+        if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode = mode
+        self.gamma = gamma
+        # Note: the built-in policies are kept by name (PyTorch 1.13 keeps a weak reference to a bound method,
+        # which a state dict saved by ember.save could not hold); a custom scale_fn is kept as it is.
+        self._scale_fn_custom = scale_fn
+        if scale_fn is None:
+            self.scale_mode = "iterations" if mode == "exp_range" else "cycle"
+        else:
+            self.scale_mode = scale_mode
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults:
+                raise ValueError("optimizer must support momentum with `cycle_momentum` option enabled")
+            base_momentums = _per_group("base_momentum", optimizer, base_momentum)
+            if last_epoch == -1:
+                for momentum, group in zip(base_momentums, optimizer.param_groups):
+                    group["momentum"] = momentum
+            self.base_momentums = [group["momentum"] for group in optimizer.param_groups]
+            self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
+        super().__init__(optimizer, last_epoch, verbose)
+        self.base_lrs = base_lrs
+
+    def scale_fn(self, x):
+        """The policy's scale at x (the cycle or the step, per scale_mode)."""
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        if self.mode == "triangular":
+            return 1.
+        if self.mode == "triangular2":
+            return 1 / (2. ** (x - 1))
+        return self.gamma ** x
+
+    def get_lr(self):
+        """The lrs of step ``last_epoch`` (and, with cycle_momentum, the groups' momentums set as a side
+        effect)."""
+        self._warn_outside_step()
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1. + self.last_epoch / self.total_size - cycle
+        if x <= self.step_ratio:
+            scale_factor = x / self.step_ratio
+        else:
+            scale_factor = (x - 1) / (self.step_ratio - 1)
+        scale = self.scale_fn(cycle if self.scale_mode == "cycle" else self.last_epoch)
+        lrs = [base_lr + (max_lr - base_lr) * scale_factor * scale
+               for base_lr, max_lr in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            for group, base_momentum, max_momentum in zip(self.optimizer.param_groups, self.base_momentums,
+                                                          self.max_momentums):
+                group["momentum"] = max_momentum - (max_momentum - base_momentum) * scale_factor * scale
+        return lrs
 
 
 class OneCycleLR(LRScheduler):

@@ -70,16 +70,21 @@ def _step_without_grad(step):
 # name, such as a scheduler's initial_lr). Note [loading another optimizer's state] in ember/optim/Optimizer.cpp.
 _KNOWN_OPTION_NAMES = frozenset([
     "lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize", "foreach", "differentiable", "betas",
-    "eps", "amsgrad", "capturable", "fused", "alpha", "centered"])
+    "eps", "amsgrad", "capturable", "fused", "alpha", "centered", "lr_decay", "initial_accumulator_value", "rho",
+    "momentum_decay", "lambd", "t0", "etas", "step_sizes", "max_iter", "max_eval", "tolerance_grad",
+    "tolerance_change", "history_size", "line_search_fn"])
+
+# (an option only that optimizer has, its name) for _guess_optimizer, most specific first.
+_TELLTALE_OPTIONS = [
+    ("max_iter", "LBFGS"), ("lr_decay", "Adagrad"), ("rho", "Adadelta"), ("momentum_decay", "NAdam"),
+    ("lambd", "ASGD"), ("etas", "Rprop"), ("alpha", "RMSprop"), ("betas", "Adam or AdamW"),
+    ("nesterov", "SGD"), ("dampening", "SGD")]
 
 
 def _guess_optimizer(foreign_keys):
-    if "betas" in foreign_keys:
-        return "Adam or AdamW"
-    if "alpha" in foreign_keys:
-        return "RMSprop"
-    if "nesterov" in foreign_keys or "dampening" in foreign_keys:
-        return "SGD"
+    for key, name in _TELLTALE_OPTIONS:
+        if key in foreign_keys:
+            return name
     return "another optimizer"
 
 
@@ -87,9 +92,10 @@ def _quoted(keys):
     return ", ".join(f"'{k}'" for k in keys)
 
 
-def _check_state_shapes(param, state, group, position):
+def _check_state_shapes(param, state, group, position, has_param_shape):
     for name, value in state.items():
-        if name != "step" and isinstance(value, _C._TensorBase) and tuple(value.shape) != tuple(param.shape):
+        if (has_param_shape(name) and isinstance(value, _C._TensorBase)
+                and tuple(value.shape) != tuple(param.shape)):
             raise ValueError(f"load_state_dict: the state '{name}' of parameter {position} in group {group} has "
                              f"shape [{', '.join(map(str, value.shape))}] but the parameter has shape "
                              f"[{', '.join(map(str, param.shape))}]")
@@ -199,13 +205,18 @@ class Optimizer:
         state = defaultdict(dict)
         for key, value in state_dict["state"].items():
             if key in param_of:
-                _check_state_shapes(param_of[key], value, *position_of[key])
+                _check_state_shapes(param_of[key], value, *position_of[key], self._state_has_param_shape)
                 state[param_of[key]] = _cast_state(param_of[key], value)
             else:  # state not attached to a parameter is kept as it is
                 state[key] = value
         for group, saved in zip(groups, saved_groups):
             saved["params"] = group["params"]
         self.__setstate__({"state": state, "param_groups": saved_groups})
+
+    def _state_has_param_shape(self, key):
+        """Whether the per-parameter state entry key has its parameter's shape (load_state_dict checks it):
+        every tensor but the step count, unless an optimizer keeps other 0-dim or global state."""
+        return key != "step"
 
     def _check_group_options(self, saved, index):
         # Note [loading another optimizer's state] (ember/optim/Optimizer.cpp): the same rule as the C++ side.

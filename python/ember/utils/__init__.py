@@ -1,7 +1,9 @@
-"""ember.utils (PyTorch's torch.utils): hooks, and data (datasets, samplers, DataLoader)."""
+"""ember.utils (PyTorch's torch.utils): hooks, data (datasets, samplers, DataLoader), and
+checkpoint_tensors (the tensors of a torch.save file, read without running anything)."""
 import importlib
 
 from . import hooks  # noqa: F401
+from ..serialization import checkpoint_tensors  # noqa: F401  (the migration path for pickled checkpoints)
 
 
 def __getattr__(name):

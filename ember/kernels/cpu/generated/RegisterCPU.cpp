@@ -139,6 +139,8 @@ void register_cpu_kernels(Library& m) {
   m.impl("aten::igammac", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&cpu::igammac));
   m.impl("aten::igammac_", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&cpu::igammac_));
   m.impl("aten::igammac.out", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&cpu::igammac_out));
+  m.impl("aten::complex", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&cpu::complex));
+  m.impl("aten::complex.out", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Tensor&, const Tensor&)>(&cpu::complex_out));
   m.impl("aten::convolution", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef, IntArrayRef, bool, IntArrayRef, int64_t)>(&cpu::convolution));
   m.impl("aten::convolution_backward", DispatchKey::CPU, static_cast<std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&, const Tensor&, const Tensor&, OptionalIntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool, IntArrayRef, int64_t, std::array<bool, 3>)>(&cpu::convolution_backward));
   m.impl("aten::clone", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, std::optional<MemoryFormat>)>(&cpu::clone));
@@ -220,6 +222,8 @@ void register_cpu_kernels(Library& m) {
   m.impl("aten::_linalg_solve_ex", DispatchKey::CPU, static_cast<std::tuple<Tensor, Tensor, Tensor, Tensor> (*)(const Tensor&, const Tensor&, bool, bool)>(&cpu::_linalg_solve_ex));
   m.impl("aten::_linalg_det", DispatchKey::CPU, static_cast<std::tuple<Tensor, Tensor, Tensor> (*)(const Tensor&)>(&cpu::_linalg_det));
   m.impl("aten::_linalg_slogdet", DispatchKey::CPU, static_cast<std::tuple<Tensor, Tensor, Tensor, Tensor> (*)(const Tensor&)>(&cpu::_linalg_slogdet));
+  m.impl("aten::linalg_eig", DispatchKey::CPU, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&)>(&cpu::linalg_eig));
+  m.impl("aten::linalg_eigvals", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&)>(&cpu::linalg_eigvals));
   m.impl("aten::hardtanh", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&cpu::hardtanh));
   m.impl("aten::hardtanh_", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&)>(&cpu::hardtanh_));
   m.impl("aten::hardtanh.out", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Scalar&, const Scalar&, const Tensor&)>(&cpu::hardtanh_out));
@@ -582,9 +586,6 @@ void register_cpu_kernels(Library& m) {
   m.impl("aten::rad2deg", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&)>(&cpu::rad2deg));
   m.impl("aten::rad2deg_", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&)>(&cpu::rad2deg_));
   m.impl("aten::rad2deg.out", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&cpu::rad2deg_out));
-  m.impl("aten::sgn", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&)>(&cpu::sgn));
-  m.impl("aten::sgn_", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&)>(&cpu::sgn_));
-  m.impl("aten::sgn.out", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&cpu::sgn_out));
   m.impl("aten::signbit", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&)>(&cpu::signbit));
   m.impl("aten::signbit.out", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&cpu::signbit_out));
   m.impl("aten::isneginf", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&)>(&cpu::isneginf));
@@ -618,6 +619,14 @@ void register_cpu_kernels(Library& m) {
   m.impl("aten::round_.decimals", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, int64_t)>(&cpu::round_decimals_));
   m.impl("aten::round.decimals_out", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, int64_t, const Tensor&)>(&cpu::round_decimals_out));
   m.impl("aten::frexp.Tensor", DispatchKey::CPU, static_cast<std::tuple<Tensor, Tensor> (*)(const Tensor&)>(&cpu::frexp));
+  m.impl("aten::conj_physical", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&)>(&cpu::conj_physical));
+  m.impl("aten::conj_physical_", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&)>(&cpu::conj_physical_));
+  m.impl("aten::conj_physical.out", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&cpu::conj_physical_out));
+  m.impl("aten::sgn", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&)>(&cpu::sgn));
+  m.impl("aten::sgn_", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&)>(&cpu::sgn_));
+  m.impl("aten::sgn.out", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&cpu::sgn_out));
+  m.impl("aten::angle", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&)>(&cpu::angle));
+  m.impl("aten::angle.out", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&cpu::angle_out));
 }
 
 }  // namespace ember

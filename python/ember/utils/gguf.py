@@ -1,0 +1,45 @@
+"""ember.utils.gguf: GGUF files (ggml's format for llama.cpp and friends) read by Ember's C++ library
+(ember/serialize/Gguf.h, Note [gguf format]): the metadata and the tensors, block-quantized types (Q4_0, Q4_1,
+Q5_0, Q5_1, Q8_0) dequantized to float32, F32/F16/BF16/F64 and integer tensors as they are (memory-mapped).
+
+    metadata, state_dict = ember.utils.gguf.load("model.gguf")
+"""
+import collections
+import os
+
+from .. import _C
+
+__all__ = ["load", "GGUFFile"]
+
+
+class GGUFFile:
+    """An opened GGUF file: ``version``, ``metadata`` (a dict: int, float, bool, str or lists of them),
+    ``tensor_names()``, ``tensor_type(name)`` (the ggml type, e.g. ``"Q8_0"``), ``get_tensor(name)``.
+
+    Raises:
+        RuntimeError: a file that breaks the format (naming the file, the byte offset and the problem).
+    """
+
+    def __init__(self, path):
+        from ..serialization import _classes
+        path = os.fsdecode(os.fspath(path))
+        self._file = _C._gguf_open(path, path)
+        self.version = self._file.version
+        self.metadata = self._file.metadata(_classes())
+
+    def tensor_names(self):
+        return self._file.tensor_names()
+
+    def tensor_type(self, name):
+        return self._file.tensor_type(name)
+
+    def get_tensor(self, name):
+        return self._file.get_tensor(name)
+
+
+def load(path):
+    """(metadata, state_dict) of a GGUF file: the metadata dict and an OrderedDict name -> tensor in file order,
+    quantized tensors dequantized to float32. A tensor's shape is GGUF's ``ne`` reversed (row-major, as
+    PyTorch's)."""
+    f = GGUFFile(path)
+    return f.metadata, collections.OrderedDict((k, f.get_tensor(k)) for k in f.tensor_names())

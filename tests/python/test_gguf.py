@@ -1,0 +1,139 @@
+"""GGUF read by ember.utils.gguf (ember/serialize/Gguf.h): files written here by the format's definition, block
+quantized types checked against a NumPy dequantization of ggml's block layouts, and bad files."""
+import struct
+
+import numpy as np
+import pytest
+
+import ember
+from ember.utils import gguf
+
+GGML = {"F32": 0, "F16": 1, "Q4_0": 2, "Q4_1": 3, "Q5_0": 6, "Q5_1": 7, "Q8_0": 8, "I8": 24, "I16": 25, "I32": 26,
+        "I64": 27, "F64": 28, "BF16": 30, "Q4_K": 12}
+
+
+def s(text):
+    b = text.encode()
+    return struct.pack("<Q", len(b)) + b
+
+
+def kv(key, value):
+    if isinstance(value, bool):
+        return s(key) + struct.pack("<IB", 7, value)
+    if isinstance(value, int):
+        return s(key) + struct.pack("<Iq", 11, value)
+    if isinstance(value, float):
+        return s(key) + struct.pack("<Id", 12, value)
+    if isinstance(value, str):
+        return s(key) + struct.pack("<I", 8) + s(value)
+    if isinstance(value, list):  # of int32
+        return s(key) + struct.pack("<IIQ", 9, 5, len(value)) + b"".join(struct.pack("<i", v) for v in value)
+    raise TypeError(value)
+
+
+def gguf_file(metadata, tensors, alignment=32, version=3):
+    """tensors: name -> (type name, ne (fastest first), raw bytes)."""
+    meta = dict(metadata)
+    if alignment != 32:
+        meta["general.alignment"] = alignment
+    head = b"GGUF" + struct.pack("<IQQ", version, len(tensors), len(meta))
+    for k, v in meta.items():
+        if k == "general.alignment":
+            head += s(k) + struct.pack("<II", 4, v)
+        else:
+            head += kv(k, v)
+    data, infos = b"", b""
+    for name, (ty, ne, raw) in tensors.items():
+        pad = (-len(data)) % alignment
+        data += b"\0" * pad
+        infos += s(name) + struct.pack("<I", len(ne)) + b"".join(struct.pack("<Q", n) for n in ne)
+        infos += struct.pack("<IQ", GGML[ty], len(data))
+        data += raw
+    body = head + infos
+    body += b"\0" * ((-len(body)) % alignment)
+    return body + data
+
+
+def random_blocks(kind, nblocks, rng):
+    """Raw bytes of nblocks blocks of a quantized type and their float32 values by ggml's definitions."""
+    d = rng.uniform(-2, 2, nblocks).astype(np.float16)
+    m = rng.uniform(-1, 1, nblocks).astype(np.float16)
+    out, raw = [], b""
+    for b in range(nblocks):
+        df, mf = np.float32(d[b]), np.float32(m[b])
+        if kind == "Q8_0":
+            q = rng.integers(-128, 128, 32).astype(np.int8)
+            raw += d[b].tobytes() + q.tobytes()
+            out.append(q.astype(np.float32) * df)
+            continue
+        bits = 5 if kind.startswith("Q5") else 4
+        q = rng.integers(0, 2 ** bits, 32).astype(np.uint8)
+        qs = (q[:16] & 0xF) | ((q[16:] & 0xF) << 4)
+        qh = sum(int(q[j] >> 4) << j for j in range(32)) if bits == 5 else 0
+        scale = d[b].tobytes() + (m[b].tobytes() if kind.endswith("_1") else b"")
+        raw += scale + (struct.pack("<I", qh) if bits == 5 else b"") + qs.astype(np.uint8).tobytes()
+        vals = q.astype(np.float32)
+        if kind.endswith("_0"):
+            out.append((vals - 2 ** (bits - 1)) * df)
+        else:
+            out.append(vals * df + mf)
+    return raw, np.concatenate(out)
+
+
+def test_metadata_and_plain_tensors(tmp_path):
+    rng = np.random.default_rng(0)
+    f32 = rng.standard_normal((3, 4)).astype(np.float32)
+    f16 = rng.standard_normal((2, 8)).astype(np.float16)
+    i32 = np.arange(5, dtype=np.int32)
+    path = tmp_path / "m.gguf"
+    path.write_bytes(gguf_file(
+        {"general.architecture": "test", "general.name": "t\u00e9", "n": 7, "ok": True, "x": 0.5, "ids": [1, -2, 3]},
+        {"a": ("F32", [4, 3], f32.tobytes()), "b": ("F16", [8, 2], f16.tobytes()), "c": ("I32", [5], i32.tobytes())},
+        alignment=64))
+    meta, sd = gguf.load(str(path))
+    assert meta["general.architecture"] == "test" and meta["general.name"] == "t\u00e9"
+    assert meta["n"] == 7 and meta["ok"] is True and meta["x"] == 0.5 and meta["ids"] == [1, -2, 3]
+    assert meta["general.alignment"] == 64
+    assert list(sd) == ["a", "b", "c"]
+    np.testing.assert_array_equal(sd["a"].numpy(), f32)
+    assert sd["b"].dtype == ember.float16 and sd["b"].shape == (2, 8)
+    np.testing.assert_array_equal(sd["b"].numpy(), f16)
+    np.testing.assert_array_equal(sd["c"].numpy(), i32)
+    f = gguf.GGUFFile(str(path))
+    assert f.version == 3 and f.tensor_type("b") == "F16"
+
+
+@pytest.mark.parametrize("kind", ["Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0"])
+def test_block_quantized_types_dequantize(tmp_path, kind):
+    rng = np.random.default_rng(1)
+    raw, expected = random_blocks(kind, 6, rng)  # 2 rows of 96 values
+    path = tmp_path / "q.gguf"
+    path.write_bytes(gguf_file({}, {"w": (kind, [96, 2], raw)}))
+    _, sd = gguf.load(str(path))
+    assert sd["w"].dtype == ember.float32 and sd["w"].shape == (2, 96)
+    np.testing.assert_allclose(sd["w"].numpy().ravel(), expected, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda b: b"GGUX" + b[4:], "no \"GGUF\" magic"),
+    (lambda b: b[:4] + struct.pack("<I", 9) + b[8:], "version 9"),
+    (lambda b: b[:8] + struct.pack("<Q", 2 ** 60) + b[16:], "tensors claimed"),
+    (lambda b: b[:16] + struct.pack("<Q", 2 ** 60) + b[24:], "metadata entries claimed"),
+    (lambda b: b[:-4], "past the end of the data section"),
+])
+def test_bad_files(tmp_path, mutate, message):
+    good = gguf_file({"k": 1}, {"a": ("F32", [4], np.ones(4, np.float32).tobytes())})
+    path = tmp_path / "bad.gguf"
+    path.write_bytes(mutate(good))
+    with pytest.raises(RuntimeError, match=message):
+        gguf.load(str(path))
+
+
+def test_unknown_type_and_bad_rows(tmp_path):
+    path = tmp_path / "t.gguf"
+    path.write_bytes(gguf_file({}, {"a": ("Q4_K", [256], b"\0" * 144)}))
+    with pytest.raises(RuntimeError, match="ggml type 12"):
+        gguf.load(str(path))
+    path.write_bytes(gguf_file({}, {"a": ("Q8_0", [16], b"\0" * 34)}))
+    with pytest.raises(RuntimeError, match="not a multiple of 32"):
+        gguf.load(str(path))
