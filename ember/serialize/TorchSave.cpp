@@ -24,6 +24,8 @@ std::string_view storage_class(DType t) {
     case kFloat64: return "DoubleStorage";
     case kBool: return "BoolStorage";
     case kBFloat16: return "BFloat16Storage";
+    case kComplexFloat: return "ComplexFloatStorage";
+    case kComplexDouble: return "ComplexDoubleStorage";
   }
   return "?";
 }
