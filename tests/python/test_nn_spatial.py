@@ -144,6 +144,22 @@ def test_parameterless_layers_match_reference(name, args, kwargs, shape):
         yt.sum().backward()
         close(xe.grad, xt.grad)
         return
+    if name == "ChannelShuffle":
+        # PyTorch 1.13's channel_shuffle has no derivative (RuntimeError); Ember's is the permutation's, checked
+        # against the same shuffle written with view/transpose.
+        xe, xt = pair(shape)
+        ye = em(xe)
+        close(ye, tm(xt))
+        with pytest.raises(RuntimeError, match="derivative for channel_shuffle"):
+            tm(xt).sum().backward()
+        g = args[0]
+        yt = xt.view(shape[0], g, shape[1] // g, *shape[2:]).transpose(1, 2).reshape(shape)
+        close(ye, yt)
+        ge, gt = pair(shape, 1, requires_grad=False)
+        ye.backward(ge)
+        yt.backward(gt)
+        close(xe.grad, xt.grad)
+        return
     run_both(em, tm, shape)
 
 
