@@ -288,8 +288,10 @@ std::tuple<Tensor, Tensor> fractional_max_pool_nd(const char* op, int64_t dims, 
   const char* names[3] = {"time", "height", "width"};
   for (int64_t i = 0; i < dims; ++i) {
     const char* name = names[3 - dims + i];
-    EMBER_CHECK(out[i] + k[i] - 1 <= x.size(2 + i), "{}: pool {} {} too large relative to input {} {}", op, name,
-                k[i], name, x.size(2 + i));
+    // PyTorch 1.13 lets the 2-D windows reach the last element but not the 3-D ones (out + k - 1 < in there)
+    const int64_t reach = out[i] + k[i] - 1 + (dims == 3 ? 1 : 0);
+    EMBER_CHECK(reach <= x.size(2 + i), "{}: pool {} {} too large relative to input {} {}", op, name, k[i], name,
+                x.size(2 + i));
   }
   const int64_t B = x.size(0), C = x.size(1);
   EMBER_CHECK(random_samples.dim() == 3 && random_samples.size(0) >= B && random_samples.size(1) == C &&

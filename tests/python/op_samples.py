@@ -4352,9 +4352,12 @@ def _ldexp_samples(entry):
 def _conv3d(entry):
     x, w, b = T((2, 4, 4, 5, 5)), T((3, 4, 2, 3, 3), seed=7), T((3,), seed=3)
     if entry["overload"] == "padding":
-        return [S(x, w, None, 1, "same"), S(x, w, b, 1, "valid"), S(x, w, None, 2, "same"), S(x, w, None, 1, "bogus"),
+        return [S(x, w, None, 1, "same").tol(1e-4, 1e-4), S(x, w, b, 1, "valid").tol(1e-4, 1e-4),
+                S(x, w, None, 2, "same"), S(x, w, None, 1, "bogus"),
                 S(F64((1, 2, 3, 3, 3)), F64((2, 2, 2, 2, 2), seed=1), None, 1, "same").grad(wrt=(0, 1))]
-    return [S(x, w), S(x, w, b), S(x, w, None, 2), S(x, w, None, 1, 1), S(x, w, None, 1, [1, 0, 1], 2),
+    f32 = [S(x, w), S(x, w, b), S(x, w, None, 2), S(x, w, None, 1, 1), S(x, w, None, 1, [1, 0, 1], 2)]
+    # float32 sums of 72 products: oneDNN's summation order differs from PyTorch's (relative 1e-4 near zero)
+    return [s.tol(1e-4, 1e-4) for s in f32] + [
             S(T((2, 4, 3, 4, 4)), T((6, 2, 1, 2, 2), seed=7), None, 1, 0, 1, 2), S(T((0, 4, 4, 5, 5)), w),
             S(T((4, 4, 5, 5)), w), S(T((4, 5, 5)), w), S(x, T((3, 5, 2, 3, 3))),
             S(T((2, 4, 4, 5, 5), "float64"), T((3, 4, 2, 3, 3), "float64"), T((3,), "float64")),
@@ -4468,7 +4471,7 @@ def _max_unpool(entry):
     return [S(V(v.numpy()), V(i.numpy(), "int64"), list(sp), *extra),
             S(V(v.numpy()), V(i.numpy(), "int64"), [5] * n, *extra),
             S(V(v.numpy()), V(bad.numpy(), "int64"), list(sp), *extra),
-            S(V(v.numpy().astype("float64")), V(i.numpy(), "int64"), list(sp), *extra).grad(wrt=(0,))]
+            S(V(v.numpy(), "float64"), V(i.numpy(), "int64"), list(sp), *extra).grad(wrt=(0,))]
 
 
 @samples("pixel_shuffle", "pixel_unshuffle")
@@ -4504,7 +4507,7 @@ def _col2im(entry):
             S(T((2, 18, 6)), [5, 6], [3, 2], [1, 2], [1, 0], [2, 1]),
             S(T((2, 13, 20)), [5, 6], [2, 2], [1, 1], [0, 0], [1, 1]),
             S(T((2, 12, 21)), [5, 6], [2, 2], [1, 1], [0, 0], [1, 1]),
-            S(F64((1, 8, 6)), [4, 4], [2, 2], [1, 1], [1, 1], [2, 1]).grad(gg=True)]
+            S(F64((1, 8, 15)), [4, 4], [2, 2], [1, 1], [1, 1], [2, 1]).grad(gg=True)]
 
 
 def _torch_resample():
@@ -4540,9 +4543,9 @@ def _resample(entry):
         out += [S(x3, [8], mode), S(x4, [7, 3], mode), S(x5, [5, 6, 2], mode)]
     for ac in (False, True):
         out += [S(x3, [8], "linear", ac), S(x4, [7, 3], "linear", ac), S(x5, [5, 6, 2], "linear", ac),
-                S(x4, [9, 11], "cubic", ac), S(x4, [2, 3], "cubic", ac)]
+                S(x4, [9, 11], "cubic", ac).tol(1e-4, 1e-5), S(x4, [2, 3], "cubic", ac).tol(1e-4, 1e-5)]
     out += [S(x4, [10, 7], "linear", False, 2.5, 1.5), S(x4, [10, 7], "nearest", False, 2.5, 1.5),
-            S(x4, [10, 7], "cubic", False, 2.5, 1.5), S(T((2, 3, 4, 5), "float64"), [7, 3], "linear"),
+            S(x4, [10, 7], "cubic", False, 2.5, 1.5).tol(1e-4, 1e-5), S(T((2, 3, 4, 5), "float64"), [7, 3], "linear"),
             S(T((2, 3, 4, 5), "uint8", low=0, high=200), [7, 9], "nearest"), S(T((0, 3, 4, 5)), [7, 3], "linear"),
             S(T((2, 3, 4, 5), "bfloat16"), [7, 3], "linear"),
             S(x4, [7, 3], "bogus"), S(x4, [0, 3], "linear"), S(x4, [7], "linear"),
@@ -4557,7 +4560,7 @@ def _torch_resample_backward():
     def fn(grad, input_size, output_size, mode, align_corners=False, s0=None, s1=None, s2=None):
         x = _t.zeros(input_size, dtype=grad.dtype, requires_grad=True)
         y = _torch_resample()(x, output_size, mode, align_corners, s0, s1, s2)
-        return _t.autograd.grad(y, x, grad)[0]
+        return _t.autograd.grad(y, x, grad, create_graph=grad.requires_grad)[0]
     return fn
 
 

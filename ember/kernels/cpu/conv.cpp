@@ -41,7 +41,7 @@
 // convolution's input is y, its output is x). out = (in - 1)*s - 2p + d(k - 1) + output_padding + 1; with
 // output_padding >= s (allowed when below the dilation) the regular formula would give x a few more rows than
 // it has: the im2col kernels take any output size, the providers decline such calls (ConvGeometry::regular()).
-// Transposed convolutions support the floating dtypes only (float32, float64, bfloat16), as PyTorch's CPU ones.
+// Transposed convolutions take the dtypes of the regular ones (the integer types too, as PyTorch's CPU ones).
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -344,7 +344,8 @@ bool backward_into(const char* op, const Geometry& g, DType dtype, const void* d
           a.c = stack(g.pointwise() ? dxn : buffer.data_ptr(), g.Kg(), g.L());
           gemm(a);
           if (!g.pointwise()) {
-            dispatch_dtypes<kBackwardTypes>(dtype, op, [&]<class T>() {
+            // the integer types too: a transposed convolution's forward runs here (Note [transposed convolution])
+            dispatch_dtypes<kForwardTypes>(dtype, op, [&]<class T>() {
               col2im<T>(static_cast<const T*>(buffer.data_ptr()), static_cast<T*>(dxn), g);
             });
           }
@@ -381,7 +382,7 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const std::optiona
                               padding, dilation, transposed, output_padding, groups);
   EMBER_CHECK(weight.dim() <= 5, "{}: only 1-D, 2-D and 3-D convolutions are implemented (weight of size {})", op,
               weight.sizes());
-  check_dtypes(op, input, weight, b, transposed);
+  check_dtypes(op, input, weight, b, false);
   if (input.dtype() == kBFloat16) {  // See Note [conv im2col]: computed in float32.
     std::optional<Tensor> b32;
     if (b) b32 = ember::_to_copy(*b, kFloat32);
