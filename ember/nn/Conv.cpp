@@ -165,9 +165,9 @@ std::vector<int64_t> ConvTransposeNdImpl<D>::output_padding_for(const Tensor& in
                              2 * o.padding()[d] + o.dilation()[d] * (o.kernel_size()[d] - 1) + 1;
     const int64_t max_size = min_size + o.stride()[d] - 1;
     EMBER_CHECK_VALUE(sizes[d] >= min_size && sizes[d] <= max_size,
-                      "{}: requested an output size of [{}], but valid sizes range from {} to {} (for an input of size [{}])",
-                      layer_name(), fmt::join(sizes, ", "), min_size, max_size,
-                      fmt::join(input.sizes(), ", "));
+                      "{}: requested an output size of [{}], but valid sizes range from {} to {} (for an input of "
+                      "size [{}])",
+                      layer_name(), fmt::join(sizes, ", "), min_size, max_size, fmt::join(input.sizes(), ", "));
     pads[d] = sizes[d] - min_size;
   }
   return pads;
