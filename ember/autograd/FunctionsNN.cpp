@@ -299,7 +299,8 @@ TensorTriple convolution_backward_grads(const Tensor& grad, const Tensor& input,
                                         IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
                                         bool transposed, IntArrayRef output_padding, int64_t groups,
                                         OutputMask output_mask) {
-  const int64_t cout = weight.size(0);
+  // the bias has C_out entries: weight (C_out, C_in / G, *k), or (C_in, C_out / G, *k) when transposed
+  const int64_t cout = transposed ? weight.size(1) * groups : weight.size(0);
   const OptionalIntArrayRef bias_sizes = output_mask[2] ? OptionalIntArrayRef(IntArrayRef(&cout, 1)) : std::nullopt;
   return ember::convolution_backward(grad, input, weight, bias_sizes, stride, padding, dilation, transposed,
                                      output_padding, groups, output_mask);

@@ -1,4 +1,5 @@
-// Convolution front doors (conv1d, conv2d and their "same"/"valid" overloads) and the argument checks shared
+// Convolution front doors (conv1d, conv2d, conv3d and their "same"/"valid" overloads, conv_transpose1d/2d/3d)
+// and the argument checks shared
 // with the CPU kernels (ember/ops/conv.h). The composites follow PyTorch 1.13's conv1d/conv2d and
 // _convolution_mode (aten/src/ATen/native/Convolution.cpp): check the bias dtype, add the batch dim of an
 // unbatched input, call `convolution`, and drop the batch dim again.
@@ -67,7 +68,32 @@ ConvParams check_convolution(std::string_view op, const Tensor& input, IntArrayR
   EMBER_CHECK(weight_sizes[0] % groups == 0,
               "{}: Given groups={}, expected weight to be divisible by {} at dimension 0, but got weight of size {} "
               "instead", op, groups, groups, weight_sizes);
-  if (transposed) return p;  // the transposed checks come with the transposed kernel
+  if (transposed) {
+    // A transposed convolution's weight is (C_in, C_out / groups, *kernel) (Note [transposed convolution]).
+    EMBER_CHECK(input.size(1) == weight_sizes[0],
+                "{}: Given transposed=1, weight of size {}, expected input{} to have {} channels, but got {} channels "
+                "instead", op, weight_sizes, input.sizes(), weight_sizes[0], input.size(1));
+    EMBER_CHECK(!bias_sizes || (bias_sizes->size() == 1 && (*bias_sizes)[0] == weight_sizes[1] * groups),
+                "{}: Given transposed=1, weight of size {}, expected bias to be 1-dimensional with {} elements, "
+                "but got bias of size {} instead", op, weight_sizes, weight_sizes[1] * groups,
+                bias_sizes ? *bias_sizes : IntArrayRef());
+    for (int64_t i = 0; i < dims; ++i)
+      EMBER_CHECK(p.output_padding[i] < p.stride[i] || p.output_padding[i] < p.dilation[i],
+                  "{}: output padding must be smaller than either stride or dilation, but got output_padding={}, "
+                  "stride={}, dilation={}", op, p.output_padding, p.stride, p.dilation);
+    const DimVector out = transposed_output_sizes(input.sizes(), weight_sizes, p);
+    std::string in_s, out_s;
+    bool positive = true;
+    for (int64_t i = 0; i < dims; ++i) {
+      positive = positive && out[i + 2] > 0;
+      in_s += (i ? " x " : "") + std::to_string(input.size(i + 2));
+      out_s += (i ? " x " : "") + std::to_string(out[i + 2]);
+    }
+    EMBER_CHECK(positive,
+                "{}: Given input size per channel: ({}). Calculated output size per channel: ({}). Output size is too "
+                "small", op, in_s, out_s);
+    return p;
+  }
   EMBER_CHECK(input.size(1) == weight_sizes[1] * groups,
               "{}: Given groups={}, weight of size {}, expected input{} to have {} channels, but got {} channels "
               "instead", op, groups, weight_sizes, input.sizes(), weight_sizes[1] * groups, input.size(1));
@@ -105,6 +131,14 @@ DimVector output_sizes(IntArrayRef input_sizes, IntArrayRef weight_sizes, const 
   return out;
 }
 
+DimVector transposed_output_sizes(IntArrayRef input_sizes, IntArrayRef weight_sizes, const ConvParams& p) {
+  DimVector out{input_sizes[0], weight_sizes[1] * p.groups};
+  for (size_t i = 0; i + 2 < input_sizes.size(); ++i)
+    out.push_back((input_sizes[i + 2] - 1) * p.stride[i] - 2 * p.padding[i] +
+                  p.dilation[i] * (weight_sizes[i + 2] - 1) + p.output_padding[i] + 1);
+  return out;
+}
+
 
 }  // namespace conv
 
@@ -126,6 +160,16 @@ bool batchify(const char* op, Tensor& input, const std::optional<Tensor>& bias, 
   if (input.dim() == batched) return true;
   input = ember::unsqueeze(input, 0);
   return false;
+}
+
+// PyTorch's conv_transpose1d/2d/3d: as conv_nd, with transposed=True.
+Tensor conv_transpose_nd(const char* op, int64_t spatial_dims, const Tensor& input, const Tensor& weight,
+                         const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding,
+                         IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  Tensor x = input;
+  const bool batched = batchify(op, x, bias, spatial_dims);
+  Tensor out = ember::convolution(x, weight, bias, stride, padding, dilation, true, output_padding, groups);
+  return batched ? out : ember::squeeze(out, 0);
 }
 
 Tensor conv_nd(const char* op, int64_t spatial_dims, const Tensor& input, const Tensor& weight,
@@ -198,6 +242,37 @@ Tensor conv1d_padding(const Tensor& input, const Tensor& weight, const std::opti
 Tensor conv2d_padding(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                       IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
   return conv_nd_padding("conv2d", 2, input, weight, bias, stride, padding, dilation, groups);
+}
+
+Tensor conv3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
+              IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return conv_nd("conv3d", 3, input, weight, bias, stride, padding, dilation, groups);
+}
+
+Tensor conv3d_padding(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                      IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
+  return conv_nd_padding("conv3d", 3, input, weight, bias, stride, padding, dilation, groups);
+}
+
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups,
+                        IntArrayRef dilation) {
+  return conv_transpose_nd("conv_transpose1d", 1, input, weight, bias, stride, padding, output_padding, groups,
+                           dilation);
+}
+
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups,
+                        IntArrayRef dilation) {
+  return conv_transpose_nd("conv_transpose2d", 2, input, weight, bias, stride, padding, output_padding, groups,
+                           dilation);
+}
+
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups,
+                        IntArrayRef dilation) {
+  return conv_transpose_nd("conv_transpose3d", 3, input, weight, bias, stride, padding, output_padding, groups,
+                           dilation);
 }
 
 }  // namespace composite

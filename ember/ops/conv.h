@@ -33,4 +33,14 @@ ConvParams check_convolution(std::string_view op, const Tensor& input, IntArrayR
 /// out[i] = floor((in[i] + 2*padding[i] - dilation[i]*(k[i]-1) - 1) / stride[i]) + 1.
 DimVector output_sizes(IntArrayRef input_sizes, IntArrayRef weight_sizes, const ConvParams& p);
 
+/// The output sizes (N, C_out, *out) of a checked transposed convolution (weight (C_in, C_out / groups, *k)):
+/// out[i] = (in[i] - 1)*stride[i] - 2*padding[i] + dilation[i]*(k[i]-1) + output_padding[i] + 1.
+DimVector transposed_output_sizes(IntArrayRef input_sizes, IntArrayRef weight_sizes, const ConvParams& p);
+
+/// The output sizes of a checked convolution, transposed or not.
+inline DimVector result_sizes(IntArrayRef input_sizes, IntArrayRef weight_sizes, const ConvParams& p) {
+  return p.transposed ? transposed_output_sizes(input_sizes, weight_sizes, p)
+                      : output_sizes(input_sizes, weight_sizes, p);
+}
+
 }  // namespace ember::conv

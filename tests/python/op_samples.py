@@ -4500,3 +4500,239 @@ def _istft(entry):
             S(spec, 16, win_length=20), S(spec, 16, window=T((5,), "float64")), S(spec, 16, return_complex=True),
             S(T((0, 12), "complex128"), 16), S(T((9,), "complex128"), 16),
             S(C128((9, 8)), 16, window=w).grad(), S(C128((9, 8)), 16, 4, length=30).grad()]
+
+
+# ------------------------------------------------------------------------------- spatial nn (ops_nn_spatial.yaml)
+
+@samples("conv3d", "conv3d.padding")
+def _conv3d(entry):
+    x, w, b = T((2, 4, 4, 5, 5)), T((3, 4, 2, 3, 3), seed=7), T((3,), seed=3)
+    if entry["overload"] == "padding":
+        return [S(x, w, None, 1, "same").tol(1e-4, 1e-4), S(x, w, b, 1, "valid").tol(1e-4, 1e-4),
+                S(x, w, None, 2, "same"), S(x, w, None, 1, "bogus"),
+                S(F64((1, 2, 3, 3, 3)), F64((2, 2, 2, 2, 2), seed=1), None, 1, "same").grad(wrt=(0, 1))]
+    f32 = [S(x, w), S(x, w, b), S(x, w, None, 2), S(x, w, None, 1, 1), S(x, w, None, 1, [1, 0, 1], 2)]
+    # float32 sums of 72 products: oneDNN's summation order differs from PyTorch's (relative 1e-4 near zero)
+    return [s.tol(1e-4, 1e-4) for s in f32] + [
+            S(T((2, 4, 3, 4, 4)), T((6, 2, 1, 2, 2), seed=7), None, 1, 0, 1, 2), S(T((0, 4, 4, 5, 5)), w),
+            S(T((4, 4, 5, 5)), w), S(T((4, 5, 5)), w), S(x, T((3, 5, 2, 3, 3))),
+            S(T((2, 4, 4, 5, 5), "float64"), T((3, 4, 2, 3, 3), "float64"), T((3,), "float64")),
+            S(T((2, 4, 4, 5, 5), "bfloat16"), T((3, 4, 2, 3, 3), "bfloat16")),
+            S(F64((1, 2, 3, 3, 3)), F64((2, 2, 2, 2, 2), seed=1), F64((2,), seed=2), 1, 1).grad(gg=True, wrt=(0, 1, 2))]
+
+
+def _conv_transpose_samples(entry):
+    n = int(entry["name"][-2])
+    sp = {1: (5,), 2: (4, 5), 3: (3, 4, 4)}[n]
+    k = (3,) * n
+    x, w, b = T((2, 4) + sp), T((4, 3) + k, seed=7), T((3,), seed=3)
+    f64 = lambda shape, seed=0: F64(shape, seed=seed)  # noqa: E731
+    return [S(x, w), S(x, w, b), S(x, w, b, 2), S(x, w, None, 2, 1, 1), S(x, w, None, 1, 1),
+            S(x, w, None, 2, 0, 0, 1, 2), S(x, w, None, 1, 0, 1, 1, 2), S(x, T((4, 2) + k, seed=7), None, 1, 0, 0, 2),
+            S(T((2, 4) + sp, "float64"), T((4, 3) + k, "float64"), T((3,), "float64"), 2, 1, 1),
+            S(T((2, 4) + sp, "bfloat16"), T((4, 3) + k, "bfloat16")), S(T((0, 4) + sp), w), S(T((4,) + sp), w),
+            S(x, T((3, 3) + k)), S(x, w, T((4,))), S(x, w, None, 1, 0, 1), S(T((2, 4) + sp, "int64"),
+                                                                               T((4, 3) + k, "int64")),
+            S(T((2, 4) + sp, layout="T"), w),
+            S(f64((1, 2) + sp[:-1] + (3,)), f64((2, 2) + (2,) * n, 1), f64((4,), 2), 2, 1, 1, 2).grad(wrt=(0, 1, 2)),
+            S(f64((1, 2) + (3,) * n), f64((2, 1) + (2,) * n, 1), None, 1, 0, 0, 1, 2).grad(gg=True, wrt=(0, 1))]
+
+
+samples("conv_transpose1d", "conv_transpose2d.input", "conv_transpose3d.input")(_conv_transpose_samples)
+
+
+@samples("max_pool1d", "max_pool1d_with_indices")
+def _max_pool1d(entry):
+    x = T((2, 3, 9), low=-3, high=3, unique=True)
+    return [S(x, 3), S(x, 3, 2), S(x, 3, 2, 1), S(x, 3, 2, 1, 2), S(x, 2, 2, 0, 1, True), S(T((3, 9)), 2),
+            S(T((9,)), 2), S(x, 0), S(x, 3, 1, 2), S(T((2, 3, 9), "float64"), 4, 3, 1, 1, True),
+            S(T((0, 3, 9)), 2), S(F64((1, 2, 7), unique=True), 3, 2, 1).grad()]
+
+
+@samples("avg_pool1d")
+def _avg_pool1d(entry):
+    x = T((2, 3, 9))
+    return [S(x, [3]), S(x, [3], [2]), S(x, [3], [2], [1]), S(x, [3], [2], [1], True, False), S(T((3, 9)), [2]),
+            S(T((9,)), [2]), S(x, [3], [1], [2]), S(F64((1, 2, 7)), [3], [2], [1]).grad(gg=True)]
+
+
+@samples("adaptive_avg_pool1d")
+def _adaptive_avg_pool1d(entry):
+    return [S(T((2, 3, 9)), [4]), S(T((3, 7)), [3]), S(T((2, 3, 5)), [7]), S(T((9,)), [2]),
+            S(F64((1, 2, 7)), [3]).grad(gg=True)]
+
+
+@samples("adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d")
+def _adaptive_max_pool(entry):
+    n = int(entry["name"][-2])
+    sp = {1: (9,), 2: (7, 9), 3: (5, 6, 7)}[n]
+    x = T((2, 3) + sp, unique=True)
+    out = [S(x, [4] * n), S(x, [1] * n), S(x, list(sp)), S(T((3,) + sp, unique=True), [3] * n),
+           S(T((2, 3) + sp[:-1] + (3,), unique=True), [2] * (n - 1) + [5]), S(T((2, 0) + sp), [2] * n),
+           S(T((2, 3) + sp, "float64", unique=True), [3] * n), S(F64((1, 2) + sp, unique=True), [3] * n).grad()]
+    return out
+
+
+@samples("adaptive_avg_pool3d")
+def _adaptive_avg_pool3d(entry):
+    return [S(T((2, 3, 5, 6, 7)), [2, 3, 4]), S(T((3, 5, 6, 7)), [1, 1, 1]), S(T((2, 3, 3, 3, 3)), [5, 4, 3]),
+            S(T((3, 3)), [2, 2, 2]), S(F64((1, 2, 4, 5, 3)), [2, 3, 2]).grad(gg=True)]
+
+
+@samples("max_pool3d", "max_pool3d_with_indices")
+def _max_pool3d(entry):
+    x = T((2, 2, 5, 6, 7), unique=True)
+    return [S(x, [2, 2, 2]), S(x, [3, 3, 3], [2, 2, 2]), S(x, [3, 3, 3], [2, 2, 2], [1, 1, 1]),
+            S(x, [2, 2, 2], [1, 1, 1], [0, 0, 0], [2, 2, 2]), S(x, [2, 2, 2], [2, 2, 2], [1, 1, 1], [1, 1, 1], True),
+            S(T((2, 5, 6, 7), unique=True), [2, 2, 2]), S(x, [2, 2, 2], [], [2, 2, 2]),
+            S(F64((1, 2, 4, 4, 5), unique=True), [2, 2, 2], [2, 2, 2], [1, 1, 1]).grad()]
+
+
+@samples("avg_pool3d")
+def _avg_pool3d(entry):
+    x = T((2, 2, 5, 6, 7))
+    return [S(x, [2, 2, 2]), S(x, [3, 3, 3], [2, 2, 2], [1, 1, 1]), S(x, [3, 3, 3], [2, 2, 2], [1, 1, 1], True),
+            S(x, [3, 3, 3], [2, 2, 2], [1, 1, 1], False, False), S(x, [2, 2, 2], [2, 2, 2], [1, 1, 1], True, True, 3),
+            S(T((2, 5, 6, 7)), [2, 2, 2]), S(x, [2, 2, 2], [], [2, 2, 2]),
+            S(x, [2, 2, 2], [], [0, 0, 0], False, True, 0),
+            S(F64((1, 2, 4, 4, 5)), [2, 2, 2], [2, 2, 2], [1, 1, 1], True, False).grad(gg=True)]
+
+
+def _fractional_samples(entry):
+    n = int(entry["name"][-2])
+    sp = {2: (9, 8), 3: (6, 7, 8)}[n]
+    x = T((2, 3) + sp, unique=True)
+    u = T((2, 3, n), low=0, high=1, seed=5)
+    return [S(x, [2] * n, [4] * n, u), S(x, [3] * n, [3] * n, u), S(x, [2] * n, list(s - 1 for s in sp), u),
+            S(T((2, 3) + sp, "float64", unique=True), [2] * n, [4] * n, T((2, 3, n), "float64", low=0, high=1)),
+            S(x, [2] * n, [9] * n, u), S(F64((2, 3) + sp, unique=True), [2] * n, [3] * n,
+                                         F64((2, 3, n), low=0, high=1)).grad(wrt=(0,))]
+
+
+samples("fractional_max_pool2d", "fractional_max_pool3d")(_fractional_samples)
+
+
+@samples("max_unpool2d", "max_unpool3d")
+def _max_unpool(entry):
+    import torch as _t
+    n = int(entry["name"][-2])
+    sp = (4,) * n
+    g = _t.Generator().manual_seed(0)
+    xt = _t.randn((2, 3) + sp, generator=g)
+    pool = _t.nn.functional.max_pool2d if n == 2 else _t.nn.functional.max_pool3d
+    v, i = pool(xt, 2, return_indices=True)
+    extra = ([2] * 3, [0] * 3) if n == 3 else ()
+    bad = i.clone()
+    bad.view(-1)[0] = 100
+    return [S(V(v.numpy()), V(i.numpy(), "int64"), list(sp), *extra),
+            S(V(v.numpy()), V(i.numpy(), "int64"), [5] * n, *extra),
+            S(V(v.numpy()), V(bad.numpy(), "int64"), list(sp), *extra),
+            S(V(v.numpy(), "float64"), V(i.numpy(), "int64"), list(sp), *extra).grad(wrt=(0,))]
+
+
+@samples("pixel_shuffle", "pixel_unshuffle")
+def _pixel_shuffle(entry):
+    if entry["name"] == "pixel_shuffle":
+        return [S(T((2, 8, 3, 4)), 2), S(T((8, 3, 4)), 2), S(T((2, 3, 9, 2, 2)), 3), S(T((2, 8, 3, 4)), 1),
+                S(T((2, 5, 3, 3)), 2), S(T((2, 8, 3, 4)), 0), S(T((3, 4)), 2), S(T((2, 8, 3, 4), "int64"), 2),
+                S(F64((1, 4, 2, 3)), 2).grad(gg=True)]
+    return [S(T((2, 2, 6, 4)), 2), S(T((2, 6, 4)), 2), S(T((2, 2, 5, 4)), 2), S(T((2, 2, 4, 5)), 2),
+            S(T((2, 2, 6, 4)), 0), S(T((2, 2, 6, 4), "int64"), 2), S(F64((1, 2, 4, 2)), 2).grad(gg=True)]
+
+
+@samples("channel_shuffle")
+def _channel_shuffle(entry):
+    return [S(T((2, 6, 3)), 2), S(T((2, 6, 3, 4)), 3), S(T((2, 5, 3)), 2), S(T((2, 6)), 2), S(T((2, 6, 3)), 0),
+            S(T((2, 6, 3), "int64"), 3), S(F64((1, 4, 3)), 2).grad(gg=True)]
+
+
+@samples("im2col")
+def _im2col(entry):
+    x = T((2, 3, 5, 6))
+    return [S(x, [2, 2], [1, 1], [0, 0], [1, 1]), S(x, [3, 2], [1, 2], [1, 0], [2, 1]), S(T((3, 5, 6)), [2, 2], [1, 1],
+                                                                                             [0, 0], [1, 1]),
+            S(x, [7, 7], [1, 1], [0, 0], [1, 1]), S(x, [0, 2], [1, 1], [0, 0], [1, 1]),
+            S(T((2, 3, 5, 6), "float64"), [2, 3], [2, 1], [1, 1], [1, 2]),
+            S(F64((1, 2, 4, 4)), [2, 2], [1, 1], [1, 1], [2, 1]).grad(gg=True)]
+
+
+@samples("col2im")
+def _col2im(entry):
+    return [S(T((2, 12, 20)), [5, 6], [2, 2], [1, 1], [0, 0], [1, 1]),
+            S(T((12, 20)), [5, 6], [2, 2], [1, 1], [0, 0], [1, 1]),
+            S(T((2, 18, 6)), [5, 6], [3, 2], [1, 2], [1, 0], [2, 1]),
+            S(T((2, 13, 20)), [5, 6], [2, 2], [1, 1], [0, 0], [1, 1]),
+            S(T((2, 12, 21)), [5, 6], [2, 2], [1, 1], [0, 0], [1, 1]),
+            S(F64((1, 8, 15)), [4, 4], [2, 2], [1, 1], [1, 1], [2, 1]).grad(gg=True)]
+
+
+def _torch_resample():
+    import torch as _t
+
+    def fn(x, size, mode, align_corners=False, s0=None, s1=None, s2=None):
+        dims = x.dim() - 2
+        m = {"linear": {1: "linear", 2: "bilinear", 3: "trilinear"}[dims], "cubic": "bicubic"}.get(mode, mode)
+        scales = [s for s in (s0, s1, s2)[:dims]]
+        if all(s is not None for s in scales) and mode != "area":
+            # PyTorch's F.interpolate passes the scales on when the sizes are floor(in * scale).
+            return _t.nn.functional.interpolate(x, scale_factor=scales, mode=m,
+                                                align_corners=align_corners if m not in ("nearest", "nearest-exact")
+                                                else None)
+        return _t.nn.functional.interpolate(x, size=list(size), mode=m, align_corners=align_corners
+                                            if m not in ("nearest", "nearest-exact", "area") else None)
+    return fn
+
+
+def _ember_resample():
+    import ember
+    return ember._C._nn._resample
+
+
+calls("_resample", _ember_resample, _torch_resample)
+
+
+@samples("_resample")
+def _resample(entry):
+    x3, x4, x5 = T((2, 3, 5)), T((2, 3, 4, 5)), T((1, 2, 3, 4, 5))
+    out = []
+    for mode in ("nearest", "nearest-exact", "area"):
+        out += [S(x3, [8], mode), S(x4, [7, 3], mode), S(x5, [5, 6, 2], mode)]
+    for ac in (False, True):
+        out += [S(x3, [8], "linear", ac), S(x4, [7, 3], "linear", ac), S(x5, [5, 6, 2], "linear", ac),
+                S(x4, [9, 11], "cubic", ac).tol(1e-4, 1e-5), S(x4, [2, 3], "cubic", ac).tol(1e-4, 1e-5)]
+    out += [S(x4, [10, 7], "linear", False, 2.5, 1.5), S(x4, [10, 7], "nearest", False, 2.5, 1.5),
+            S(x4, [10, 7], "cubic", False, 2.5, 1.5).tol(1e-4, 1e-5), S(T((2, 3, 4, 5), "float64"), [7, 3], "linear"),
+            S(T((2, 3, 4, 5), "uint8", low=0, high=200), [7, 9], "nearest"), S(T((0, 3, 4, 5)), [7, 3], "linear"),
+            S(T((2, 3, 4, 5), "bfloat16"), [7, 3], "linear"),
+            S(x4, [7, 3], "bogus"), S(x4, [0, 3], "linear"), S(x4, [7], "linear"),
+            S(F64((1, 2, 3, 4)), [5, 7], "linear").grad(gg=True), S(F64((1, 2, 3, 4)), [5, 7], "cubic", True).grad(),
+            S(F64((1, 2, 5)), [3], "area").grad(), S(F64((1, 2, 3, 4)), [6, 9], "nearest").grad()]
+    return out
+
+
+def _torch_resample_backward():
+    import torch as _t
+
+    def fn(grad, input_size, output_size, mode, align_corners=False, s0=None, s1=None, s2=None):
+        x = _t.zeros(input_size, dtype=grad.dtype, requires_grad=True)
+        y = _torch_resample()(x, output_size, mode, align_corners, s0, s1, s2)
+        return _t.autograd.grad(y, x, grad, create_graph=grad.requires_grad)[0]
+    return fn
+
+
+def _ember_resample_backward():
+    import ember
+    return ember._C._nn._resample_backward
+
+
+calls("_resample_backward", _ember_resample_backward, _torch_resample_backward)
+
+
+@samples("_resample_backward")
+def _resample_backward(entry):
+    return [S(T((2, 3, 7, 3)), [2, 3, 4, 5], [7, 3], "linear").tol(1e-5, 1e-5),
+            S(T((2, 3, 7, 3)), [2, 3, 4, 5], [7, 3], "nearest"),
+            S(T((2, 3, 9, 11)), [2, 3, 4, 5], [9, 11], "cubic", True).tol(1e-5, 1e-5),
+            S(T((1, 2, 3)), [1, 2, 8], [3], "area").tol(1e-5, 1e-5),
+            S(T((2, 3, 7, 4)), [2, 3, 4, 5], [7, 3], "linear"),
+            S(F64((1, 2, 5, 7)), [1, 2, 3, 4], [5, 7], "linear").grad(gg=True)]

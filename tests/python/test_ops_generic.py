@@ -162,10 +162,6 @@ _KNOWN = [
      "takes the 0-dim tensor as dim (max.dim) and returns (values, indices)"),
     ("slice.Tensor", "forward method", "f32[3x4],0,0,3,0",
      "step 0: PyTorch raises RuntimeError (slice step must be positive); Ember raises ValueError"),
-    ("convolution", "forward", "*True*",
-     "transposed=True: Ember raises NotImplementedError (transposed convolution is not implemented yet); PyTorch "
-     "computes it"),
-    ("convolution", "grad", "*True*", "transposed=True: Ember raises NotImplementedError (not implemented yet)"),
     ("slice_scatter", "forward method", "f32[4x5],f32[4x5]#1",
      "slice_scatter(x, src) without step: PyTorch 1.13's Python binding misreads its optional SymInt arguments "
      "(the slice of self it checks src against has size 1); Ember writes src into the whole of x"),
@@ -194,8 +190,10 @@ _KNOWN = [
     ("special_erfcx", "out_dtype", "f16[3x4]",
      "float16 self with a float64 out: PyTorch has no float16 erfcx, and the reference computed in float32 gives "
      "6.9e5 (beyond float16's range) where Ember's float16 result is inf, cast to float64"),
-    ("convolution_backward", "forward", "*True*",
-     "transposed=True: Ember raises NotImplementedError (transposed convolution is not implemented yet)"),
+    ("_resample", "forward", "f32[2x3x4x5],[7,3],'bogus'|f32[2x3x4x5],[7],'linear'",
+     "_resample is Ember's kernel behind F.interpolate, compared with F.interpolate: a mode or output_size that "
+     "does not fit raises RuntimeError from the kernel; F.interpolate (Python, both) raises NotImplementedError / "
+     "ValueError before any kernel runs (test_nn_spatial.py::test_interpolate_errors)"),
     ("view.dtype", "forward", "*",
      "x.view(dtype): PyTorch 1.13 returns a tensor sharing x's memory that is not a view (_is_view() False, no "
      "_base; x itself for x's own dtype); Ember's result is a view of x (the same bytes, sizes and strides)"),

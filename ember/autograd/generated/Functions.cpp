@@ -4622,6 +4622,97 @@ Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target
   return result;
 }
 
+struct ResampleBackward0 final : Node {
+  std::string name() const override { return "ResampleBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  std::vector<int64_t> output_size_;
+  std::string mode_;
+  bool align_corners_;
+  std::optional<double> scale_0_;
+  std::optional<double> scale_1_;
+  std::optional<double> scale_2_;
+};
+
+variable_list ResampleBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef output_size = output_size_;
+  std::string_view mode = mode_;
+  bool align_corners = align_corners_;
+  std::optional<double> scale_0 = scale_0_;
+  std::optional<double> scale_1 = scale_1_;
+  std::optional<double> scale_2 = scale_2_;
+  IntArrayRef self_sizes = input_meta[0].sizes;
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::_resample_backward(grad, self_sizes, output_size, mode, align_corners, scale_0, scale_1, scale_2), input_meta[0]);
+  return out;
+}
+
+Tensor _resample(const Tensor& self, IntArrayRef output_size, std::string_view mode, bool align_corners, std::optional<double> scale_0, std::optional<double> scale_1, std::optional<double> scale_2) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::_resample");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef, std::string_view, bool, std::optional<double>, std::optional<double>, std::optional<double>>(self, output_size, mode, align_corners, scale_0, scale_1, scale_2);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(self)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ResampleBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, self);
+  node->output_size_ = std::vector<int64_t>(output_size.begin(), output_size.end());
+  node->mode_ = std::string(mode);
+  node->align_corners_ = align_corners;
+  node->scale_0_ = scale_0;
+  node->scale_1_ = scale_1;
+  node->scale_2_ = scale_2;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
+struct ResampleBackwardBackward0 final : Node {
+  std::string name() const override { return "ResampleBackwardBackward0"; }
+  variable_list apply(variable_list&& grads) override;
+  std::vector<int64_t> output_size_;
+  std::string mode_;
+  bool align_corners_;
+  std::optional<double> scale_0_;
+  std::optional<double> scale_1_;
+  std::optional<double> scale_2_;
+};
+
+variable_list ResampleBackwardBackward0::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  variable_list out(next_edges().size());
+  IntArrayRef output_size = output_size_;
+  std::string_view mode = mode_;
+  bool align_corners = align_corners_;
+  std::optional<double> scale_0 = scale_0_;
+  std::optional<double> scale_1 = scale_1_;
+  std::optional<double> scale_2 = scale_2_;
+  if (needs_input_grad(0)) out[0] = reduce_grad(ember::_resample(grad, output_size, mode, align_corners, scale_0, scale_1, scale_2), input_meta[0]);
+  return out;
+}
+
+Tensor _resample_backward(const Tensor& grad_output, IntArrayRef input_size, IntArrayRef output_size, std::string_view mode, bool align_corners, std::optional<double> scale_0, std::optional<double> scale_1, std::optional<double> scale_2) {
+  static const OperatorHandle h = Dispatcher::singleton().find_or_throw("aten::_resample_backward");
+  Tensor result;
+  {
+    ExcludeDispatchKeyGuard guard(DispatchKey::Autograd);
+    result = h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, std::string_view, bool, std::optional<double>, std::optional<double>, std::optional<double>>(grad_output, input_size, output_size, mode, align_corners, scale_0, scale_1, scale_2);
+  }
+  if (!GradMode::is_enabled() || !(any_requires_grad(grad_output)) || !(floating_output(result))) return result;
+  auto node = std::make_shared<ResampleBackwardBackward0>();
+  node->sequence_nr = next_sequence_nr();
+  add_input(*node, grad_output);
+  node->output_size_ = std::vector<int64_t>(output_size.begin(), output_size.end());
+  node->mode_ = std::string(mode);
+  node->align_corners_ = align_corners;
+  node->scale_0_ = scale_0;
+  node->scale_1_ = scale_1;
+  node->scale_2_ = scale_2;
+  if (floating_output(result)) set_history(result, node, 0);
+  return result;
+}
+
 struct NormalBackward1 final : Node {
   std::string name() const override { return "NormalBackward1"; }
   variable_list apply(variable_list&& grads) override;
@@ -10463,6 +10554,8 @@ void register_autograd_kernels(Library& m) {
   m.impl("aten::huber_loss", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, int64_t, double)>(&huber_loss));
   m.impl("aten::binary_cross_entropy", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, int64_t)>(&binary_cross_entropy));
   m.impl("aten::binary_cross_entropy_with_logits", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, int64_t)>(&binary_cross_entropy_with_logits));
+  m.impl("aten::_resample", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, std::string_view, bool, std::optional<double>, std::optional<double>, std::optional<double>)>(&_resample));
+  m.impl("aten::_resample_backward", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::string_view, bool, std::optional<double>, std::optional<double>, std::optional<double>)>(&_resample_backward));
   m.impl("aten::normal.Tensor_float", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, double, const std::optional<Generator>&)>(&normal_Tensor_float));
   m.impl("aten::normal.float_Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(double, const Tensor&, const std::optional<Generator>&)>(&normal_float_Tensor));
   m.impl("aten::normal.Tensor_Tensor", DispatchKey::Autograd, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Generator>&)>(&normal_Tensor_Tensor));

@@ -50,21 +50,38 @@ dnnl::stream& stream() {
   return s;
 }
 
-// Plain (user) descriptors of the four tensors of a convolution.
-tag activation_tag(const cpu::ConvGeometry& g) { return g.channels_last ? tag::nhwc : tag::nchw; }
-memory::desc src_md(const cpu::ConvGeometry& g) { return {{g.N, g.C, g.H, g.W}, dt::f32, activation_tag(g)}; }
-memory::desc dst_md(const cpu::ConvGeometry& g) { return {{g.N, g.Cout, g.OH, g.OW}, dt::f32, activation_tag(g)}; }
+// Plain (user) descriptors of the four tensors of a convolution; a 3-D one (g.spatial == 3) has the depth
+// in front of H.
+bool volumetric(const cpu::ConvGeometry& g) { return g.spatial == 3; }
+memory::dims space(const cpu::ConvGeometry& g, int64_t d, int64_t h, int64_t w) {
+  return volumetric(g) ? memory::dims{d, h, w} : memory::dims{h, w};
+}
+memory::dims cat(memory::dims a, const memory::dims& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+tag activation_tag(const cpu::ConvGeometry& g) {
+  if (volumetric(g)) return g.channels_last ? tag::ndhwc : tag::ncdhw;
+  return g.channels_last ? tag::nhwc : tag::nchw;
+}
+memory::desc src_md(const cpu::ConvGeometry& g) {
+  return {cat({g.N, g.C}, space(g, g.D, g.H, g.W)), dt::f32, activation_tag(g)};
+}
+memory::desc dst_md(const cpu::ConvGeometry& g) {
+  return {cat({g.N, g.Cout}, space(g, g.OD, g.OH, g.OW)), dt::f32, activation_tag(g)};
+}
 memory::desc weights_md(const cpu::ConvGeometry& g) {
-  if (g.G == 1) return {{g.Cout, g.C, g.kH, g.kW}, dt::f32, tag::oihw};
-  return {{g.G, g.Coutg, g.Cg, g.kH, g.kW}, dt::f32, tag::goihw};
+  if (g.G == 1)
+    return {cat({g.Cout, g.C}, space(g, g.kD, g.kH, g.kW)), dt::f32, volumetric(g) ? tag::oidhw : tag::oihw};
+  return {cat({g.G, g.Coutg, g.Cg}, space(g, g.kD, g.kH, g.kW)), dt::f32, volumetric(g) ? tag::goidhw : tag::goihw};
 }
 memory::desc bias_md(const cpu::ConvGeometry& g) { return {{g.Cout}, dt::f32, tag::x}; }
 // The descriptor the primitive is asked for: "any", so oneDNN picks its layout (Note [onednn conv]).
 memory::desc want(const memory::desc& plain) { return {plain.dims(), dt::f32, tag::any}; }
 
-memory::dims strides(const cpu::ConvGeometry& g) { return {g.sH, g.sW}; }
-memory::dims dilates(const cpu::ConvGeometry& g) { return {g.dH - 1, g.dW - 1}; }  // oneDNN counts from 0
-memory::dims pads(const cpu::ConvGeometry& g) { return {g.pH, g.pW}; }
+memory::dims strides(const cpu::ConvGeometry& g) { return space(g, g.sD, g.sH, g.sW); }
+memory::dims dilates(const cpu::ConvGeometry& g) { return space(g, g.dD - 1, g.dH - 1, g.dW - 1); }  // from 0
+memory::dims pads(const cpu::ConvGeometry& g) { return space(g, g.pD, g.pH, g.pW); }
 
 // One tensor as the primitive reads or writes it: the user's plain memory, and when the primitive chose
 // another layout, the reorder between the two (plain -> chosen for inputs, chosen -> plain for outputs).
@@ -138,10 +155,10 @@ struct BackwardWeightsPlan {
 // The key holds the thread count too: oneDNN splits the work of a primitive among the threads OpenMP offers
 // when the primitive is created, and a primitive created for two threads still starts two after
 // set_num_threads(1) (oneDNN's own primitive cache keys on it likewise).
-using Key = std::array<int64_t, 19>;
+using Key = std::array<int64_t, 25>;
 Key key_of(const cpu::ConvGeometry& g, int64_t kind) {
   return {kind, omp_get_max_threads(), g.N, g.C, g.H, g.W, g.Cout, g.G, g.kH, g.kW, g.sH, g.sW, g.pH, g.pW,
-          g.dH, g.dW, g.OH, g.OW, g.channels_last};
+          g.dH, g.dW, g.OH, g.OW, g.channels_last, g.D, g.kD, g.sD, g.pD, g.dD, g.OD};
 }
 
 template <class Plan>
@@ -177,8 +194,12 @@ PlanCache<Plan>& cache() {
 // paddings near 2^63 (which PyTorch accepts): such calls stay with the reference.
 bool fits(const cpu::ConvGeometry& g) {
   constexpr int64_t kMaxDim = int64_t{1} << 20, kMaxNumel = int64_t{1} << 31;
-  for (int64_t v : {g.N, g.C, g.H, g.W, g.Cout, g.kH, g.kW, g.sH, g.sW, g.pH, g.pW, g.dH, g.dW, g.OH, g.OW})
+  for (int64_t v : {g.N, g.C, g.H, g.W, g.Cout, g.kH, g.kW, g.sH, g.sW, g.pH, g.pW, g.dH, g.dW, g.OH, g.OW, g.D,
+                    g.kD, g.sD, g.pD, g.dD, g.OD})
     if (v > kMaxDim) return false;
+  // oneDNN derives the output size from the others: a transposed convolution's adjoint with output_padding
+  // >= stride has a larger one (Note [transposed convolution], kernels/cpu/conv.cpp).
+  if (!g.regular()) return false;
   return g.N * g.in_sample() < kMaxNumel && g.N * g.out_sample() < kMaxNumel &&
          g.Cout * g.Kg() < kMaxNumel;
 }
@@ -279,9 +300,9 @@ void guarded(const Args& a) {
     Run(a);
   } catch (const dnnl::error& e) {
     const cpu::ConvGeometry& g = a.g;
-    EMBER_FAIL("{}: oneDNN failed ({}) on input [{}, {}, {}, {}], weight [{}, {}, {}, {}], groups {}",
+    EMBER_FAIL("{}: oneDNN failed ({}) on input [{}, {}, {}, {}, {}], weight [{}, {}, {}, {}, {}], groups {}",
                std::is_same_v<Args, cpu::ConvForwardArgs> ? "convolution" : "convolution_backward", e.what(), g.N,
-               g.C, g.H, g.W, g.Cout, g.Cg, g.kH, g.kW, g.G);
+               g.C, g.D, g.H, g.W, g.Cout, g.Cg, g.kD, g.kH, g.kW, g.G);
   }
 }
 

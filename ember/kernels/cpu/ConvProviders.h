@@ -15,18 +15,33 @@
 
 namespace ember::cpu {
 
-/// The geometry of one convolution, as a 2-D one (Note [conv providers], Note [conv im2col]).
+/// The geometry of one convolution, as a 2-D one, or a 3-D one when `spatial` is 3 (Note [conv providers],
+/// Note [conv im2col]). The D fields keep their neutral values (size 1, stride 1, padding 0, dilation 1) below
+/// 3-D. OD, OH and OW need not follow from the other fields by the usual formula: a transposed convolution with
+/// output_padding runs as the adjoint of a convolution whose input has a few more rows (Note [transposed
+/// convolution]); a provider that cannot express that declines (ConvGeometry::regular()).
 struct ConvGeometry {
   int64_t N, C, H, W;          // input
   int64_t Cout, G, Cg, Coutg;  // channels, groups, channels per group
   int64_t kH, kW, sH, sW, pH, pW, dH, dW;
   int64_t OH, OW;
   bool channels_last = false;  // activations stored NHWC (weights stay row-major OIHW)
-  int64_t L() const { return OH * OW; }        // output positions per channel
-  int64_t Kg() const { return Cg * kH * kW; }  // weights per output channel
-  int64_t in_sample() const { return C * H * W; }
-  int64_t out_sample() const { return Cout * OH * OW; }
-  bool pointwise() const { return kH == 1 && kW == 1 && sH == 1 && sW == 1 && pH == 0 && pW == 0; }
+  int spatial = 2;             // 3 for a volumetric convolution (NCDHW)
+  int64_t D = 1, kD = 1, sD = 1, pD = 0, dD = 1, OD = 1;
+  int64_t L() const { return OD * OH * OW; }        // output positions per channel
+  int64_t Kg() const { return Cg * kD * kH * kW; }  // weights per output channel
+  int64_t in_sample() const { return C * D * H * W; }
+  int64_t out_sample() const { return Cout * OD * OH * OW; }
+  bool pointwise() const {
+    return kD == 1 && kH == 1 && kW == 1 && sD == 1 && sH == 1 && sW == 1 && pD == 0 && pH == 0 && pW == 0;
+  }
+  /// Whether the output sizes are the usual floor((in + 2p - d(k-1) - 1) / s) + 1 of every spatial dim.
+  bool regular() const {
+    const auto size = [](int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
+      return (in + 2 * p - d * (k - 1) - 1) / s + 1;
+    };
+    return OD == size(D, kD, sD, pD, dD) && OH == size(H, kH, sH, pH, dH) && OW == size(W, kW, sW, pW, dW);
+  }
 };
 
 /// The arguments of a convolution's forward: output = conv(input, weight) + bias (bias may be null).

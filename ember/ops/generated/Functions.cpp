@@ -2613,6 +2613,114 @@ Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target
   static const OperatorHandle h = op("aten::binary_cross_entropy_with_logits");
   return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, int64_t>(self, target, weight, pos_weight, reduction);
 }
+Tensor conv3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  static const OperatorHandle h = op("aten::conv3d");
+  return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef, IntArrayRef, int64_t>(input, weight, bias, stride, padding, dilation, groups);
+}
+Tensor conv3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
+  static const OperatorHandle h = op("aten::conv3d.padding");
+  return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, std::string_view, IntArrayRef, int64_t>(input, weight, bias, stride, padding, dilation, groups);
+}
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  static const OperatorHandle h = op("aten::conv_transpose1d");
+  return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef, IntArrayRef, int64_t, IntArrayRef>(input, weight, bias, stride, padding, output_padding, groups, dilation);
+}
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  static const OperatorHandle h = op("aten::conv_transpose2d.input");
+  return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef, IntArrayRef, int64_t, IntArrayRef>(input, weight, bias, stride, padding, output_padding, groups, dilation);
+}
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  static const OperatorHandle h = op("aten::conv_transpose3d.input");
+  return h.call<Tensor, const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef, IntArrayRef, int64_t, IntArrayRef>(input, weight, bias, stride, padding, output_padding, groups, dilation);
+}
+std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  static const OperatorHandle h = op("aten::max_pool1d_with_indices");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool>(self, kernel_size, stride, padding, dilation, ceil_mode);
+}
+Tensor max_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  static const OperatorHandle h = op("aten::max_pool1d");
+  return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool>(self, kernel_size, stride, padding, dilation, ceil_mode);
+}
+Tensor avg_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad) {
+  static const OperatorHandle h = op("aten::avg_pool1d");
+  return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, bool, bool>(self, kernel_size, stride, padding, ceil_mode, count_include_pad);
+}
+Tensor adaptive_avg_pool1d(const Tensor& self, IntArrayRef output_size) {
+  static const OperatorHandle h = op("aten::adaptive_avg_pool1d");
+  return h.call<Tensor, const Tensor&, IntArrayRef>(self, output_size);
+}
+std::tuple<Tensor, Tensor> adaptive_max_pool1d(const Tensor& self, IntArrayRef output_size) {
+  static const OperatorHandle h = op("aten::adaptive_max_pool1d");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, IntArrayRef>(self, output_size);
+}
+std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& self, IntArrayRef output_size) {
+  static const OperatorHandle h = op("aten::adaptive_max_pool2d");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, IntArrayRef>(self, output_size);
+}
+std::tuple<Tensor, Tensor> adaptive_max_pool3d(const Tensor& self, IntArrayRef output_size) {
+  static const OperatorHandle h = op("aten::adaptive_max_pool3d");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, IntArrayRef>(self, output_size);
+}
+Tensor adaptive_avg_pool3d(const Tensor& self, IntArrayRef output_size) {
+  static const OperatorHandle h = op("aten::adaptive_avg_pool3d");
+  return h.call<Tensor, const Tensor&, IntArrayRef>(self, output_size);
+}
+std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  static const OperatorHandle h = op("aten::max_pool3d_with_indices");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool>(self, kernel_size, stride, padding, dilation, ceil_mode);
+}
+Tensor max_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  static const OperatorHandle h = op("aten::max_pool3d");
+  return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool>(self, kernel_size, stride, padding, dilation, ceil_mode);
+}
+Tensor avg_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  static const OperatorHandle h = op("aten::avg_pool3d");
+  return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, bool, bool, std::optional<int64_t>>(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
+std::tuple<Tensor, Tensor> fractional_max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples) {
+  static const OperatorHandle h = op("aten::fractional_max_pool2d");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, IntArrayRef, IntArrayRef, const Tensor&>(self, kernel_size, output_size, random_samples);
+}
+std::tuple<Tensor, Tensor> fractional_max_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size, const Tensor& random_samples) {
+  static const OperatorHandle h = op("aten::fractional_max_pool3d");
+  return h.call<std::tuple<Tensor, Tensor>, const Tensor&, IntArrayRef, IntArrayRef, const Tensor&>(self, kernel_size, output_size, random_samples);
+}
+Tensor max_unpool2d(const Tensor& self, const Tensor& indices, IntArrayRef output_size) {
+  static const OperatorHandle h = op("aten::max_unpool2d");
+  return h.call<Tensor, const Tensor&, const Tensor&, IntArrayRef>(self, indices, output_size);
+}
+Tensor max_unpool3d(const Tensor& self, const Tensor& indices, IntArrayRef output_size, IntArrayRef stride, IntArrayRef padding) {
+  static const OperatorHandle h = op("aten::max_unpool3d");
+  return h.call<Tensor, const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef>(self, indices, output_size, stride, padding);
+}
+Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor) {
+  static const OperatorHandle h = op("aten::pixel_shuffle");
+  return h.call<Tensor, const Tensor&, int64_t>(self, upscale_factor);
+}
+Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor) {
+  static const OperatorHandle h = op("aten::pixel_unshuffle");
+  return h.call<Tensor, const Tensor&, int64_t>(self, downscale_factor);
+}
+Tensor channel_shuffle(const Tensor& self, int64_t groups) {
+  static const OperatorHandle h = op("aten::channel_shuffle");
+  return h.call<Tensor, const Tensor&, int64_t>(self, groups);
+}
+Tensor im2col(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
+  static const OperatorHandle h = op("aten::im2col");
+  return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef>(self, kernel_size, dilation, padding, stride);
+}
+Tensor col2im(const Tensor& self, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding, IntArrayRef stride) {
+  static const OperatorHandle h = op("aten::col2im");
+  return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef>(self, output_size, kernel_size, dilation, padding, stride);
+}
+Tensor _resample(const Tensor& self, IntArrayRef output_size, std::string_view mode, bool align_corners, std::optional<double> scale_0, std::optional<double> scale_1, std::optional<double> scale_2) {
+  static const OperatorHandle h = op("aten::_resample");
+  return h.call<Tensor, const Tensor&, IntArrayRef, std::string_view, bool, std::optional<double>, std::optional<double>, std::optional<double>>(self, output_size, mode, align_corners, scale_0, scale_1, scale_2);
+}
+Tensor _resample_backward(const Tensor& grad_output, IntArrayRef input_size, IntArrayRef output_size, std::string_view mode, bool align_corners, std::optional<double> scale_0, std::optional<double> scale_1, std::optional<double> scale_2) {
+  static const OperatorHandle h = op("aten::_resample_backward");
+  return h.call<Tensor, const Tensor&, IntArrayRef, IntArrayRef, std::string_view, bool, std::optional<double>, std::optional<double>, std::optional<double>>(grad_output, input_size, output_size, mode, align_corners, scale_0, scale_1, scale_2);
+}
 Tensor rand(IntArrayRef size, std::optional<DType> dtype, std::optional<Device> device) {
   static const OperatorHandle h = op("aten::rand");
   return h.call<Tensor, IntArrayRef, std::optional<DType>, std::optional<Device>>(size, dtype, device);

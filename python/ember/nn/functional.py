@@ -43,6 +43,11 @@ __all__ = [
 conv1d = _ops["conv1d"]
 conv2d = _ops["conv2d"]
 
+# The spatial functions (3-D and transposed convolutions, pooling, fold, shuffles, interpolate):
+from ._functional_spatial import *  # noqa: E402,F401,F403
+from ._functional_spatial import __all__ as _spatial_all  # noqa: E402
+__all__ += _spatial_all
+
 
 # ---------------------------------------------------------------------------------------------- helpers
 def _reduction_enum(reduction):

@@ -276,6 +276,8 @@ Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction);
 Tensor smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reduction, double beta);
 Tensor huber_loss(const Tensor& self, const Tensor& target, int64_t reduction, double delta);
 Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction);
+Tensor resample(const Tensor& self, IntArrayRef output_size, std::string_view mode, bool align_corners, std::optional<double> scale_0, std::optional<double> scale_1, std::optional<double> scale_2);
+Tensor resample_backward(const Tensor& grad_output, IntArrayRef input_size, IntArrayRef output_size, std::string_view mode, bool align_corners, std::optional<double> scale_0, std::optional<double> scale_1, std::optional<double> scale_2);
 Tensor rand(IntArrayRef size, std::optional<DType> dtype, std::optional<Device> device);
 Tensor rand_generator(IntArrayRef size, const std::optional<Generator>& generator, std::optional<DType> dtype, std::optional<Device> device);
 Tensor randn(IntArrayRef size, std::optional<DType> dtype, std::optional<Device> device);

@@ -277,6 +277,8 @@ void register_cpu_kernels(Library& m) {
   m.impl("aten::smooth_l1_loss", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Tensor&, int64_t, double)>(&cpu::smooth_l1_loss));
   m.impl("aten::huber_loss", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Tensor&, int64_t, double)>(&cpu::huber_loss));
   m.impl("aten::binary_cross_entropy", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, const Tensor&, const std::optional<Tensor>&, int64_t)>(&cpu::binary_cross_entropy));
+  m.impl("aten::_resample", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, IntArrayRef, std::string_view, bool, std::optional<double>, std::optional<double>, std::optional<double>)>(&cpu::resample));
+  m.impl("aten::_resample_backward", DispatchKey::CPU, static_cast<Tensor (*)(const Tensor&, IntArrayRef, IntArrayRef, std::string_view, bool, std::optional<double>, std::optional<double>, std::optional<double>)>(&cpu::resample_backward));
   m.impl("aten::rand", DispatchKey::CPU, static_cast<Tensor (*)(IntArrayRef, std::optional<DType>, std::optional<Device>)>(&cpu::rand));
   m.impl("aten::rand.generator", DispatchKey::CPU, static_cast<Tensor (*)(IntArrayRef, const std::optional<Generator>&, std::optional<DType>, std::optional<Device>)>(&cpu::rand_generator));
   m.impl("aten::randn", DispatchKey::CPU, static_cast<Tensor (*)(IntArrayRef, std::optional<DType>, std::optional<Device>)>(&cpu::randn));

@@ -3,9 +3,9 @@ from .. import functional as F
 from ..parameter import Parameter
 from .linear import _empty, _reset_weight_and_bias
 from .module import Module
-from .utils import _pair, _reverse_repeat_tuple, _single
+from .utils import _pair, _reverse_repeat_tuple, _single, _triple
 
-__all__ = ["Conv1d", "Conv2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 
 class _ConvNd(Module):
@@ -15,7 +15,7 @@ class _ConvNd(Module):
     _valid_padding_modes = ("zeros", "reflect", "replicate", "circular")
 
     def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                 padding_mode, device, dtype):
+                 padding_mode, device, dtype, transposed=False, output_padding=None):
         super().__init__()
         if groups <= 0:
             raise ValueError("groups must be a positive integer")
@@ -39,8 +39,8 @@ class _ConvNd(Module):
         self.stride = stride
         self.padding = padding
         self.dilation = dilation
-        self.transposed = False
-        self.output_padding = (0,) * len(kernel_size)
+        self.transposed = transposed
+        self.output_padding = output_padding if output_padding is not None else (0,) * len(kernel_size)
         self.groups = groups
         self.padding_mode = padding_mode
         # F.pad's amounts (last dim first) for the non-zeros padding modes; 'same' puts the odd pixel last
@@ -54,7 +54,9 @@ class _ConvNd(Module):
             self._reversed_padding_repeated_twice = pads
         else:
             self._reversed_padding_repeated_twice = _reverse_repeat_tuple(padding, 2)
-        self.weight = Parameter(_empty((out_channels, in_channels // groups) + tuple(kernel_size), device, dtype))
+        # A transposed convolution's weight is (in, out / groups, *kernel), as PyTorch's.
+        shape = (in_channels, out_channels // groups) if transposed else (out_channels, in_channels // groups)
+        self.weight = Parameter(_empty(shape + tuple(kernel_size), device, dtype))
         if bias:
             self.bias = Parameter(_empty(out_channels, device, dtype))
         else:
@@ -121,3 +123,102 @@ class Conv2d(_ConvNd):
 
     def forward(self, input):
         return self._conv_forward(F.conv2d, input, self.weight, self.bias, _pair(0))
+
+
+class Conv3d(_ConvNd):
+    r"""3-D convolution of (N, C_in, D, H, W) or (C_in, D, H, W) input with a (C_out, C_in / groups, kD, kH, kW)
+    weight. Args as PyTorch's (kernel_size, stride=1, padding=0 or 'valid'/'same', dilation=1, groups=1,
+    bias=True, padding_mode='zeros')."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, _triple(kernel_size), _triple(stride),
+                         padding if isinstance(padding, str) else _triple(padding), _triple(dilation), groups,
+                         bias, padding_mode, device, dtype)
+
+    def forward(self, input):
+        return self._conv_forward(F.conv3d, input, self.weight, self.bias, _triple(0))
+
+
+class _ConvTransposeNd(_ConvNd):
+    r"""The shared part of ConvTranspose1d/2d/3d: PyTorch's output_padding computation for forward's
+    ``output_size`` and the 'zeros'-only padding mode."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                 padding_mode, device, dtype, output_padding):
+        if padding_mode != "zeros":
+            raise ValueError('Only "zeros" padding mode is supported for {}'.format(self.__class__.__name__))
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, device, dtype, transposed=True, output_padding=output_padding)
+
+    def _output_padding(self, input, output_size, stride, padding, kernel_size, num_spatial_dims, dilation=None):
+        if output_size is None:
+            return _single(self.output_padding)
+        has_batch_dim = input.dim() == num_spatial_dims + 2
+        num_non_spatial_dims = 2 if has_batch_dim else 1
+        output_size = list(output_size)
+        if len(output_size) == num_non_spatial_dims + num_spatial_dims:
+            output_size = output_size[num_non_spatial_dims:]
+        if len(output_size) != num_spatial_dims:
+            raise ValueError("ConvTranspose{}D: for {}D input, output_size must have {} or {} elements (got {})"
+                             .format(num_spatial_dims, input.dim(), num_spatial_dims,
+                                     num_non_spatial_dims + num_spatial_dims, len(output_size)))
+        min_sizes, max_sizes = [], []
+        for d in range(num_spatial_dims):
+            dim_size = ((input.size(d + num_non_spatial_dims) - 1) * stride[d] - 2 * padding[d] +
+                        (dilation[d] if dilation is not None else 1) * (kernel_size[d] - 1) + 1)
+            min_sizes.append(dim_size)
+            max_sizes.append(min_sizes[d] + stride[d] - 1)
+        for i in range(len(output_size)):
+            size, min_size, max_size = output_size[i], min_sizes[i], max_sizes[i]
+            if size < min_size or size > max_size:
+                raise ValueError("requested an output size of {}, but valid sizes range from {} to {} (for an "
+                                 "input of {})".format(output_size, min_sizes, max_sizes, input.size()[2:]))
+        return tuple(output_size[d] - min_sizes[d] for d in range(num_spatial_dims))
+
+    def _transposed_forward(self, conv, input, output_size, n):
+        output_padding = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, n,
+                                              self.dilation)
+        return conv(input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups,
+                    self.dilation)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    r"""1-D transposed convolution of (N, C_in, L) or (C_in, L) input with a (C_in, C_out / groups, k) weight.
+    Args as PyTorch's: kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True, dilation=1,
+    padding_mode='zeros'. forward(input, output_size=None)."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, _single(kernel_size), _single(stride), _single(padding),
+                         _single(dilation), groups, bias, padding_mode, device, dtype, _single(output_padding))
+
+    def forward(self, input, output_size=None):
+        return self._transposed_forward(F.conv_transpose1d, input, output_size, 1)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    r"""2-D transposed convolution of (N, C_in, H, W) or (C_in, H, W) input with a (C_in, C_out / groups, kH, kW)
+    weight; H_out = (H - 1)*stride - 2*padding + dilation*(kH - 1) + output_padding + 1. forward(input,
+    output_size=None) picks output_padding to reach output_size."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, _pair(kernel_size), _pair(stride), _pair(padding),
+                         _pair(dilation), groups, bias, padding_mode, device, dtype, _pair(output_padding))
+
+    def forward(self, input, output_size=None):
+        return self._transposed_forward(F.conv_transpose2d, input, output_size, 2)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    r"""3-D transposed convolution of (N, C_in, D, H, W) or (C_in, D, H, W) input with a
+    (C_in, C_out / groups, kD, kH, kW) weight. forward(input, output_size=None)."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, _triple(kernel_size), _triple(stride), _triple(padding),
+                         _triple(dilation), groups, bias, padding_mode, device, dtype, _triple(output_padding))
+
+    def forward(self, input, output_size=None):
+        return self._transposed_forward(F.conv_transpose3d, input, output_size, 3)

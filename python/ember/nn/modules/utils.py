@@ -1,4 +1,4 @@
-"""_single/_pair: an int repeated to a tuple of a layer's spatial dims (a tuple passes through)."""
+"""_single/_pair/_triple: an int repeated to a tuple of a layer's spatial dims (a tuple passes through)."""
 import collections.abc
 from itertools import repeat
 
@@ -13,6 +13,7 @@ def _ntuple(n):
 
 _single = _ntuple(1)
 _pair = _ntuple(2)
+_triple = _ntuple(3)
 
 
 def _reverse_repeat_tuple(t, n):
