@@ -3,9 +3,11 @@ Parameter, the containers, ``ember.nn.functional`` (the stateless functions over
 ``ember.nn.init`` and ``ember.nn.utils``."""
 from . import functional  # noqa: F401
 from .parameter import Parameter  # noqa: F401
+from .parameter import UninitializedParameter, UninitializedBuffer  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
 from . import init  # noqa: F401
 from . import utils  # noqa: F401
 
-__all__ = ["Parameter", "functional", "init", "utils"] + list(_modules_all)
+__all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer", "functional", "init", "utils"] + \
+    list(_modules_all)

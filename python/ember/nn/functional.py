@@ -27,8 +27,8 @@ __all__ = [
     "linear", "pad", "dropout",
     # pooling
     "max_pool2d", "max_pool2d_with_indices", "avg_pool2d", "adaptive_avg_pool2d",
-    # normalization
-    "batch_norm", "layer_norm", "group_norm", "normalize",
+    # normalization (the norms themselves are in _functional_norm)
+    "normalize",
     # embedding
     "embedding", "one_hot",
     # losses
@@ -47,6 +47,11 @@ conv2d = _ops["conv2d"]
 from ._functional_spatial import *  # noqa: E402,F401,F403
 from ._functional_spatial import __all__ as _spatial_all  # noqa: E402
 __all__ += _spatial_all
+
+# The norms (batch, instance, layer, group, local response) and grid sampling:
+from ._functional_norm import *  # noqa: E402,F401,F403
+from ._functional_norm import __all__ as _norm_all  # noqa: E402
+__all__ += _norm_all
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -331,43 +336,6 @@ def adaptive_avg_pool2d(input, output_size):
 
 
 # ---------------------------------------------------------------------------------------------- normalization
-def _verify_batch_size(size):
-    size_prods = size[0]
-    for i in range(len(size) - 2):
-        size_prods *= size[i + 2]
-    if size_prods == 1:
-        raise ValueError("Expected more than 1 value per channel when training, got input size {}".format(size))
-
-
-def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
-    """Batch normalization over dim 1 of (N, C, *) input. When training it normalizes with the batch
-    statistics and updates running_mean and running_var in place (running_var with the unbiased variance);
-    otherwise it normalizes with the running statistics.
-
-    Raises:
-        ValueError: training with a single value per channel.
-    """
-    if training:
-        _verify_batch_size(input.size())
-    return _ops["batch_norm"](input, weight, bias, running_mean, running_var, training, momentum, eps, False)
-
-
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """Normalization over the trailing dims normalized_shape, with an optional affine weight and bias of that
-    shape."""
-    return _ops["layer_norm"](input, normalized_shape, weight, bias, eps, False)
-
-
-def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
-    """Normalization of (N, C, *) input over groups of C / num_groups channels, with per-channel weight and bias.
-
-    Raises:
-        ValueError: a single value per group.
-    """
-    _verify_batch_size([input.size(0) * input.size(1) // num_groups, num_groups] + list(input.size()[2:]))
-    return _ops["group_norm"](input, num_groups, weight, bias, eps, False)
-
-
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """input / max(||input||_p over dim, eps)."""
     if out is None:

@@ -10,8 +10,11 @@ import warnings
 from .. import _C
 from ..autograd import no_grad
 
-__all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_", "eye_", "xavier_uniform_",
-           "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
+__all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_", "dirac_",
+           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_", "sparse_",
+           # deprecated aliases (each warns and calls the in-place form)
+           "uniform", "normal", "constant", "eye", "dirac", "xavier_uniform", "xavier_normal", "kaiming_uniform",
+           "kaiming_normal", "orthogonal", "sparse"]
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -74,6 +77,29 @@ def normal_(tensor, mean=0.0, std=1.0):
         return tensor.normal_(mean, std)
 
 
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0):
+    r"""Fills tensor with values drawn from N(mean, std^2) truncated to [a, b], by inverting the normal CDF
+    at uniform draws: u ~ U(2 Phi((a - mean) / std) - 1, 2 Phi((b - mean) / std) - 1), then
+    mean + std * sqrt(2) * erfinv(u), clamped to [a, b] (the draws and arithmetic PyTorch makes, so a seed gives
+    its values). Warns when mean is more than 2 std outside [a, b], where the method loses accuracy.
+    Returns tensor."""
+    def norm_cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may "
+                      "be incorrect.", stacklevel=2)
+    with no_grad():
+        low = norm_cdf((a - mean) / std)
+        high = norm_cdf((b - mean) / std)
+        tensor.uniform_(2 * low - 1, 2 * high - 1)
+        tensor.erfinv_()
+        tensor.mul_(std * math.sqrt(2.0))
+        tensor.add_(mean)
+        tensor.clamp_(min=a, max=b)
+        return tensor
+
+
 def constant_(tensor, val):
     """Fills tensor with val. Returns tensor."""
     with no_grad():
@@ -99,6 +125,31 @@ def eye_(tensor):
         raise ValueError("Only tensors with 2 dimensions are supported")
     with no_grad():
         return tensor.copy_(_C._functions["eye"](tensor.size(0), tensor.size(1), dtype=tensor.dtype))
+
+
+def dirac_(tensor, groups=1):
+    r"""Fills a 3-, 4- or 5-D convolution weight (out, in, *kernel) with the Dirac delta: the convolution then
+    copies its input channels (channel d of each of the groups to output channel d of the group), as far as
+    there are output channels per group and input channels. Returns tensor.
+
+    Raises:
+        ValueError: a tensor of another rank, or out not divisible by groups.
+    """
+    dims = tensor.dim()
+    if dims not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = list(tensor.shape)
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    out_per_group = sizes[0] // groups
+    min_dim = min(out_per_group, sizes[1])
+    center = tuple(s // 2 for s in sizes[2:])
+    with no_grad():
+        tensor.zero_()
+        for g in range(groups):
+            for d in range(min_dim):
+                tensor[(g * out_per_group + d, d) + center] = 1
+    return tensor
 
 
 def xavier_uniform_(tensor, gain=1.0):
@@ -147,3 +198,81 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
     if std is None:
         return tensor
     return normal_(tensor, 0.0, std)
+
+
+def orthogonal_(tensor, gain=1):
+    r"""Fills tensor (at least 2-D, seen as rows = size(0) by the product of the other sizes) with a
+    (semi-)orthogonal matrix times gain (Saxe et al., 2013): the Q of the QR decomposition of a standard normal
+    matrix (of its transpose when there are fewer rows than columns), with the signs that make R's diagonal
+    positive. A zero-element tensor is returned unchanged. Returns tensor.
+
+    Raises:
+        ValueError: a tensor of fewer than 2 dims.
+    """
+    if tensor.dim() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    from .. import linalg
+    rows = tensor.size(0)
+    cols = tensor.numel() // rows
+    flattened = _C._functions["empty"]((rows, cols), dtype=tensor.dtype).normal_(0, 1)
+    if rows < cols:
+        flattened = flattened.t()
+    q, r = linalg.qr(flattened)
+    q = q * r.diagonal().sign()
+    if rows < cols:
+        q = q.t()
+    with no_grad():
+        tensor.view_as(q).copy_(q)
+        tensor.mul_(gain)
+    return tensor
+
+
+def sparse_(tensor, sparsity, std=0.01):
+    r"""Fills a 2-D tensor (rows, cols) as a sparse matrix (Martens, 2010): values from N(0, std^2), then in
+    each column ceil(sparsity * rows) rows, chosen by a random permutation, set to 0. Returns tensor.
+
+    Raises:
+        ValueError: a tensor that is not 2-D.
+    """
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = int(math.ceil(sparsity * rows))
+    randperm = _C._functions["randperm"]
+    with no_grad():
+        tensor.normal_(0, std)
+        for col_idx in range(cols):
+            zero_indices = randperm(rows)[:num_zeros]
+            tensor[zero_indices, col_idx] = 0
+    return tensor
+
+
+def _make_deprecate(meth):
+    """The deprecated name without the trailing underscore: warns (UserWarning, as PyTorch), then calls meth."""
+    new_name = meth.__name__
+    old_name = new_name[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        warnings.warn("nn.init.{} is now deprecated in favor of nn.init.{}.".format(old_name, new_name), stacklevel=2)
+        return meth(*args, **kwargs)
+
+    deprecated_init.__doc__ = "{}(...): deprecated, use ember.nn.init.{} (it warns, then calls it).".format(
+        old_name, new_name)
+    deprecated_init.__name__ = old_name
+    deprecated_init.__qualname__ = old_name
+    return deprecated_init
+
+
+uniform = _make_deprecate(uniform_)
+normal = _make_deprecate(normal_)
+constant = _make_deprecate(constant_)
+eye = _make_deprecate(eye_)
+dirac = _make_deprecate(dirac_)
+xavier_uniform = _make_deprecate(xavier_uniform_)
+xavier_normal = _make_deprecate(xavier_normal_)
+kaiming_uniform = _make_deprecate(kaiming_uniform_)
+kaiming_normal = _make_deprecate(kaiming_normal_)
+orthogonal = _make_deprecate(orthogonal_)
+sparse = _make_deprecate(sparse_)

@@ -14,7 +14,15 @@ from .pixelshuffle import PixelShuffle, PixelUnshuffle, ChannelShuffle  # noqa: 
 from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d  # noqa: F401
 from .fold import Fold, Unfold  # noqa: F401
 from .batchnorm import BatchNorm1d, BatchNorm2d  # noqa: F401
+from .batchnorm import BatchNorm3d, SyncBatchNorm, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d  # noqa: F401
+from .instancenorm import (  # noqa: F401
+    InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d)
 from .normalization import LayerNorm, GroupNorm  # noqa: F401
+from .normalization import LocalResponseNorm, CrossMapLRN2d  # noqa: F401
+from .lazy import LazyModuleMixin  # noqa: F401
+from .linear import LazyLinear  # noqa: F401
+from .conv import (  # noqa: F401
+    LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d)
 from .dropout import Dropout  # noqa: F401
 from .sparse import Embedding  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401

@@ -222,3 +222,144 @@ class ConvTranspose3d(_ConvTransposeNd):
 
     def forward(self, input, output_size=None):
         return self._transposed_forward(F.conv_transpose3d, input, output_size, 3)
+
+
+# ---------------------------------------------------------------------------------------------- lazy
+from ...autograd import no_grad  # noqa: E402
+from ..parameter import UninitializedParameter  # noqa: E402
+from .lazy import LazyModuleMixin  # noqa: E402
+
+__all__ += ["LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
+            "LazyConvTranspose3d"]
+
+
+class _LazyConvXdMixin(LazyModuleMixin):
+    """The lazy convolutions: in_channels is the channel dim of the first input ((N, C, *) or unbatched
+    (C, *)); until then weight and bias are UninitializedParameters. Materializing initialises as the eager
+    constructor does."""
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if self.has_uninitialized_params():
+            self.in_channels = self._get_in_channels(input)
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            with no_grad():
+                if self.transposed:
+                    shape = (self.in_channels, self.out_channels // self.groups)
+                else:
+                    shape = (self.out_channels, self.in_channels // self.groups)
+                self.weight.materialize(shape + tuple(self.kernel_size))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_channels,))
+                self.reset_parameters()
+
+    def _get_in_channels(self, input):
+        """C of an (N, C, *spatial) or (C, *spatial) input. Raises RuntimeError for another rank."""
+        no_batch = self._get_num_spatial_dims() + 1
+        if input.dim() not in (no_batch, no_batch + 1):
+            raise RuntimeError("Expected {}D (unbatched) or {}D (batched) input to {}, but got input of size: {}"
+                               .format(no_batch, no_batch + 1, self.__class__.__name__, input.shape))
+        return input.shape[1] if input.dim() == no_batch + 1 else input.shape[0]
+
+    def _get_num_spatial_dims(self):
+        raise NotImplementedError
+
+
+def _lazy_conv_parameters(module, out_channels, bias, device, dtype):
+    """Replaces the empty weight (and bias) of an eager conv made with 0 channels by uninitialized ones."""
+    module.weight = UninitializedParameter(device=device, dtype=dtype)
+    module.out_channels = out_channels
+    if bias:
+        module.bias = UninitializedParameter(device=device, dtype=dtype)
+
+
+class LazyConv1d(_LazyConvXdMixin, Conv1d):
+    r"""Conv1d whose in_channels is inferred from the first input (see LazyModuleMixin); it then becomes a
+    Conv1d. Args as Conv1d's without in_channels."""
+
+    cls_to_become = Conv1d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode)
+        _lazy_conv_parameters(self, out_channels, bias, device, dtype)
+
+    def _get_num_spatial_dims(self):
+        return 1
+
+
+class LazyConv2d(_LazyConvXdMixin, Conv2d):
+    r"""Conv2d whose in_channels is inferred from the first input; it then becomes a Conv2d."""
+
+    cls_to_become = Conv2d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode)
+        _lazy_conv_parameters(self, out_channels, bias, device, dtype)
+
+    def _get_num_spatial_dims(self):
+        return 2
+
+
+class LazyConv3d(_LazyConvXdMixin, Conv3d):
+    r"""Conv3d whose in_channels is inferred from the first input; it then becomes a Conv3d."""
+
+    cls_to_become = Conv3d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode)
+        _lazy_conv_parameters(self, out_channels, bias, device, dtype)
+
+    def _get_num_spatial_dims(self):
+        return 3
+
+
+class LazyConvTranspose1d(_LazyConvXdMixin, ConvTranspose1d):
+    r"""ConvTranspose1d whose in_channels is inferred from the first input; it then becomes a
+    ConvTranspose1d. Args as ConvTranspose1d's without in_channels."""
+
+    cls_to_become = ConvTranspose1d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
+                 dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode)
+        _lazy_conv_parameters(self, out_channels, bias, device, dtype)
+
+    def _get_num_spatial_dims(self):
+        return 1
+
+
+class LazyConvTranspose2d(_LazyConvXdMixin, ConvTranspose2d):
+    r"""ConvTranspose2d whose in_channels is inferred from the first input; it then becomes a
+    ConvTranspose2d."""
+
+    cls_to_become = ConvTranspose2d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
+                 dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode)
+        _lazy_conv_parameters(self, out_channels, bias, device, dtype)
+
+    def _get_num_spatial_dims(self):
+        return 2
+
+
+class LazyConvTranspose3d(_LazyConvXdMixin, ConvTranspose3d):
+    r"""ConvTranspose3d whose in_channels is inferred from the first input; it then becomes a
+    ConvTranspose3d."""
+
+    cls_to_become = ConvTranspose3d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
+                 dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode)
+        _lazy_conv_parameters(self, out_channels, bias, device, dtype)
+
+    def _get_num_spatial_dims(self):
+        return 3

@@ -65,3 +65,43 @@ def _reset_weight_and_bias(weight, bias, draw_if_no_fan_in=True):
         if fan_in > 0 or draw_if_no_fan_in:
             bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
             init.uniform_(bias, -bound, bound)
+
+
+# ---------------------------------------------------------------------------------------------- lazy
+from ...autograd import no_grad  # noqa: E402
+from ..parameter import UninitializedParameter  # noqa: E402
+from .lazy import LazyModuleMixin  # noqa: E402
+
+__all__ += ["LazyLinear"]
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    r"""Linear whose in_features is inferred from input.shape[-1] at the first forward (see LazyModuleMixin);
+    it then becomes a Linear, initialised as Linear's constructor does (the same draws under a seed).
+
+    Args:
+        out_features: the size of each output. bias: Default True. device, dtype: of the parameters.
+    """
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        # in_features 0 and no bias first, so that no tensor is made only to be replaced
+        super().__init__(0, 0, False)
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            with no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from ... import _C
 from ..._tensor import Tensor
 from ...autograd import no_grad
-from ..parameter import Parameter
+from ..parameter import Parameter, is_lazy
 from ._hooks import BackwardHook, RemovableHandle, WrappedHook
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
@@ -763,10 +763,13 @@ class Module:
                 error_msgs.append('While copying the parameter named "{}", expected ember.Tensor or Tensor-like '
                                   "object from checkpoint but received {}".format(key, type(input_param)))
                 continue
-            if param.dim() == 0 and input_param.dim() == 1:
+            # An uninitialized parameter of a lazy module (one its load hook left so: the entry loaded is
+            # uninitialized too) has no shape to compare.
+            is_param_lazy = is_lazy(param)
+            if not is_param_lazy and param.dim() == 0 and input_param.dim() == 1:
                 # old checkpoints stored 0-dim values as 1-element vectors
                 input_param = input_param[0]
-            if tuple(input_param.shape) != tuple(param.shape):
+            if not is_param_lazy and tuple(input_param.shape) != tuple(param.shape):
                 error_msgs.append("size mismatch for {}: copying a param with shape {} from checkpoint, the shape in "
                                   "current model is {}.".format(key, input_param.shape, param.shape))
                 continue
