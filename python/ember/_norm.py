@@ -9,11 +9,21 @@ tensors (unnormalize, then the padding mode's clip or reflection), the 2^d corne
 gather per corner fetches the values, masked to 0 outside the image. The gradient of the input is gather's
 (a scatter-add); that of the grid flows through the interpolation weights. The clip and reflection are written
 with where() so that their derivative is PyTorch's: 0 on and beyond an edge (clip), -1 on a reflected stretch.
+
+Note [non-finite grid points]
+PyTorch 1.13 samples 4-D input with a vectorized CPU kernel and 5-D input with a scalar one, which disagree on
+NaN and infinite grid values; Ember gives the values each gives. Clipping (border, and reflection, whose
+reflection of an infinite coordinate is NaN) sends NaN to 0 in 2-D (a vector max with 0) and to size - 1 in
+3-D (std::min/std::max); a corner outside the image contributes value * weight = 0 * NaN = NaN in 2-D but is
+skipped in 3-D. Gradients at such points are not defined (PyTorch's border backward even crashes on them).
+The two kernels also round differently: nearest's halves go to even in 2-D, away from zero in 3-D, and the
+unnormalization is written in two ways, which round differently near ties.
 """
 import itertools
 import math
 
 from . import _C
+from .autograd import Function
 
 __all__ = ["instance_norm", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "affine_grid_generator"]
 
@@ -105,19 +115,22 @@ def _check_grid_sampler_nd(input, grid, nd, interpolation_mode, padding_mode):
                            "float64), got {} and {}".format(nd, input.dtype, grid.dtype))
 
 
-def _unnormalize(coord, size, align_corners):
+def _unnormalize(coord, size, align_corners, nd):
     """[-1, 1] to pixel coordinates: -1 and 1 are the centers of the corner pixels (align_corners) or their
-    outer edges."""
+    outer edges. Rounded as PyTorch's 2-D kernel, (coord + 1) * (size / 2) - 0.5, or its 3-D kernel,
+    ((coord + 1) * size - 1) / 2, so that nearest breaks the same ties (Note [non-finite grid points])."""
     if align_corners:
-        return ((coord + 1) / 2) * (size - 1)
-    return ((coord + 1) * size - 1) / 2
+        return (coord + 1) * ((size - 1) / 2) if nd == 2 else ((coord + 1) / 2) * (size - 1)
+    return (coord + 1) * (size / 2) - 0.5 if nd == 2 else ((coord + 1) * size - 1) / 2
 
 
-def _clip(coord, size):
-    """coord clamped to [0, size - 1]; its derivative is 1 strictly inside, 0 on the edges and beyond."""
+def _clip(coord, size, nd):
+    """coord clamped to [0, size - 1]; its derivative is 1 strictly inside, 0 on the edges and beyond. A NaN
+    becomes 0 for 2 spatial dims and size - 1 for 3 (see Note [non-finite grid points])."""
     zero = _fn["zeros"]([], dtype=coord.dtype)
     high = _fn["full"]([], size - 1, dtype=coord.dtype)
-    return _fn["where"](coord <= 0, zero, _fn["where"](coord >= size - 1, high, coord))
+    clipped = _fn["where"](coord <= 0, zero, _fn["where"](coord >= size - 1, high, coord))
+    return _fn["where"](coord.isnan(), zero if nd == 2 else high, clipped)
 
 
 def _reflect(coord, twice_low, twice_high):
@@ -134,17 +147,17 @@ def _reflect(coord, twice_low, twice_high):
     return _fn["where"](even, extra + low, span - extra + low)
 
 
-def _pad_coordinates(coord, size, padding_mode, align_corners):
+def _pad_coordinates(coord, size, padding_mode, align_corners, nd):
     """The source coordinate after the padding mode: unchanged (zeros), clipped (border), or reflected about
     the corner centers (align_corners) or the image edges, then clipped (reflection)."""
     if padding_mode == _BORDER:
-        return _clip(coord, size)
+        return _clip(coord, size, nd)
     if padding_mode == _REFLECTION:
         if align_corners:
             coord = _reflect(coord, 0, 2 * (size - 1))
         else:
             coord = _reflect(coord, -1, 2 * size - 1)
-        return _clip(coord, size)
+        return _clip(coord, size, nd)
     return coord
 
 
@@ -179,7 +192,9 @@ class _Gatherer:
         """A per-point tensor of the grid's shape (N, *out) as (N, 1, Q), to weigh gathered values."""
         return t.reshape(self.n, 1, self.q)
 
-    def __call__(self, positions):
+    def locate(self, positions):
+        """(index, inside): the flat int64 indices (N, C, Q) of the positions (0 where outside) and the mask
+        (N, 1, Q) of those inside the image."""
         inside = None
         index = None
         stride = 1
@@ -190,8 +205,16 @@ class _Gatherer:
             index = i if index is None else index + i
             stride *= size
         index = index.reshape(self.n, 1, self.q).expand(self.n, self.c, self.q)
+        return index, inside.reshape(self.n, 1, self.q)
+
+    def __call__(self, positions, weight):
+        """The values at positions times weight (N, *out); 0 outside the image (see Note [non-finite grid
+        points] for a non-finite weight there)."""
+        index, inside = self.locate(positions)
         values = self.flat.gather(2, index)
-        return _fn["where"](inside.reshape(self.n, 1, self.q), values, self.zero)
+        if len(self.sizes) == 2:
+            return _fn["where"](inside, values, self.zero) * self.column(weight)
+        return _fn["where"](inside, values * self.column(weight), self.zero)
 
     def result(self, flat):
         return flat.reshape([self.n, self.c] + list(self.out_shape))
@@ -202,27 +225,27 @@ def _grid_sample(input, grid, interpolation_mode, padding_mode, align_corners):
     nd = input.dim() - 2
     out_shape = list(grid.shape[1:-1])
     gather = _Gatherer(input, out_shape)
-    coords = [_unnormalize(grid.select(-1, i), size, align_corners) for i, size in enumerate(gather.sizes)]
+    coords = [_unnormalize(grid.select(-1, i), size, align_corners, nd) for i, size in enumerate(gather.sizes)]
 
     if interpolation_mode == _BICUBIC:
         # the taps are the integer positions around the (unpadded) coordinate, each padded on its own
         floors = [x.floor() for x in coords]
         weights = [_cubic_coefficients(x - f) for x, f in zip(coords, floors)]
-        taps = [[_pad_coordinates(f.detach() + (k - 1), size, padding_mode, align_corners).trunc()
+        taps = [[_pad_coordinates(f.detach() + (k - 1), size, padding_mode, align_corners, nd).trunc()
                  for k in range(4)] for f, size in zip(floors, gather.sizes)]
         out = None
         for j in range(4):  # rows (y): interpolate along x, then combine the rows
             row = None
             for i in range(4):
-                term = gather([taps[0][i], taps[1][j]]) * gather.column(weights[0][i])
+                term = gather([taps[0][i], taps[1][j]], weights[0][i])
                 row = term if row is None else row + term
             term = row * gather.column(weights[1][j])
             out = term if out is None else out + term
         return gather.result(out)
 
-    coords = [_pad_coordinates(x, size, padding_mode, align_corners) for x, size in zip(coords, gather.sizes)]
     if interpolation_mode == _NEAREST:
-        return gather.result(gather([x.round() for x in coords]))
+        return _NearestSample.apply(input, grid, padding_mode, align_corners)
+    coords = [_pad_coordinates(x, size, padding_mode, align_corners, nd) for x, size in zip(coords, gather.sizes)]
 
     # bilinear (trilinear for 3 spatial dims): the 2^d corners, each weighted by the opposite volume
     lows = [x.floor() for x in coords]
@@ -233,9 +256,43 @@ def _grid_sample(input, grid, interpolation_mode, padding_mode, align_corners):
             positions.append(lo + up)
             w = x - lo if up else (lo + 1) - x
             weight = w if weight is None else weight * w
-        term = gather(positions) * gather.column(weight)
+        term = gather(positions, weight)
         out = term if out is None else out + term
     return gather.result(out)
+
+
+def _round_half_away_from_zero(x):
+    """x rounded to the nearest integer, halves away from zero (C's round), exactly."""
+    t = x.trunc()
+    return _fn["where"]((x - t).abs() >= 0.5, t + x.sign(), t)
+
+
+class _NearestSample(Function):
+    """Nearest sampling: the gathered pixel values. Its gradient is gather's adjoint for input (a scatter-add
+    of the output gradient onto the pixels read) and zeros for the grid, whose small moves do not change the
+    result (as PyTorch's)."""
+
+    @staticmethod
+    def forward(ctx, input, grid, padding_mode, align_corners):
+        gather = _Gatherer(input, list(grid.shape[1:-1]))
+        nd = input.dim() - 2
+        rounded = _fn["round"] if nd == 2 else _round_half_away_from_zero
+        positions = [rounded(_pad_coordinates(_unnormalize(grid.select(-1, i), size, align_corners, nd), size,
+                                              padding_mode, align_corners, nd)) for i, size in enumerate(gather.sizes)]
+        index, inside = gather.locate(positions)
+        ctx.save_for_backward(index, inside)
+        ctx.input_shape, ctx.grid_shape, ctx.grid_dtype = list(input.shape), list(grid.shape), grid.dtype
+        return gather.result(_fn["where"](inside, gather.flat.gather(2, index), gather.zero))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        index, inside = ctx.saved_tensors
+        n, c = ctx.input_shape[0], ctx.input_shape[1]
+        zero = _fn["zeros"]([], dtype=grad_output.dtype)
+        grad = _fn["where"](inside, grad_output.reshape(n, c, index.size(2)), zero)
+        grad_input = _fn["zeros"]([n, c, math.prod(ctx.input_shape[2:])], dtype=grad_output.dtype)
+        grad_input = grad_input.scatter_add(2, index, grad).reshape(ctx.input_shape)
+        return grad_input, _fn["zeros"](ctx.grid_shape, dtype=ctx.grid_dtype), None, None
 
 
 def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
@@ -244,7 +301,7 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
     grid[n, h, w] = (x, y) in [-1, 1] (x along W) is unnormalized to pixel coordinates (-1 and 1 the centers
     of the corner pixels when align_corners, else their outer edges), then treated by padding_mode: 0 zeros
     (points outside read 0), 1 border (clamped to the edge), 2 reflection (reflected about the edges);
-    interpolation_mode: 0 bilinear, 1 nearest (ties to even), 2 bicubic (Keys, A = -0.75; each of the 4x4
+    interpolation_mode: 0 bilinear, 1 nearest (halves to even), 2 bicubic (Keys, A = -0.75; each of the 4x4
     taps padded on its own). Differentiable in input and grid (nearest: zero gradient for the grid).
 
     Raises:
@@ -258,7 +315,8 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
 
 def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
     r"""Samples input (N, C, D_in, H_in, W_in) at grid (N, D_out, H_out, W_out, 3) (x, y, z: along W, H, D):
-    (N, C, D_out, H_out, W_out). Modes as grid_sampler_2d's, without bicubic (trilinear for bilinear).
+    (N, C, D_out, H_out, W_out). Modes as grid_sampler_2d's, without bicubic (trilinear for bilinear; nearest
+    rounds halves away from zero, as PyTorch's 3-D kernel).
 
     Raises:
         RuntimeError: as grid_sampler_2d's for 5-D tensors; bicubic interpolation.

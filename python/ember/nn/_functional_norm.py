@@ -159,6 +159,12 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
                                "input, but got {} of shape {} and input of shape {}"
                                .format(what, what, list(t.shape), list(input.shape)))
     _check_parameter_dtypes("group_norm", input, (("weight", weight), ("bias", bias)))
+    if input.size(0) == 0:
+        # An empty batch has nothing to normalize: the (empty) affine map gives the result and its gradients
+        # (zeros for weight and bias). The op's backward cannot take N = 0 yet (its (N, group, -1) reshape).
+        shape = [1, channels] + [1] * (input.dim() - 2)
+        out = input if weight is None else input * weight.reshape(shape)
+        return out.clone() if bias is None else out + bias.reshape(shape)
     return _ops["group_norm"](input, num_groups, weight, bias, eps, False)
 
 
