@@ -25,7 +25,8 @@ import math
 from . import _C
 from .autograd import Function
 
-__all__ = ["instance_norm", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "affine_grid_generator"]
+__all__ = ["instance_norm", "norm_except_dim", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d",
+           "affine_grid_generator"]
 
 _fn = _C._functions
 
@@ -75,6 +76,22 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
         if running_var is not None:
             running_var.copy_(running_var_.view(b, c).mean(0))
     return out.view(shape)
+
+
+def norm_except_dim(v, pow=2, dim=0):
+    """The pow-norm of v over every dim but dim, shaped to broadcast against v (size 1 but at dim); dim=-1 means
+    the norm of the whole tensor (0-dim), as PyTorch's torch.norm_except_dim (weight_norm's magnitude).
+
+    Raises:
+        IndexError: a dim out of range, or a 0-dim v with dim other than -1.
+    """
+    if dim == -1:
+        return v.norm(pow)
+    moved = v.transpose(0, dim) if dim != 0 else v
+    norms = moved.reshape(moved.shape[0], -1).norm(pow, dim=1)
+    shape = [1] * v.dim()
+    shape[dim] = v.shape[dim]
+    return norms.reshape(shape)
 
 
 # ---------------------------------------------------------------------------------------------- grid sampling

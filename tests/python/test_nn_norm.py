@@ -531,6 +531,23 @@ def test_lazy_batch_norm_load_and_errors():
                            lambda: torch.nn.LazyConvTranspose1d(4, 3, padding_mode="reflect"))
 
 
+def test_copied_and_pickled_lazy_modules_materialize_on_their_own():
+    m = enn.LazyLinear(3)
+    c = copy.deepcopy(m)
+    c(ember.ones(2, 4))
+    assert type(c) is enn.Linear and c.in_features == 4 and type(m) is enn.LazyLinear
+    assert m.has_uninitialized_params() and len(m._forward_pre_hooks) == 1 and not c._forward_pre_hooks
+    m(ember.ones(2, 5))
+    assert tuple(m.weight.shape) == (3, 5)
+    p = pickle.loads(pickle.dumps(enn.LazyBatchNorm1d()))
+    assert repr(p) == repr(torch.nn.LazyBatchNorm1d())
+    p(ember.ones(4, 3) + ember.arange(4.0).unsqueeze(1))
+    assert type(p) is enn.BatchNorm1d and tuple(p.running_mean.shape) == (3,)
+    handle = enn.Linear(2, 2).register_forward_hook(lambda *a: None)
+    assert pickle.loads(pickle.dumps(handle)).id == handle.id  # its dict is gone: a dead reference
+    pickle.loads(pickle.dumps(handle)).remove()
+
+
 def test_lazy_module_mixin_in_user_module():
     class MyLazy(enn.modules.lazy.LazyModuleMixin, enn.Module):
         def __init__(self):
@@ -902,3 +919,17 @@ def _bad_grid_calls(F, lib):
 @pytest.mark.parametrize("i", range(len(_bad_grid_calls(TF, torch))))
 def test_grid_errors_match_reference(i):
     assert_raises_like(_bad_grid_calls(EF, ember)[i], _bad_grid_calls(TF, torch)[i])
+
+
+def test_norm_except_dim():
+    ve, vt = pair((3, 4, 5), 1)
+    for p, d in [(2, 0), (2, 1), (3, 2), (2, -1), (1, -2), (2, -3)]:
+        ye, yt = ember.norm_except_dim(ve, p, d), torch.norm_except_dim(vt, p, d)
+        close(ye, yt, atol=1e-12)
+        ge, gt = pair(tuple(yt.shape), 2, requires_grad=False)
+        (gre,), (grt,) = ember.autograd.grad(ye, ve, ge), torch.autograd.grad(yt, vt, gt)
+        close(gre, grt, atol=1e-12)
+    for d in (3, -4):
+        assert_raises_like(lambda: ember.norm_except_dim(ve, 2, d), lambda: torch.norm_except_dim(vt, 2, d))
+    assert_raises_like(lambda: ember.norm_except_dim(ember.tensor(2.0), 2, 0),
+                       lambda: torch.norm_except_dim(torch.tensor(2.0), 2, 0))

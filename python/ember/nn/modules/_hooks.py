@@ -1,6 +1,7 @@
 """RemovableHandle: what register_forward_hook and friends return (PyTorch's torch.utils.hooks)."""
 import itertools
 import weakref
+from collections import OrderedDict
 
 
 class RemovableHandle:
@@ -18,6 +19,17 @@ class RemovableHandle:
         hooks_dict = self.hooks_dict_ref()
         if hooks_dict is not None and self.id in hooks_dict:
             del hooks_dict[self.id]
+
+    def __getstate__(self):
+        # the dict itself, so that a copied or unpickled module's handle refers to the copy's dict
+        return (self.hooks_dict_ref(), self.id)
+
+    def __setstate__(self, state):
+        hooks_dict, self.id = state
+        # a dict already gone gives a dead reference (remove() does nothing)
+        self.hooks_dict_ref = weakref.ref(hooks_dict if hooks_dict is not None else OrderedDict())
+        # ids restored from a pickle must not be handed out again in this process
+        RemovableHandle._next_id = itertools.count(max(next(RemovableHandle._next_id), self.id + 1))
 
     def __enter__(self):
         return self

@@ -2,21 +2,10 @@
 (Salimans & Kingma 2016), as PyTorch 1.13's torch.nn.utils.weight_norm: a forward pre-hook recomputes w from
 ``<name>_g`` and ``<name>_v`` before every call."""
 from ... import _C
+from ..._norm import norm_except_dim
 from ..parameter import Parameter
 
 __all__ = ["weight_norm", "remove_weight_norm"]
-
-
-def norm_except_dim(v, pow=2, dim=0):
-    """The pow-norm of v over every dim but dim, shaped to broadcast against v (size 1 but at dim); dim=-1 means
-    the norm of the whole tensor (0-dim), as PyTorch's torch.norm_except_dim."""
-    if dim == -1:
-        return v.norm(pow)
-    moved = v.transpose(0, dim) if dim != 0 else v
-    norms = moved.reshape(moved.shape[0], -1).norm(pow, dim=1)
-    shape = [1] * v.dim()
-    shape[dim] = v.shape[dim]
-    return norms.reshape(shape)
 
 
 class WeightNorm:
