@@ -19,7 +19,6 @@ from .instancenorm import (  # noqa: F401
     InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d)
 from .normalization import LayerNorm, GroupNorm  # noqa: F401
 from .normalization import LocalResponseNorm, CrossMapLRN2d  # noqa: F401
-from .lazy import LazyModuleMixin  # noqa: F401
 from .linear import LazyLinear  # noqa: F401
 from .conv import (  # noqa: F401
     LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d)
