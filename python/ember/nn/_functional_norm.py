@@ -38,18 +38,18 @@ def _check_per_channel(name, t, channels, what):
         raise RuntimeError("{}: {} should contain {} elements not {}".format(name, what, channels, t.numel()))
 
 
-def _check_parameter_dtypes(name, input, named):
-    """RuntimeError unless the given (what, tensor) pairs share one dtype: input's, or float32 for a bfloat16
-    input (PyTorch's CPU mixed precision)."""
+def _check_parameter_dtypes(name, input, named, mixed_bfloat16=False):
+    """RuntimeError unless the given (what, tensor) pairs share one dtype: input's, or (mixed_bfloat16, as
+    PyTorch's CPU batch norm) float32 for a bfloat16 input."""
     given = [(what, t) for what, t in named if t is not None]
     if not given:
         return
     dtypes = {t.dtype for _, t in given}
-    allowed = {input.dtype} | ({_C.float32} if input.dtype == _C.bfloat16 else set())
+    mixed = mixed_bfloat16 and input.dtype == _C.bfloat16
+    allowed = {input.dtype} | ({_C.float32} if mixed else set())
     if len(dtypes) > 1 or not dtypes <= allowed:
         raise RuntimeError("{}: expected {} of dtype {} (as input){}, got {}".format(
-            name, ", ".join(what for what, _ in given), input.dtype,
-            " or all float32" if input.dtype == _C.bfloat16 else "",
+            name, ", ".join(what for what, _ in given), input.dtype, " or all float32" if mixed else "",
             ", ".join("{} {}".format(what, t.dtype) for what, t in given)))
 
 
@@ -86,7 +86,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         for what, t in params[2:]:
             if t is None:
                 raise RuntimeError("batch_norm: {} must be defined in evaluation mode".format(what))
-    _check_parameter_dtypes("batch_norm", input, params)
+    _check_parameter_dtypes("batch_norm", input, params, mixed_bfloat16=True)
     return _ops["batch_norm"](input, weight, bias, running_mean, running_var, training, momentum, eps, False)
 
 
