@@ -239,9 +239,10 @@ class _Gatherer:
 
 def _grid_sample(input, grid, interpolation_mode, padding_mode, align_corners):
     """Samples input (N, C, *spatial) at grid (N, *out, d): (N, C, *out). See Note [grid sampling on gathers]."""
+    if interpolation_mode == _NEAREST:
+        return _NearestSample.apply(input, grid, padding_mode, align_corners)
     nd = input.dim() - 2
-    out_shape = list(grid.shape[1:-1])
-    gather = _Gatherer(input, out_shape)
+    gather = _Gatherer(input, list(grid.shape[1:-1]))
     coords = [_unnormalize(grid.select(-1, i), size, align_corners, nd) for i, size in enumerate(gather.sizes)]
 
     if interpolation_mode == _BICUBIC:
@@ -260,8 +261,6 @@ def _grid_sample(input, grid, interpolation_mode, padding_mode, align_corners):
             out = term if out is None else out + term
         return gather.result(out)
 
-    if interpolation_mode == _NEAREST:
-        return _NearestSample.apply(input, grid, padding_mode, align_corners)
     coords = [_pad_coordinates(x, size, padding_mode, align_corners, nd) for x, size in zip(coords, gather.sizes)]
 
     # bilinear (trilinear for 3 spatial dims): the 2^d corners, each weighted by the opposite volume

@@ -845,6 +845,12 @@ def test_grid_sample_gradcheck():
             assert ember.autograd.gradcheck(
                 lambda x, g: EF.grid_sample(x, g, mode=mode, padding_mode=padding_mode, align_corners=False),
                 (xe, ge))
+    xe = ember.tensor(np.random.default_rng(2).standard_normal((1, 2, 2, 3, 2)), requires_grad=True)
+    ge = ember.tensor(np.random.default_rng(3).uniform(-1.3, 1.3, (1, 2, 2, 1, 3)) + 0.013, requires_grad=True)
+    assert ember.autograd.gradcheck(lambda x, g: EF.grid_sample(x, g, padding_mode="reflection",
+                                                                align_corners=True), (xe, ge))
+    theta = ember.tensor(np.random.default_rng(4).standard_normal((2, 3, 4)), requires_grad=True)
+    assert ember.autograd.gradcheck(lambda t: EF.affine_grid(t, [2, 1, 2, 3, 2], align_corners=False), (theta,))
 
 
 @pytest.mark.parametrize("size, align_corners", [((2, 3, 4, 5), False), ((2, 3, 4, 5), True),
