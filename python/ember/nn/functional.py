@@ -9,6 +9,7 @@ as PyTorch's ``torch._C._nn`` function. Losses pass their reduction to the ops a
 import warnings
 
 from .. import _C
+from .._tensor import Tensor  # noqa: F401  (torch.nn.functional.Tensor, for annotations)
 
 # The ops of the database by name: those PyTorch keeps in torch._C._nn (hardtanh, mse_loss, ...) live in
 # ember._C._nn (python_module: nn), the others (relu, batch_norm, ...) are ember's top-level functions.
