@@ -2,13 +2,15 @@
 instance_norm, layer_norm, group_norm, local_response_norm, affine_grid and grid_sample.
 
 The norms do PyTorch's Python-side checks and call the ops of ember/ops/ops_nn.yaml (batch_norm, layer_norm,
-group_norm) or ember.instance_norm (ember/_norm.py); the grid functions map mode names to the enums of
+group_norm), which check every other argument (sizes, dtypes, running statistics) with PyTorch's errors, or
+ember.instance_norm (ember/_norm.py); the grid functions map mode names to the enums of
 ember.grid_sampler / ember.affine_grid_generator (ember/_norm.py).
 """
 import warnings
 
 from .. import _C
 from .. import _norm
+from ..autograd import no_grad
 
 _ops = dict(_C._functions)
 
@@ -32,27 +34,6 @@ def _verify_spatial_size(size):
         raise ValueError("Expected more than 1 spatial element when training, got input size {}".format(size))
 
 
-def _check_per_channel(name, t, channels, what):
-    """RuntimeError unless t (weight, bias or a running statistic) is None or has `channels` elements."""
-    if t is not None and t.numel() != channels:
-        raise RuntimeError("{}: {} should contain {} elements not {}".format(name, what, channels, t.numel()))
-
-
-def _check_parameter_dtypes(name, input, named, mixed_bfloat16=False):
-    """RuntimeError unless the given (what, tensor) pairs share one dtype: input's, or (mixed_bfloat16, as
-    PyTorch's CPU batch norm) float32 for a bfloat16 input."""
-    given = [(what, t) for what, t in named if t is not None]
-    if not given:
-        return
-    dtypes = {t.dtype for _, t in given}
-    mixed = mixed_bfloat16 and input.dtype == _C.bfloat16
-    allowed = {input.dtype} | ({_C.float32} if mixed else set())
-    if len(dtypes) > 1 or not dtypes <= allowed:
-        raise RuntimeError("{}: expected {} of dtype {} (as input){}, got {}".format(
-            name, ", ".join(what for what, _ in given), input.dtype, " or all float32" if mixed else "",
-            ", ".join("{} {}".format(what, t.dtype) for what, t in given)))
-
-
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     r"""Batch normalization of (N, C, *) input per channel C (Ioffe & Szegedy, 2015):
     y = (x - mean) / sqrt(var + eps) * weight + bias.
@@ -74,19 +55,6 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     """
     if training:
         _verify_batch_size(input.size())
-    channels = input.size(1) if input.dim() >= 2 else 0
-    params = (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var))
-    for what, t in params:
-        _check_per_channel("batch_norm", t, channels, what)
-    if input.dim() < 2:
-        # as PyTorch: without statistics to check, the missing channel dim is an index error
-        raise IndexError("batch_norm: expected input with at least 2 dims (N, C, *), got shape {}"
-                         .format(list(input.shape)))
-    if not training:
-        for what, t in params[2:]:
-            if t is None:
-                raise RuntimeError("batch_norm: {} must be defined in evaluation mode".format(what))
-    _check_parameter_dtypes("batch_norm", input, params, mixed_bfloat16=True)
     return _ops["batch_norm"](input, weight, bias, running_mean, running_var, training, momentum, eps, False)
 
 
@@ -123,19 +91,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if not isinstance(normalized_shape, (list, tuple)):
         raise TypeError("layer_norm(): argument 'normalized_shape' must be a tuple of ints, not {}"
                         .format(type(normalized_shape).__name__))
-    shape = list(normalized_shape)
-    if not shape:
-        raise RuntimeError("layer_norm: normalized_shape should be at least 1-dimensional, got {}"
-                           .format(normalized_shape))
-    for t, what in ((weight, "weight"), (bias, "bias")):
-        if t is not None and list(t.shape) != shape:
-            raise RuntimeError("layer_norm: expected {} to be of the same shape as normalized_shape, but got {} of "
-                               "shape {} and normalized_shape = {}".format(what, what, list(t.shape), shape))
-    if input.dim() < len(shape) or list(input.shape[input.dim() - len(shape):]) != shape:
-        raise RuntimeError("layer_norm: given normalized_shape={}, expected input with shape [*, {}], but got input "
-                           "of size {}".format(shape, ", ".join(str(s) for s in shape), list(input.shape)))
-    _check_parameter_dtypes("layer_norm", input, (("weight", weight), ("bias", bias)))
-    return _ops["layer_norm"](input, shape, weight, bias, eps, False)
+    return _ops["layer_norm"](input, list(normalized_shape), weight, bias, eps, False)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
@@ -149,20 +105,13 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
             elements, or of another dtype.
     """
     _verify_batch_size([input.size(0) * input.size(1) // num_groups, num_groups] + list(input.size()[2:]))
-    channels = input.size(1)
-    if num_groups <= 0 or channels % num_groups != 0:
-        raise RuntimeError("group_norm: expected number of channels in input to be divisible by num_groups, but "
-                           "got input of shape {} and num_groups={}".format(list(input.shape), num_groups))
-    for t, what in ((weight, "weight"), (bias, "bias")):
-        if t is not None and (t.dim() != 1 or t.numel() != channels):
-            raise RuntimeError("group_norm: expected {} to be a vector of size equal to the number of channels in "
-                               "input, but got {} of shape {} and input of shape {}"
-                               .format(what, what, list(t.shape), list(input.shape)))
-    _check_parameter_dtypes("group_norm", input, (("weight", weight), ("bias", bias)))
     if input.size(0) == 0:
         # An empty batch has nothing to normalize: the (empty) affine map gives the result and its gradients
-        # (zeros for weight and bias). The op's backward cannot take N = 0 yet (its (N, group, -1) reshape).
-        shape = [1, channels] + [1] * (input.dim() - 2)
+        # (zeros for weight and bias). The op's backward cannot take N = 0 yet (its (N, group, -1) reshape);
+        # its forward still checks the arguments.
+        with no_grad():
+            _ops["group_norm"](input, num_groups, weight, bias, eps, False)
+        shape = [1, input.size(1)] + [1] * (input.dim() - 2)
         out = input if weight is None else input * weight.reshape(shape)
         return out.clone() if bias is None else out + bias.reshape(shape)
     return _ops["group_norm"](input, num_groups, weight, bias, eps, False)
