@@ -1,7 +1,6 @@
 """weight_norm / remove_weight_norm: a parameter w split into a direction v and a magnitude g, w = g * v / ||v||
 (Salimans & Kingma 2016), as PyTorch 1.13's torch.nn.utils.weight_norm: a forward pre-hook recomputes w from
 ``<name>_g`` and ``<name>_v`` before every call."""
-from ... import _C
 from ..._norm import norm_except_dim
 from ..parameter import Parameter
 
