@@ -540,6 +540,8 @@ def test_transformer_unbatched_and_errors():
         enn.TransformerEncoderLayer(D, NH, activation="tanh")
 
 
+@pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors")
+@pytest.mark.filterwarnings("ignore:Converting mask without torch.bool dtype")
 @pytest.mark.parametrize("enable_nested", [True, False])
 @pytest.mark.parametrize("left_aligned", [True, False])
 def test_encoder_stack_matches_reference_in_inference(enable_nested, left_aligned):
@@ -555,12 +557,40 @@ def test_encoder_stack_matches_reference_in_inference(enable_nested, left_aligne
     pad[1, 3:] = True
     if not left_aligned:
         pad[2, 1] = True
-    ke, kt = ember.tensor(pad), torch.tensor(pad)
+    masks_ = [pad, np.where(pad, -np.inf, 0.0)]
+    if enable_nested and left_aligned:
+        masks_.append(np.where(pad, -1.0, 0.0))  # the nested path drops the key of every nonzero entry
     with torch.no_grad(), ember.no_grad():
-        close(em(xe, src_key_padding_mask=ke), tm(xt, src_key_padding_mask=kt))
+        for m in masks_:
+            ke, kt = ember.tensor(m), torch.tensor(m)
+            if m.dtype != bool:
+                ke, kt = ke.float(), kt.float()
+            close(em(xe, src_key_padding_mask=ke), tm(xt, src_key_padding_mask=kt))
         close(em(xe), tm(xt))
+    ke, kt = ember.tensor(pad), torch.tensor(pad)
     # with autograd on (parameters require grad) PyTorch keeps the masked computation everywhere
     close(em(xe, src_key_padding_mask=ke), tm(xt, src_key_padding_mask=kt))
+
+
+@pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors")
+@pytest.mark.filterwarnings("ignore:Converting mask without torch.bool dtype")
+@pytest.mark.parametrize("activation", ["relu", "gelu"])
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_encoder_layer_inference_matches_reference(activation, norm_first):
+    # without autograd, in eval mode and batch first, PyTorch runs its fused encoder layer: the same values
+    em, tm = build_pair("TransformerEncoderLayer", activation=activation, norm_first=norm_first, batch_first=True)
+    em.eval()
+    tm.eval()
+    xe, xt = seq(L, True)
+    pad = np.zeros((N, L), dtype=bool)
+    pad[0, 2:] = True
+    pad[2, 1] = True
+    me, mt = causal(L)
+    with torch.no_grad(), ember.no_grad():
+        for m in [None, pad, np.where(pad, -np.inf, 0.0).astype(np.float32)]:
+            ke, kt = (None, None) if m is None else (ember.tensor(m), torch.tensor(m))
+            close(em(xe, src_key_padding_mask=ke), tm(xt, src_key_padding_mask=kt))
+        close(em(xe, src_mask=me), tm(xt, src_mask=mt))
 
 
 @pytest.mark.parametrize("train", [True, False])
@@ -883,7 +913,9 @@ def test_dropout_modules_draw_as_reference(name, shape, p, dtype):
     same(xe.grad, xt.grad)
     em.eval()
     tm.eval()
-    ye, yt = em(xe), tm(xt)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ye, yt = em(xe), tm(xt)
     same(ye, yt)
     assert (ye is xe) == (yt is xt)  # the input itself, unless an unbatched input was given a batch dim
 
@@ -979,3 +1011,44 @@ def test_modules_deepcopy_and_state_dict_roundtrip():
     se, st = seq(S, False)
     te, tt = seq(L, False, seed=1)
     close(em(se, te), tm(st, tt))
+
+
+@pytest.mark.parametrize("qs, ks", [((0, 2, E), (3, 2, E)), ((4, 0, E), (3, 0, E)), ((4, 2, E), (0, 2, E)),
+                                    ((0, E), (0, E))])
+def test_mha_zero_size_inputs_match_reference(qs, ks):
+    em, tm = enn.MultiheadAttention(E, H), torch.nn.MultiheadAttention(E, H)
+    copy_params(em, tm)
+    (qe, qt), (ke, kt) = pair(qs, 1, np.float32), pair(ks, 2, np.float32)
+    oe, we = em(qe, ke, ke)
+    ot, wt = tm(qt, kt, kt)
+    close(oe, ot)
+    close(we, wt)
+
+
+def test_mha_non_contiguous_inputs_and_gradcheck():
+    em = enn.MultiheadAttention(E, H, dtype=ember.float64, add_bias_kv=True)
+    tm = torch.nn.MultiheadAttention(E, H, dtype=torch.float64, add_bias_kv=True)
+    copy_params(em, tm)
+    (qe, qt), (ke, kt) = pair((N, L, E), 1), pair((E, S, N), 2)
+    args_e = (qe.transpose(0, 1), ke.permute(1, 2, 0), ke.permute(1, 2, 0)[:, :, ::1])
+    args_t = (qt.transpose(0, 1), kt.permute(1, 2, 0), kt.permute(1, 2, 0)[:, :, ::1])
+    close(em(*args_e)[0], tm(*args_t)[0], atol=1e-12)
+    # gradcheck of the function in float64 (the attention weights and the output)
+    q = ember.tensor(np.random.default_rng(0).standard_normal((3, 2, 4)), requires_grad=True)
+    w_in = ember.tensor(np.random.default_rng(1).standard_normal((12, 4)), requires_grad=True)
+    w_out = ember.tensor(np.random.default_rng(2).standard_normal((4, 4)), requires_grad=True)
+    mask = ember.tensor(np.random.default_rng(3).standard_normal((3, 3)))
+
+    def f(q, w_in, w_out):
+        return EF.multi_head_attention_forward(q, q, q, 4, 2, w_in, None, None, None, True, 0.0, w_out, None,
+                                               attn_mask=mask)
+    assert ember.autograd.gradcheck(f, (q, w_in, w_out))
+    k = ember.tensor(np.random.default_rng(4).standard_normal((3, 5, 4)), requires_grad=True)
+    assert ember.autograd.gradcheck(
+        lambda q, k: EF.scaled_dot_product_attention(q, k, k, is_causal=True), (q.detach().requires_grad_(), k))
+
+
+def test_tensor_prelu_method():
+    xe, xt = pair((2, 3, 4), 0)
+    we, wt = ember.tensor([0.1, -0.2, 0.3], dtype=ember.float64), torch.tensor([0.1, -0.2, 0.3], dtype=torch.float64)
+    same(xe.prelu(we), xt.prelu(wt))

@@ -264,8 +264,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 # Both become one additive float mask (N * num_heads, L or 1, S): two bool masks are or-ed, a bool key padding
 # mask fills -inf into a float attn_mask, and a float key padding mask is added (to the float form of a bool
 # attn_mask). That is what PyTorch 1.13 documents ("a float mask is added") and what PyTorch 2.x does; 1.13
-# itself departs from it when a float key_padding_mask meets an attn_mask: with a bool attn_mask it counts
-# every nonzero entry as masked, and with a float one its masked_fill reads the float mask's bytes as bools.
+# itself departs from it when a float key_padding_mask meets an attn_mask (with a bool attn_mask it counts
+# every nonzero entry as masked, with a float one its masked_fill reads the float mask's bytes as bools) and
+# in its fused inference kernels (MultiheadAttention and TransformerEncoderLayer without autograd, in eval
+# mode, batch first), which also count a nonzero float key padding entry as masked. The usual float masks,
+# 0 and -inf, mean the same under every reading.
 # bias_k/bias_v and add_zero_attn append one key each, so each mask is padded with one column that masks
 # nothing.
 def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
@@ -533,7 +536,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         weights = _ops["dropout"](weights, dropout_p, True)
     out = ember.bmm(weights, v)
     out = out.transpose(0, 1).contiguous().view(tgt_len * bsz, embed_dim)
-    out = _linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, -1)
+    out = _linear(out, out_proj_weight, out_proj_bias)
+    out = out.view(tgt_len, bsz, out.size(1))
 
     if not need_weights:
         return (out if is_batched else out.squeeze(1)), None
