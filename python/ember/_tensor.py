@@ -165,6 +165,11 @@ class Tensor(_C._TensorBase):
         """polygamma(n, self) written into self. Errors: a self whose dtype cannot hold the floating result."""
         return _C._functions["polygamma"](n, self, out=self)
 
+    def prelu(self, weight):
+        """ember.prelu(self, weight): self where > 0, else weight * self (weight: 1 or self.size(1) slopes)."""
+        from ._attention import prelu
+        return prelu(self, weight)
+
     def type_as(self, other):
         """self converted to other's dtype."""
         return self.to(other.dtype)

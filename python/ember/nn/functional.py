@@ -48,6 +48,11 @@ from ._functional_spatial import *  # noqa: E402,F401,F403
 from ._functional_spatial import __all__ as _spatial_all  # noqa: E402
 __all__ += _spatial_all
 
+# Attention (multi-head, scaled dot-product) and the activations and dropouts written in Python:
+from ._functional_attention import *  # noqa: E402,F401,F403
+from ._functional_attention import __all__ as _attention_all  # noqa: E402
+__all__ += _attention_all
+
 
 # ---------------------------------------------------------------------------------------------- helpers
 def _reduction_enum(reduction):

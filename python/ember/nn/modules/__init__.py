@@ -16,11 +16,15 @@ from .fold import Fold, Unfold  # noqa: F401
 from .batchnorm import BatchNorm1d, BatchNorm2d  # noqa: F401
 from .normalization import LayerNorm, GroupNorm  # noqa: F401
 from .dropout import Dropout  # noqa: F401
+from .dropout import Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout  # noqa: F401
 from .sparse import Embedding  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
 from .activation import (  # noqa: F401
     Threshold, ReLU, ReLU6, Hardtanh, LeakyReLU, ELU, CELU, SELU, GELU, SiLU, Mish, Sigmoid, Tanh, Softplus,
     Hardsigmoid, Hardswish, LogSigmoid, GLU, Softmax, LogSoftmax, Softmin, Softsign, Tanhshrink)
+from .activation import PReLU, RReLU, Hardshrink, Softshrink, Softmax2d, MultiheadAttention  # noqa: F401
+from .transformer import (  # noqa: F401
+    Transformer, TransformerEncoder, TransformerDecoder, TransformerEncoderLayer, TransformerDecoderLayer)
 from .loss import (  # noqa: F401
     L1Loss, MSELoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss, SmoothL1Loss, HuberLoss)
 

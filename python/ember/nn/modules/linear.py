@@ -65,3 +65,9 @@ def _reset_weight_and_bias(weight, bias, draw_if_no_fan_in=True):
         if fan_in > 0 or draw_if_no_fan_in:
             bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
             init.uniform_(bias, -bound, bound)
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A Linear that PyTorch's dynamic quantization leaves alone: MultiheadAttention's out_proj (its weight is
+    read directly by the attention function, not through forward). It computes exactly as Linear; it exists
+    so that module trees, reprs and state dicts are PyTorch's."""
