@@ -63,6 +63,16 @@ class Tensor(_C._TensorBase):
             array = array.astype("uint8")
         return from_numpy(array)
 
+    def __dlpack__(self, stream=None):
+        """A DLPack capsule sharing this tensor's memory (the DLPack protocol; ember.to_dlpack)."""
+        from ._dlpack import to_dlpack
+
+        return to_dlpack(self)
+
+    def __dlpack_device__(self):
+        """(DLPack device type, id): (1, 0), the CPU."""
+        return (1, 0)
+
     @property
     def __array_interface__(self):
         return self._array_interface()
