@@ -48,6 +48,11 @@ from ._functional_spatial import *  # noqa: E402,F401,F403
 from ._functional_spatial import __all__ as _spatial_all  # noqa: E402
 __all__ += _spatial_all
 
+# The losses and distances beyond issue 3's (KL, CTC, margin losses, embedding_bag, ...):
+from ._functional_loss import *  # noqa: E402,F401,F403
+from ._functional_loss import __all__ as _loss_all  # noqa: E402
+__all__ += _loss_all
+
 
 # ---------------------------------------------------------------------------------------------- helpers
 def _reduction_enum(reduction):
