@@ -1142,3 +1142,57 @@ def test_names_are_where_torch_has_them():
     for name in ["KLDivLoss", "CTCLoss", "Bilinear", "EmbeddingBag", "AdaptiveLogSoftmaxWithLoss",
                  "CosineSimilarity", "PairwiseDistance", "NLLLoss2d", "TripletMarginWithDistanceLoss"]:
         assert getattr(enn, name).__module__.replace("ember", "torch") == getattr(torch.nn, name).__module__, name
+
+
+# ---------------------------------------------------------------------------------------------- layouts, specials
+NONCONTIGUOUS = [
+    lambda L, x, y: L.F.kl_div(x.t(), y.t(), reduction="sum"),
+    lambda L, x, y: L.F.soft_margin_loss(x.t(), y.t().sign()),
+    lambda L, x, y: L.F.multilabel_soft_margin_loss(x.t(), (y.t() > 0).float()),
+    lambda L, x, y: L.F.multi_margin_loss(x.t(), L.top.tensor([0, 1, 2, 3, 0, 1])),
+    lambda L, x, y: L.F.multilabel_margin_loss(x.t(), L.top.tensor([[1, 0, -1, 2]] * 6)),
+    lambda L, x, y: L.F.cosine_embedding_loss(x.t(), y.t(), L.top.tensor([1, -1, 1, 1, -1, 1])),
+    lambda L, x, y: L.F.triplet_margin_loss(x.t(), y.t(), x.t()[::2].repeat(2, 1), swap=True),
+    lambda L, x, y: L.F.cosine_similarity(x[:, ::2], y[:, ::2], dim=0),
+    lambda L, x, y: L.F.pairwise_distance(x.t(), y.t(), p=1.5),
+    lambda L, x, y: L.F.gaussian_nll_loss(x.t(), y.t(), (x.t() * 0.5).exp()),
+    lambda L, x, y: L.F.ctc_loss(x.t().reshape(3, 2, 4).log_softmax(2), L.top.tensor([[1, 2], [3, 3]]), (3, 2),
+                                 (2, 1)),
+    lambda L, x, y: L.F.bilinear(x.t(), y.t(), x.reshape(2, 4, 3).permute(0, 2, 1)[:, :4, :]),
+]
+
+
+@pytest.mark.parametrize("i", range(len(NONCONTIGUOUS)))
+def test_noncontiguous_inputs(i):
+    compare(NONCONTIGUOUS[i], rand((4, 6)), rand((4, 6), 1), grad=[0], rtol=1e-4, atol=1e-5)
+
+
+SPECIALS = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-8, 50.0, -50.0, 1.0, -1.0], "float32")
+
+
+@pytest.mark.parametrize("call", [
+    lambda L, x, y: L.F.kl_div(x, y, reduction="none"),
+    lambda L, x, y: L.F.kl_div(x, y, reduction="none", log_target=True),
+    lambda L, x, y: L.F.poisson_nll_loss(x, y, reduction="none"),
+    lambda L, x, y: L.F.poisson_nll_loss(x, y, log_input=False, full=True, reduction="none"),
+    lambda L, x, y: L.F.margin_ranking_loss(x, y, L.top.ones(10), reduction="none"),
+    lambda L, x, y: L.F.hinge_embedding_loss(x, y.sign(), reduction="none"),
+    lambda L, x, y: L.F.soft_margin_loss(x, y, reduction="none"),
+    lambda L, x, y: L.F.multilabel_soft_margin_loss(x[None], (y[None] > 0).float(), reduction="none"),
+    lambda L, x, y: L.F.pairwise_distance(x[:, None], y[:, None]),
+])
+def test_special_values(call):
+    compare(call, SPECIALS, SPECIALS[::-1].copy(), grad=[])
+
+
+@pytest.mark.parametrize("name", [n for n in MODULES if "size_average" in inspect.signature(
+    getattr(torch.nn, n).__init__).parameters])
+def test_module_legacy_arguments(name):
+    for size_average, reduce in [(False, None), (None, False), (True, True), (False, True)]:
+        got = []
+        for L in (E, T):
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                m = getattr(L.nn, name)(size_average=size_average, reduce=reduce)
+            got.append((m.reduction, [str(x.message) for x in w if "size_average" in str(x.message)]))
+        assert got[0] == got[1] and got[0][1]

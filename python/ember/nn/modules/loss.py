@@ -2,6 +2,7 @@
 reduce arguments become a reduction string as in PyTorch; class weights are buffers."""
 import warnings
 
+from .. import _reduction as _Reduction
 from .. import functional as F
 from .distance import PairwiseDistance
 from .module import Module
@@ -17,7 +18,7 @@ class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
         if size_average is not None or reduce is not None:
-            self.reduction = F._legacy_reduction(size_average, reduce, reduction)
+            self.reduction = _Reduction.legacy_get_string(size_average, reduce)
         else:
             self.reduction = reduction
 
