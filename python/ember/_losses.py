@@ -9,7 +9,10 @@ gives its gradient; ctc_loss alone has its own backward (the alpha-beta recursio
 import math
 
 from . import _C
+from ._C import is_grad_enabled
+from ._tensor import Tensor
 from .autograd.function import Function
+from .autograd.grad_mode import no_grad
 
 __all__ = ["kl_div", "poisson_nll_loss", "cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss",
            "triplet_margin_loss", "ctc_loss", "embedding_bag", "bilinear", "pairwise_distance", "cosine_similarity"]
@@ -139,9 +142,9 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    r"""Cosine of the angle between x1 and x2 along dim: sum(x1/||x1|| * x2/||x2||), each norm clamped below
-    at eps (PyTorch 1.13's formula; the clamp is invisible to autograd, which differentiates the unclamped
-    norm). x1 and x2 broadcast together; the result drops dim.
+    r"""Cosine of the angle between x1 and x2 along dim: sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps))
+    (PyTorch 1.13's formula: each norm clamped on its own). The clamp is outside the graph, as PyTorch's: the
+    derivative of a norm is x / max(||x||, eps). x1 and x2 broadcast together; the result drops dim.
 
     Raises:
         RuntimeError: a common dtype that is not floating point, or shapes that do not broadcast.
@@ -159,7 +162,6 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
     def norm(x):
         squared = x.pow(2).sum(dim, keepdim=True)
-        from .autograd import no_grad
         with no_grad():
             squared.clamp_min_(eps * eps)
         return squared.sqrt()
@@ -287,25 +289,28 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     length = indices.numel()
     n_bags = offsets.numel() - 1 if include_last_offset else offsets.numel()
     n_bags = max(n_bags, 0)
-    bounds = offsets.tolist()
-    if bounds and bounds[0] != 0:
-        raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
-                           "position 0. However, got {}".format(bounds[0]))
-    if bounds and bounds[-1] > length:
-        raise RuntimeError("offsets[-1] can not be greater than input's length {} but got offsets[-1] of {}"
-                           .format(length, bounds[-1]))
-    if any(b > a for a, b in zip(bounds[1:], bounds)):
-        raise RuntimeError("embedding_bag: offsets must be non-decreasing, got {}".format(bounds))
+    if offsets.numel():
+        first, last = offsets[0].item(), offsets[-1].item()
+        if first != 0:
+            raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start "
+                               "from position 0. However, got {}".format(first))
+        if last > length:
+            raise RuntimeError("offsets[-1] can not be greater than input's length {} but got offsets[-1] of {}"
+                               .format(length, last))
+        if (offsets[1:] < offsets[:-1]).any():
+            raise RuntimeError("embedding_bag: offsets must be non-decreasing, got {}".format(offsets.tolist()))
     if length:
         lo, hi = indices.min().item(), indices.max().item()
         if lo < 0 or hi >= num_weights:
             raise RuntimeError("embedding_bag: index {} is out of bounds for a weight of {} rows"
                                .format(lo if lo < 0 else hi, num_weights))
-    ends = bounds[1:n_bags + 1] if include_last_offset else bounds[1:n_bags] + [length]
-    lengths = [e - s for s, e in zip(bounds[:n_bags], ends)]
-    used = sum(lengths)
-    bag_of = _ops["arange"](n_bags).repeat_interleave(_C.tensor(lengths, dtype=_C.int64)) \
-        if n_bags else _ops["zeros"](0, dtype=_C.int64)
+    # bag b holds the entries [starts[b], starts[b] + lengths[b])
+    starts = offsets[:n_bags]
+    ends = offsets[1:n_bags + 1] if include_last_offset else \
+        _ops["cat"]([offsets[1:n_bags], _C.tensor([length], dtype=_C.int64)])[:n_bags]
+    lengths = ends - starts
+    used = int(lengths.sum().item())
+    bag_of = _ops["arange"](n_bags).repeat_interleave(lengths)  # (used,): the bag of each entry
     offset2bag = bag_of
     if used < length:  # entries past the last boundary (include_last_offset) belong to no bag
         offset2bag = _ops["cat"]([bag_of, _ops["full"]((length - used,), n_bags, dtype=_C.int64)])
@@ -324,10 +329,9 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
             out = out / bag_size.clamp_min(1).unsqueeze(1).to(weight.dtype)
         return out, offset2bag, bag_size, bag_size.clone()
     # max: arrange the rows of each bag in a (B, longest, D) block padded with -inf, then take the maxima.
-    longest = max(lengths) if lengths else 0
-    starts = _C.tensor(bounds[:n_bags], dtype=_C.int64)
+    longest = int(lengths.max().item()) if n_bags else 0
     pos = _ops["arange"](longest)
-    valid = pos.unsqueeze(0) < _C.tensor(lengths, dtype=_C.int64).unsqueeze(1)  # (B, longest)
+    valid = pos.unsqueeze(0) < lengths.unsqueeze(1)  # (B, longest)
     where_from = _ops["where"](valid, starts.unsqueeze(1) + pos.unsqueeze(0), _full_like(pos.unsqueeze(0), used))
     padded_rows = _ops["cat"]([rows, _ops["zeros"]((1, weight.size(1)), dtype=weight.dtype)])
     block = padded_rows.index_select(0, where_from.reshape(-1)).reshape(n_bags, longest, weight.size(1))
@@ -369,17 +373,14 @@ def _logaddexp3(a, b, c):
     return m + ((a - m).exp() + (b - m).exp() + (c - m).exp()).log()
 
 
-def _shift_right(x, k):
-    """x (N, S) moved k states to the right along dim 1, -inf filling the first k."""
-    if k >= x.size(1):
-        return _full_like(x, -_INF)
-    return _ops["cat"]([_ops["full"]((x.size(0), k), -_INF, dtype=x.dtype), x[:, :x.size(1) - k]], 1)
-
-
-def _shift_left(x, k):
-    if k >= x.size(1):
-        return _full_like(x, -_INF)
-    return _ops["cat"]([x[:, k:], _ops["full"]((x.size(0), k), -_INF, dtype=x.dtype)], 1)
+def _shift(x, k, fill):
+    """x (N, S) moved |k| states along dim 1, to the right for k > 0 and to the left for k < 0, fill taking the
+    states vacated."""
+    n, size = x.shape
+    pad = _ops["full"]((n, min(abs(k), size)), fill, dtype=x.dtype)
+    if k > 0:
+        return _ops["cat"]([pad, x[:, :max(size - k, 0)]], 1)
+    return _ops["cat"]([x[:, min(-k, size):], pad], 1)
 
 
 class _CTCLossFunction(Function):
@@ -403,7 +404,7 @@ class _CTCLossFunction(Function):
         two_l = (2 * target_lengths).unsqueeze(1)
         valid = s_idx.unsqueeze(0) <= two_l
         skip = (s_idx % 2 == 1) & (s_idx >= 3)
-        skip = skip.unsqueeze(0) & (ext != _ops["cat"]([ext[:, :2], ext[:, :-2]], 1))
+        skip = skip.unsqueeze(0) & (ext != _shift(ext, 2, -1))
         neg_inf = _ops["full"]((N, states), -_INF, dtype=dtype)
         lp_ext = log_probs.gather(2, ext.unsqueeze(0).expand(T, N, states))  # (T, N, 2S+1)
         log_alpha = _ops["full"]((T, N, states), -_INF, dtype=dtype)
@@ -412,8 +413,8 @@ class _CTCLossFunction(Function):
             log_alpha[0] = _ops["where"](start, lp_ext[0], neg_inf)
         for t in range(1, T):
             prev = log_alpha[t - 1]
-            skipped = _ops["where"](skip, _shift_right(prev, 2), neg_inf)
-            step = _logaddexp3(prev, _shift_right(prev, 1), skipped) + lp_ext[t]
+            skipped = _ops["where"](skip, _shift(prev, 2, -_INF), neg_inf)
+            step = _logaddexp3(prev, _shift(prev, 1, -_INF), skipped) + lp_ext[t]
             log_alpha[t] = _ops["where"](valid, step, neg_inf)
         # the end: alpha at t = input_length - 1, states 2L and 2L - 1
         last_t = (input_lengths - 1).clamp_min(0)
@@ -435,6 +436,18 @@ class _CTCLossFunction(Function):
 
     @staticmethod
     def backward(ctx, grad_nll):
+        log_probs = ctx.saved_tensors[0]
+        with no_grad():
+            grad = _CTCLossFunction._gradient(ctx, grad_nll)
+        if is_grad_enabled():
+            # create_graph: the gradient itself has no derivative (as PyTorch's _ctc_loss_backward)
+            grad, = _C._delayed_error("ctc_loss: the derivative of its gradient (double backward) is not "
+                                      "implemented", [t for t in (grad_nll, log_probs) if t.requires_grad], [grad])
+        return grad, None, None, None, None, None
+
+    @staticmethod
+    def _gradient(ctx, grad_nll):
+        """d(nll) / d(log_probs) * grad_nll by the beta recursion (Note [CTC])."""
         log_probs, ext, input_lengths, target_lengths, log_alpha, lp_ext, nll = ctx.saved_tensors
         T, N, C = log_probs.shape
         states = ext.size(1)
@@ -443,12 +456,12 @@ class _CTCLossFunction(Function):
         s_idx = _ops["arange"](states).unsqueeze(0)
         two_l = (2 * target_lengths).unsqueeze(1)
         end = (s_idx == two_l) | ((s_idx == two_l - 1) & (target_lengths.unsqueeze(1) > 0))
-        skip_from = _shift_left(ctx.skip.to(dtype), 2) > 0  # s may jump to s + 2
+        skip_from = _shift(ctx.skip, -2, False)  # s may jump to s + 2
         log_beta = _ops["full"]((T, N, states), -_INF, dtype=dtype)
         nxt = neg_inf
         for t in range(T - 1, -1, -1):
-            skipped = _ops["where"](skip_from, _shift_left(nxt, 2), neg_inf)
-            step = _logaddexp3(nxt, _shift_left(nxt, 1), skipped) + lp_ext[t]
+            skipped = _ops["where"](skip_from, _shift(nxt, -2, -_INF), neg_inf)
+            step = _logaddexp3(nxt, _shift(nxt, -1, -_INF), skipped) + lp_ext[t]
             step = _ops["where"](ctx.valid, step, neg_inf)
             first = _ops["where"](end, lp_ext[t], neg_inf)
             at_end = (input_lengths == t + 1).unsqueeze(1)
@@ -462,13 +475,10 @@ class _CTCLossFunction(Function):
         if ctx.zero_infinity:
             share = _ops["where"]((nll == _INF).view(1, N, 1), _zeros_like(share), share)
         grad = _ops["zeros"]((T, N, C), dtype=dtype).scatter_add(2, ext.unsqueeze(0).expand(T, N, states), share)
-        grad = -grad * grad_nll.view(1, N, 1)
-        return grad, None, None, None, None, None
+        return -grad * grad_nll.view(1, N, 1)
 
 
 def _lengths_tensor(lengths, name):
-    from ._tensor import Tensor
-
     if isinstance(lengths, Tensor):
         if lengths.is_floating_point() or lengths.is_complex() or lengths.dtype == _C.bool:
             raise RuntimeError("{} must be integral".format(name))
@@ -521,16 +531,16 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
         raise RuntimeError("ctc_loss: input_lengths must be of size batch_size")
     if target_lengths.numel() != N:
         raise RuntimeError("ctc_loss: target_lengths must be of size batch_size")
-    il, tl = input_lengths.tolist(), target_lengths.tolist()
-    for name, values in (("input_lengths", il), ("target_lengths", tl)):
-        if any(v < 0 for v in values):
-            raise RuntimeError("ctc_loss: {} must be non-negative, got {}".format(name, values))
-    if any(v > T for v in il):
+    for name, lengths in (("input_lengths", input_lengths), ("target_lengths", target_lengths)):
+        if (lengths < 0).any():
+            raise RuntimeError("ctc_loss: {} must be non-negative, got {}".format(name, lengths.tolist()))
+    if N and input_lengths.max().item() > T:
         raise RuntimeError("ctc_loss: Expected input_lengths to have value at most {}, but got value {}"
-                           .format(T, max(il)))
+                           .format(T, input_lengths.max().item()))
     if targets.is_floating_point():
         targets = targets.long()
-    longest = max(tl) if tl else 0
+    longest = target_lengths.max().item() if N else 0
+    total = target_lengths.sum().item()
     if targets.dim() == 2:
         if targets.size(0) != N:
             raise RuntimeError("ctc_loss: Expected tensor to have size {} at dimension 0, but got size {} for "
@@ -540,16 +550,16 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
                                "for argument #2 'targets'".format(longest, targets.size(1)))
         padded = targets[:, :longest].long()
     elif targets.dim() == 1:
-        if targets.size(0) != sum(tl):
+        if targets.size(0) != total:
             raise RuntimeError("ctc_loss: Expected tensor to have size {} at dimension 0, but got size {} for "
-                               "argument #2 'targets'".format(sum(tl), targets.size(0)))
-        # the concatenated targets as (N, longest), padded with blank
-        starts = [sum(tl[:n]) for n in range(N)]
-        pos = [[starts[n] + k if k < tl[n] else -1 for k in range(longest)] for n in range(N)]
-        where_from = _C.tensor(pos, dtype=_C.int64).reshape(N, longest)
+                               "argument #2 'targets'".format(total, targets.size(0)))
+        # the concatenated targets as (N, longest); positions past a target's length read the appended blank
+        starts = target_lengths.cumsum(0) - target_lengths
+        pos = _ops["arange"](longest).unsqueeze(0)
+        where_from = _ops["where"](pos < target_lengths.unsqueeze(1), starts.unsqueeze(1) + pos,
+                                   _ops["full"]((N, longest), total, dtype=_C.int64))
         flat = _ops["cat"]([targets.long(), _ops["full"]((1,), blank, dtype=_C.int64)])
-        padded = flat[where_from.reshape(-1)].reshape(N, longest) if N * longest else \
-            _ops["zeros"]((N, longest), dtype=_C.int64)
+        padded = flat.index_select(0, where_from.reshape(-1)).reshape(N, longest)
     else:
         raise RuntimeError("ctc_loss: Expected 1 to 2 dimensions, but got {}-dimensional tensor for argument #2 "
                            "'targets'".format(targets.dim()))

@@ -1196,3 +1196,13 @@ def test_module_legacy_arguments(name):
                 m = getattr(L.nn, name)(size_average=size_average, reduce=reduce)
             got.append((m.reduction, [str(x.message) for x in w if "size_average" in str(x.message)]))
         assert got[0] == got[1] and got[0][1]
+
+
+def test_ctc_loss_has_no_double_backward():
+    logits, targets = ctc_case(6)
+    for L in (E, T):
+        x = as_pair(logits, True)[L is T]
+        loss = L.F.ctc_loss(x.log_softmax(2), as_pair(targets)[L is T], (6, 5, 4), (3, 2, 1))
+        g, = L.top.autograd.grad(loss, x, create_graph=True)
+        with pytest.raises(RuntimeError):
+            L.top.autograd.grad(g.sum(), x)
