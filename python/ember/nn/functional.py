@@ -52,6 +52,10 @@ __all__ += _spatial_all
 from ._functional_attention import *  # noqa: E402,F401,F403
 from ._functional_attention import __all__ as _attention_all  # noqa: E402
 __all__ += _attention_all
+# The losses and distances beyond issue 3's (KL, CTC, margin losses, embedding_bag, ...):
+from ._functional_loss import *  # noqa: E402,F401,F403
+from ._functional_loss import __all__ as _loss_all  # noqa: E402
+__all__ += _loss_all
 
 
 # ---------------------------------------------------------------------------------------------- helpers

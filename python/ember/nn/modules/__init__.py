@@ -27,5 +27,13 @@ from .transformer import (  # noqa: F401
     Transformer, TransformerEncoder, TransformerDecoder, TransformerEncoderLayer, TransformerDecoderLayer)
 from .loss import (  # noqa: F401
     L1Loss, MSELoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss, SmoothL1Loss, HuberLoss)
+from .loss import (  # noqa: F401
+    NLLLoss2d, KLDivLoss, PoissonNLLLoss, GaussianNLLLoss, MarginRankingLoss, HingeEmbeddingLoss, CosineEmbeddingLoss,
+    SoftMarginLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, TripletMarginLoss,
+    TripletMarginWithDistanceLoss, CTCLoss)
+from .distance import PairwiseDistance, CosineSimilarity  # noqa: F401
+from .linear import Bilinear  # noqa: F401
+from .sparse import EmbeddingBag  # noqa: F401
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: F401
 
 __all__ = [name for name in dir() if name[0].isupper()]
