@@ -113,14 +113,21 @@ from .functional import *  # noqa: E402,F401,F403
 from ._creation import *  # noqa: E402,F401,F403  (asarray, frombuffer, from_file)
 from ._settings import *  # noqa: E402,F401,F403  (deterministic algorithms, typename, is_complex, ...)
 from ._lowrank import *  # noqa: E402,F401,F403  (svd_lowrank, pca_lowrank, lobpcg)
+from ._attention import *  # noqa: E402,F401,F403  (prelu, rrelu, alpha/feature dropout)
+from ._losses import *  # noqa: E402,F401,F403  (kl_div, ctc_loss, embedding_bag, cosine_similarity, ...)
 from ._norm import *  # noqa: E402,F401,F403  (instance_norm, grid_sampler*, affine_grid_generator)
 from ._layout import layout, strided  # noqa: E402,F401
 from ._legacy_types import *  # noqa: E402,F401,F403  (FloatTensor, LongTensor, ...: constructors, isinstance)
+from ._dlpack import *  # noqa: E402,F401,F403  (from_dlpack, to_dlpack)
+from .jit._annotations import fork, wait  # noqa: E402,F401  (torch.fork / torch.wait: torch.jit's)
 
 
 __all__ = ["Tensor", "Size", "tensor", "from_numpy", "as_tensor", "is_tensor", "is_nonzero", "finfo", "iinfo",
            "set_printoptions", "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "fork_rng", "layout", "strided"] + _creation.__all__ + _settings.__all__ + \
     _legacy_types.__all__ + \
+    _attention.__all__ + \
+    _dlpack.__all__ + ["fork", "wait"] + \
+    _losses.__all__ + \
     _norm.__all__ + \
     sorted(k for k in _C._functions if k not in _PRIVATE_OPS)

@@ -63,6 +63,16 @@ class Tensor(_C._TensorBase):
             array = array.astype("uint8")
         return from_numpy(array)
 
+    def __dlpack__(self, stream=None):
+        """A DLPack capsule sharing this tensor's memory (the DLPack protocol; ember.to_dlpack)."""
+        from ._dlpack import to_dlpack
+
+        return to_dlpack(self)
+
+    def __dlpack_device__(self):
+        """(DLPack device type, id): (1, 0), the CPU."""
+        return (1, 0)
+
     @property
     def __array_interface__(self):
         return self._array_interface()
@@ -164,6 +174,11 @@ class Tensor(_C._TensorBase):
     def polygamma_(self, n):
         """polygamma(n, self) written into self. Errors: a self whose dtype cannot hold the floating result."""
         return _C._functions["polygamma"](n, self, out=self)
+
+    def prelu(self, weight):
+        """ember.prelu(self, weight): self where > 0, else weight * self (weight: 1 or self.size(1) slopes)."""
+        from ._attention import prelu
+        return prelu(self, weight)
 
     def type_as(self, other):
         """self converted to other's dtype."""

@@ -323,8 +323,14 @@ def test_convolution_op_and_transposed():
     w, tw = pair((6, 2, 3, 3), seed=1)
     compare(lambda: ember.convolution(x, w, None, [2, 1], [1], [1, 2], False, [0], 2),
             lambda: torch.convolution(tx, tw, None, [2, 1], [1], [1, 2], False, [0], 2))
-    with pytest.raises(NotImplementedError):
+    # transposed: the weight is (in, out / groups, ...); a 4-channel input does not fit a 6-channel weight
+    with pytest.raises(RuntimeError, match="expected input"):
         ember.convolution(x, w, None, [1], [0], [1], True, [0], 1)
+    with pytest.raises(RuntimeError):
+        torch.convolution(tx, tw, None, [1], [0], [1], True, [0], 1)
+    wt, twt = pair((4, 3, 3, 3), seed=2)
+    compare(lambda: ember.convolution(x, wt, None, [2, 1], [1], [1, 2], True, [1, 0], 1),
+            lambda: torch.convolution(tx, twt, None, [2, 1], [1], [1, 2], True, [1, 0], 1))
 
 
 # ---------------------------------------------------------------------------------------------- backward
@@ -428,8 +434,11 @@ def test_convolution_backward_errors():
         ember.convolution_backward(gy_bad, x, w, *args)
     with pytest.raises(TypeError):
         ember.convolution_backward(gy, x, w, *args[:-1], [True, True])
-    with pytest.raises(NotImplementedError):
-        ember.convolution_backward(gy, x, w, [6], [1, 1], [0, 0], [1, 1], True, [0, 0], 1, [True, True, True])
+    # transposed with a weight of the wrong channel count: PyTorch's RuntimeError
+    assert_raises_like(
+        lambda: ember.convolution_backward(gy, x, w, [6], [1, 1], [0, 0], [1, 1], True, [0, 0], 1, [True] * 3),
+        lambda: torch.ops.aten.convolution_backward(tgy, tx, tw, [6], [1, 1], [0, 0], [1, 1], True, [0, 0], 1,
+                                                    [True] * 3))
 
 
 @pytest.mark.parametrize("kwargs", [dict(padding=2 ** 62), dict(dilation=2 ** 62), dict(padding=2 ** 63 - 1)],

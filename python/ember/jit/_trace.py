@@ -25,6 +25,12 @@ class TracerWarning(Warning):
     it as a constant and may not generalize to other inputs."""
 
 
+# As PyTorch's: the warnings are for the user's code. Ember's own layers read sizes and iterate over tensors
+# knowingly (a shape check in nn, the time steps of an RNN), so warnings attributed to ember's modules other than
+# the JIT itself are not shown.
+warnings.filterwarnings("ignore", category=TracerWarning, module=r"ember\.(?!jit)")
+
+
 class TracingCheckError(Exception):
     """check_trace found that tracing again gives another graph (Note [trace checks])."""
 

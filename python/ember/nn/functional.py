@@ -49,6 +49,14 @@ from ._functional_spatial import *  # noqa: E402,F401,F403
 from ._functional_spatial import __all__ as _spatial_all  # noqa: E402
 __all__ += _spatial_all
 
+# Attention (multi-head, scaled dot-product) and the activations and dropouts written in Python:
+from ._functional_attention import *  # noqa: E402,F401,F403
+from ._functional_attention import __all__ as _attention_all  # noqa: E402
+__all__ += _attention_all
+# The losses and distances beyond issue 3's (KL, CTC, margin losses, embedding_bag, ...):
+from ._functional_loss import *  # noqa: E402,F401,F403
+from ._functional_loss import __all__ as _loss_all  # noqa: E402
+__all__ += _loss_all
 # The norms (batch, instance, layer, group, local response) and grid sampling:
 from ._functional_norm import *  # noqa: E402,F401,F403
 from ._functional_norm import __all__ as _norm_all  # noqa: E402

@@ -1,4 +1,4 @@
-"""ember.utils (PyTorch's torch.utils): hooks, data (datasets, samplers, DataLoader), and
+"""ember.utils (PyTorch's torch.utils): hooks, data (datasets, samplers, DataLoader), dlpack, and
 checkpoint_tensors (the tensors of a torch.save file, read without running anything)."""
 import importlib
 
@@ -9,6 +9,6 @@ from ..serialization import checkpoint_tensors  # noqa: F401  (the migration pat
 def __getattr__(name):
     # ember.utils.data is imported on first use (it brings in NumPy and multiprocessing, a quarter of a second
     # that `import ember` need not pay); `ember.utils.data` after `import ember` still works.
-    if name == "data":
-        return importlib.import_module(".data", __name__)
+    if name in ("data", "dlpack"):
+        return importlib.import_module("." + name, __name__)
     raise AttributeError("module {!r} has no attribute {!r}".format(__name__, name))

@@ -23,12 +23,24 @@ from .linear import LazyLinear  # noqa: F401
 from .conv import (  # noqa: F401
     LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d)
 from .dropout import Dropout  # noqa: F401
+from .dropout import Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout  # noqa: F401
 from .sparse import Embedding  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
 from .activation import (  # noqa: F401
     Threshold, ReLU, ReLU6, Hardtanh, LeakyReLU, ELU, CELU, SELU, GELU, SiLU, Mish, Sigmoid, Tanh, Softplus,
     Hardsigmoid, Hardswish, LogSigmoid, GLU, Softmax, LogSoftmax, Softmin, Softsign, Tanhshrink)
+from .activation import PReLU, RReLU, Hardshrink, Softshrink, Softmax2d, MultiheadAttention  # noqa: F401
+from .transformer import (  # noqa: F401
+    Transformer, TransformerEncoder, TransformerDecoder, TransformerEncoderLayer, TransformerDecoderLayer)
 from .loss import (  # noqa: F401
     L1Loss, MSELoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss, SmoothL1Loss, HuberLoss)
+from .loss import (  # noqa: F401
+    NLLLoss2d, KLDivLoss, PoissonNLLLoss, GaussianNLLLoss, MarginRankingLoss, HingeEmbeddingLoss, CosineEmbeddingLoss,
+    SoftMarginLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, TripletMarginLoss,
+    TripletMarginWithDistanceLoss, CTCLoss)
+from .distance import PairwiseDistance, CosineSimilarity  # noqa: F401
+from .linear import Bilinear  # noqa: F401
+from .sparse import EmbeddingBag  # noqa: F401
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: F401
 
 __all__ = [name for name in dir() if name[0].isupper()]

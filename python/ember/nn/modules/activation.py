@@ -3,11 +3,15 @@ constructor, and prints them as PyTorch's extra_repr does."""
 import warnings
 
 from .. import functional as F
+from .. import init as _init
+from ..parameter import Parameter
+from .linear import NonDynamicallyQuantizableLinear, _empty
 from .module import Module
 
 __all__ = ["Threshold", "ReLU", "ReLU6", "Hardtanh", "LeakyReLU", "ELU", "CELU", "SELU", "GELU", "SiLU", "Mish",
            "Sigmoid", "Tanh", "Softplus", "Hardsigmoid", "Hardswish", "LogSigmoid", "GLU", "Softmax", "LogSoftmax",
            "Softmin", "Softsign", "Tanhshrink"]
+__all__ += ["PReLU", "RReLU", "Hardshrink", "Softshrink", "Softmax2d", "MultiheadAttention"]
 
 
 def _inplace_str(inplace, sep=", "):
@@ -262,3 +266,217 @@ class LogSoftmax(_SoftmaxBase):
 class Softmin(_SoftmaxBase):
     """softmax(-x) along dim."""
     _fn = F.softmin
+
+
+# ---------------------------------------------------------------------------------------------- more activations
+class Hardshrink(Module):
+    """0 where -lambd <= x <= lambd, else x."""
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.hardshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return "{}".format(self.lambd)
+
+
+class Softshrink(Module):
+    """x - lambd where x > lambd, x + lambd where x < -lambd, else 0."""
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.softshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return str(self.lambd)
+
+
+class PReLU(Module):
+    r"""Parametric ReLU (He et al., 2015): x where x > 0, else a * x, with a learnt slope a shared by all
+    channels (num_parameters=1) or one per channel (num_parameters = the size of dim 1 of the input).
+
+    Args:
+        num_parameters (int): 1 or the number of channels. Default: 1.
+        init (float): the initial slope. Default: 0.25.
+
+    Attributes:
+        weight (Parameter): (num_parameters), filled with init.
+    """
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.init = init
+        self.weight = Parameter(_empty(num_parameters, device, dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        _init.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return "num_parameters={}".format(self.num_parameters)
+
+
+class RReLU(Module):
+    r"""Randomized leaky ReLU (Xu et al., 2015): x where x > 0, else a * x with a drawn from U(lower, upper)
+    per element in training and a = (lower + upper) / 2 in evaluation. See ember.nn.functional.rrelu."""
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return "lower={}, upper={}{}".format(self.lower, self.upper, _inplace_str(self.inplace))
+
+
+class Softmax2d(Module):
+    """Softmax over the channels (dim -3) of (N, C, H, W) or (C, H, W) input, at each location.
+
+    Raises:
+        AssertionError: an input that is not 3-D or 4-D (as PyTorch's assert).
+    """
+
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            raise AssertionError("Softmax2d: expected input to be 3D or 4D, got {}D instead".format(input.dim()))
+        return F.softmax(input, -3, _stacklevel=5)
+
+
+# ---------------------------------------------------------------------------------------------- attention
+class MultiheadAttention(Module):
+    r"""Multi-head attention (Vaswani et al., "Attention Is All You Need", 2017):
+    ``out_proj(concat(head_1, ..., head_h))`` with ``head_i = softmax(q W_i^Q (k W_i^K)^T / sqrt(d) + mask)
+    v W_i^V`` and d = embed_dim / num_heads. See ember.nn.functional.multi_head_attention_forward.
+
+    Args:
+        embed_dim (int): E, the query's features and the output's.
+        num_heads (int): the number of heads; E must be divisible by it.
+        dropout (float): dropout probability on the attention weights in training. Default: 0.
+        bias (bool): the input and output projections have biases. Default: True.
+        add_bias_kv (bool): learn one more key and value (bias_k, bias_v) appended to the sequence.
+        add_zero_attn (bool): append one more key and value of zeros.
+        kdim, vdim (int, optional): the key's and value's features (E when None). When either differs from E,
+            the projections are the separate q_proj_weight (E, E), k_proj_weight (E, kdim) and v_proj_weight
+            (E, vdim) instead of in_proj_weight (3E, E).
+        batch_first (bool): inputs and output are (N, L, E) rather than (L, N, E). Default: False.
+
+    Attributes (PyTorch's names, so that its state dicts load):
+        in_proj_weight (3E, E) or q_proj_weight, k_proj_weight, v_proj_weight; in_proj_bias (3E);
+        out_proj (NonDynamicallyQuantizableLinear E -> E); bias_k, bias_v (1, 1, E).
+        Initialised as PyTorch's: xavier_uniform_ on the projection weights (after out_proj's own Linear
+        initialisation), zeros on in_proj_bias and out_proj.bias, xavier_normal_ on bias_k and bias_v.
+
+    Shape (forward(query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
+    average_attn_weights=True)):
+        query (L, N, E), key (S, N, kdim), value (S, N, vdim) (batch first when batch_first; (L, E), (S, kdim),
+        (S, vdim) unbatched, whatever batch_first); key_padding_mask (N, S) or (S); attn_mask (L, S) or
+        (N * num_heads, L, S). Returns (attn_output (L, N, E), attn_weights (N, L, S) averaged over the heads
+        or (N, num_heads, L, S), or None when not need_weights).
+
+    Raises:
+        AssertionError: embed_dim not divisible by num_heads (and the input checks of the function).
+    """
+    __constants__ = ["batch_first"]
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
+                 kdim=None, vdim=None, batch_first=False, device=None, dtype=None):
+        super().__init__()
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = Parameter(_empty((3 * embed_dim, embed_dim), device, dtype))
+            self.register_parameter("q_proj_weight", None)
+            self.register_parameter("k_proj_weight", None)
+            self.register_parameter("v_proj_weight", None)
+        else:
+            self.q_proj_weight = Parameter(_empty((embed_dim, embed_dim), device, dtype))
+            self.k_proj_weight = Parameter(_empty((embed_dim, self.kdim), device, dtype))
+            self.v_proj_weight = Parameter(_empty((embed_dim, self.vdim), device, dtype))
+            self.register_parameter("in_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(_empty(3 * embed_dim, device, dtype))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, device=device, dtype=dtype)
+        if add_bias_kv:
+            self.bias_k = Parameter(_empty((1, 1, embed_dim), device, dtype))
+            self.bias_v = Parameter(_empty((1, 1, embed_dim), device, dtype))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self):
+        if self._qkv_same_embed_dim:
+            _init.xavier_uniform_(self.in_proj_weight)
+        else:
+            _init.xavier_uniform_(self.q_proj_weight)
+            _init.xavier_uniform_(self.k_proj_weight)
+            _init.xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            _init.constant_(self.in_proj_bias, 0.0)
+            _init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            _init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            _init.xavier_normal_(self.bias_v)
+
+    def __setstate__(self, state):
+        state.setdefault("_qkv_same_embed_dim", True)
+        super().__setstate__(state)
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
+                average_attn_weights=True):
+        if key_padding_mask is not None and not (key_padding_mask.dtype.is_floating_point
+                                                 or key_padding_mask.dtype == _bool_dtype()):
+            raise AssertionError("only bool and floating types of key_padding_mask are supported")
+        batched = query.dim() == 3
+        if self.batch_first and batched:
+            # Keep the identities q is k is v / k is v: the function shares the projection products then.
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = [x.transpose(1, 0) for x in (query, key)]
+                    value = key
+            else:
+                query, key, value = [x.transpose(1, 0) for x in (query, key, value)]
+        separate = not self._qkv_same_embed_dim
+        out, weights = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias,
+            self.bias_k, self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,
+            training=self.training, key_padding_mask=key_padding_mask, need_weights=need_weights,
+            attn_mask=attn_mask, use_separate_proj_weight=separate, q_proj_weight=self.q_proj_weight,
+            k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight,
+            average_attn_weights=average_attn_weights)
+        if self.batch_first and batched:
+            return out.transpose(1, 0), weights
+        return out, weights
+
+
+def _bool_dtype():
+    from ... import bool as bool_
+    return bool_

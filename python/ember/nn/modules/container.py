@@ -352,7 +352,7 @@ class ParameterList(Module):
 class ParameterDict(Module):
     r"""An ordered dict of parameters registered under their (str) keys (a plain tensor becomes a
     Parameter). ``[]``, ``in``, len, iteration over keys, keys/items/values, get, pop, popitem, setdefault,
-    update, copy, fromkeys, clear."""
+    update, copy, fromkeys, clear, and ``|`` / ``|=`` (merge, the right side winning)."""
 
     def __init__(self, parameters=None):
         super().__init__()
@@ -360,16 +360,25 @@ class ParameterDict(Module):
         if parameters is not None:
             self.update(parameters)
 
+    @staticmethod
+    def _key_to_attr(key):
+        """The attribute a key is stored under: the key itself, which must be a str (TypeError otherwise)."""
+        if not isinstance(key, str):
+            raise TypeError("Index given to ParameterDict cannot be used as a key as it is not a string (type is "
+                            "'{}'). Open an issue on github if you need non-string keys.".format(type(key).__name__))
+        return key
+
     def __getitem__(self, key):
-        return getattr(self, key)
+        return getattr(self, self._key_to_attr(key))
 
     def __setitem__(self, key, value):
+        attr = self._key_to_attr(key)
         self._keys[key] = None
-        setattr(self, key, _as_parameter(value))
+        setattr(self, attr, _as_parameter(value))
 
     def __delitem__(self, key):
         del self._keys[key]
-        delattr(self, key)
+        delattr(self, self._key_to_attr(key))
 
     def __len__(self):
         return len(self._keys)
@@ -454,3 +463,20 @@ class ParameterDict(Module):
 
     def __call__(self, input):
         raise RuntimeError("ParameterDict should not be called.")
+
+    def __or__(self, other):
+        """A new ParameterDict: self's entries updated with other's."""
+        out = self.copy()
+        out.update(other)
+        return out
+
+    def __ror__(self, other):
+        """A new ParameterDict: other's entries updated with self's."""
+        out = other.copy()
+        out.update(self)
+        return out
+
+    def __ior__(self, other):
+        """Updates self with other's entries; returns self."""
+        self.update(other)
+        return self

@@ -7,7 +7,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Identity", "Linear"]
+__all__ = ["Identity", "Linear", "Bilinear"]
 
 
 def _empty(shape, device=None, dtype=None):
@@ -65,6 +65,47 @@ def _reset_weight_and_bias(weight, bias, draw_if_no_fan_in=True):
         if fan_in > 0 or draw_if_no_fan_in:
             bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
             init.uniform_(bias, -bound, bound)
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A Linear that PyTorch's dynamic quantization leaves alone: MultiheadAttention's out_proj (its weight is
+    read directly by the attention function, not through forward). It computes exactly as Linear; it exists
+    so that module trees, reprs and state dicts are PyTorch's."""
+
+
+class Bilinear(Module):
+    r"""y = x1^T A x2 + b over the last dims: input1 (*, in1_features), input2 (*, in2_features) give
+    (*, out_features) (see F.bilinear). weight A: (out_features, in1_features, in2_features); bias b:
+    (out_features).
+
+    Initialised as PyTorch's: weight and bias ~ U(-1/sqrt(in1_features), 1/sqrt(in1_features)), drawn in that
+    order.
+    """
+
+    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        self.weight = Parameter(_empty((out_features, in1_features, in2_features), device, dtype))
+        if bias:
+            self.bias = Parameter(_empty(out_features, device, dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        bound = 1 / math.sqrt(self.weight.size(1))
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return "in1_features={}, in2_features={}, out_features={}, bias={}".format(
+            self.in1_features, self.in2_features, self.out_features, self.bias is not None)
 
 
 # ---------------------------------------------------------------------------------------------- lazy
