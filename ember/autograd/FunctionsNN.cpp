@@ -188,18 +188,21 @@ TensorTriple layer_norm_backward(const Tensor& grad, const Tensor& input, IntArr
 TensorTriple group_norm_backward(const Tensor& grad, const Tensor& input, const Tensor& mean, const Tensor& rstd,
                                  const std::optional<Tensor>& weight, int64_t N, int64_t C, int64_t group, double eps,
                                  OutputMask output_mask) {
-  // Normalized over (C / group) * HxW elements of each (n, group): computed on the (N, group, -1) view.
+  // Normalized over (C / group) * HxW elements of each (n, group): computed on the (N, group, per_group) view
+  // (per_group spelled out: with N = 0 a -1 could not be inferred).
   const int64_t in[1] = {2};
   const IntArrayRef gdims(in, 1);
-  const Tensor xg = input.reshape({N, group, -1});
+  int64_t per_group = C / group;
+  for (int64_t d = 2; d < input.dim(); ++d) per_group *= input.size(d);
+  const Tensor xg = input.reshape({N, group, per_group});
   Tensor m = mean.view({N, group, 1}), r = rstd.view({N, group, 1});
   if (GradMode::is_enabled()) std::tie(m, r) = moments(xg, gdims, eps);
   const Tensor xhat = ((xg - m) * r).view(input.sizes());
   const DimVector cs = channel_shape(input.dim(), C), dims = all_dims_but(input.dim(), 1);
   Tensor gi, gw, gb;
   if (output_mask[0]) {
-    const Tensor gxhat = (defined(weight) ? grad * weight->view(cs) : grad).reshape({N, group, -1});
-    gi = normalize_backward(gxhat, xhat.reshape({N, group, -1}), r, gdims).view(input.sizes());
+    const Tensor gxhat = (defined(weight) ? grad * weight->view(cs) : grad).reshape({N, group, per_group});
+    gi = normalize_backward(gxhat, xhat.reshape({N, group, per_group}), r, gdims).view(input.sizes());
   }
   if (output_mask[1] && defined(weight)) gw = sum_over(grad * xhat, dims);
   if (output_mask[2]) gb = sum_over(grad, dims);

@@ -10,7 +10,6 @@ import warnings
 
 from .. import _C
 from .. import _norm
-from ..autograd import no_grad
 
 _ops = dict(_C._functions)
 
@@ -105,15 +104,6 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
             elements, or of another dtype.
     """
     _verify_batch_size([input.size(0) * input.size(1) // num_groups, num_groups] + list(input.size()[2:]))
-    if input.size(0) == 0:
-        # An empty batch has nothing to normalize: the (empty) affine map gives the result and its gradients
-        # (zeros for weight and bias). The op's backward cannot take N = 0 yet (its (N, group, -1) reshape);
-        # its forward still checks the arguments.
-        with no_grad():
-            _ops["group_norm"](input, num_groups, weight, bias, eps, False)
-        shape = [1, input.size(1)] + [1] * (input.dim() - 2)
-        out = input if weight is None else input * weight.reshape(shape)
-        return out.clone() if bias is None else out + bias.reshape(shape)
     return _ops["group_norm"](input, num_groups, weight, bias, eps, False)
 
 
