@@ -20,12 +20,13 @@ al. 2000; Cho et al. 2014 for GRU; Sak et al. 2014 for the LSTM projection):
           n = tanh(x_n + r * h_n) with h_n = h W_hn^T + b_hn;  h' = (1 - z) * n + z * h
     RNN:  h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)  (or relu)
 
-Packed sequences (Note [packed recurrence]): the data holds the rows of step t for the batch_sizes[t] longest
-sequences (sorted by length, longest first), so at every step the batch shrinks (forward direction) or grows
-(reverse direction). Forward: before step t the rows b_t.. of the state have finished; they are set aside
-and joined, lowest rows first, into the final state at the end. Reverse: the state starts with the
-batch_sizes[-1] sequences that are long enough at the last step, and the initial state of the others is
-appended as their last step comes.
+Note [packed recurrence]
+A packed sequence's data holds the rows of step t for the batch_sizes[t] longest sequences (sorted by length,
+longest first; Note [packed layout] in ember/nn/utils/rnn.py), so from step to step the batch shrinks (forward
+direction) or grows (reverse direction). Forward: before step t the rows b_t.. of the state have finished;
+they are set aside and joined, lowest rows first, into the final state at the end. Reverse: the state starts
+with the batch_sizes[-1] sequences that are long enough at the last step, and the initial state of the others
+is appended as their last step comes.
 """
 from . import _C
 from ._tensor import Tensor
@@ -206,7 +207,7 @@ def _network(mode, x, batch_sizes, states, params, has_biases, num_layers, dropo
     finals = [[] for _ in states]
     layer_input = x
     for layer in range(num_layers):
-        flat = layer_input if batch_sizes is not None else layer_input.reshape(-1, layer_input.size(-1))
+        flat = layer_input if batch_sizes is not None else layer_input.flatten(0, 1)
         outputs = []
         for direction in range(num_directions):
             k = layer * num_directions + direction
@@ -251,19 +252,38 @@ def _packed(mode, data, batch_sizes, states, params, has_biases, num_layers, dro
     return (out,) + finals
 
 
-def _is_packed_call(args, kwargs, position):
-    """Whether a call of lstm/gru/rnn_* is the packed overload (data, batch_sizes, hx, ...): its argument at
-    position (hx for lstm, params for the others in the padded overload) is a tensor, or it names
-    batch_sizes/data."""
-    if "batch_sizes" in kwargs or "data" in kwargs:
-        return True
-    return len(args) > position and isinstance(args[position], Tensor)
+_PADDED = ("input", "hx", "params", "has_biases", "num_layers", "dropout", "train", "bidirectional", "batch_first")
+_PACKED = ("data", "batch_sizes", "hx", "params", "has_biases", "num_layers", "dropout", "train", "bidirectional")
+_TYPES = {"input": "Tensor", "data": "Tensor", "batch_sizes": "Tensor", "params": "Tensor[]", "has_biases": "bool",
+          "num_layers": "int", "dropout": "float", "train": "bool", "bidirectional": "bool", "batch_first": "bool"}
 
 
-def _lstm_states(name, hx):
-    if len(hx) != 2:
-        raise RuntimeError("{} expects two hidden states (h, c), got {}".format(name, len(hx)))
-    return tuple(hx)
+def _bind(name, args, kwargs):
+    """(packed, the nine arguments in order) of a call of lstm / gru / rnn_tanh / rnn_relu. The packed overload
+    (data, batch_sizes, hx, ...) is the one whose argument at the padded overload's list position (hx for lstm,
+    params for the others) is a tensor, or that names data or batch_sizes. TypeError, listing both overloads,
+    for arguments that fit neither."""
+    position = 1 if name == "lstm" else 2
+    packed = "batch_sizes" in kwargs or "data" in kwargs or (len(args) > position and isinstance(args[position],
+                                                                                                 Tensor))
+    names = _PACKED if packed else _PADDED
+    if len(args) > len(names) or set(kwargs) - set(names[len(args):]) or len(args) + len(kwargs) != len(names):
+        hx = "Tensor[]" if name == "lstm" else "Tensor"
+        raise TypeError("{}() received an invalid combination of arguments, expected one of:\n{}".format(
+            name, "\n".join(" * ({})".format(", ".join("{} {}".format(_TYPES.get(n, hx), n) for n in overload))
+                            for overload in (_PACKED, _PADDED))))
+    given = dict(zip(names, args))
+    given.update(kwargs)
+    return packed, [given[n] for n in names]
+
+
+def _call(mode, packed, a, states):
+    if packed:
+        data, batch_sizes, _, params, has_biases, num_layers, dropout, train, bidirectional = a
+        return _packed(mode, data, batch_sizes, states, params, has_biases, num_layers, dropout, train,
+                       bidirectional)
+    input, _, params, has_biases, num_layers, dropout, train, bidirectional, batch_first = a
+    return _padded(mode, input, states, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
 
 
 def lstm(*args, **kwargs):
@@ -277,11 +297,11 @@ def lstm(*args, **kwargs):
         input: (T, B, input_size), or (B, T, input_size) with batch_first.
         data, batch_sizes: a packed sequence's rows (N, input_size) and its int64 batch sizes (T,)
             (``ember.nn.utils.rnn.PackedSequence``).
-        hx: [h0, c0], h0 (L * D, B, H_out) and c0 (L * D, B, H), D = 2 if bidirectional else 1; H_out is
-            the projection size when h0's last size differs from c0's, else H.
+        hx: [h0, c0], h0 (L * D, B, H_out) and c0 (L * D, B, H), D = 2 if bidirectional else 1, H_out the
+            projection size with projections, else H.
         params: the flat weights in PyTorch's order: for each layer, for each direction, w_ih (4H, in),
-            w_hh (4H, H_out), then b_ih, b_hh (4H) when has_biases, then w_hr (H_out, H) with projections.
-            Gates in the order i, f, g, o.
+            w_hh (4H, H_out), then b_ih, b_hh (4H) when has_biases, then w_hr (H_out, H) with projections (which
+            params has when it holds one more tensor per layer and direction). Gates in the order i, f, g, o.
         dropout, train: dropout with probability dropout on the outputs of all layers but the last, in
             training only.
 
@@ -290,49 +310,30 @@ def lstm(*args, **kwargs):
         h_n (L * D, B, H_out), c_n (L * D, B, H).
 
     Raises:
+        TypeError: arguments that fit neither overload.
         RuntimeError: hx not of two states; a wrong number of params; states of the wrong sizes; an empty
             sequence; input sizes that do not match the weights.
     """
-    if _is_packed_call(args, kwargs, 1):
-        return _lstm_packed(*args, **kwargs)
-    return _lstm_padded(*args, **kwargs)
+    packed, a = _bind("lstm", args, kwargs)
+    hx = a[2 if packed else 1]
+    if len(hx) != 2:
+        raise RuntimeError("lstm expects two hidden states (h0, c0), got {}".format(len(hx)))
+    return _call("lstm", packed, a, (hx[0], hx[1]))
 
 
-def _lstm_padded(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
-    return _padded("lstm", input, _lstm_states("lstm", hx), params, has_biases, num_layers, dropout, train,
-                   bidirectional, batch_first)
-
-
-def _lstm_packed(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
-    return _packed("lstm", data, batch_sizes, _lstm_states("lstm", hx), params, has_biases, num_layers, dropout,
-                   train, bidirectional)
-
-
-def _one_state(name, hx):
-    if not isinstance(hx, Tensor):
-        raise TypeError("{}: hx must be a Tensor, got {}".format(name, type(hx).__name__))
-    return (hx,)
-
-
-def _simple_network(mode, doc_name):
-    def padded(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
-        return _padded(mode, input, _one_state(doc_name, hx), params, has_biases, num_layers, dropout, train,
-                       bidirectional, batch_first)
-
-    def packed(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
-        return _packed(mode, data, batch_sizes, _one_state(doc_name, hx), params, has_biases, num_layers, dropout,
-                       train, bidirectional)
-
+def _single_state_network(mode, name):
     def network(*args, **kwargs):
-        if _is_packed_call(args, kwargs, 2):
-            return packed(*args, **kwargs)
-        return padded(*args, **kwargs)
+        packed, a = _bind(name, args, kwargs)
+        hx = a[2 if packed else 1]
+        if not isinstance(hx, Tensor):
+            raise TypeError("{}: hx must be a Tensor, got {}".format(name, type(hx).__name__))
+        return _call(mode, packed, a, (hx,))
 
-    network.__name__ = network.__qualname__ = doc_name
+    network.__name__ = network.__qualname__ = name
     return network
 
 
-gru = _simple_network("gru", "gru")
+gru = _single_state_network("gru", "gru")
 gru.__doc__ = """A multi-layer GRU over a sequence (Note [recurrent loop] for the equations), PyTorch's ``aten::gru``.
 
     Two overloads, as PyTorch's:
@@ -345,19 +346,19 @@ gru.__doc__ = """A multi-layer GRU over a sequence (Note [recurrent loop] for th
 
     Returns (output, h_n): output (T, B, D * H) (or (B, T, D * H), or packed (N, D * H)), h_n (L * D, B, H).
 
-    Raises RuntimeError for a wrong number of params, an hx of the wrong size, an empty sequence, or input
-    sizes that do not match the weights.
+    Raises TypeError for arguments that fit neither overload, RuntimeError for a wrong number of params, an
+    hx of the wrong size, an empty sequence, or input sizes that do not match the weights.
     """
 
-rnn_tanh = _simple_network("tanh", "rnn_tanh")
+rnn_tanh = _single_state_network("tanh", "rnn_tanh")
 rnn_tanh.__doc__ = """A multi-layer Elman RNN with tanh, h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh), over a
     sequence: PyTorch's ``aten::rnn_tanh``, with gru's two overloads and arguments (weights (H, in), (H, H),
-    biases (H)). Returns (output, h_n). Raises RuntimeError as gru."""
+    biases (H)). Returns (output, h_n). Raises TypeError and RuntimeError as gru."""
 
-rnn_relu = _simple_network("relu", "rnn_relu")
+rnn_relu = _single_state_network("relu", "rnn_relu")
 rnn_relu.__doc__ = """A multi-layer Elman RNN with relu, h' = relu(x W_ih^T + b_ih + h W_hh^T + b_hh), over a
     sequence: PyTorch's ``aten::rnn_relu``, with gru's two overloads and arguments. Returns (output, h_n).
-    Raises RuntimeError as gru."""
+    Raises TypeError and RuntimeError as gru."""
 
 
 # ---------------------------------------------------------------------------------------------- cells

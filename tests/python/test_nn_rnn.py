@@ -463,7 +463,8 @@ def test_cell_functions(fn, chunks):
     for a, b in [(xe, xt), (we, wt), (ve, vt), (be, bt), (he, ht)] + ([(ce, ct)] if fn == "lstm_cell" else []):
         close(a.grad, b.grad)
     # the checks: input size, batch, hidden size
-    raises_like(lambda: getattr(ember, fn)(xe[:, :2], hx_e, we, ve), lambda: getattr(torch, fn)(xt[:, :2], hx_t, wt, vt))
+    raises_like(lambda: getattr(ember, fn)(xe[:, :2], hx_e, we, ve),
+                lambda: getattr(torch, fn)(xt[:, :2], hx_t, wt, vt))
     if fn == "lstm_cell":
         raises_like(lambda: ember.lstm_cell(xe, [he], we, ve), lambda: torch.lstm_cell(xt, [ht], wt, vt))
     else:
@@ -504,9 +505,10 @@ def test_trace_lstm_model():
         traced = ember.jit.trace(model, (x,))
     assert not [w for w in caught if issubclass(w.category, ember.jit.TracerWarning)], \
         [str(w.message) for w in caught]
-    x2 = ember.randn(B, T, IN)
-    for a, b in zip(traced(x2), model(x2)):
-        close(a, b, atol=1e-6)
+    for shape in [(B, T, IN), (B + 2, T, IN)]:  # the initial states follow the batch size of the input
+        x2 = ember.randn(*shape)
+        for a, b in zip(traced(x2), model(x2)):
+            close(a, b, atol=1e-6)
     assert "aten::addmm" in str(traced.graph)
 
 

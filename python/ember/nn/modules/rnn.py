@@ -9,7 +9,6 @@ import warnings
 from ... import _C
 from ... import _rnn
 from ..._rnn import _checking
-from ..._tensor import Tensor
 from .. import init
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
