@@ -661,6 +661,8 @@ def test_invert_permutation_and_packed_sequence_methods():
     assert pe.to(ember.float32) is pe and pe.cpu() is pe and pe.to("cpu") is pe
     assert pe.to(ember.float64).data.dtype == ember.float64
     assert pe.is_cuda is False and pe.is_pinned() is False
+    raises_like(lambda: pe.cuda(), lambda: pt.cuda(), match_message=False)  # no CUDA in either
+    raises_like(lambda: pe.pin_memory(), lambda: pt.pin_memory(), match_message=False)
     # unsorted_indices derives from sorted_indices when not given; the (data, batch_sizes) pair form
     made = ernn.PackedSequence(pe.data, pe.batch_sizes, pe.sorted_indices)
     assert made.unsorted_indices.tolist() == pt.unsorted_indices.tolist()
@@ -668,3 +670,11 @@ def test_invert_permutation_and_packed_sequence_methods():
     assert pair.batch_sizes.tolist() == [3, 2, 1] and pair.sorted_indices is None
     assert repr(ernn.PackedSequence(ember.ones(3), ember.tensor([2, 1]))).startswith("PackedSequence(data=")
     assert ember.nn.utils.rnn is ernn
+
+
+@pytest.mark.parametrize("name", ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"])
+def test_classes_have_pytorch_methods(name):
+    def own(cls, base):
+        return {n for n in dir(cls) if not n.startswith("_") and n not in dir(base)}
+    assert own(getattr(torch.nn, name), torch.nn.Module) <= own(getattr(enn, name), enn.Module)
+    assert getattr(enn, name) is getattr(ember.nn.modules.rnn, name)

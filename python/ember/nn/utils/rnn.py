@@ -68,36 +68,47 @@ class PackedSequence(namedtuple("PackedSequence_", ["data", "batch_sizes", "sort
         return self._with_data(self.data.to(*args, **kwargs))
 
     def cuda(self, *args, **kwargs):
+        """data.cuda(...) (this build has no CUDA device: as Tensor.cuda, it raises)."""
         return self._with_data(self.data.cuda(*args, **kwargs))
 
     def cpu(self, *args, **kwargs):
+        """This sequence with data on the CPU (self when it is there already)."""
         return self._with_data(self.data.cpu(*args, **kwargs))
 
     def pin_memory(self):
+        """data.pin_memory() (pinned memory needs an accelerator: as Tensor.pin_memory, it raises)."""
         return self._with_data(self.data.pin_memory())
 
     def double(self):
+        """This sequence with data converted to float64."""
         return self.to(dtype=_C.float64)
 
     def float(self):
+        """This sequence with data converted to float32."""
         return self.to(dtype=_C.float32)
 
     def half(self):
+        """This sequence with data converted to float16."""
         return self.to(dtype=_C.float16)
 
     def long(self):
+        """This sequence with data converted to int64."""
         return self.to(dtype=_C.int64)
 
     def int(self):
+        """This sequence with data converted to int32."""
         return self.to(dtype=_C.int32)
 
     def short(self):
+        """This sequence with data converted to int16."""
         return self.to(dtype=_C.int16)
 
     def char(self):
+        """This sequence with data converted to int8."""
         return self.to(dtype=_C.int8)
 
     def byte(self):
+        """This sequence with data converted to uint8."""
         return self.to(dtype=_C.uint8)
 
     @property
