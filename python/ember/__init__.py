@@ -116,6 +116,7 @@ from ._lowrank import *  # noqa: E402,F401,F403  (svd_lowrank, pca_lowrank, lobp
 from ._attention import *  # noqa: E402,F401,F403  (prelu, rrelu, alpha/feature dropout)
 from ._losses import *  # noqa: E402,F401,F403  (kl_div, ctc_loss, embedding_bag, cosine_similarity, ...)
 from ._norm import *  # noqa: E402,F401,F403  (instance_norm, grid_sampler*, affine_grid_generator)
+from ._rnn import *  # noqa: E402,F401,F403  (lstm, gru, rnn_tanh, rnn_relu and their cells)
 from ._layout import layout, strided  # noqa: E402,F401
 from ._legacy_types import *  # noqa: E402,F401,F403  (FloatTensor, LongTensor, ...: constructors, isinstance)
 from ._dlpack import *  # noqa: E402,F401,F403  (from_dlpack, to_dlpack)
@@ -130,4 +131,5 @@ __all__ = ["Tensor", "Size", "tensor", "from_numpy", "as_tensor", "is_tensor", "
     _dlpack.__all__ + ["fork", "wait"] + \
     _losses.__all__ + \
     _norm.__all__ + \
+    _rnn.__all__ + \
     sorted(k for k in _C._functions if k not in _PRIVATE_OPS)

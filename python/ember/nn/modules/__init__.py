@@ -42,5 +42,6 @@ from .distance import PairwiseDistance, CosineSimilarity  # noqa: F401
 from .linear import Bilinear  # noqa: F401
 from .sparse import EmbeddingBag  # noqa: F401
 from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: F401
+from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: F401
 
 __all__ = [name for name in dir() if name[0].isupper()]
