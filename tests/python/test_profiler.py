@@ -35,9 +35,10 @@ def test_events_names_nesting_and_times():
         assert e.time_range.start <= e.time_range.end
     # the same ops (under the same names) as PyTorch records at the top level of its own profile
     tprof, _ = run_model(torch, torch.autograd.profiler)
-    # (PyTorch also lists its profiler's own setup ops, aten::zeros and aten::empty, C++ children, and -- depending
-    # on what ran before in the process -- a no-op aten::resolve_conj/resolve_neg; none of them is a user op)
-    skip = ("aten::zeros", "aten::empty", "aten::resolve_conj", "aten::resolve_neg")
+    # (PyTorch also lists its profiler's own setup ops -- aten::zeros, aten::empty, aten::zero_, aten::fill_ --, C++
+    # children, and -- depending on what ran before in the process -- a no-op aten::resolve_conj/resolve_neg; none
+    # of them is a user op)
+    skip = ("aten::zeros", "aten::empty", "aten::zero_", "aten::fill_", "aten::resolve_conj", "aten::resolve_neg")
     top = [e.name for e in tprof.function_events
            if (e.cpu_parent is None or e.cpu_parent.name == "block") and e.name not in skip]
     assert names == top
