@@ -36,6 +36,8 @@ PACKAGES=(
   # --- the main job (examples/fashion_mnist): real data, progress bar, loss/accuracy plot
   dataset-fashion-mnist     # /usr/share/datasets/fashion-mnist/*-ubyte.gz (IDX, gzip)
   python3-tqdm python3-matplotlib
+  # --- the second main job (examples/language_model): the King James Bible, printed by its `bible` program
+  bible-kjv bible-kjv-text
 )
 
 # One dpkg-query for all packages (packages dpkg has never heard of print nothing, so they count as missing).
