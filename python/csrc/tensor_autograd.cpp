@@ -265,6 +265,18 @@ PyObject* m_make_subclass(PyObject*, PyObject* const* args, Py_ssize_t nargs, Py
   EMBER_PY_CATCH(nullptr)
 }
 
+// Tensor.as_subclass(cls), as PyTorch's: an object of the Tensor subclass cls sharing self's data and staying in
+// the autograd graph (an alias of self, whose gradient flows back to self; PyTorch's AliasBackward0).
+PyObject* m_as_subclass(PyObject* self, PyObject* cls) {
+  EMBER_PY_TRY
+  EMBER_CHECK(PyType_Check(cls) && PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls), &TensorBaseType),
+              "Creating a Tensor subclass from a class that does not inherit from Tensor is not possible. Make sure "
+              "your class inherits from Tensor (as_subclass got {}).",
+              PyType_Check(cls) ? reinterpret_cast<PyTypeObject*>(cls)->tp_name : Py_TYPE(cls)->tp_name);
+  return wrap_as(reinterpret_cast<PyTypeObject*>(cls), ember::alias(unwrap(self)));
+  EMBER_PY_CATCH(nullptr)
+}
+
 template <class F>
 PyCFunction fastcall(F f) {
   return reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(f));
@@ -316,6 +328,9 @@ PyMethodDef tensor_autograd_methods[] = {
      "_make_subclass(cls, data, require_grad=False)\n--\n\n"
      "A new object of the Tensor subclass cls aliasing data's storage, with requires_grad set (ember.nn.Parameter's "
      "constructor)."},
+    {"as_subclass", m_as_subclass, METH_O,
+     "as_subclass(cls) -> Tensor\n--\n\nAn object of the Tensor subclass cls with self's data, attached to the autograd "
+     "graph (an alias of self)."},
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace ember::python

@@ -569,3 +569,27 @@ def test_an_int_is_no_int_list_and_a_number_no_out_tensor(call):
 ], ids=["view", "permute", "sum_dim", "kernel_size", "zeros", "repeat"])
 def test_an_int_still_stands_for_a_fixed_size_or_varargs_list(call):
     check(lambda: call(ember), lambda: call(torch))
+
+
+def test_as_subclass_keeps_data_and_graph():
+    # PyTorch's Tensor.as_subclass: an object of the subclass sharing the data, attached to the autograd graph.
+    class Sub(ember.Tensor):
+        pass
+
+    class TSub(torch.Tensor):
+        pass
+
+    x, tx = ember.ones(3, requires_grad=True), torch.ones(3, requires_grad=True)
+    y, ty = (x * 2).as_subclass(Sub), (tx * 2).as_subclass(TSub)
+    assert type(y) is Sub and y.requires_grad and type(y.grad_fn).__name__ == type(ty.grad_fn).__name__
+    (y * y).sum().backward()
+    (ty * ty).sum().backward()
+    assert x.grad.tolist() == tx.grad.tolist()
+    plain = ember.zeros(2)
+    z = plain.as_subclass(Sub)
+    z[0] = 5
+    assert plain[0].item() == 5 and not z.requires_grad
+    with pytest.raises(RuntimeError):
+        plain.as_subclass(int)
+    with pytest.raises(RuntimeError):
+        torch.zeros(2).as_subclass(int)
