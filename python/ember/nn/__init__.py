@@ -8,6 +8,9 @@ from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
 from . import init  # noqa: F401
 from . import utils  # noqa: F401
+from . import parallel  # noqa: F401
+from .parallel import DataParallel  # noqa: F401
 
-__all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer", "functional", "init", "utils"] + \
+__all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer", "functional", "init", "utils", "parallel",
+           "DataParallel"] + \
     list(_modules_all)
