@@ -137,3 +137,15 @@ def test_unknown_type_and_bad_rows(tmp_path):
     path.write_bytes(gguf_file({}, {"a": ("Q8_0", [16], b"\0" * 34)}))
     with pytest.raises(RuntimeError, match="not a multiple of 32"):
         gguf.load(str(path))
+
+
+def test_a_zero_size_beside_huge_sizes_is_refused(tmp_path):
+    # numel 0, but the contiguous strides would multiply the other sizes (2^40 * 2^40 * 8: past 64 bits); found by
+    # the gguf fuzz target (signed overflow in get_tensor). A zero size beside small ones still loads.
+    path = tmp_path / "z.gguf"
+    path.write_bytes(gguf_file({}, {"a": ("F32", [2 ** 40, 2 ** 40, 0, 8], b"")}))
+    with pytest.raises(RuntimeError, match="overflows 64 bits"):
+        gguf.load(str(path))
+    path.write_bytes(gguf_file({}, {"a": ("F32", [3, 0], b"")}))
+    _, sd = gguf.load(str(path))
+    assert sd["a"].shape == (0, 3)

@@ -393,6 +393,8 @@ def test_safetensors_round_trip_and_mmap(tmp_path):
     (handmade_safetensors({"t": ("F32", [10 ** 6, 10 ** 6], b"\0" * 4)}), "needs 4000000000000 bytes"),
     (handmade_safetensors({"a": ("U8", [2], b"\0\0"), "b": ("U8", [2], b"\0\0")})[:-2], "outside the data buffer"),
     (handmade_safetensors({"t": ("BOOL", [1], b"\x07")}), "a bool byte is 0 or 1"),
+    # numel 0, but the contiguous strides would multiply 2^40 * 2^40 * 2^40 (the class of a gguf fuzz finding)
+    (handmade_safetensors({"t": ("F32", [2 ** 40, 2 ** 40, 2 ** 40, 0], b"")}), "overflows 64 bits"),
     (struct.pack("<Q", 20002) + b"{" + b"[" * 10000 + b"]" * 10000 + b"}", "nests JSON"),
 ])
 def test_safetensors_bad_input(tmp_path, bad, message):
