@@ -20,7 +20,8 @@
 set -euo pipefail
 
 NAME=qvac-classification-ggml-0.26.3
-URL=https://registry.npmjs.org/@qvac/classification-ggml/-/classification-ggml-0.26.3.tgz
+# $EMBER_NPM_REGISTRY replaces the registry (a mirror; any URL curl reads, file:// included).
+URL=${EMBER_NPM_REGISTRY:-https://registry.npmjs.org}/@qvac/classification-ggml/-/classification-ggml-0.26.3.tgz
 # dist.integrity as the registry reports it: sha512-y7kL/DHwG4AmZs67lBUuwoQwIQUg4iVSRLwmCmHGFKSDdrDb5xNhugnX5FXdIsgG
 # cr50sOYxRdfMn2Ev7zoc4g== (base64), here in hex as sha512sum prints it; dist.shasum is the SHA-1.
 SHA512=cbb90bfc31f01b802666cebb94152ec28430210520e2255244bc260a61c614a4

@@ -11,7 +11,7 @@ The file (weights/mobilenetv3_3class_v3_fp16.gguf, 3.1 MB, GGUF version 3) holds
 torchvision-style MobileNetV3-Small (Howard et al., "Searching for MobileNetV3", arXiv:1905.02244, 2019) in FP16:
 - metadata: `mobilenet.class_0..2` = food, report, other (the label order), `mobilenet.mean_r/g/b` and
   `mobilenet.std_r/g/b` (ImageNet's mean and std), `mobilenet.image_size` = 224, `mobilenet.bn_eps` = 0.001;
-- 246 tensors under torchvision's own state-dict names (`features.0.0.weight`, `features.1.block.1.fc1.bias`,
+- 244 tensors under torchvision's own state-dict names (`features.0.0.weight`, `features.1.block.1.fc1.bias`,
   `classifier.3.weight`, ...): conv, BatchNorm (with running stats; `num_batches_tracked` as an F32 scalar) and
   linear weights. No renaming is needed: `mobilenet_v3_small` below builds the modules under the same names, so
   `load_state_dict(strict=True)` takes the file's tensors as they are (FP16 copied into float32 parameters, the
