@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ember/base/Error.h"
+#include "ember/core/TensorImpl.h"
 
 namespace ember {
 
@@ -41,13 +42,9 @@ std::optional<DimVector> compute_view_strides(IntArrayRef sizes, IntArrayRef str
   for (int64_t s : sizes) numel *= s;
   if (numel == 0 && sizes.equals(new_sizes)) return DimVector(strides);  // as PyTorch (and NumPy)
   if (numel == 0 || sizes.empty()) {
-    // Any other view of an empty or 0-dim tensor is fine: use contiguous strides.
-    int64_t acc = 1;
-    for (size_t i = new_sizes.size(); i-- > 0;) {
-      out[i] = acc;
-      acc *= std::max<int64_t>(new_sizes[i], 1);
-    }
-    return out;
+    // Any other view of an empty or 0-dim tensor is fine: use contiguous strides (which wrap around as
+    // PyTorch's for an empty tensor of huge sizes, without undefined behaviour).
+    return contiguous_strides(new_sizes);
   }
   int64_t view_d = static_cast<int64_t>(new_sizes.size()) - 1;
   int64_t chunk_base_stride = strides.back();

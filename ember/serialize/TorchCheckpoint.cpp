@@ -256,6 +256,9 @@ class ToIValue {
 
  private:
   IValue convert_node(const PickleValue& v) {
+    // The scalars without a node that convert() does not take (a complex number, say) have nothing to convert
+    // to (found by the pickle fuzz target: the node was read through a null pointer).
+    if (!v.node()) refuse("a value of type " + v.type_name());
     const PickleNode& n = *v.node();
     switch (v.kind()) {
       case Kind::String: return IValue(n.text);
