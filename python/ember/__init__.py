@@ -95,10 +95,11 @@ from . import profiler  # noqa: E402  (ember.profiler.profile, as torch.profiler
 def __getattr__(name):
     # ember.datasets (Ember's own; PyTorch keeps its datasets in torchvision) is imported on first use, as
     # ember.utils.data is: `import ember; ember.datasets.FashionMNIST()` works without paying for it at import.
-    if name == "datasets":
+    # ember.multiprocessing likewise (importing it registers the reducers that send tensors by shared memory).
+    if name in ("datasets", "multiprocessing"):
         import importlib
 
-        return importlib.import_module(".datasets", __name__)
+        return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -294,8 +294,30 @@ class Tensor(_C._TensorBase):
         return False
 
     def is_shared(self):
-        """Whether the tensor's memory is shared between processes (False: Ember's storages are private)."""
-        return False
+        """Whether the tensor's memory is shared between processes: True after ``share_memory_()`` (for the tensor
+        and the views made of it since), for tensors received through ``ember.multiprocessing`` and for their
+        views; False for ordinary, private memory."""
+        from ._shared_memory import segment_of
+
+        return segment_of(self) is not None
+
+    def share_memory_(self):
+        """Moves the tensor's values into shared memory, which child processes (``ember.multiprocessing``) map
+        too: what one process writes there, the others see. A no-op when the tensor is already shared. Returns
+        self.
+
+        The memory is a file in /dev/shm whose name is removed at once (nothing is left behind, even when the
+        process is killed); self keeps its dtype, sizes, strides and storage offset and is re-pointed at the new
+        memory, so the object a module holds as a parameter is the one that becomes shared. Unlike PyTorch, which
+        moves the storage in place, views of self made BEFORE the call keep the old, private memory; views made
+        after it share. A leaf that requires grad is fine (its grad, allocated later, stays private).
+
+        Raises:
+            OSError: the shared memory cannot be allocated (/dev/shm full).
+        """
+        from ._shared_memory import share_
+
+        return share_(self)
 
     def cuda(self, device=None, non_blocking=False, memory_format=None):
         """Raises AssertionError, as PyTorch built without CUDA: Ember runs on the CPU only."""

@@ -50,7 +50,6 @@ KNOWN_GAPS = {
     "super_resolution": "torch.save(model) of a whole nn.Module then torch.load(path): Ember's save refuses "
                         "objects other than tensors/containers by default and its load reads no pickled classes "
                         "unless weights_only=False (PyTorch 1.13 pickles and unpickles them)",
-    "mnist_hogwild": "ember.multiprocessing (and Tensor.share_memory_ / shared storages) does not exist",
 }
 
 

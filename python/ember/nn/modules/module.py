@@ -423,8 +423,11 @@ class Module:
                 g.zero_()
 
     def share_memory(self):
-        """A no-op in Ember (no multiprocessing shared memory yet). Returns self."""
-        return self
+        """Moves every parameter and buffer (here and in the submodules) into shared memory with
+        ``Tensor.share_memory_``, so that processes started afterwards (``ember.multiprocessing``) train the one
+        model in place (Hogwild). Gradients that exist already are moved too, as PyTorch's ``_apply`` does;
+        those that ``backward`` allocates later are private to each process. Returns self."""
+        return self._apply(lambda t: t.share_memory_())
 
     # ------------------------------------------------------------------------------------------ conversions
     def _apply(self, fn):
