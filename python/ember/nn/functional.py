@@ -64,18 +64,8 @@ __all__ += _norm_all
 
 
 # ---------------------------------------------------------------------------------------------- helpers
-def _reduction_enum(reduction):
-    """'none' / 'mean' / 'sum' as the op's int (PyTorch's _Reduction.get_enum). Raises ValueError otherwise."""
-    if reduction == "none":
-        return 0
-    if reduction == "mean":
-        return 1
-    if reduction == "elementwise_mean":
-        warnings.warn("reduction='elementwise_mean' is deprecated, please use reduction='mean' instead.")
-        return 1
-    if reduction == "sum":
-        return 2
-    raise ValueError("{} is not a valid value for reduction".format(reduction))
+# 'none' / 'mean' / 'sum' as the op's int: PyTorch's _Reduction.get_enum (nn/_reduction.py).
+from ._reduction import get_enum as _reduction_enum, legacy_get_string as _legacy_get_string  # noqa: E402
 
 
 def _legacy_reduction(size_average, reduce, reduction):
@@ -83,11 +73,7 @@ def _legacy_reduction(size_average, reduce, reduction):
     PyTorch's deprecation warning)."""
     if size_average is None and reduce is None:
         return reduction
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    ret = "mean" if (size_average and reduce) else "sum" if reduce else "none"
-    warnings.warn("size_average and reduce args will be deprecated, please use reduction='{}' instead.".format(ret))
-    return ret
+    return _legacy_get_string(size_average, reduce)
 
 
 def _broadcast_shape(a, b):
