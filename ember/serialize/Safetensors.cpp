@@ -139,7 +139,8 @@ void SafetensorsFile::parse(std::string_view bytes) {
         fail(what + " has a shape entry " + d.dump() + " that is not a non-negative int");
       const uint64_t s = d.get<uint64_t>();
       if (__builtin_mul_overflow(numel, s, &numel) ||
-          __builtin_mul_overflow(extent, std::max<uint64_t>(s, 1), &extent) || extent > static_cast<uint64_t>(INT64_MAX))
+          __builtin_mul_overflow(extent, std::max<uint64_t>(s, 1), &extent) ||
+          extent > static_cast<uint64_t>(INT64_MAX))
         fail(what + " has a shape whose size overflows 64 bits");
       e.shape.push_back(static_cast<int64_t>(s));
     }

@@ -329,8 +329,8 @@ PyMethodDef tensor_autograd_methods[] = {
      "A new object of the Tensor subclass cls aliasing data's storage, with requires_grad set (ember.nn.Parameter's "
      "constructor)."},
     {"as_subclass", m_as_subclass, METH_O,
-     "as_subclass(cls) -> Tensor\n--\n\nAn object of the Tensor subclass cls with self's data, attached to the autograd "
-     "graph (an alias of self)."},
+     "as_subclass(cls) -> Tensor\n--\n\nAn object of the Tensor subclass cls with self's data, attached to the "
+     "autograd graph (an alias of self)."},
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace ember::python
