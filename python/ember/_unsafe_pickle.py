@@ -87,39 +87,60 @@ class _Unpickler(pickle.Unpickler):
         return self._load_storage(pid)
 
 
-def load(source, name):
-    """The object of a torch.save file (path or bytes) unpickled by Python."""
+def load(source, name, unpickler=None):
+    """The object of a torch.save file (path or bytes) unpickled by Python: by `unpickler` (a class taking
+    (file, load_storage)), Python's own unrestricted one (_Unpickler) unless given."""
+    unpickler = unpickler or _Unpickler
     data = source if isinstance(source, bytes) else open(source, "rb").read()
     if data[:4] == b"PK\x03\x04":
-        return _load_zip(data)
-    return _load_legacy(data, name)
+        return _load_zip(data, name, unpickler)
+    return _load_legacy(data, name, unpickler)
 
 
-def _load_zip(data):
+def _no_storage(pid):
+    raise pickle.UnpicklingError(f"ember.load: unexpected persistent id {pid!r}")
+
+
+def _check_storage_pid(pid, n, name):
+    if not (isinstance(pid, tuple) and len(pid) == n and isinstance(pid[1], (_StorageType, _utils._StorageClass))
+            and isinstance(pid[2], str) and isinstance(pid[4], int) and pid[4] >= 0):
+        raise pickle.UnpicklingError(f"ember.load: {name}: malformed storage persistent id {pid!r}")
+
+
+def _load_zip(data, name, unpickler):
     zf = zipfile.ZipFile(io.BytesIO(data))
     prefix = zf.namelist()[0].split("/")[0]
     cache = {}
 
     def load_storage(pid):
+        _check_storage_pid(pid, 5, name)
         _, storage_type, key, _location, _numel = pid
         if key not in cache:
-            cache[key] = _Storage(_flat_tensor(zf.read(f"{prefix}/data/{key}"), _dtype_name(storage_type)))
+            info = zf.getinfo(f"{prefix}/data/{key}")
+            if info.file_size > len(data):  # a compressed entry claiming more than the file holds
+                raise RuntimeError(f"ember.load: {name}: storage {key} claims {info.file_size} bytes")
+            cache[key] = _Storage(_flat_tensor(zf.read(info), _dtype_name(storage_type)))
         return cache[key]
 
-    return _Unpickler(io.BytesIO(zf.read(f"{prefix}/data.pkl")), load_storage).load()
+    return unpickler(io.BytesIO(zf.read(f"{prefix}/data.pkl")), load_storage).load()
 
 
-def _load_legacy(data, name):
+def _load_legacy(data, name, unpickler):
     f = io.BytesIO(data)
     for _ in range(3):  # magic number, protocol version, sys_info
-        pickle.load(f)
+        unpickler(f, _no_storage).load()
     pending = collections.OrderedDict()
 
     def load_storage(pid):
+        _check_storage_pid(pid, 6, name)
         _, storage_type, key, _location, numel, view = pid
         import ember
         if key not in pending:  # its bytes follow the object: filled in below
-            flat = ember.empty(numel, dtype=getattr(ember, _dtype_name(storage_type)))
+            dtype = getattr(ember, _dtype_name(storage_type))
+            if numel * dtype.itemsize > len(data):
+                raise RuntimeError(f"ember.load: {name}: storage {key} claims {numel} elements, more than the "
+                                   f"file holds")
+            flat = ember.empty(numel, dtype=dtype)
             pending[key] = (_dtype_name(storage_type), numel, _Storage(flat))
         storage = pending[key][2]
         if view is not None:
@@ -127,8 +148,8 @@ def _load_legacy(data, name):
             return _View(storage, offset, view_numel)
         return storage
 
-    obj = _Unpickler(f, load_storage).load()
-    keys = pickle.load(f)
+    obj = unpickler(f, load_storage).load()
+    keys = unpickler(f, _no_storage).load()
     for key in keys:
         numel, = struct.unpack("<q", f.read(8))
         dtype_name, _, storage = pending[key]
@@ -153,8 +174,8 @@ class _StorageRef:
         self.key, self.dtype_name, self.numel = key, dtype_name, numel
 
 
-def dump(obj, f):
-    """Writes obj with Python's pickle into torch.save's zip format: tensors as _rebuild_tensor_v2 of storages
+def dumps(obj):
+    """obj written with Python's pickle into torch.save's zip format (the archive's bytes): tensors as _rebuild_tensor_v2 of storages
     (ember._utils' names), each storage's bytes once in archive/data/<key>, so that ember.load's safe reader can
     still list and read the tensors (checkpoint_tensors) and weights_only=False rebuilds the whole object."""
     import ember
@@ -165,6 +186,8 @@ def dump(obj, f):
         def reducer_override(self, o):
             if isinstance(o, Parameter):
                 return (_utils._rebuild_parameter, (o.detach(), o.requires_grad, _utils.empty_hooks()))
+            if isinstance(o, ember.device):  # as torch.device pickles: device('cpu') or device('cuda', 0)
+                return (ember.device, (o.type,) if o.index is None else (o.type, o.index))
             if isinstance(o, ember.Tensor):
                 ident, nbytes = ember._C._storage_info(o)
                 dtype_name = str(o.dtype).split(".")[-1]
@@ -191,9 +214,4 @@ def dump(obj, f):
         for ref, t in storages.values():
             z.writestr(f"archive/data/{ref.key}", ember._C._storage_bytes(t))
         z.writestr("archive/version", "3\n")
-    data = out.getvalue()
-    if hasattr(f, "write"):
-        f.write(data)
-    else:
-        with open(f, "wb") as fh:
-            fh.write(data)
+    return out.getvalue()

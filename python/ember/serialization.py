@@ -111,26 +111,56 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     """
     if format not in (None, "ember", "torch"):
         raise ValueError(f"ember.save: format must be 'ember' or 'torch', got {format!r}")
-    if format == "torch":
-        if isinstance(f, (str, bytes, os.PathLike)):
-            f = os.fsdecode(os.fspath(f))
-        elif not hasattr(f, "write"):
-            raise TypeError(f"ember.save: f must be a path or a writable file-like object, got {type(f).__name__}")
-        try:
-            _C._save_torch(obj, f, _classes())
-        except TypeError:
-            # Objects that are not tensors, numbers, strings and containers of them (a whole nn.Module, a custom
-            # class, a NumPy array): Python's pickle, as torch.save (ember/_unsafe_pickle.py).
-            from . import _unsafe_pickle
-            _unsafe_pickle.dump(obj, f)
-        return
     if isinstance(f, (str, bytes, os.PathLike)):
-        path = os.fsdecode(os.fspath(f))
-        _C._save(obj, path, _classes())
-    elif hasattr(f, "write"):
-        _C._save_to(obj, f, _classes())
-    else:
+        f = os.fsdecode(os.fspath(f))
+    elif not hasattr(f, "write"):
         raise TypeError(f"ember.save: f must be a path or a writable file-like object, got {type(f).__name__}")
+    try:
+        if format == "torch":
+            _C._save_torch(obj, f, _classes())
+        elif isinstance(f, str):
+            _C._save(obj, f, _classes())
+        else:
+            _C._save_to(obj, f, _classes())
+    except TypeError as e:
+        if not _pickled_instead(e):
+            raise
+        # An object that is not tensors, numbers, strings and containers of them (a whole nn.Module, a custom
+        # class, a set): Python's pickle in torch.save's zip format, as torch.save (Note [whole objects]).
+        _save_pickled(obj, f, e)
+
+
+def _pickled_instead(error):
+    """Whether save's TypeError is about a type that Ember's formats do not hold (so that the object is pickled
+    instead), rather than a bad value of a type they hold (a forged Size) or a tensor subclass, whose class the
+    rebuild would lose."""
+    msg = str(error)
+    return ("has a key of type" in msg or
+            ("cannot save an object of type" in msg and "only ember.Tensor and ember.nn.Parameter" not in msg))
+
+
+def _save_pickled(obj, f, ember_error):
+    """Writes obj with Python's pickle into torch.save's zip format (ember/_unsafe_pickle.py); what pickle cannot
+    write (a lambda, a local class, an open file) raises TypeError with Ember's and pickle's messages."""
+    import pickle
+    from . import _unsafe_pickle
+    try:
+        data = _unsafe_pickle.dumps(obj)
+    except (pickle.PicklingError, TypeError, AttributeError) as e:
+        raise TypeError(f"{ember_error}; Python's pickle cannot write it either: {type(e).__name__}: {e}") from e
+    if not isinstance(f, str):
+        f.write(data)
+        return
+    # Atomic as Ember's own writer: a temporary file beside f replaces f only once complete.
+    import tempfile
+    fd, tmp = tempfile.mkstemp(prefix=".ember-save-", dir=os.path.dirname(os.path.abspath(f)))
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, f)
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
@@ -176,6 +206,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     if fmt in ("torch_zip", "torch_legacy"):
         if weights_only is False:
             return _unsafe_load(source, name)
+        if weights_only is None:
+            return _load_torch_or_module(source, name)
         return _load_torch(source, name)
     value = _C._load(source, name, _classes())
     return _jit_or_value(value, source)
@@ -256,6 +288,21 @@ def _load_torch(source, name, placeholders=False):
         if "is not allowed" in str(e):
             raise pickle.UnpicklingError(_UNSAFE_HINT + "WeightsUnpickler error: " + str(e)) from None
         raise
+
+
+def _load_torch_or_module(source, name):
+    """weights_only=None: the safe reader, and for a file that it refuses (a pickled module) the restricted
+    unpickler of Note [module unpickling] (ember/_module_pickle.py)."""
+    import pickle
+    try:
+        return _load_torch(source, name)
+    except pickle.UnpicklingError:
+        pass
+    from . import _module_pickle
+    try:
+        return _module_pickle.load(source, name)
+    except pickle.UnpicklingError as e:
+        raise pickle.UnpicklingError(_UNSAFE_HINT + "WeightsUnpickler error: " + str(e)) from None
 
 
 def _unsafe_load(source, name):
