@@ -279,9 +279,7 @@ class _RestrictedUnpickler(pickle._Unpickler):
         self._seen = {}  # id(object) -> (object, 'module.name') of what find_class gave, for messages
 
     def persistent_load(self, pid):
-        if not isinstance(pid, tuple) or not pid or pid[0] != "storage":
-            _refuse(f"unsupported persistent id {pid!r}")
-        return self._load_storage(pid)
+        return _unsafe_pickle.persistent_load(pid, self._load_storage)
 
     # ---- names -----------------------------------------------------------------------------------------
     def find_class(self, module, name):

@@ -82,9 +82,17 @@ class _Unpickler(pickle.Unpickler):
         return super().find_class(module, name)
 
     def persistent_load(self, pid):
-        if not isinstance(pid, tuple) or not pid or pid[0] != "storage":
-            raise pickle.UnpicklingError(f"ember.load: unsupported persistent id {pid!r}")
-        return self._load_storage(pid)
+        return persistent_load(pid, self._load_storage)
+
+
+def persistent_load(pid, load_storage):
+    """A storage for ('storage', ...); the legacy format's ('module', class, source file, source) of every pickled
+    module class (for PyTorch's source-change warnings) gives the class, which the pickle named already."""
+    if isinstance(pid, tuple) and len(pid) == 4 and pid[0] == "module" and isinstance(pid[1], type):
+        return pid[1]
+    if not isinstance(pid, tuple) or not pid or pid[0] != "storage":
+        raise pickle.UnpicklingError(f"ember.load: unsupported persistent id {repr(pid)[:200]}")
+    return load_storage(pid)
 
 
 def load(source, name, unpickler=None):
