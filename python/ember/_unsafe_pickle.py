@@ -1,10 +1,11 @@
 """ember.load(f, weights_only=False) for torch.save's files: Python's pickle module, which runs whatever the file
-names (so only for trusted files; ember.load warns). PyTorch's names map to Ember's: torch._utils' rebuild
-functions, the storage classes, torch.Size, dtypes, torch.device, and ``torch.<module>.<name>`` to
-``ember.<module>.<name>`` when Ember has that name (``torch.nn.modules.linear.Linear`` -> Ember's Linear), so
-pickled PyTorch modules load as Ember modules where the classes match. Storages are read from the file's raw
-bytes (zip entries, or the legacy format's trailing records: Note [torch.save formats] in
-ember/serialize/TorchCheckpoint.h)."""
+names (so only for trusted files; ember.load warns). The same readers of the zip and legacy formats serve the
+restricted unpickler of ember/_module_pickle.py, and dumps writes what ember.save pickles. PyTorch's names map
+to Ember's: torch._utils' rebuild functions, the storage classes, torch.Size, dtypes, torch.device, and
+``torch.<module>.<name>`` to ``ember.<module>.<name>`` when Ember has that name
+(``torch.nn.modules.linear.Linear`` -> Ember's Linear), so pickled PyTorch modules load as Ember modules where
+the classes match. Storages are read from the file's raw bytes (zip entries, or the legacy format's trailing
+records: Note [torch.save formats] in ember/serialize/TorchCheckpoint.h)."""
 import collections
 import importlib
 import io
@@ -183,9 +184,11 @@ class _StorageRef:
 
 
 def dumps(obj):
-    """obj written with Python's pickle into torch.save's zip format (the archive's bytes): tensors as _rebuild_tensor_v2 of storages
-    (ember._utils' names), each storage's bytes once in archive/data/<key>, so that ember.load's safe reader can
-    still list and read the tensors (checkpoint_tensors) and weights_only=False rebuilds the whole object."""
+    """obj written with Python's pickle into torch.save's zip format (the archive's bytes): tensors as
+    _rebuild_tensor_v2 of storages (ember._utils' names), each storage's bytes once in archive/data/<key>, devices
+    as torch.device pickles, so that ember.load's safe reader can still list and read the tensors
+    (checkpoint_tensors), its restricted unpickler rebuilds whole modules (ember/_module_pickle.py) and
+    weights_only=False any object."""
     import ember
     from .nn import Parameter
     storages = {}  # storage identity -> (_StorageRef, tensor holding it)

@@ -2,7 +2,6 @@
 pickles what Ember's archive cannot hold into torch.save's zip format, and ember.load's default reads a pickled
 module with a restricted unpickler: already-imported Module subclasses, plain data and references to Ember's
 functions, nothing else; PyTorch's whole-model files load as the same-named Ember modules."""
-import collections
 import io
 import os
 import pickle
