@@ -1,10 +1,11 @@
 """ember.load(f, weights_only=False) for torch.save's files: Python's pickle module, which runs whatever the file
-names (so only for trusted files; ember.load warns). PyTorch's names map to Ember's: torch._utils' rebuild
-functions, the storage classes, torch.Size, dtypes, torch.device, and ``torch.<module>.<name>`` to
-``ember.<module>.<name>`` when Ember has that name (``torch.nn.modules.linear.Linear`` -> Ember's Linear), so
-pickled PyTorch modules load as Ember modules where the classes match. Storages are read from the file's raw
-bytes (zip entries, or the legacy format's trailing records: Note [torch.save formats] in
-ember/serialize/TorchCheckpoint.h)."""
+names (so only for trusted files; ember.load warns). The same readers of the zip and legacy formats serve the
+restricted unpickler of ember/_module_pickle.py, and dumps writes what ember.save pickles. PyTorch's names map
+to Ember's: torch._utils' rebuild functions, the storage classes, torch.Size, dtypes, torch.device, and
+``torch.<module>.<name>`` to ``ember.<module>.<name>`` when Ember has that name
+(``torch.nn.modules.linear.Linear`` -> Ember's Linear), so pickled PyTorch modules load as Ember modules where
+the classes match. Storages are read from the file's raw bytes (zip entries, or the legacy format's trailing
+records: Note [torch.save formats] in ember/serialize/TorchCheckpoint.h)."""
 import collections
 import importlib
 import io
@@ -82,44 +83,73 @@ class _Unpickler(pickle.Unpickler):
         return super().find_class(module, name)
 
     def persistent_load(self, pid):
-        if not isinstance(pid, tuple) or not pid or pid[0] != "storage":
-            raise pickle.UnpicklingError(f"ember.load: unsupported persistent id {pid!r}")
-        return self._load_storage(pid)
+        return persistent_load(pid, self._load_storage)
 
 
-def load(source, name):
-    """The object of a torch.save file (path or bytes) unpickled by Python."""
+def persistent_load(pid, load_storage):
+    """A storage for ('storage', ...); the legacy format's ('module', class, source file, source) of every pickled
+    module class (for PyTorch's source-change warnings) gives the class, which the pickle named already."""
+    if isinstance(pid, tuple) and len(pid) == 4 and pid[0] == "module" and isinstance(pid[1], type):
+        return pid[1]
+    if not isinstance(pid, tuple) or not pid or pid[0] != "storage":
+        raise pickle.UnpicklingError(f"ember.load: unsupported persistent id {repr(pid)[:200]}")
+    return load_storage(pid)
+
+
+def load(source, name, unpickler=None):
+    """The object of a torch.save file (path or bytes) unpickled by Python: by `unpickler` (a class taking
+    (file, load_storage)), Python's own unrestricted one (_Unpickler) unless given."""
+    unpickler = unpickler or _Unpickler
     data = source if isinstance(source, bytes) else open(source, "rb").read()
     if data[:4] == b"PK\x03\x04":
-        return _load_zip(data)
-    return _load_legacy(data, name)
+        return _load_zip(data, name, unpickler)
+    return _load_legacy(data, name, unpickler)
 
 
-def _load_zip(data):
+def _no_storage(pid):
+    raise pickle.UnpicklingError(f"ember.load: unexpected persistent id {pid!r}")
+
+
+def _check_storage_pid(pid, n, name):
+    if not (isinstance(pid, tuple) and len(pid) == n and isinstance(pid[1], (_StorageType, _utils._StorageClass))
+            and isinstance(pid[2], str) and isinstance(pid[4], int) and pid[4] >= 0):
+        raise pickle.UnpicklingError(f"ember.load: {name}: malformed storage persistent id {pid!r}")
+
+
+def _load_zip(data, name, unpickler):
     zf = zipfile.ZipFile(io.BytesIO(data))
     prefix = zf.namelist()[0].split("/")[0]
     cache = {}
 
     def load_storage(pid):
+        _check_storage_pid(pid, 5, name)
         _, storage_type, key, _location, _numel = pid
         if key not in cache:
-            cache[key] = _Storage(_flat_tensor(zf.read(f"{prefix}/data/{key}"), _dtype_name(storage_type)))
+            info = zf.getinfo(f"{prefix}/data/{key}")
+            if info.file_size > len(data):  # a compressed entry claiming more than the file holds
+                raise RuntimeError(f"ember.load: {name}: storage {key} claims {info.file_size} bytes")
+            cache[key] = _Storage(_flat_tensor(zf.read(info), _dtype_name(storage_type)))
         return cache[key]
 
-    return _Unpickler(io.BytesIO(zf.read(f"{prefix}/data.pkl")), load_storage).load()
+    return unpickler(io.BytesIO(zf.read(f"{prefix}/data.pkl")), load_storage).load()
 
 
-def _load_legacy(data, name):
+def _load_legacy(data, name, unpickler):
     f = io.BytesIO(data)
     for _ in range(3):  # magic number, protocol version, sys_info
-        pickle.load(f)
+        unpickler(f, _no_storage).load()
     pending = collections.OrderedDict()
 
     def load_storage(pid):
+        _check_storage_pid(pid, 6, name)
         _, storage_type, key, _location, numel, view = pid
         import ember
         if key not in pending:  # its bytes follow the object: filled in below
-            flat = ember.empty(numel, dtype=getattr(ember, _dtype_name(storage_type)))
+            dtype = getattr(ember, _dtype_name(storage_type))
+            if numel * dtype.itemsize > len(data):
+                raise RuntimeError(f"ember.load: {name}: storage {key} claims {numel} elements, more than the "
+                                   f"file holds")
+            flat = ember.empty(numel, dtype=dtype)
             pending[key] = (_dtype_name(storage_type), numel, _Storage(flat))
         storage = pending[key][2]
         if view is not None:
@@ -127,8 +157,8 @@ def _load_legacy(data, name):
             return _View(storage, offset, view_numel)
         return storage
 
-    obj = _Unpickler(f, load_storage).load()
-    keys = pickle.load(f)
+    obj = unpickler(f, load_storage).load()
+    keys = unpickler(f, _no_storage).load()
     for key in keys:
         numel, = struct.unpack("<q", f.read(8))
         dtype_name, _, storage = pending[key]
@@ -153,10 +183,12 @@ class _StorageRef:
         self.key, self.dtype_name, self.numel = key, dtype_name, numel
 
 
-def dump(obj, f):
-    """Writes obj with Python's pickle into torch.save's zip format: tensors as _rebuild_tensor_v2 of storages
-    (ember._utils' names), each storage's bytes once in archive/data/<key>, so that ember.load's safe reader can
-    still list and read the tensors (checkpoint_tensors) and weights_only=False rebuilds the whole object."""
+def dumps(obj):
+    """obj written with Python's pickle into torch.save's zip format (the archive's bytes): tensors as
+    _rebuild_tensor_v2 of storages (ember._utils' names), each storage's bytes once in archive/data/<key>, devices
+    as torch.device pickles, so that ember.load's safe reader can still list and read the tensors
+    (checkpoint_tensors), its restricted unpickler rebuilds whole modules (ember/_module_pickle.py) and
+    weights_only=False any object."""
     import ember
     from .nn import Parameter
     storages = {}  # storage identity -> (_StorageRef, tensor holding it)
@@ -165,6 +197,8 @@ def dump(obj, f):
         def reducer_override(self, o):
             if isinstance(o, Parameter):
                 return (_utils._rebuild_parameter, (o.detach(), o.requires_grad, _utils.empty_hooks()))
+            if isinstance(o, ember.device):  # as torch.device pickles: device('cpu') or device('cuda', 0)
+                return (ember.device, (o.type,) if o.index is None else (o.type, o.index))
             if isinstance(o, ember.Tensor):
                 ident, nbytes = ember._C._storage_info(o)
                 dtype_name = str(o.dtype).split(".")[-1]
@@ -191,9 +225,4 @@ def dump(obj, f):
         for ref, t in storages.values():
             z.writestr(f"archive/data/{ref.key}", ember._C._storage_bytes(t))
         z.writestr("archive/version", "3\n")
-    data = out.getvalue()
-    if hasattr(f, "write"):
-        f.write(data)
-    else:
-        with open(f, "wb") as fh:
-            fh.write(data)
+    return out.getvalue()

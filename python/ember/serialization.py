@@ -3,9 +3,19 @@ written and read by the C++ library, ``ember/serialize``, so C++ programs share 
 
 What can be saved: tensors (``ember.Tensor`` and ``ember.nn.Parameter``), None, bool, int (64-bit), float,
 str, dtypes, ``ember.Size``, and lists, tuples, namedtuples, dicts and ``collections.OrderedDict`` of them,
-nested (dict keys str or int). That covers ``Module.state_dict()`` and ``Optimizer.state_dict()``. Unlike
-``torch.save`` nothing is pickled: loading a file never runs code from it, and other Python objects are
-refused with a TypeError.
+nested (dict keys str or int). That covers ``Module.state_dict()`` and ``Optimizer.state_dict()``, and such
+files are read without any unpickling. Other objects are pickled (Note [whole objects]).
+
+Note [whole objects]
+``torch.save(model, path)`` of a whole ``nn.Module`` (or a checkpoint dict holding one, a set, a custom class)
+is common in PyTorch programs. ``ember.save`` writes what Ember's archive cannot hold as ``torch.save`` does:
+Python's pickle (protocol 2) in torch.save's zip format, tensors as ``ember._utils`` rebuilds of the raw storage
+bytes (ember/_unsafe_pickle.py), atomically to a path. Only what pickle itself cannot write (a lambda, a local
+class) raises TypeError, with Ember's and pickle's messages. ``ember.load``'s default reads such a file safely
+when it holds modules, plain data and tensors (Note [module unpickling] in ember/_module_pickle.py: already
+imported ``ember.nn.Module`` subclasses, no call of anything but the tensor rebuilds and plain constructors);
+other classes need ``weights_only=False``. PyTorch 1.13's ``torch.load`` cannot read an Ember module's file (it
+names Ember's classes); the state dict is the format to exchange with PyTorch.
 
 An ``ember.Size`` loads as an ``ember.Size`` (as torch.Size does with torch.load). A namedtuple loads as an
 instance of its class only when that class is found without running code (Note [tuple classes] in
@@ -83,9 +93,13 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     Writing to a path is atomic: the archive goes to a temporary file in the same directory that replaces
     ``f`` only when it is complete; on any error it is removed and an existing ``f`` is left as it was.
 
+    An object that Ember's format does not hold (a whole ``nn.Module``, a checkpoint dict holding one, a set, a
+    custom class) is pickled into torch.save's zip format as ``torch.save`` does, whatever ``format`` says (Note
+    [whole objects]); ``ember.load`` reads it back, by default when it holds modules and plain data only.
+
     Args:
         obj: tensors, None, bool, int, float, str, dtypes, ember.Size, and lists, tuples, namedtuples, dicts
-            and OrderedDicts of them.
+            and OrderedDicts of them in Ember's format; any other picklable object with Python's pickle.
         f (str, os.PathLike or file-like): a path, or an object with ``write(b)`` (e.g. ``io.BytesIO`` or an
             open binary file), which receives the archive (written whole to a temporary file in TMPDIR first,
             then read back) as read-only memoryviews of at most 4 MiB each, valid during the call only. A
@@ -94,15 +108,14 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
             return of None counts as everything written (Note [short writes] in python/csrc/serialization.cpp).
         pickle_module, pickle_protocol, _use_new_zipfile_serialization: accepted for compatibility with
             torch.save and ignored.
-        format (str, optional): ``"ember"`` (the default) or ``"torch"``. With ``"torch"``, an object that is not
-            made of tensors, numbers, strings and containers (a whole ``nn.Module``, a custom class, NumPy arrays)
-            is written with Python's pickle, as torch.save does; ``ember.load`` then refuses it by default (naming
-            the class), lists its tensors with ``ember.utils.checkpoint_tensors`` and loads it with
-            ``weights_only=False``.
+        format (str, optional): ``"ember"`` (the default) or ``"torch"``, for objects that either holds. An
+            object that is not made of tensors, numbers, strings and containers (a whole ``nn.Module``, a custom
+            class, NumPy arrays) is written with Python's pickle in torch.save's format with either.
 
     Raises:
-        TypeError: an object of another type, or a dict key that is not str or int (the message names the type
-            and where it is, e.g. ``obj['a'][2]``).
+        TypeError: an object that neither Ember's format nor Python's pickle can write (the message names the
+            type, where it is, e.g. ``obj['a'][2]``, and pickle's error); a tensor subclass other than
+            Parameter; an ember.Size holding a non-int.
         ValueError: an int beyond 64 bits, a reference cycle, nesting deeper than 1000 containers.
         RuntimeError: the file cannot be written.
         OSError: ``f.write`` wrote nothing, or returned a negative count or one larger than it was given (the
@@ -111,26 +124,56 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     """
     if format not in (None, "ember", "torch"):
         raise ValueError(f"ember.save: format must be 'ember' or 'torch', got {format!r}")
-    if format == "torch":
-        if isinstance(f, (str, bytes, os.PathLike)):
-            f = os.fsdecode(os.fspath(f))
-        elif not hasattr(f, "write"):
-            raise TypeError(f"ember.save: f must be a path or a writable file-like object, got {type(f).__name__}")
-        try:
-            _C._save_torch(obj, f, _classes())
-        except TypeError:
-            # Objects that are not tensors, numbers, strings and containers of them (a whole nn.Module, a custom
-            # class, a NumPy array): Python's pickle, as torch.save (ember/_unsafe_pickle.py).
-            from . import _unsafe_pickle
-            _unsafe_pickle.dump(obj, f)
-        return
     if isinstance(f, (str, bytes, os.PathLike)):
-        path = os.fsdecode(os.fspath(f))
-        _C._save(obj, path, _classes())
-    elif hasattr(f, "write"):
-        _C._save_to(obj, f, _classes())
-    else:
+        f = os.fsdecode(os.fspath(f))
+    elif not hasattr(f, "write"):
         raise TypeError(f"ember.save: f must be a path or a writable file-like object, got {type(f).__name__}")
+    try:
+        if format == "torch":
+            _C._save_torch(obj, f, _classes())
+        elif isinstance(f, str):
+            _C._save(obj, f, _classes())
+        else:
+            _C._save_to(obj, f, _classes())
+    except TypeError as e:
+        if not _pickled_instead(e):
+            raise
+        # An object that is not tensors, numbers, strings and containers of them (a whole nn.Module, a custom
+        # class, a set): Python's pickle in torch.save's zip format, as torch.save (Note [whole objects]).
+        _save_pickled(obj, f, e)
+
+
+def _pickled_instead(error):
+    """Whether save's TypeError is about a type that Ember's formats do not hold (so that the object is pickled
+    instead), rather than a bad value of a type they hold (a forged Size) or a tensor subclass, whose class the
+    rebuild would lose."""
+    msg = str(error)
+    return ("has a key of type" in msg or
+            ("cannot save an object of type" in msg and "only ember.Tensor and ember.nn.Parameter" not in msg))
+
+
+def _save_pickled(obj, f, ember_error):
+    """Writes obj with Python's pickle into torch.save's zip format (ember/_unsafe_pickle.py); what pickle cannot
+    write (a lambda, a local class, an open file) raises TypeError with Ember's and pickle's messages."""
+    import pickle
+    from . import _unsafe_pickle
+    try:
+        data = _unsafe_pickle.dumps(obj)
+    except (pickle.PicklingError, TypeError, AttributeError) as e:
+        raise TypeError(f"{ember_error}; Python's pickle cannot write it either: {type(e).__name__}: {e}") from e
+    if not isinstance(f, str):
+        f.write(data)
+        return
+    # Atomic as Ember's own writer: a temporary file beside f replaces f only once complete.
+    import tempfile
+    fd, tmp = tempfile.mkstemp(prefix=".ember-save-", dir=os.path.dirname(os.path.abspath(f)))
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, f)
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
@@ -139,15 +182,20 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     The format is recognised by content: Ember's archive, torch.save's zip format (PyTorch 1.6 and later) and
     its legacy format (``_use_new_zipfile_serialization=False`` and files before 1.6).
 
-    **This behaves as** ``weights_only=True`` **by default**: torch.save's pickles are read by Ember's own
-    pickle reader (ember/serialize/Pickle.h), which runs nothing from the file and accepts only tensors,
-    Parameters, storages, dtypes, devices, torch.Size, OrderedDict (state dicts with their ``_metadata``),
-    numbers, strings, bytes, containers (list, tuple, dict, set, slice, complex) and NumPy arrays and scalars of
-    numeric dtypes (read without NumPy's code). A file holding any other
-    pickled class (a whole ``nn.Module``, an optimizer object, a custom class) raises
-    ``pickle.UnpicklingError`` naming the class; :func:`ember.utils.checkpoint_tensors` lists the tensors of
-    such a file without running anything, and ``weights_only=False`` loads it with Python's pickle, which can
-    run arbitrary code: only for files from a trusted source.
+    **Loading is safe by default**: torch.save's pickles are read by Ember's own pickle reader
+    (ember/serialize/Pickle.h), which runs nothing from the file and accepts only tensors, Parameters,
+    storages, dtypes, devices, torch.Size, OrderedDict (state dicts with their ``_metadata``), numbers, strings,
+    bytes, containers (list, tuple, dict, set, slice, complex) and NumPy arrays and scalars of numeric dtypes
+    (read without NumPy's code). A file that it refuses is read again by a restricted unpickler (Note [module
+    unpickling] in ember/_module_pickle.py) that also allows whole modules: subclasses of ``ember.nn.Module``
+    whose module is already imported (``__main__.Net`` when the running program defines ``Net``; nothing is
+    imported), PyTorch's ``torch.nn`` classes as Ember's same-named ones (so ``torch.save(model)`` files load as
+    the Ember model), plain data (range, frozenset, bytearray, ...) and Ember's functions as referenced values
+    (``F.relu`` kept on a module), calling nothing but the tensor rebuilds and plain constructors. Any other
+    class or function (``os.system``, an optimizer object, a custom class, a module class whose module is not
+    imported) raises ``pickle.UnpicklingError`` naming it; :func:`ember.utils.checkpoint_tensors` lists the
+    tensors of such a file without running anything, and ``weights_only=False`` loads it with Python's pickle,
+    which can run arbitrary code: only for files from a trusted source.
 
     Tensors come back on the CPU; tensors that were saved sharing a storage share one again.
 
@@ -158,14 +206,17 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             location names to ``'cpu'``, or a callable (not called: every storage is already a CPU storage).
             Other devices raise RuntimeError (Ember has only the CPU). Storages saved on another device
             (``'cuda:0'``) load on the CPU.
-        weights_only (bool, optional): None or True (the default): the safe reader above. False: torch.save
-            files are read with Python's pickle module (with a warning), so pickled objects load.
+        weights_only (bool, optional): None (the default): the safe reader, then the restricted unpickler for
+            whole modules. True: the safe reader only (tensors and containers; a pickled module is refused, as
+            PyTorch's ``weights_only=True`` does). False: torch.save files are read with Python's pickle module
+            (with a warning), so any pickled object loads.
         pickle_module, mmap, pickle_load_args: accepted for compatibility and ignored.
 
     Raises:
         FileNotFoundError: no file at the path.
         IsADirectoryError: the path is a directory.
-        pickle.UnpicklingError: a torch.save file that holds a class outside the allow-list (message names it).
+        pickle.UnpicklingError: a torch.save file that holds a class or function outside the allow-list (the
+            message names it and says why: not allowed, its module not imported, not in Ember).
         RuntimeError: the file is not one Ember reads or is corrupt (the message names the file and the
             problem: not a zip archive, missing entry, truncated pickle, unknown format version or dtype, a
             tensor that does not fit its storage, ...).
@@ -176,6 +227,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     if fmt in ("torch_zip", "torch_legacy"):
         if weights_only is False:
             return _unsafe_load(source, name)
+        if weights_only is None:
+            return _load_torch_or_module(source, name)
         return _load_torch(source, name)
     value = _C._load(source, name, _classes())
     return _jit_or_value(value, source)
@@ -256,6 +309,21 @@ def _load_torch(source, name, placeholders=False):
         if "is not allowed" in str(e):
             raise pickle.UnpicklingError(_UNSAFE_HINT + "WeightsUnpickler error: " + str(e)) from None
         raise
+
+
+def _load_torch_or_module(source, name):
+    """weights_only=None: the safe reader, and for a file that it refuses (a pickled module) the restricted
+    unpickler of Note [module unpickling] (ember/_module_pickle.py)."""
+    import pickle
+    try:
+        return _load_torch(source, name)
+    except pickle.UnpicklingError:
+        pass
+    from . import _module_pickle
+    try:
+        return _module_pickle.load(source, name)
+    except pickle.UnpicklingError as e:
+        raise pickle.UnpicklingError(_UNSAFE_HINT + "WeightsUnpickler error: " + str(e)) from None
 
 
 def _unsafe_load(source, name):
