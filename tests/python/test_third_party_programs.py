@@ -46,11 +46,7 @@ CASES = {
 }
 
 # Programs that still fail under Ember, with the reason (the final report names them as gaps).
-KNOWN_GAPS = {
-    "super_resolution": "torch.save(model) of a whole nn.Module then torch.load(path): Ember's save refuses "
-                        "objects other than tensors/containers by default and its load reads no pickled classes "
-                        "unless weights_only=False (PyTorch 1.13 pickles and unpickles them)",
-}
+KNOWN_GAPS = {}
 
 
 def to_ember(source):
