@@ -9,7 +9,39 @@ from .module import Module
 __all__ = ["Embedding", "EmbeddingBag"]
 
 
-class Embedding(Module):
+class _EmbeddingTable(Module):
+    """What Embedding and EmbeddingBag share: the (num_embeddings, embedding_dim) table weight ~ N(0, 1) (or
+    _weight as given), and padding_idx (negative counts from the end) whose row is zero."""
+
+    def _init_table(self, num_embeddings, embedding_dim, padding_idx, _weight, device, dtype, padding_name):
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        if padding_idx is not None:
+            if padding_idx > 0:
+                assert padding_idx < num_embeddings, "{} must be within num_embeddings".format(padding_name)
+            elif padding_idx < 0:
+                assert padding_idx >= -num_embeddings, "{} must be within num_embeddings".format(padding_name)
+                padding_idx = num_embeddings + padding_idx
+        self.padding_idx = padding_idx
+        if _weight is None:
+            self.weight = Parameter(_empty((num_embeddings, embedding_dim), device, dtype))
+            self.reset_parameters()
+        else:
+            assert list(_weight.shape) == [num_embeddings, embedding_dim], \
+                "Shape of weight does not match num_embeddings and embedding_dim"
+            self.weight = Parameter(_weight)
+
+    def reset_parameters(self):
+        init.normal_(self.weight)
+        self._fill_padding_idx_with_zero()
+
+    def _fill_padding_idx_with_zero(self):
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+
+class Embedding(_EmbeddingTable):
     r"""A lookup table of num_embeddings vectors of size embedding_dim (weight ~ N(0, 1), the row padding_idx
     zero and without gradient).
 
@@ -20,35 +52,11 @@ class Embedding(Module):
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
                  scale_grad_by_freq=False, sparse=False, _weight=None, device=None, dtype=None):
         super().__init__()
-        self.num_embeddings = num_embeddings
-        self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if padding_idx > 0:
-                assert padding_idx < num_embeddings, "Padding_idx must be within num_embeddings"
-            elif padding_idx < 0:
-                assert padding_idx >= -num_embeddings, "Padding_idx must be within num_embeddings"
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        if _weight is None:
-            self.weight = Parameter(_empty((num_embeddings, embedding_dim), device, dtype))
-            self.reset_parameters()
-        else:
-            assert list(_weight.shape) == [num_embeddings, embedding_dim], \
-                "Shape of weight does not match num_embeddings and embedding_dim"
-            self.weight = Parameter(_weight)
+        self._init_table(num_embeddings, embedding_dim, padding_idx, _weight, device, dtype, "Padding_idx")
         self.sparse = sparse
-
-    def reset_parameters(self):
-        init.normal_(self.weight)
-        self._fill_padding_idx_with_zero()
-
-    def _fill_padding_idx_with_zero(self):
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input):
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
@@ -81,7 +89,7 @@ class Embedding(Module):
         return embedding
 
 
-class EmbeddingBag(Module):
+class EmbeddingBag(_EmbeddingTable):
     r"""Sums, means or maxima of bags of rows of a table of num_embeddings vectors of size embedding_dim
     (see F.embedding_bag), without building the per-entry lookups. weight ~ N(0, 1), the row padding_idx
     zero.
@@ -98,37 +106,13 @@ class EmbeddingBag(Module):
                  mode="mean", sparse=False, _weight=None, include_last_offset=False, padding_idx=None, device=None,
                  dtype=None):
         super().__init__()
-        self.num_embeddings = num_embeddings
-        self.embedding_dim = embedding_dim
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        if padding_idx is not None:
-            if padding_idx > 0:
-                assert padding_idx < num_embeddings, "padding_idx must be within num_embeddings"
-            elif padding_idx < 0:
-                assert padding_idx >= -num_embeddings, "padding_idx must be within num_embeddings"
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
-        if _weight is None:
-            self.weight = Parameter(_empty((num_embeddings, embedding_dim), device, dtype))
-            self.reset_parameters()
-        else:
-            assert list(_weight.shape) == [num_embeddings, embedding_dim], \
-                "Shape of weight does not match num_embeddings and embedding_dim"
-            self.weight = Parameter(_weight)
+        self._init_table(num_embeddings, embedding_dim, padding_idx, _weight, device, dtype, "padding_idx")
         self.mode = mode
         self.sparse = sparse
         self.include_last_offset = include_last_offset
-
-    def reset_parameters(self):
-        init.normal_(self.weight)
-        self._fill_padding_idx_with_zero()
-
-    def _fill_padding_idx_with_zero(self):
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input, offsets=None, per_sample_weights=None):
         return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, self.scale_grad_by_freq,
