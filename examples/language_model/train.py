@@ -243,8 +243,9 @@ def main(argv=None):
     parser.add_argument("--sample-chars", type=int, default=300)
     parser.add_argument("--temperature", type=float, default=0.8)
     args = parser.parse_args(argv)
-    if args.epochs < 1 or args.seq_len < 2 or args.batch_size < 1 or args.temperature <= 0:
-        parser.error("--epochs and --batch-size must be >= 1, --seq-len >= 2 and --temperature > 0")
+    if args.epochs < 1 or args.seq_len < 2 or args.batch_size < 1 or args.temperature <= 0 or \
+            (args.max_steps is not None and args.max_steps < 1):
+        parser.error("--epochs, --batch-size and --max-steps must be >= 1, --seq-len >= 2 and --temperature > 0")
 
     if args.framework == "torch":
         import torch
@@ -253,14 +254,19 @@ def main(argv=None):
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
 
-    text = load_text(args.text)
-    if args.limit_chars:
-        text = text[: args.limit_chars]
-    corpus = Corpus(text)
+    try:
+        text = load_text(args.text)
+        if args.limit_chars:
+            text = text[: args.limit_chars]
+        corpus = Corpus(text)
+    except (OSError, ValueError, subprocess.CalledProcessError) as e:  # a missing or too short text: one line
+        parser.error(str(e))
     train_data = batchify(torch, corpus.train, args.batch_size)
     valid_data = batchify(torch, corpus.valid, min(args.batch_size, max(1, len(corpus.valid) // (2 * args.seq_len))))
+    steps = -(-(train_data.size(1) - 1) // args.seq_len)
+    steps = min(steps, args.max_steps) if args.max_steps else steps
     print(f"{args.framework}: {len(text):,} characters, vocabulary {len(corpus.vocab)}, "
-          f"{train_data.size(1) // args.seq_len} steps per epoch of {args.batch_size} x {args.seq_len}")
+          f"{steps} steps per epoch of {args.batch_size} x {args.seq_len}")
 
     model = build_model(torch, args.model, len(corpus.vocab), args.seq_len)
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
