@@ -39,7 +39,9 @@ CASES = {
     "unet": (["--epochs", "1", "--limit", "64"], 2e-3, 2e-3, "fashion"),
     "siamese": (["--epochs", "1", "--limit", "256"], 2e-3, 2e-3, "fashion"),
     "regression": ([], 1e-3, 2e-3, None),
-    "mnist_hogwild": (["--limit", "128"], 1e-3, 2e-3, "fashion"),
+    # One worker process: with two, the workers race on the shared parameters (Hogwild's point), so neither
+    # framework repeats its own numbers; tests/python/test_multiprocessing.py checks two racing workers.
+    "mnist_hogwild": (["--limit", "128", "--num-processes", "1"], 1e-3, 2e-3, "fashion"),
     "mini_gpt": (["--iters", "25"], 1e-3, 2e-3, "bible"),
     "seq2seq": (["--n-iters", "150"], 1e-3, 2e-3, "bible"),
     "tabular": (["--epochs", "2", "--limit", "1000", "--ckpt", "{tmp}/tab.pt"], 1e-3, 2e-3, "fashion"),
