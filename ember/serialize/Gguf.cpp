@@ -6,6 +6,7 @@
 #include "ember/base/Half.h"
 #include "ember/core/TensorImpl.h"
 #include "ember/serialize/MappedFile.h"
+#include "ember/serialize/ShapeLimits.h"
 
 namespace ember::serialize {
 
@@ -219,14 +220,10 @@ void GgufFile::parse(std::string_view bytes) {
     const uint32_t n_dims = c.get<uint32_t>();
     if (n_dims > kMaxDims) c.fail("tensor '{}' has {} dimensions (at most {})", t.name, n_dims, kMaxDims);
     std::vector<uint64_t> ne(n_dims);
-    // numel, and the extent of the strides (sizes of 0 counted as 1, as get_tensor's contiguous strides count
-    // them): a zero size makes numel 0 whatever the others are, but the strides still multiply them.
     uint64_t numel = 1, extent = 1;
     for (uint32_t d = 0; d < n_dims; ++d) {
       ne[d] = c.get<uint64_t>();
-      if (ne[d] > static_cast<uint64_t>(INT64_MAX) || __builtin_mul_overflow(numel, ne[d], &numel) ||
-          __builtin_mul_overflow(extent, std::max<uint64_t>(ne[d], 1), &extent) ||
-          extent > static_cast<uint64_t>(INT64_MAX))
+      if (!accumulate_size(ne[d], numel, extent))
         c.fail("tensor '{}' has a shape whose size overflows 64 bits", t.name);
     }
     for (uint32_t d = n_dims; d-- > 0;) t.shape.push_back(static_cast<int64_t>(ne[d]));

@@ -10,6 +10,7 @@
 #include "ember/base/Error.h"
 #include "ember/base/Half.h"
 #include "ember/core/TensorImpl.h"
+#include "ember/serialize/ShapeLimits.h"
 
 namespace ember::serialize {
 
@@ -600,13 +601,9 @@ class Unpickler {
     const bool fortran = bool_arg(s[3], "a NumPy array's order");
     if (!s[4].is(Kind::Bytes)) fail("a NumPy array's data is a {} (object arrays are not read)", s[4].type_name());
     const std::string& raw = s[4].node()->text;
-    // numel, and the extent of the strides below (sizes of 0 counted as 1: with a zero size numel is 0 whatever
-    // the other sizes are, but the strides still multiply them).
     uint64_t numel = 1, extent = 1;
     for (int64_t d : shape)
-      if (d < 0 || __builtin_mul_overflow(numel, static_cast<uint64_t>(d), &numel) ||
-          __builtin_mul_overflow(extent, std::max<uint64_t>(static_cast<uint64_t>(d), 1), &extent) ||
-          extent > static_cast<uint64_t>(INT64_MAX))
+      if (d < 0 || !accumulate_size(static_cast<uint64_t>(d), numel, extent))
         fail("a NumPy array has the bad shape {}", shape);
     const auto es = static_cast<uint64_t>(element_size(t));
     if (numel > raw.size() / es || numel * es != raw.size())

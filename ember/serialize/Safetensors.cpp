@@ -12,6 +12,7 @@
 
 #include "ember/core/TensorImpl.h"
 #include "ember/serialize/MappedFile.h"
+#include "ember/serialize/ShapeLimits.h"
 
 namespace ember::serialize {
 
@@ -131,17 +132,12 @@ void SafetensorsFile::parse(std::string_view bytes) {
            ", which Ember does not have (it reads BOOL, U8, I8, I16, I32, I64, F16, BF16, F32, F64)");
     const json& shape = v["shape"];
     if (!shape.is_array()) fail(what + " has a shape that is not an array");
-    // numel, and the extent of the contiguous strides (sizes of 0 counted as 1): with a zero size numel is 0
-    // whatever the other sizes are, but contiguous_strides still multiplies them.
     uint64_t numel = 1, extent = 1;
     for (const json& d : shape) {
       if (!d.is_number_unsigned() || d.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
         fail(what + " has a shape entry " + d.dump() + " that is not a non-negative int");
       const uint64_t s = d.get<uint64_t>();
-      if (__builtin_mul_overflow(numel, s, &numel) ||
-          __builtin_mul_overflow(extent, std::max<uint64_t>(s, 1), &extent) ||
-          extent > static_cast<uint64_t>(INT64_MAX))
-        fail(what + " has a shape whose size overflows 64 bits");
+      if (!accumulate_size(s, numel, extent)) fail(what + " has a shape whose size overflows 64 bits");
       e.shape.push_back(static_cast<int64_t>(s));
     }
     uint64_t nbytes;
