@@ -41,7 +41,8 @@ SUPP=$ROOT/tests/sanitize
 # ---- what each stage runs
 # ASan + UBSan: a pytest subset that calls most of Ember from Python in a few minutes: every op of the database
 # (the generic per-op tests), autograd, serialization and the jit (untrusted files), the robustness tests, nn and
-# the DataLoader with its worker processes. PyTorch, the oracle, is not instrumented; only Ember's code is checked.
+# the DataLoader (not its worker processes: Note [tests that fork] in tests/python/test_data.py). PyTorch, the
+# oracle, is not instrumented; only Ember's code is checked.
 ASAN_PYTESTS=(
   tests/python/test_ops_generic.py tests/python/test_autograd.py tests/python/test_serialize.py
   tests/python/test_robustness.py tests/python/test_jit_runtime.py tests/python/test_jit_trace.py
@@ -129,8 +130,10 @@ fi
 # ---- the tests
 if [[ $stage == asan ]]; then
   ctest --test-dir "$BUILD" --output-on-failure --no-tests=error -j "$(nproc)"
+  # Not the tests that fork worker processes (Note [tests that fork] in tests/python/test_data.py). A test
+  # running longer than faulthandler_timeout prints every thread's stack, so a hang shows where it is.
   ASAN_OPTIONS=${ASAN_OPTIONS/detect_leaks=1/detect_leaks=0} "$PYTHON" -m pytest -q -p no:cacheprovider \
-    "${ASAN_PYTESTS[@]}"
+    -m "not forks" -o faulthandler_timeout=300 "${ASAN_PYTESTS[@]}"
 else
   for entry in "${TSAN_GTESTS[@]}"; do
     echo "tsan: ${entry%%:*} --gtest_filter=${entry#*:}"
@@ -138,7 +141,7 @@ else
   done
   for t in "${TSAN_PYTESTS[@]}"; do
     # shellcheck disable=SC2086  # an entry may carry pytest options
-    "$PYTHON" -m pytest -q -p no:cacheprovider $t
+    "$PYTHON" -m pytest -q -p no:cacheprovider -o faulthandler_timeout=300 $t
   done
 fi
 echo "sanitize: $stage passed"

@@ -358,6 +358,9 @@ def assert_raises_like(efn, tfn):
 def pytest_configure(config):
     # PyTorch warns that resizing a non-empty out= tensor is deprecated; the resize is what is tested.
     config.addinivalue_line("filterwarnings", "ignore:An output with one or more elements was resized")
+    # Note [tests that fork]: tools/sanitize.sh runs its pytest subset with -m "not forks".
+    config.addinivalue_line("markers", "forks: the test forks worker processes that run Python without exec "
+                                       "(DataLoader workers); the sanitizer stages leave it out")
 
 
 @pytest.fixture(autouse=True)
