@@ -49,6 +49,38 @@ if [[ -f $FMNIST/train-images-idx3-ubyte.gz ]]; then
 else
   echo "check_install: $FMNIST missing; the out-of-tree train_fashion_mnist was built, not run"
 fi
+# Real LibTorch programs renamed torch -> ember (tests/libtorch_compat), built against the installed Ember the two
+# ways LibTorch projects link (TorchConfig's variables at C++14, and targets at C++17), then run for a few batches
+# on real data: Fashion-MNIST unpacked as LibTorch's MNIST reader expects it, and a text file for the language
+# model. Each run must succeed; the tensor tour must also print what LibTorch printed (expected_tensor_basics.txt).
+COMPAT=$ROOT/tests/libtorch_compat
+cmake -S "$COMPAT" -B "$TMP/compat" -G Ninja -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_BUILD_TYPE=Release \
+  "${launcher[@]}" >"$TMP/compat_configure.log" 2>&1 \
+  || { cat "$TMP/compat_configure.log"; fail "configuring tests/libtorch_compat against $PREFIX failed"; }
+cmake --build "$TMP/compat" >"$TMP/compat_build.log" 2>&1 \
+  || { cat "$TMP/compat_build.log"; fail "building the LibTorch programs of tests/libtorch_compat failed"; }
+( cd "$TMP" && "$TMP/compat/tensor_basics" >"$TMP/tensor_basics.out" 2>/dev/null ) \
+  || fail "tests/libtorch_compat/tensor_basics failed"
+diff -u "$COMPAT/expected_tensor_basics.txt" "$TMP/tensor_basics.out" \
+  || fail "tests/libtorch_compat/tensor_basics printed other text than LibTorch (expected_tensor_basics.txt)"
+run_compat() {  # program, arguments...
+  local p=$1
+  shift
+  ( cd "$TMP/compat" && MAX_BATCHES=${MAX_BATCHES:-5} "./$p" "$@" >"$TMP/$p.log" 2>&1 ) \
+    || { cat "$TMP/$p.log"; fail "tests/libtorch_compat/$p failed"; }
+}
+run_compat autograd
+run_compat regression
+run_compat linear_regression
+[[ -f /usr/share/common-licenses/GPL-3 ]] && MAX_BATCHES=10 run_compat language_model /usr/share/common-licenses/GPL-3
+if [[ -f $FMNIST/train-images-idx3-ubyte.gz ]]; then
+  mkdir -p "$TMP/mnist"
+  for f in "$FMNIST"/*-ubyte.gz; do gunzip -c "$f" >"$TMP/mnist/$(basename "$f" .gz)"; done
+  for p in mnist dcgan custom_dataset logistic_regression feedforward_net cnn gan vae birnn; do
+    run_compat "$p" "$TMP/mnist"
+  done
+fi
+
 # The same project built with Clang: the installed headers must not depend on GCC's leniency (Clang instantiates
 # some templates earlier; see IValue.h's payload destructors). libember.so itself is GCC-built; both use libstdc++.
 if command -v clang++ >/dev/null; then

@@ -87,7 +87,9 @@ def layer_of(path):
     -> "jit/ir"), or None for a path outside ember/, or "?<folder>" for a folder of ember/ that the table does
     not know."""
     parts = path.split("/")
-    if path == "ember/ember.h":  # the umbrella header forwards to ember/api/ember.h
+    if len(parts) == 2 and parts[0] == "ember" and parts[1].endswith(".h"):
+        # the umbrella headers (ember/ember.h, and LibTorch's names ember/nn.h, ember/script.h, ...) forward to
+        # ember/api/ember.h
         return "api"
     if len(parts) < 3 or parts[0] != "ember":
         return None

@@ -6,6 +6,7 @@
 //   std::cout << y.str() << "\n";
 #include "ember/api/cuda.h"
 #include "ember/api/init.h"
+#include "ember/api/libtorch.h"
 #include "ember/autograd/autograd.h"
 #include "ember/backends/onednn/OneDNN.h"
 #include "ember/backends/openblas/OpenBLAS.h"

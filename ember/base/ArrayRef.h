@@ -48,6 +48,8 @@ class ArrayRef {
       if (!(data_[i] == o.data_[i])) return false;
     return true;
   }
+  /// Element-wise equality, as LibTorch's `t.sizes() == other.sizes()` or `sizes == IntArrayRef({2, 3})`.
+  friend bool operator==(ArrayRef a, ArrayRef b) { return a.equals(b); }
 
  private:
   const T* data_ = nullptr;

@@ -14,6 +14,7 @@
 #include "ember/core/MemoryFormat.h"
 #include "ember/core/Scalar.h"
 #include "ember/core/TensorImpl.h"
+#include "ember/core/TensorAccessor.h"
 #include "ember/core/TensorOptions.h"
 
 namespace ember {
@@ -31,6 +32,18 @@ class Tensor {
  public:
   Tensor() = default;
   explicit Tensor(intrusive_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  ~Tensor() = default;
+  // Note [assignment to a temporary]
+  // As in LibTorch, assigning to a named Tensor rebinds the handle, while assigning to a temporary (a view
+  // such as t[i] or t.select(0, i)) writes values into it: `t[0][1] = 5` fills, `t[2] = row` copies row
+  // (broadcast to the view's shape; copy_'s errors and autograd).
+  Tensor& operator=(const Tensor&) & = default;
+  Tensor& operator=(Tensor&&) & noexcept = default;
+  Tensor& operator=(const Tensor& values) &&;
+  Tensor& operator=(Tensor&& values) &&;
+  Tensor& operator=(const Scalar& value) &&;
 
   bool defined() const { return static_cast<bool>(impl_); }
   TensorImpl* impl() const { return impl_.get(); }
@@ -143,6 +156,38 @@ class Tensor {
   void reset() { impl_.reset(); }
 
 #include "ember/core/generated/TensorMethods.inc"
+
+  // In-place arithmetic and comparison with a number, as LibTorch's Tensor methods: `t.add_(1).div_(2)`. Each
+  // is the tensor form with the number as a 0-dim wrapped tensor (Note [promotion]), so the dtype rules and
+  // errors (an integer tensor cannot hold a float result in place) are those of the ops.
+  Tensor add_(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor sub_(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor mul_(const Scalar& other) const;
+  Tensor div_(const Scalar& other) const;
+  Tensor remainder_(const Scalar& other) const;
+  Tensor fmod_(const Scalar& other) const;
+  Tensor pow_(const Scalar& exponent) const;
+  Tensor eq_(const Scalar& other) const;
+  Tensor ne_(const Scalar& other) const;
+  Tensor lt_(const Scalar& other) const;
+  Tensor le_(const Scalar& other) const;
+  Tensor gt_(const Scalar& other) const;
+  Tensor ge_(const Scalar& other) const;
+
+  /// LibTorch's name of the backend and dtype: "CPUFloatType", "CPULongType" (what printing a tensor ends with).
+  std::string toString() const;
+
+  /// Element access by index without a dispatch per element (LibTorch's Tensor::accessor): `auto a =
+  /// t.accessor<float, 2>(); a[i][j]`. The accessor views this tensor's data (sizes and strides included) and
+  /// must not outlive it. Errors: T is not the dtype's C++ type, or N != dim() (RuntimeError).
+  template <class T, size_t N>
+  TensorAccessor<T, N> accessor() const& {
+    static_assert(N > 0, "accessor is used for indexing a tensor; for a 0-dim tensor use item()");
+    EMBER_CHECK(static_cast<int64_t>(N) == dim(), "TensorAccessor expected {} dims but tensor has {}", N, dim());
+    return TensorAccessor<T, N>(data_ptr<T>(), sizes().data(), strides().data());
+  }
+  template <class T, size_t N>
+  TensorAccessor<T, N> accessor() && = delete;
 
   /// t[i]: the sub-tensor at index i of dim 0, a view (LibTorch's Tensor::operator[]; select(0, i)). Errors:
   /// a 0-dim tensor, i out of range (IndexError naming the dim and its size).

@@ -1,8 +1,9 @@
 #pragma once
 // LibTorch's TensorOptions for the factories: ember::zeros({2, 3}, ember::TensorOptions().dtype(ember::kFloat64)
-// .requires_grad(true)), or ember::zeros({2, 3}, ember::dtype(ember::kFloat64)). Unlike LibTorch's, it is not
-// made implicitly from a DType: `ember::zeros({2, 3}, ember::kFloat32)` calls the factory's own dtype
-// argument, and an implicit conversion would make that call ambiguous.
+// .requires_grad(true)), ember::zeros({2, 3}, ember::dtype(ember::kFloat64)), or from a device as in LibTorch
+// (`ember::zeros(n, device)`, `ember::randn({2, 3}, ember::kCPU)`). Unlike LibTorch's, it is made from a DType
+// only explicitly (`ember::TensorOptions(ember::kFloat)`): `ember::zeros({2, 3}, ember::kFloat32)` calls the
+// factory's own dtype argument, and an implicit conversion would make that call ambiguous.
 #include <optional>
 
 #include "ember/core/DType.h"
@@ -15,6 +16,9 @@ namespace ember {
 class TensorOptions {
  public:
   TensorOptions() = default;
+  explicit TensorOptions(DType d) : dtype_(d) {}
+  /* implicit */ TensorOptions(Device d) : device_(d) {}      // NOLINT(google-explicit-constructor)
+  /* implicit */ TensorOptions(DeviceType t) : device_(t) {}  // NOLINT(google-explicit-constructor)
 
   TensorOptions dtype(DType d) const {
     TensorOptions r = *this;

@@ -61,7 +61,7 @@ class IValue {
   IValue(double v) : tag_(Tag::Double) { p_.d = v; }
   IValue(const Scalar& s);
   IValue(DType t) : tag_(Tag::DType) { p_.i = static_cast<int64_t>(t); }
-  IValue(Device d) : tag_(Tag::Device) { p_.i = static_cast<int64_t>(d.type) << 8 | static_cast<uint8_t>(d.index); }
+  IValue(Device d) : tag_(Tag::Device) { p_.i = static_cast<int64_t>(d.type()) << 8 | static_cast<uint8_t>(d.index()); }
   IValue(MemoryFormat m) : IValue(static_cast<int64_t>(m)) {}
   IValue(std::string s) : IValue(Tag::String, new StringObj(std::move(s))) {}
   IValue(std::string_view s) : IValue(std::string(s)) {}
@@ -135,6 +135,28 @@ class IValue {
   const std::vector<IValue>& to_list() const;  // generic list or tuple
   const std::vector<IValue>& to_tuple() const;
   const std::vector<std::pair<IValue, IValue>>& to_dict() const;
+  // LibTorch's c10::IValue spellings of the tests and accessors above (same checks and errors).
+  bool isNone() const { return is_none(); }
+  bool isBool() const { return is_bool(); }
+  bool isInt() const { return is_int(); }
+  bool isDouble() const { return is_double(); }
+  bool isString() const { return is_string(); }
+  bool isTensor() const { return is_tensor(); }
+  bool isTuple() const { return is_tuple(); }
+  bool isList() const { return is_list(); }
+  bool isTensorList() const { return is_tensor_list(); }
+  bool isIntList() const { return is_int_list(); }
+  bool toBool() const { return to_bool(); }
+  int64_t toInt() const { return to_int(); }
+  double toDouble() const { return to_double(); }
+  Scalar toScalar() const { return to_scalar(); }
+  DType toScalarType() const { return to_dtype(); }
+  Device toDevice() const { return to_device(); }
+  const std::string& toStringRef() const { return to_string(); }
+  const Tensor& toTensor() const { return to_tensor(); }
+  std::vector<int64_t> toIntVector() const { return to_int_list().vec(); }
+  std::vector<Tensor> toTensorVector() const { return to_tensor_list().vec(); }
+
   /// Identity of the heap payload (for tensors: the TensorImpl), null for inline values.
   const void* payload_ptr() const { return is_heap() ? p_.p : nullptr; }
 

@@ -21,6 +21,7 @@
 #include "ember/nn/Options.h"
 #include "ember/nn/OrderedDict.h"
 #include "ember/nn/Pooling.h"
+#include "ember/nn/RNN.h"
 #include "ember/nn/Repr.h"
 #include "ember/nn/Sequential.h"
 #include "ember/nn/Serialize.h"

@@ -38,12 +38,22 @@ inline Tensor operator+=(const Tensor& a, const Tensor& b) { return a.add_(b); }
 inline Tensor operator-=(const Tensor& a, const Tensor& b) { return a.sub_(b); }
 inline Tensor operator*=(const Tensor& a, const Tensor& b) { return a.mul_(b); }
 inline Tensor operator/=(const Tensor& a, const Tensor& b) { return a.div_(b); }
+inline Tensor operator+=(const Tensor& a, const Scalar& b) { return a.add_(b); }
+inline Tensor operator-=(const Tensor& a, const Scalar& b) { return a.sub_(b); }
+inline Tensor operator*=(const Tensor& a, const Scalar& b) { return a.mul_(b); }
+inline Tensor operator/=(const Tensor& a, const Scalar& b) { return a.div_(b); }
 
 }  // namespace ember
 
 #include <ostream>
 
+#include "ember/ops/TensorPrint.h"
+
 namespace ember {
-/// Writes t as Tensor::str() does ("tensor([1., 2.])", PyTorch's layout).
-inline std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.str(); }
+/// Writes t as LibTorch's `std::cout << tensor` does (ember::print, Note [LibTorch's tensor printing]):
+/// " 1  2\n 3  4\n[ CPULongType{2,2} ]". Tensor::str() gives Python's layout ("tensor([[1, 2], [3, 4]])").
+inline std::ostream& operator<<(std::ostream& os, const Tensor& t) {
+  print(os, t, 80);
+  return os;
+}
 }  // namespace ember

@@ -1,8 +1,11 @@
 #include "ember/ops/TensorPrint.h"
 
 #include <cmath>
+#include <iomanip>
+#include <ostream>
 
 #include "ember/ops/Functions.h"
+#include "ember/ops/linalg.h"
 
 namespace ember {
 
@@ -265,5 +268,203 @@ std::string format_tensor(const Tensor& t, const std::vector<std::string>& extra
 }
 
 std::string Tensor::str() const { return format_tensor(*this); }
+
+std::string Tensor::toString() const {
+  std::string name = device().is_cpu() ? "CPU" : "CUDA";
+  name += linalg::scalar_type_name(dtype());
+  return name + "Type";
+}
+
+// Note [LibTorch's tensor printing]
+// `std::cout << t` follows LibTorch 1.13's at::print so that ported programs print the same text: the tensor is
+// read as float64 and one format (width sz, scale, fixed/scientific) is chosen for all of it from the largest
+// and smallest finite magnitude, as decades expMax/expMin = floor(log10|x|) + 1. One quirk is kept on purpose:
+// LibTorch updates expMax only when the signed value exceeds it, so an all-negative tensor takes its first
+// element's magnitude as the largest (which is why "0.01 *" scales can appear for negative values).
+namespace {
+
+struct LibTorchFormat {
+  double scale = 1;
+  int64_t width = 0;
+};
+
+// Sets the stream's float format and returns the scale and column width for the values of t (float64,
+// contiguous).
+LibTorchFormat libtorch_format(std::ostream& stream, const Tensor& t) {
+  int64_t size = t.numel();
+  if (size == 0) return {1., 0};
+  const double* p = t.data_ptr<double>();
+  bool int_mode = true;
+  for (int64_t i = 0; i < size; ++i) {
+    if (std::isfinite(p[i]) && p[i] != std::ceil(p[i])) {
+      int_mode = false;
+      break;
+    }
+  }
+  int64_t offset = 0;
+  while (offset < size && !std::isfinite(p[offset])) ++offset;
+  double exp_min = 1, exp_max = 1;
+  if (offset < size) {
+    exp_min = std::fabs(p[offset]);
+    exp_max = std::fabs(p[offset]);
+    for (int64_t i = offset; i < size; ++i) {
+      double z = std::fabs(p[i]);
+      if (std::isfinite(z)) {
+        if (z < exp_min) exp_min = z;
+        if (p[i] > exp_max) exp_max = z;  // the signed comparison of Note [LibTorch's tensor printing]
+      }
+    }
+    exp_min = exp_min != 0 ? std::floor(std::log10(exp_min)) + 1 : 1;
+    exp_max = exp_max != 0 ? std::floor(std::log10(exp_max)) + 1 : 1;
+  }
+  LibTorchFormat f;
+  if (int_mode) {
+    if (exp_max > 9) {
+      f.width = 11;
+      stream << std::scientific << std::setprecision(4);
+    } else {
+      f.width = static_cast<int64_t>(exp_max) + 1;
+      stream << std::defaultfloat;
+    }
+  } else if (exp_max - exp_min > 4) {
+    f.width = 11;
+    if (std::fabs(exp_max) > 99 || std::fabs(exp_min) > 99) f.width += 1;
+    stream << std::scientific << std::setprecision(4);
+  } else if (exp_max > 5 || exp_max < 0) {
+    f.width = 7;
+    f.scale = std::pow(10, exp_max - 1);
+    stream << std::fixed << std::setprecision(4);
+  } else {
+    f.width = exp_max == 0 ? 7 : static_cast<int64_t>(exp_max) + 6;
+    stream << std::fixed << std::setprecision(4);
+  }
+  return f;
+}
+
+void print_indent(std::ostream& stream, int64_t indent) {
+  for (int64_t i = 0; i < indent; ++i) stream << " ";
+}
+
+void print_scale(std::ostream& stream, double scale) {
+  std::ios_base::fmtflags flags = stream.flags();
+  stream << std::defaultfloat << scale << " *" << std::endl;
+  stream.flags(flags);
+}
+
+// A float64 contiguous matrix, its columns in blocks that fit linesize.
+void print_matrix(std::ostream& stream, const Tensor& m, int64_t linesize, int64_t indent) {
+  LibTorchFormat f = libtorch_format(stream, m);
+  print_indent(stream, indent);
+  int64_t per_line = (linesize - indent) / (f.width + 1);
+  if (per_line < 1) per_line = 1;
+  int64_t rows = m.size(0), cols = m.size(1);
+  const double* p = m.data_ptr<double>();
+  for (int64_t first = 0; first < cols;) {
+    int64_t last = first + per_line <= cols ? first + per_line - 1 : cols - 1;
+    if (per_line < cols) {
+      if (first != 0) stream << std::endl;
+      stream << "Columns " << first + 1 << " to " << last + 1;
+      print_indent(stream, indent);
+    }
+    if (f.scale != 1) {
+      print_scale(stream, f.scale);
+      print_indent(stream, indent);
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = first; c <= last; ++c) {
+        stream << std::setw(static_cast<int>(f.width)) << p[r * cols + c] / f.scale;
+        if (c == last) {
+          stream << std::endl;
+          if (r != rows - 1) {
+            print_indent(stream, indent);
+            if (f.scale != 1) stream << " ";
+          }
+        } else {
+          stream << " ";
+        }
+      }
+    }
+    first = last + 1;
+  }
+}
+
+// Tensors of 3 or more dims: one matrix per index of the leading dims, the first leading dim varying fastest
+// (LibTorch's order), each headed "(i,j,.,.) = ".
+void print_tensor(std::ostream& stream, const Tensor& t, int64_t linesize) {
+  int64_t lead = t.dim() - 2;
+  std::vector<int64_t> counter(static_cast<size_t>(lead), 0);
+  counter[0] = -1;
+  bool start = true;
+  while (true) {
+    bool finished = false;
+    for (int64_t i = 0; i < lead; ++i) {
+      counter[i] += 1;
+      if (counter[i] >= t.size(i)) {
+        if (i == lead - 1) {
+          finished = true;
+          break;
+        }
+        counter[i] = 0;
+      } else {
+        break;
+      }
+    }
+    if (finished) break;
+    if (start) {
+      start = false;
+    } else {
+      stream << std::endl;
+    }
+    stream << "(";
+    Tensor m = t;
+    for (int64_t i = 0; i < lead; ++i) {
+      m = m.select(0, counter[i]);
+      stream << counter[i] + 1 << ",";
+    }
+    stream << ".,.) = " << std::endl;
+    print_matrix(stream, m.contiguous(), linesize, 1);
+  }
+}
+
+}  // namespace
+
+void print(std::ostream& stream, const Tensor& t, int64_t linesize) {
+  std::ios_base::fmtflags flags = stream.flags();
+  std::streamsize precision = stream.precision();
+  if (!t.defined()) {
+    stream << "[ Tensor (undefined) ]";
+    return;
+  }
+  if (t.is_complex()) {
+    stream << t.str();
+    return;
+  }
+  // Printing is not part of any computation: detached, so no graph is recorded whatever the grad mode.
+  Tensor d = t.detach().to(kFloat64).contiguous();
+  if (d.dim() == 0) {
+    stream << std::defaultfloat << d.data_ptr<double>()[0] << std::endl;
+    stream << "[ " << t.toString() << "{}";
+  } else if (d.dim() == 1) {
+    if (d.numel() > 0) {
+      LibTorchFormat f = libtorch_format(stream, d);
+      if (f.scale != 1) print_scale(stream, f.scale);
+      const double* p = d.data_ptr<double>();
+      for (int64_t i = 0; i < d.size(0); ++i)
+        stream << std::setw(static_cast<int>(f.width)) << p[i] / f.scale << std::endl;
+    }
+    stream << "[ " << t.toString() << "{" << d.size(0) << "}";
+  } else if (d.dim() == 2) {
+    if (d.numel() > 0) print_matrix(stream, d, linesize, 0);
+    stream << "[ " << t.toString() << "{" << d.size(0) << "," << d.size(1) << "}";
+  } else {
+    if (d.numel() > 0) print_tensor(stream, d, linesize);
+    stream << "[ " << t.toString() << "{" << d.size(0);
+    for (int64_t i = 1; i < d.dim(); ++i) stream << "," << d.size(i);
+    stream << "}";
+  }
+  stream << " ]";
+  stream.flags(flags);
+  stream.precision(precision);
+}
 
 }  // namespace ember

@@ -63,7 +63,7 @@ PyTypeObject DTypeType = [] {
 PyObject* device_repr(PyObject* self) {
   const Device& d = reinterpret_cast<PyDevice*>(self)->device;
   std::string type = d.is_cpu() ? "cpu" : "cuda";
-  std::string s = d.index >= 0 ? fmt::format("device(type='{}', index={})", type, d.index)
+  std::string s = d.index() >= 0 ? fmt::format("device(type='{}', index={})", type, d.index())
                                : fmt::format("device(type='{}')", type);
   return PyUnicode_FromString(s.c_str());
 }
@@ -74,14 +74,14 @@ PyObject* device_type(PyObject* self, void*) {
   return PyUnicode_FromString(reinterpret_cast<PyDevice*>(self)->device.is_cpu() ? "cpu" : "cuda");
 }
 PyObject* device_index(PyObject* self, void*) {
-  int i = reinterpret_cast<PyDevice*>(self)->device.index;
+  int i = reinterpret_cast<PyDevice*>(self)->device.index();
   if (i < 0) Py_RETURN_NONE;
   return PyLong_FromLong(i);
 }
 PyObject* device_richcompare(PyObject* a, PyObject* b, int op);
 Py_hash_t device_hash(PyObject* self) {
   const Device& d = reinterpret_cast<PyDevice*>(self)->device;
-  return static_cast<Py_hash_t>(static_cast<int>(d.type) * 256 + d.index + 2);
+  return static_cast<Py_hash_t>(static_cast<int>(d.type()) * 256 + d.index() + 2);
 }
 PyObject* device_new(PyTypeObject*, PyObject* args, PyObject* kwargs) {
   EMBER_PY_TRY
@@ -97,10 +97,10 @@ PyObject* device_new(PyTypeObject*, PyObject* args, PyObject* kwargs) {
   if (index != Py_None) {
     long i = PyLong_AsLong(index);
     if (i == -1 && PyErr_Occurred()) return nullptr;
-    EMBER_CHECK(d.index < 0,
+    EMBER_CHECK(d.index() < 0,
                 "device(): type (string) must not include an index because index was passed explicitly: {}", d.str());
     EMBER_CHECK(i >= 0, "Device index must not be negative");
-    d.index = static_cast<int8_t>(i);
+    d.set_index(static_cast<int8_t>(i));
   }
   return make_device(d);
   EMBER_PY_CATCH(nullptr)

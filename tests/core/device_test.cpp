@@ -10,18 +10,18 @@ using ember::DeviceType;
 
 TEST(Device, Parse) {
   Device a("cpu");
-  EXPECT_EQ(a.type, DeviceType::CPU);
-  EXPECT_EQ(a.index, -1);
+  EXPECT_EQ(a.type(), DeviceType::CPU);
+  EXPECT_EQ(a.index(), -1);
   EXPECT_TRUE(a.is_cpu());
   EXPECT_EQ(a, ember::kCPU);
   Device b("cpu:0");
-  EXPECT_EQ(b.index, 0);
+  EXPECT_EQ(b.index(), 0);
   EXPECT_NE(b, ember::kCPU);
   Device c("cuda:1");
-  EXPECT_EQ(c.type, DeviceType::CUDA);
-  EXPECT_EQ(c.index, 1);
+  EXPECT_EQ(c.type(), DeviceType::CUDA);
+  EXPECT_EQ(c.index(), 1);
   EXPECT_FALSE(c.is_cpu());
-  EXPECT_EQ(Device("cuda:127").index, 127);
+  EXPECT_EQ(Device("cuda:127").index(), 127);
 }
 
 TEST(Device, StrRoundTrips) {

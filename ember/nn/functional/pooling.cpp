@@ -19,6 +19,23 @@ Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& o) {
                            o.divisor_override());
 }
 
+Tensor max_pool1d(const Tensor& input, const MaxPool1dFuncOptions& o) {
+  return ember::max_pool1d(input, o.kernel_size(), o.stride(), o.padding(), o.dilation(), o.ceil_mode());
+}
+
+Tensor max_pool3d(const Tensor& input, const MaxPool3dFuncOptions& o) {
+  return ember::max_pool3d(input, o.kernel_size(), o.stride(), o.padding(), o.dilation(), o.ceil_mode());
+}
+
+Tensor avg_pool1d(const Tensor& input, const AvgPool1dFuncOptions& o) {
+  return ember::avg_pool1d(input, o.kernel_size(), o.stride(), o.padding(), o.ceil_mode(), o.count_include_pad());
+}
+
+Tensor avg_pool3d(const Tensor& input, const AvgPool3dFuncOptions& o) {
+  return ember::avg_pool3d(input, o.kernel_size(), o.stride(), o.padding(), o.ceil_mode(), o.count_include_pad(),
+                           o.divisor_override());
+}
+
 Tensor adaptive_avg_pool2d(const Tensor& input, const AdaptiveAvgPool2dFuncOptions& options) {
   // As Python's _list_with_default: a nullopt entry takes the size of the matching trailing input dim.
   const auto& wanted = *options.output_size();

@@ -20,7 +20,9 @@ struct MaxPoolOptions {
   EMBER_ARG(ExpandingArray<D>, dilation) = 1;
   EMBER_ARG(bool, ceil_mode) = false;
 };
+using MaxPool1dOptions = MaxPoolOptions<1>;
 using MaxPool2dOptions = MaxPoolOptions<2>;
+using MaxPool3dOptions = MaxPoolOptions<3>;
 
 /// Options of average pooling: AvgPool2dOptions(kernel_size).stride(s).padding(p).ceil_mode(b)
 /// .count_include_pad(b).divisor_override(n); stride defaults to kernel_size.
@@ -34,7 +36,9 @@ struct AvgPoolOptions {
   EMBER_ARG(bool, count_include_pad) = true;
   EMBER_ARG(std::optional<int64_t>, divisor_override) = std::nullopt;
 };
+using AvgPool1dOptions = AvgPoolOptions<1>;
 using AvgPool2dOptions = AvgPoolOptions<2>;
+using AvgPool3dOptions = AvgPoolOptions<3>;
 
 /// Options of adaptive average pooling: the output size; a nullopt entry keeps the input's size.
 template <typename output_size_t>
@@ -45,8 +49,12 @@ struct AdaptiveAvgPoolOptions {
 using AdaptiveAvgPool2dOptions = AdaptiveAvgPoolOptions<ExpandingArray<2, std::optional<int64_t>>>;
 
 namespace functional {
+using MaxPool1dFuncOptions = MaxPool1dOptions;
 using MaxPool2dFuncOptions = MaxPool2dOptions;
+using MaxPool3dFuncOptions = MaxPool3dOptions;
+using AvgPool1dFuncOptions = AvgPool1dOptions;
 using AvgPool2dFuncOptions = AvgPool2dOptions;
+using AvgPool3dFuncOptions = AvgPool3dOptions;
 using AdaptiveAvgPool2dFuncOptions = AdaptiveAvgPool2dOptions;
 }  // namespace functional
 

@@ -1,0 +1,393 @@
+#include "ember/nn/RNN.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "ember/nn/Repr.h"
+#include "ember/nn/init.h"
+#include "ember/ops/Functions.h"
+#include "ember/ops/Operators.h"
+
+namespace ember::nn {
+
+namespace detail {
+
+/// A defined tensor as an optional argument, an undefined one as none (a layer without biases).
+std::optional<Tensor> opt(const Tensor& t) { return t.defined() ? std::optional<Tensor>(t) : std::nullopt; }
+
+namespace {
+
+int64_t gate_count(RNNMode mode) {
+  switch (mode) {
+    case RNNMode::LSTM: return 4;
+    case RNNMode::GRU: return 3;
+    default: return 1;
+  }
+}
+
+const char* mode_name(RNNMode mode) {
+  switch (mode) {
+    case RNNMode::LSTM: return "LSTM";
+    case RNNMode::GRU: return "GRU";
+    default: return "RNN";
+  }
+}
+
+std::string shape_str(IntArrayRef sizes) { return fmt::format("[{}]", fmt::join(sizes, ", ")); }
+
+// The weights of one layer in one direction; b_ih, b_hh and w_hr may be undefined.
+struct Weights {
+  Tensor w_ih, w_hh, b_ih, b_hh, w_hr;
+};
+
+
+// One step of the recurrence from the precomputed input part `xw` (x W_ih^T + b_ih, (N, G * H)); c is only
+// used (and updated) by LSTM. See Note [recurrent layers are composite].
+Tensor step(RNNMode mode, const Tensor& xw, const Tensor& h, Tensor& c, const Weights& w) {
+  Tensor hw = ember::linear(h, w.w_hh, opt(w.b_hh));
+  switch (mode) {
+    case RNNMode::RNN_TANH: return ember::tanh(hw + xw);
+    case RNNMode::RNN_RELU: return ember::relu(hw + xw);
+    case RNNMode::LSTM: {
+      std::vector<Tensor> gates = (hw + xw).chunk(4, 1);
+      Tensor i = gates[0].sigmoid(), f = gates[1].sigmoid(), g = gates[2].tanh(), o = gates[3].sigmoid();
+      c = f * c + i * g;
+      Tensor hy = o * c.tanh();
+      return w.w_hr.defined() ? ember::linear(hy, w.w_hr) : hy;
+    }
+    case RNNMode::GRU: {
+      std::vector<Tensor> xg = xw.chunk(3, 1), hg = hw.chunk(3, 1);
+      Tensor r = (hg[0] + xg[0]).sigmoid();
+      Tensor z = (hg[1] + xg[1]).sigmoid();
+      Tensor n = (xg[2] + hg[2] * r).tanh();
+      return (h - n) * z + n;
+    }
+  }
+  return {};
+}
+
+// Runs one direction of one layer over x (L, N, F); h (N, H_out) and c (N, H) are the initial states and
+// become the final ones. Returns the outputs (L, N, H_out).
+Tensor run_direction(RNNMode mode, const Tensor& x, Tensor& h, Tensor& c, const Weights& w, bool reverse) {
+  const int64_t steps = x.size(0);
+  Tensor xw = ember::linear(x, w.w_ih, opt(w.b_ih));  // (L, N, G * H): the input part of every step at once
+  std::vector<Tensor> outputs(static_cast<size_t>(steps));
+  for (int64_t k = 0; k < steps; ++k) {
+    int64_t t = reverse ? steps - 1 - k : k;
+    h = step(mode, xw.select(0, t), h, c, w);
+    outputs[static_cast<size_t>(t)] = h;
+  }
+  if (steps == 0) return ember::empty({0, x.size(1), h.size(1)}, x.dtype());
+  return ember::stack(outputs, 0);
+}
+
+}  // namespace
+
+RNNImplBase::RNNImplBase(std::string name, const RNNConfig& config) : Module(std::move(name)), config_(config) {
+  const auto& c = config_;
+  EMBER_CHECK_VALUE(c.input_size > 0 && c.hidden_size > 0,
+                    "{}: input_size and hidden_size must be positive, got input_size={}, hidden_size={}",
+                    mode_name(c.mode), c.input_size, c.hidden_size);
+  EMBER_CHECK_VALUE(c.num_layers > 0, "{}: num_layers must be positive, got {}", mode_name(c.mode), c.num_layers);
+  EMBER_CHECK_VALUE(c.dropout >= 0 && c.dropout <= 1,
+                    "{}: dropout should be a number in range [0, 1] representing the probability of an element "
+                    "being zeroed, got {}",
+                    mode_name(c.mode), repr::py(c.dropout));
+  EMBER_CHECK_VALUE(c.proj_size >= 0, "{}: proj_size should be a positive integer or zero to disable projections",
+                    mode_name(c.mode));
+  EMBER_CHECK_VALUE(c.proj_size < c.hidden_size, "{}: proj_size has to be smaller than hidden_size",
+                    mode_name(c.mode));
+  EMBER_CHECK_VALUE(c.proj_size == 0 || c.mode == RNNMode::LSTM,
+                    "proj_size argument is only supported for LSTM, not {}", mode_name(c.mode));
+  reset();
+}
+
+void RNNImplBase::reset() {
+  const auto& c = config_;
+  flat_weights_.clear();
+  flat_weight_names_.clear();
+  const int64_t gate_size = gate_count(c.mode) * c.hidden_size;
+  const int64_t real_hidden = c.proj_size > 0 ? c.proj_size : c.hidden_size;
+  const int64_t directions = c.bidirectional ? 2 : 1;
+  for (int64_t layer = 0; layer < c.num_layers; ++layer) {
+    for (int64_t d = 0; d < directions; ++d) {
+      const int64_t layer_input = layer == 0 ? c.input_size : real_hidden * directions;
+      const std::string suffix = fmt::format("_l{}{}", layer, d == 1 ? "_reverse" : "");
+      auto add = [&](const std::string& name, IntArrayRef shape) {
+        flat_weight_names_.push_back(name + suffix);
+        flat_weights_.push_back(register_parameter(name + suffix, ember::empty(shape, kFloat32)));
+      };
+      add("weight_ih", {gate_size, layer_input});
+      add("weight_hh", {gate_size, real_hidden});
+      if (c.bias) {
+        add("bias_ih", {gate_size});
+        add("bias_hh", {gate_size});
+      }
+      if (c.proj_size > 0) add("weight_hr", {c.proj_size, c.hidden_size});
+    }
+  }
+  reset_parameters();
+}
+
+void RNNImplBase::reset_parameters() {
+  const double stdv = 1.0 / std::sqrt(static_cast<double>(config_.hidden_size));
+  for (Tensor& p : parameters()) init::uniform_(p, -stdv, stdv);
+}
+
+std::vector<Tensor> RNNImplBase::all_weights() const {
+  // The registered tensors, read by name so a load_state_dict or to() that replaced them is seen.
+  std::vector<Tensor> out;
+  auto named = named_parameters(/*recurse=*/false);
+  for (const auto& name : flat_weight_names_) out.push_back(named[name]);
+  return out;
+}
+
+std::string RNNImplBase::extra_repr() const {
+  const auto& c = config_;
+  std::string s = fmt::format("{}, {}", c.input_size, c.hidden_size);
+  if (c.proj_size != 0) s += fmt::format(", proj_size={}", c.proj_size);
+  if (c.num_layers != 1) s += fmt::format(", num_layers={}", c.num_layers);
+  if (!c.bias) s += ", bias=False";
+  if (c.batch_first) s += ", batch_first=True";
+  if (c.dropout != 0) s += ", dropout=" + repr::py(c.dropout);
+  if (c.bidirectional) s += ", bidirectional=True";
+  if (c.mode == RNNMode::RNN_RELU) s += ", nonlinearity=relu";
+  return s;
+}
+
+std::tuple<Tensor, Tensor, Tensor> RNNImplBase::run(const Tensor& input, const Tensor& h0_in, const Tensor& c0_in) {
+  const auto& c = config_;
+  const char* name = mode_name(c.mode);
+  EMBER_CHECK(input.dim() == 2 || input.dim() == 3, "{}: Expected input to be 2-D or 3-D but received {}-D tensor",
+              name, input.dim());
+  EMBER_CHECK(input.size(-1) == c.input_size, "{}: input.size(-1) must be equal to input_size. Expected {}, got {}",
+              name, c.input_size, input.size(-1));
+  const bool batched = input.dim() == 3;
+  Tensor x = batched ? (c.batch_first ? input.transpose(0, 1) : input) : input.unsqueeze(1);  // (L, N, F)
+  const int64_t batch = x.size(1);
+  const int64_t directions = c.bidirectional ? 2 : 1;
+  const int64_t real_hidden = c.proj_size > 0 ? c.proj_size : c.hidden_size;
+
+  auto state = [&](const Tensor& given, int64_t features, const char* which) {
+    std::vector<int64_t> want{c.num_layers * directions, batch, features};
+    if (!given.defined()) return ember::zeros(want, x.dtype());
+    EMBER_CHECK(given.dim() == (batched ? 3 : 2),
+                "{}: For {} 3-D input, hx should also be 3-D but got {}-D tensor", name,
+                batched ? "batched" : "unbatched", given.dim());
+    Tensor h = batched ? given : given.unsqueeze(1);
+    EMBER_CHECK(h.sizes() == IntArrayRef(want), "{}: Expected {} size ({}), got {}", name, which,
+                fmt::join(want, ", "), shape_str(given.sizes()));
+    return h;
+  };
+  Tensor h0 = state(h0_in, real_hidden, c.mode == RNNMode::LSTM ? "hidden[0]" : "hidden");
+  Tensor c0 = c.mode == RNNMode::LSTM ? state(c0_in, c.hidden_size, "hidden[1]") : Tensor();
+
+  std::vector<Tensor> weights = all_weights();
+  const size_t per_direction = (c.bias ? 4 : 2) + (c.proj_size > 0 ? 1 : 0);
+  std::vector<Tensor> h_n, c_n;
+  Tensor layer_input = x;
+  for (int64_t layer = 0; layer < c.num_layers; ++layer) {
+    std::vector<Tensor> outputs;
+    for (int64_t d = 0; d < directions; ++d) {
+      const int64_t index = layer * directions + d;
+      const Tensor* w = weights.data() + static_cast<size_t>(index) * per_direction;
+      Weights lw{w[0], w[1], Tensor(), Tensor(), Tensor()};
+      if (c.bias) {
+        lw.b_ih = w[2];
+        lw.b_hh = w[3];
+      }
+      if (c.proj_size > 0) lw.w_hr = w[c.bias ? 4 : 2];
+      Tensor h = h0.select(0, index);
+      Tensor cell = c0.defined() ? c0.select(0, index) : Tensor();
+      outputs.push_back(run_direction(c.mode, layer_input, h, cell, lw, /*reverse=*/d == 1));
+      h_n.push_back(h);
+      if (cell.defined()) c_n.push_back(cell);
+    }
+    layer_input = directions == 2 ? ember::cat(outputs, 2) : outputs[0];
+    if (c.dropout > 0 && is_training() && layer + 1 < c.num_layers)
+      layer_input = ember::dropout(layer_input, c.dropout, /*train=*/true);
+  }
+  Tensor output = layer_input, hy = ember::stack(h_n, 0), cy = c_n.empty() ? Tensor() : ember::stack(c_n, 0);
+  if (!batched) {
+    output = output.squeeze(1);
+    hy = hy.squeeze(1);
+    if (cy.defined()) cy = cy.squeeze(1);
+  } else if (c.batch_first) {
+    output = output.transpose(0, 1);
+  }
+  return {output, hy, cy};
+}
+
+}  // namespace detail
+
+namespace {
+// RNN_RELU for kReLU, RNN_TANH for kTanh. Errors: another nonlinearity (ValueError, naming it).
+detail::RNNMode rnn_mode(init::Nonlinearity n, const char* what) {
+  EMBER_CHECK_VALUE(n == init::Nonlinearity::Tanh || n == init::Nonlinearity::ReLU,
+                    "{}: Unknown nonlinearity; expected ember::kTanh or ember::kReLU", what);
+  return n == init::Nonlinearity::ReLU ? detail::RNNMode::RNN_RELU : detail::RNNMode::RNN_TANH;
+}
+
+detail::RNNConfig config_of(const RNNOptions& o) {
+  return {rnn_mode(o.nonlinearity(), "RNN"), o.input_size(), o.hidden_size(), o.num_layers(), o.bias(),
+          o.batch_first(), o.dropout(), o.bidirectional(), 0};
+}
+detail::RNNConfig config_of(const LSTMOptions& o) {
+  return {detail::RNNMode::LSTM, o.input_size(), o.hidden_size(), o.num_layers(), o.bias(), o.batch_first(),
+          o.dropout(), o.bidirectional(), o.proj_size()};
+}
+detail::RNNConfig config_of(const GRUOptions& o) {
+  return {detail::RNNMode::GRU, o.input_size(), o.hidden_size(), o.num_layers(), o.bias(), o.batch_first(),
+          o.dropout(), o.bidirectional(), 0};
+}
+}  // namespace
+
+RNNImpl::RNNImpl(const RNNOptions& options_) : Cloneable(std::string("RNN"), config_of(options_)), options(options_) {}
+
+std::tuple<Tensor, Tensor> RNNImpl::forward(const Tensor& input, Tensor hx) {
+  auto [output, h, c] = run(input, hx, Tensor());
+  (void)c;
+  return {output, h};
+}
+
+LSTMImpl::LSTMImpl(const LSTMOptions& options_)
+    : Cloneable(std::string("LSTM"), config_of(options_)), options(options_) {}
+
+std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(const Tensor& input,
+                                                                 std::optional<std::tuple<Tensor, Tensor>> hx) {
+  Tensor h0, c0;
+  if (hx) std::tie(h0, c0) = *hx;
+  EMBER_CHECK(h0.defined() == c0.defined(), "LSTM: hx must hold both h_0 and c_0 or neither");
+  auto [output, h, c] = run(input, h0, c0);
+  return {output, {h, c}};
+}
+
+GRUImpl::GRUImpl(const GRUOptions& options_) : Cloneable(std::string("GRU"), config_of(options_)), options(options_) {}
+
+std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor& input, Tensor hx) {
+  auto [output, h, c] = run(input, hx, Tensor());
+  (void)c;
+  return {output, h};
+}
+
+// ---- cells
+
+namespace detail {
+
+RNNCellImplBase::RNNCellImplBase(std::string name, RNNMode mode, int64_t input_size, int64_t hidden_size, bool bias)
+    : Module(std::move(name)), mode_(mode), input_size_(input_size), hidden_size_(hidden_size), bias_(bias) {
+  EMBER_CHECK_VALUE(input_size > 0 && hidden_size > 0,
+                    "{}Cell: input_size and hidden_size must be positive, got input_size={}, hidden_size={}",
+                    mode_name(mode), input_size, hidden_size);
+  reset();
+}
+
+void RNNCellImplBase::reset() {
+  const int64_t gate_size = gate_count(mode_) * hidden_size_;
+  weight_ih = register_parameter("weight_ih", ember::empty({gate_size, input_size_}, kFloat32));
+  weight_hh = register_parameter("weight_hh", ember::empty({gate_size, hidden_size_}, kFloat32));
+  bias_ih = register_parameter("bias_ih", bias_ ? ember::empty({gate_size}, kFloat32) : Tensor(), bias_);
+  bias_hh = register_parameter("bias_hh", bias_ ? ember::empty({gate_size}, kFloat32) : Tensor(), bias_);
+  reset_parameters();
+}
+
+void RNNCellImplBase::reset_parameters() {
+  const double stdv = 1.0 / std::sqrt(static_cast<double>(hidden_size_));
+  for (Tensor& p : parameters()) init::uniform_(p, -stdv, stdv);
+}
+
+std::string RNNCellImplBase::extra_repr() const {
+  std::string s = fmt::format("{}, {}", input_size_, hidden_size_);
+  if (!bias_) s += ", bias=False";
+  if (mode_ == RNNMode::RNN_RELU) s += ", nonlinearity=relu";
+  return s;
+}
+
+bool RNNCellImplBase::check_input(const Tensor& input) const {
+  EMBER_CHECK(input.dim() == 1 || input.dim() == 2, "{}: Expected input to be 1-D or 2-D but received {}-D tensor",
+              name(), input.dim());
+  EMBER_CHECK(input.size(-1) == input_size_, "{}: input has inconsistent input_size: got {} expected {}", name(),
+              input.size(-1), input_size_);
+  return input.dim() == 1;
+}
+
+void RNNCellImplBase::check_state(const Tensor& input, const Tensor& state, const char* which) const {
+  EMBER_CHECK(state.dim() == input.dim(), "{}: Expected {} to be {}-D as the input, but received {}-D tensor",
+              name(), which, input.dim(), state.dim());
+  EMBER_CHECK(state.size(-1) == hidden_size_, "{}: {} has inconsistent hidden_size: got {}, expected {}", name(),
+              which, state.size(-1), hidden_size_);
+  EMBER_CHECK(input.dim() == 1 || input.size(0) == state.size(0),
+              "{}: Input batch size {} doesn't match {} batch size {}", name(), input.size(0), which, state.size(0));
+}
+
+}  // namespace detail
+
+namespace {
+// The batched (N, F) form of a cell's input or state; a missing state is zeros of (N, hidden).
+Tensor batched(const Tensor& t, bool unbatched) { return unbatched ? t.unsqueeze(0) : t; }
+}  // namespace
+
+RNNCellImpl::RNNCellImpl(const RNNCellOptions& o)
+    : Cloneable(std::string("RNNCell"), rnn_mode(o.nonlinearity(), "RNNCell"), o.input_size(), o.hidden_size(),
+                o.bias()),
+      options(o) {}
+
+Tensor RNNCellImpl::forward(const Tensor& input, Tensor hx) {
+  const bool unbatched = check_input(input);
+  Tensor x = batched(input, unbatched);
+  if (hx.defined()) check_state(input, hx, "hx");
+  Tensor h = hx.defined() ? batched(hx, unbatched) : ember::zeros({x.size(0), hidden_size_}, x.dtype());
+  Tensor xw = ember::linear(x, weight_ih, detail::opt(bias_ih));
+  Tensor hw = ember::linear(h, weight_hh, detail::opt(bias_hh));
+  Tensor out = mode_ == detail::RNNMode::RNN_RELU ? ember::relu(xw + hw) : ember::tanh(xw + hw);
+  return unbatched ? out.squeeze(0) : out;
+}
+
+LSTMCellImpl::LSTMCellImpl(const LSTMCellOptions& o)
+    : Cloneable(std::string("LSTMCell"), detail::RNNMode::LSTM, o.input_size(), o.hidden_size(), o.bias()),
+      options(o) {}
+
+std::tuple<Tensor, Tensor> LSTMCellImpl::forward(const Tensor& input, std::optional<std::tuple<Tensor, Tensor>> hx) {
+  const bool unbatched = check_input(input);
+  Tensor x = batched(input, unbatched);
+  Tensor h, c;
+  if (hx) {
+    check_state(input, std::get<0>(*hx), "hx[0]");
+    check_state(input, std::get<1>(*hx), "hx[1]");
+    h = batched(std::get<0>(*hx), unbatched);
+    c = batched(std::get<1>(*hx), unbatched);
+  } else {
+    h = ember::zeros({x.size(0), hidden_size_}, x.dtype());
+    c = ember::zeros({x.size(0), hidden_size_}, x.dtype());
+  }
+  Tensor xw = ember::linear(x, weight_ih, detail::opt(bias_ih));
+  Tensor hw = ember::linear(h, weight_hh, detail::opt(bias_hh));
+  std::vector<Tensor> gates = (xw + hw).chunk(4, 1);
+  Tensor i = gates[0].sigmoid(), f = gates[1].sigmoid(), g = gates[2].tanh(), o = gates[3].sigmoid();
+  Tensor cy = f * c + i * g;
+  Tensor hy = o * cy.tanh();
+  if (unbatched) return {hy.squeeze(0), cy.squeeze(0)};
+  return {hy, cy};
+}
+
+GRUCellImpl::GRUCellImpl(const GRUCellOptions& o)
+    : Cloneable(std::string("GRUCell"), detail::RNNMode::GRU, o.input_size(), o.hidden_size(), o.bias()),
+      options(o) {}
+
+Tensor GRUCellImpl::forward(const Tensor& input, Tensor hx) {
+  const bool unbatched = check_input(input);
+  Tensor x = batched(input, unbatched);
+  if (hx.defined()) check_state(input, hx, "hx");
+  Tensor h = hx.defined() ? batched(hx, unbatched) : ember::zeros({x.size(0), hidden_size_}, x.dtype());
+  std::vector<Tensor> xg = ember::linear(x, weight_ih, detail::opt(bias_ih)).chunk(3, 1);
+  std::vector<Tensor> hg = ember::linear(h, weight_hh, detail::opt(bias_hh)).chunk(3, 1);
+  Tensor r = (xg[0] + hg[0]).sigmoid();
+  Tensor z = (xg[1] + hg[1]).sigmoid();
+  Tensor n = (xg[2] + r * hg[2]).tanh();
+  Tensor out = (h - n) * z + n;
+  return unbatched ? out.squeeze(0) : out;
+}
+
+}  // namespace ember::nn
