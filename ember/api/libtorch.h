@@ -47,6 +47,7 @@
 
 #include "ember/autograd/Node.h"
 #include "ember/core/DType.h"
+#include "ember/ops/Functions.h"
 #include "ember/ops/linalg.h"
 
 namespace ember {
@@ -101,6 +102,46 @@ template <class T, class U>
   requires std::is_integral_v<T> && std::is_integral_v<U>
 IntegerRange<std::common_type_t<T, U>> irange(T begin, U end) {
   return IntegerRange<std::common_type_t<T, U>>(begin, end);
+}
+
+/// ember::tensor of the values an ArrayRef views (LibTorch's torch::tensor(at::ArrayRef<T>)), copied; dtype as
+/// ember::tensor's for a std::vector of the same values.
+template <class T>
+  requires std::is_arithmetic_v<T>
+Tensor tensor(ArrayRef<T> values, std::optional<DType> dtype = std::nullopt) {
+  return tensor(std::vector<T>(values.begin(), values.end()), dtype);
+}
+template <class T>
+  requires std::is_arithmetic_v<T>
+Tensor tensor(ArrayRef<T> values, const TensorOptions& options) {
+  return tensor(std::vector<T>(values.begin(), values.end()), options);
+}
+
+// TensorOptions forms of factories that LibTorch programs call with options (the dtype/device forms are the
+// generated ones of ember/ops/Functions.h; these forward to them, then apply requires_grad).
+namespace detail {
+inline Tensor apply_requires_grad(Tensor t, const TensorOptions& options) {
+  if (options.requires_grad()) t.requires_grad_(true);
+  return t;
+}
+}  // namespace detail
+/// Uniform random integers in [low, high) (LibTorch's torch::randint(low, high, size, options)); the dtype
+/// defaults to int64 as the dtype form's.
+inline Tensor randint(int64_t low, int64_t high, IntArrayRef size, const TensorOptions& options) {
+  return detail::apply_requires_grad(
+      randint(low, high, size, options.has_dtype() ? options.dtype() : kInt64, options.device_opt()), options);
+}
+inline Tensor randint(int64_t high, IntArrayRef size, const TensorOptions& options) {
+  return randint(0, high, size, options);
+}
+/// steps values evenly spaced over [start, end] (LibTorch's torch::linspace(start, end, steps, options)).
+inline Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const TensorOptions& options) {
+  return detail::apply_requires_grad(linspace(start, end, steps, options.dtype_opt(), options.device_opt()),
+                                     options);
+}
+/// A random permutation of 0..n-1 (LibTorch's torch::randperm(n, options)); int64 by default.
+inline Tensor randperm(int64_t n, const TensorOptions& options) {
+  return randperm(n, options.has_dtype() ? options.dtype() : kInt64, options.device_opt());
 }
 
 /// at::Reduction: the integer reductions of the loss functions of the functional API

@@ -43,6 +43,11 @@ class AnyModule {
   /// Holds the holder's module (shared).
   template <typename M>
   explicit AnyModule(const ModuleHolder<M>& holder) : AnyModule(holder.ptr()) {}
+  /// Holds a module given by value (moved into a new shared module), as LibTorch's AnyModule, so a Sequential
+  /// can be built from plain module values: `Sequential(LinearImpl(4, 3), ReLUImpl())`.
+  template <typename M>
+    requires std::is_base_of_v<Module, std::remove_cvref_t<M>> && (!std::is_lvalue_reference_v<M>)
+  explicit AnyModule(M&& module) : AnyModule(std::make_shared<std::remove_cvref_t<M>>(std::move(module))) {}
 
   /// Calls the module's forward. Errors: an empty AnyModule.
   Tensor forward(const Tensor& input) const;

@@ -69,7 +69,7 @@ void train_and_test(const std::string& name, Model model, Loader& train_loader, 
     optimizer.zero_grad();
     loss.backward();
     optimizer.step();
-    running_loss += loss.item<double>();
+    running_loss += loss.template item<double>();
     if (max_batches != 0 && ++batches >= max_batches) break;
   }
   model->eval();
@@ -79,7 +79,7 @@ void train_and_test(const std::string& name, Model model, Loader& train_loader, 
     auto output = model->forward(batch.data.view({-1, 28, 28}));
     correct += output.argmax(1).eq(batch.target).sum().template item<int64_t>();
     total += batch.target.size(0);
-    if (total >= 2000) break;
+    if (total >= 1000) break;
   }
   std::cout << name << ": mean train loss " << running_loss / batches << ", test accuracy "
             << static_cast<double>(correct) / total << " on " << total << " images\n";
