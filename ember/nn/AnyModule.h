@@ -43,11 +43,13 @@ class AnyModule {
   /// Holds the holder's module (shared).
   template <typename M>
   explicit AnyModule(const ModuleHolder<M>& holder) : AnyModule(holder.ptr()) {}
-  /// Holds a module given by value (moved into a new shared module), as LibTorch's AnyModule, so a Sequential
-  /// can be built from plain module values: `Sequential(LinearImpl(4, 3), ReLUImpl())`.
+  /// Holds a module given by value, as LibTorch's AnyModule, so a Sequential can be built from plain module
+  /// values: `Sequential(LinearImpl(4, 3), ReLUImpl())`. The held module is the value's clone (Module::clone:
+  /// the same parameter and buffer values, registered), since a module's registrations do not move with it.
+  /// Errors: as Module::clone (a module type that is not Cloneable).
   template <typename M>
     requires std::is_base_of_v<Module, std::remove_cvref_t<M>> && (!std::is_lvalue_reference_v<M>)
-  explicit AnyModule(M&& module) : AnyModule(std::make_shared<std::remove_cvref_t<M>>(std::move(module))) {}
+  explicit AnyModule(M&& module) : AnyModule(clone_value(module)) {}
 
   /// Calls the module's forward. Errors: an empty AnyModule.
   Tensor forward(const Tensor& input) const;
@@ -71,6 +73,13 @@ class AnyModule {
 
  private:
   [[noreturn]] void throw_wrong_type(const std::type_info& wanted) const;
+  template <typename M>
+  static std::shared_ptr<M> clone_value(const M& module) {
+    std::shared_ptr<M> copy = std::dynamic_pointer_cast<M>(module.clone());
+    EMBER_CHECK(copy, "{}: the clone is not of the module's type (derive it from ember::nn::Cloneable<itself>)",
+                module.name());
+    return copy;
+  }
 
   std::shared_ptr<Module> module_;
   std::function<Tensor(const Tensor&)> forward_;

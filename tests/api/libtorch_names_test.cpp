@@ -110,7 +110,11 @@ TEST(LibTorchNames, CudaAnswersNoGpu) {
   ember::cuda::manual_seed_all(1);  // compiles and does nothing
   ember::Device device(ember::cuda::is_available() ? ember::kCUDA : ember::kCPU);
   EXPECT_TRUE(device.is_cpu());
-  EXPECT_EQ(ember::kCUDA.str(), "cuda");
+  EXPECT_EQ(ember::Device(ember::kCUDA).str(), "cuda");
+  ember::DeviceType type = ember::kCUDA;  // LibTorch's kCUDA is a DeviceType, usable as a Device
+  EXPECT_TRUE(ember::Device(type).is_cuda());
+  EXPECT_EQ(ember::zeros(3, ember::kCPU).device(), ember::kCPU);
+  EXPECT_THROW(ember::zeros(3, ember::kCUDA), ember::Error);
   ember::Tensor x = ember::ones({2}, ember::TensorOptions().device(device));
   EXPECT_TRUE(x.is_cpu());
 }
