@@ -81,6 +81,8 @@ if [[ -f $FMNIST/train-images-idx3-ubyte.gz ]]; then
   done
 fi
 
+echo "check_install: the renamed LibTorch programs of tests/libtorch_compat built and ran"
+
 # The same project built with Clang: the installed headers must not depend on GCC's leniency (Clang instantiates
 # some templates earlier; see IValue.h's payload destructors). libember.so itself is GCC-built; both use libstdc++.
 if command -v clang++ >/dev/null; then

@@ -15,7 +15,7 @@
 
 namespace {
 
-const ember::IValue& at(const ember::IValue& dict, const std::string& key) {
+const ember::IValue& entry(const ember::IValue& dict, const std::string& key) {
   for (const auto& [k, v] : dict.to_dict())
     if (k.is_string() && k.to_string() == key) return v;
   throw std::runtime_error("ember_optim_state: the input has no entry '" + key + "'");
@@ -31,15 +31,15 @@ int main(int argc, char** argv) {
   try {
     const ember::IValue in = ember::serialize::load(argv[1]);
     std::vector<ember::Tensor> params;
-    for (const ember::IValue& p : at(in, "params").to_list()) {
+    for (const ember::IValue& p : entry(in, "params").to_list()) {
       ember::Tensor t = p.to_tensor().clone();
       ember::autograd::set_requires_grad(t, true);
       params.push_back(t);
     }
-    auto opt = ember::optim::testing::make_optimizer(at(in, "optimizer").to_string(), at(in, "options"), params,
-                                                     at(in, "group1_lr"));
-    if (!at(in, "state_dict").is_none()) opt->load_state_dict(at(in, "state_dict"));
-    for (const ember::IValue& grads : at(in, "grads").to_list()) {
+    auto opt = ember::optim::testing::make_optimizer(entry(in, "optimizer").to_string(), entry(in, "options"), params,
+                                                     entry(in, "group1_lr"));
+    if (!entry(in, "state_dict").is_none()) opt->load_state_dict(entry(in, "state_dict"));
+    for (const ember::IValue& grads : entry(in, "grads").to_list()) {
       const auto& g = grads.to_list();
       for (size_t i = 0; i < params.size(); ++i)
         ember::autograd::set_grad(params[i], g[i].is_none() ? ember::Tensor() : g[i].to_tensor());
