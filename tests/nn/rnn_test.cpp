@@ -3,10 +3,13 @@
 // input and parameter gradients; options, printing and errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "TestSupport.h"
+#include "ember/autograd/Node.h"
 #include "ember/autograd/autograd.h"
 #include "ember/nn/RNN.h"
 #include "ember/ops/Functions.h"
@@ -143,6 +146,33 @@ TEST(RNN, DropoutBetweenLayersOnlyInTraining) {
   ember::manual_seed(2);
   Tensor d = std::get<0>(m->forward(x));
   EXPECT_FALSE(ember::equal(c, d));
+}
+
+// The names of the nodes of x's backward graph, each node once, with how often each name occurs.
+std::map<std::string, int> node_names(const Tensor& x) {
+  std::map<std::string, int> count;
+  std::vector<std::shared_ptr<ember::autograd::Node>> stack{ember::autograd::grad_fn(x)}, seen;
+  while (!stack.empty()) {
+    auto n = stack.back();
+    stack.pop_back();
+    if (!n || std::find(seen.begin(), seen.end(), n) != seen.end()) continue;
+    seen.push_back(n);
+    ++count[n->name()];
+    for (const auto& e : n->next_edges()) stack.push_back(e.fn);
+  }
+  return count;
+}
+
+TEST(RNN, StepsReadTheInputProjectionThroughOneUnbind) {
+  // The steps take their slice of the input projection from one unbind per layer and direction, whose backward
+  // is one stack; a select per step would make each step's gradient a zero-filled (L, N, 4H) tensor, all L of
+  // them summed: O(L^2) work in backward (twice the time of a whole training step at L = 64).
+  nn::LSTM m(nn::LSTMOptions(3, 4).num_layers(2).bidirectional(true));
+  Tensor x = ember::randn({16, 2, 3});
+  ember::autograd::set_requires_grad(x, true);
+  auto names = node_names(std::get<0>(m->forward(x)));
+  EXPECT_EQ(names["UnbindBackward0"], 4);  // 2 layers x 2 directions
+  EXPECT_EQ(names["SelectBackward0"], 0);
 }
 
 TEST(RNN, PrintsAsPython) {
