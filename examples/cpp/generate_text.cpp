@@ -163,7 +163,18 @@ int run(const Options& o) {
   std::string text;
   for (int64_t step = 0; step < o.chars; ++step) {
     ember::Tensor context = ember::tensor(std::vector<int64_t>(ids.end() - window, ids.end())).view({1, window});
-    ember::IValue out = model.forward({context});
+    ember::IValue out;
+    try {
+      out = model.forward({context});
+    } catch (const std::exception& e) {
+      if (step > 0) throw;
+      // The export is traced on a window of exactly --seq-len characters, and the vocabulary file's prompt is such
+      // a window: a prompt of another length (another run's file, an edited one) does not fit the model.
+      const std::string message = e.what();
+      throw std::runtime_error("the model rejects a window of " + std::to_string(window) + " characters (prompt of '" +
+                               o.vocab + "'): is the vocabulary file the one exported with this model? (its prompt "
+                               "must have the training --seq-len ids) " + message.substr(0, message.find('\n')));
+    }
     if (!out.is_tensor()) throw std::runtime_error("the model returned " + out.repr() + ", not logits");
     ember::Tensor logits = out.to_tensor();
     if (logits.dim() != 2 || logits.size(0) != 1 || logits.size(1) != static_cast<int64_t>(vocab.chars.size()))
@@ -174,7 +185,9 @@ int run(const Options& o) {
     ids.push_back(next);
     text += utf8(vocab.chars[static_cast<size_t>(next)]);
   }
-  std::printf("%s\n", text.c_str());  // only the generated text: train.py's sample_*.txt holds the same
+  // Only the generated text (train.py's sample_*.txt holds the same), all of it: a NUL character does not end it.
+  text += '\n';
+  std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;
 }
 
@@ -185,7 +198,9 @@ int main(int argc, char** argv) {
   try {
     return run(o);
   } catch (const std::exception& e) {
-    std::cerr << "generate_text: " << e.what() << "\n";
+    // One line: the first of the message (errors from the model may carry an IR dump after it).
+    const std::string message = e.what();
+    std::cerr << "generate_text: " << message.substr(0, message.find('\n')) << "\n";
     return 1;
   }
 }

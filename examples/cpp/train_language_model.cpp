@@ -44,6 +44,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <unordered_map>
 #include <vector>
@@ -144,7 +145,10 @@ Options parse_args(int argc, char** argv) {
       return argv[++i];
     };
     if (flag == "--epochs") o.epochs = parse_int(flag, next(), 1);
-    else if (flag == "--text") o.text = next();
+    else if (flag == "--text") {
+      o.text = next();
+      if (o.text.empty()) bad_usage("--text expects a file path, got ''");
+    }
     else if (flag == "--limit-chars") o.limit_chars = parse_int(flag, next(), 0);
     else if (flag == "--seq-len") o.seq_len = parse_int(flag, next(), 2);
     else if (flag == "--batch-size") o.batch_size = parse_int(flag, next(), 1);
@@ -252,9 +256,14 @@ std::u32string load_text(const Options& o) {
     std::string printed;
     char buffer[1 << 16];
     for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) printed.append(buffer, n);
-    if (const int status = pclose(pipe); status != 0)
-      throw std::runtime_error("`" + program + " -f " + kBibleRange + "` failed (status " + std::to_string(status) +
-                               "): is Debian's bible-kjv-text installed?");
+    if (const int status = pclose(pipe); status != 0) {
+      const std::string how = status == -1          ? "could not be waited for"
+                              : WIFEXITED(status)   ? "exited with status " + std::to_string(WEXITSTATUS(status))
+                              : WIFSIGNALED(status) ? "was killed by signal " + std::to_string(WTERMSIG(status))
+                                                    : "failed (wait status " + std::to_string(status) + ")";
+      throw std::runtime_error("`" + program + " -f " + kBibleRange + "` " + how +
+                               ": is Debian's bible-kjv-text installed?");
+    }
     // Python: "".join(line.split(" ", 1)[1] + "\n" for line in printed.splitlines() if " " in line)
     const std::u32string lines = decode_utf8(universal_newlines(printed), "the output of `bible`");
     text.reserve(lines.size());
@@ -398,6 +407,14 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 int run(const Options& o) {
   // See Note [the same run as train.py]: threads and seed first, then the data, then the model.
+  // The output folder first: a bad --out fails before the training, not after it.
+  {
+    std::error_code ec;
+    std::filesystem::create_directories(o.out, ec);
+    if (ec || !std::filesystem::is_directory(o.out, ec))
+      throw std::runtime_error("--out " + o.out + ": cannot create the folder" + (ec ? " (" + ec.message() + ")" : ""));
+    if (access(o.out.c_str(), W_OK) != 0) throw std::runtime_error("--out " + o.out + ": the folder is not writable");
+  }
   ember::set_num_threads(o.threads);
   ember::manual_seed(o.seed);
   const std::u32string text = load_text(o);

@@ -225,9 +225,17 @@ def load_state_dict_file(torch, path):
     state = ember.load(path)
     if not isinstance(state, dict):
         raise ValueError(f"{path} holds a {type(state).__name__}, not a state dict")
+    for name, value in state.items():
+        if not isinstance(value, ember.Tensor):
+            raise ValueError(f"{path}: entry {name!r} is a {type(value).__name__}, not a tensor")
     if torch is ember:
         return state
-    return {name: torch.from_numpy(value.numpy().copy()) for name, value in state.items()}
+
+    def to_torch(value):
+        if value.dtype == ember.bfloat16:  # NumPy has no bfloat16: hand it over as float32
+            return torch.from_numpy(value.float().numpy().copy()).to(torch.bfloat16)
+        return torch.from_numpy(value.numpy().copy())
+    return {name: to_torch(value) for name, value in state.items()}
 
 
 def evaluate_state_dict(torch, args, corpus, valid_data):
@@ -243,7 +251,7 @@ def evaluate_state_dict(torch, args, corpus, valid_data):
             raise ValueError(f"the state dict's vocabulary has {rows} characters, this text's {len(corpus.vocab)}: "
                              "give the --text and --limit-chars of the training run")
         model.load_state_dict(state)
-    except (RuntimeError, ValueError, OSError, pickle.UnpicklingError) as error:
+    except (RuntimeError, ValueError, TypeError, OSError, pickle.UnpicklingError) as error:
         message = " ".join(line.strip() for line in str(error).splitlines() if line.strip())
         sys.exit(f"train.py: --eval-state-dict {args.eval_state_dict}: {message[:400]}")
     cross_entropy = evaluate(torch, model, valid_data, args.seq_len)
@@ -296,6 +304,24 @@ def main(argv=None):
     if args.epochs < 1 or args.seq_len < 2 or args.batch_size < 1 or args.temperature <= 0 or \
             (args.max_steps is not None and args.max_steps < 1):
         parser.error("--epochs, --batch-size and --max-steps must be >= 1, --seq-len >= 2 and --temperature > 0")
+    if not math.isfinite(args.temperature):
+        parser.error(f"--temperature must be a finite number > 0, not {args.temperature}")
+    if not (math.isfinite(args.lr) and args.lr > 0):
+        parser.error(f"--lr must be a finite number > 0, not {args.lr}")
+    if args.threads < 1:
+        parser.error(f"--threads must be >= 1, not {args.threads}")
+    if not 0 <= args.seed < 2 ** 64:
+        parser.error(f"--seed must be in [0, 2**64), not {args.seed}")
+    if args.limit_chars is not None and args.limit_chars < 0:
+        parser.error(f"--limit-chars must be >= 0 (0: the whole text), not {args.limit_chars}")
+    if not args.eval_state_dict:
+        # The output folder is checked before training, not after it.
+        try:
+            os.makedirs(args.out, exist_ok=True)
+        except OSError as e:
+            parser.error(f"--out {args.out}: cannot create the folder ({e.strerror or e})")
+        if not os.access(args.out, os.W_OK):
+            parser.error(f"--out {args.out}: the folder is not writable")
 
     if args.framework == "torch":
         import torch
@@ -313,10 +339,11 @@ def main(argv=None):
         if args.limit_chars:
             text = text[: args.limit_chars]
         corpus = Corpus(text)
+        train_data = batchify(torch, corpus.train, args.batch_size)
+        valid_data = batchify(torch, corpus.valid,
+                              min(args.batch_size, max(1, len(corpus.valid) // (2 * args.seq_len))))
     except (OSError, ValueError, subprocess.CalledProcessError) as e:  # a missing or too short text: one line
         parser.error(str(e))
-    train_data = batchify(torch, corpus.train, args.batch_size)
-    valid_data = batchify(torch, corpus.valid, min(args.batch_size, max(1, len(corpus.valid) // (2 * args.seq_len))))
     if args.eval_state_dict:
         return [evaluate_state_dict(torch, args, corpus, valid_data)]
     steps = -(-(train_data.size(1) - 1) // args.seq_len)

@@ -300,3 +300,98 @@ def test_train_py_bad_input_is_an_error_not_a_traceback(tmp_path):
         proc = run([sys.executable, SCRIPT, *args, "--out", str(tmp_path)], timeout=300)
         assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
         assert proc.stderr.splitlines()[-1].startswith("train.py: error: "), proc.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--lr", "-1"], "--lr must be a finite number > 0"),
+    (["--lr", "nan"], "--lr must be a finite number > 0"),
+    (["--threads", "0"], "--threads must be >= 1"),
+    (["--threads", "-2"], "--threads must be >= 1"),
+    (["--temperature", "nan"], "--temperature must be a finite number > 0"),
+    (["--seed", str(2 ** 64)], "--seed must be in [0, 2**64)"),
+    (["--seed", "-1"], "--seed must be in [0, 2**64)"),
+    (["--limit-chars", "-5"], "--limit-chars must be >= 0"),
+    (["--limit-chars", "2610", "--batch-size", "100000"], "characters are too few for 100000 streams"),
+    (["--out", "/etc/passwd/x"], "--out /etc/passwd/x: cannot create the folder"),
+])
+def test_train_py_bad_values_are_one_error_line_before_training(tmp_path, args, message):
+    out = [] if "--out" in args else ["--out", str(tmp_path)]
+    proc = run([sys.executable, SCRIPT, "--max-steps", "1", "--no-progress", "--no-export", "--limit-chars", "3000",
+                *out, *args], timeout=300)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert "first step loss" not in proc.stdout, proc.stdout
+    assert proc.stderr.splitlines()[-1].startswith("train.py: error: ") and message in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("framework, make, message", [
+    ("ember", lambda path: ember.save({"embedding.weight": ember.ones(60, 64), "step": 3}, path),
+     "entry 'step' is a int, not a tensor"),
+    ("torch", lambda path: ember.save({"embedding.weight": ember.ones(60, 64, dtype=ember.bfloat16)}, path),
+     "Missing key(s) in state_dict"),
+])
+def test_eval_state_dict_with_odd_entries_is_one_error_line(tmp_path, framework, make, message):
+    if framework == "torch":
+        pytest.importorskip("torch")
+    path = tmp_path / "state.pt"
+    make(str(path))
+    proc = run([sys.executable, SCRIPT, *DATA, "--framework", framework, "--eval-state-dict", str(path)], timeout=300)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 1 and len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert message in lines[0], lines[0]
+
+
+@needs_trainer
+def test_cpp_empty_text_and_bad_out_are_one_error_line(tmp_path):
+    for args in (["--text="], ["--text", ""]):
+        proc = run([TRAINER, *args])
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+        assert "--text expects a file path" in proc.stderr, proc.stderr
+    text = tmp_path / "text.txt"
+    text.write_text("In the beginning God created the heaven and the earth. " * 20)
+    proc = run([TRAINER, "--text", str(text), "--out", "/etc/passwd/x", "--max-steps", "1"])
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stderr
+    assert "--out /etc/passwd/x: cannot create the folder" in proc.stderr and "characters" not in proc.stdout
+
+
+@needs_trainer
+def test_cpp_failing_bible_reports_its_exit_status(tmp_path):
+    fake = tmp_path / "bible"
+    fake.write_text("#!/bin/sh\nexit 3\n")
+    fake.chmod(0o755)
+    env = dict(os.environ, PATH=f"{tmp_path}:{os.environ.get('PATH', '')}")
+    proc = subprocess.run([TRAINER, "--out", str(tmp_path / "out")], capture_output=True, text=True, env=env,
+                          timeout=300)
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stderr
+    assert "exited with status 3" in proc.stderr and "768" not in proc.stderr, proc.stderr
+
+
+def _fixed_window_export(path):
+    """A traced next-character model over the vocabulary [NUL, 'A'] that needs a window of exactly 4 ids and
+    always predicts NUL."""
+    class Fixed(ember.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.position = ember.nn.Parameter(ember.zeros(1, 4))
+            self.logits = ember.nn.Parameter(ember.tensor([[100.0, -100.0]]))
+
+        def forward(self, x):
+            return self.logits + (x.float() * 0 + self.position).sum(1, keepdim=True)
+
+    ember.jit.save(ember.jit.trace(Fixed().eval(), ember.zeros(1, 4, dtype=ember.int64)), path)
+
+
+def test_the_cpp_program_writes_nul_characters_and_checks_the_prompt_length(tmp_path):
+    if not os.path.exists(GENERATE):
+        pytest.skip(f"{GENERATE} is not built")
+    model = tmp_path / "model.pt"
+    _fixed_window_export(str(model))
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("0\n65\nprompt\n1\n1\n1\n1\n")
+    proc = subprocess.run([GENERATE, "--model", str(model), "--vocab", str(vocab), "--chars", "3"],
+                          capture_output=True, timeout=300)
+    assert proc.returncode == 0 and proc.stdout == b"\0\0\0\n", (proc.stdout, proc.stderr)
+    vocab.write_text("0\n65\nprompt\n1\n1\n")
+    proc = run([GENERATE, "--model", str(model), "--vocab", str(vocab), "--chars", "3"])
+    lines = proc.stderr.splitlines()
+    assert proc.returncode == 1 and len(lines) == 1, proc.stderr
+    assert lines[0].startswith("generate_text: the model rejects a window of 2 characters"), lines[0]
