@@ -1,4 +1,4 @@
-// BatchNorm1d / BatchNorm2d (python/ember/nn/modules/batchnorm.py).
+// BatchNorm1d / BatchNorm2d / BatchNorm3d (python/ember/nn/modules/batchnorm.py).
 #include "ember/nn/BatchNorm.h"
 
 #include "ember/autograd/GradMode.h"
@@ -44,7 +44,9 @@ void BatchNormImpl<D>::reset_parameters() {
 
 template <size_t D>
 Tensor BatchNormImpl<D>::forward(const Tensor& input) {
-  if constexpr (D == 2) {
+  if constexpr (D == 3) {
+    EMBER_CHECK_VALUE(input.dim() == 5, "{}: expected 5D input (got {}D input)", layer_name(), input.dim());
+  } else if constexpr (D == 2) {
     EMBER_CHECK_VALUE(input.dim() == 4, "{}: expected 4D input (got {}D input)", layer_name(), input.dim());
   } else {
     EMBER_CHECK_VALUE(input.dim() == 2 || input.dim() == 3, "{}: expected 2D or 3D input (got {}D input)",
@@ -84,5 +86,6 @@ std::string BatchNormImpl<D>::extra_repr() const {
 
 template class BatchNormImpl<1>;
 template class BatchNormImpl<2>;
+template class BatchNormImpl<3>;
 
 }  // namespace ember::nn

@@ -1,5 +1,5 @@
 #pragma once
-// BatchNorm1d and BatchNorm2d (LibTorch's torch::nn::BatchNorm1d/2d, Python's ember.nn.BatchNorm1d/2d):
+// BatchNorm1d/2d/3d (LibTorch's torch::nn::BatchNorm1d/2d/3d, Python's ember.nn.BatchNorm1d/2d/3d):
 // parameters weight and bias (affine), buffers running_mean, running_var and num_batches_tracked
 // (track_running_stats), with Python's state-dict names.
 #include <string>
@@ -12,7 +12,8 @@
 
 namespace ember::nn {
 
-/// The shared part of BatchNorm1d/2d; D is the number of spatial dims of the input (0 or 1 for 1d, 2 for 2d).
+/// The shared part of BatchNorm1d/2d/3d; D is the number of spatial dims of the input (0 or 1 for 1d, 2 for 2d,
+/// 3 for 3d).
 template <size_t D>
 class BatchNormImpl : public Module {
  public:
@@ -38,11 +39,12 @@ class BatchNormImpl : public Module {
   Tensor running_mean, running_var, num_batches_tracked;  // undefined unless track_running_stats
 
  private:
-  static std::string layer_name() { return D == 2 ? "BatchNorm2d" : "BatchNorm1d"; }
+  static std::string layer_name() { return "BatchNorm" + std::to_string(D) + "d"; }
 };
 
 extern template class BatchNormImpl<1>;
 extern template class BatchNormImpl<2>;
+extern template class BatchNormImpl<3>;
 
 /// Batch normalization of (N, C) or (N, C, L) input over N (and L) per channel C.
 class BatchNorm1dImpl : public Cloneable<BatchNorm1dImpl, BatchNormImpl<1>> {
@@ -56,7 +58,14 @@ class BatchNorm2dImpl : public Cloneable<BatchNorm2dImpl, BatchNormImpl<2>> {
   using Cloneable::Cloneable;
 };
 
+/// Batch normalization of (N, C, D, H, W) input over N, D, H and W per channel C.
+class BatchNorm3dImpl : public Cloneable<BatchNorm3dImpl, BatchNormImpl<3>> {
+ public:
+  using Cloneable::Cloneable;
+};
+
 EMBER_MODULE(BatchNorm1d);
 EMBER_MODULE(BatchNorm2d);
+EMBER_MODULE(BatchNorm3d);
 
 }  // namespace ember::nn

@@ -1,6 +1,7 @@
 #include "ember/nn/RNN.h"
 
 #include <cmath>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -98,6 +99,10 @@ RNNImplBase::RNNImplBase(std::string name, const RNNConfig& config) : Module(std
                     "{}: dropout should be a number in range [0, 1] representing the probability of an element "
                     "being zeroed, got {}",
                     mode_name(c.mode), repr::py(c.dropout));
+  if (c.dropout > 0 && c.num_layers == 1)
+    EMBER_WARN("dropout option adds dropout after all but last recurrent layer, so non-zero dropout expects "
+               "num_layers greater than 1, but got dropout={} and num_layers={}",
+               repr::py(c.dropout), c.num_layers);
   EMBER_CHECK_VALUE(c.proj_size >= 0, "{}: proj_size should be a positive integer or zero to disable projections",
                     mode_name(c.mode));
   EMBER_CHECK_VALUE(c.proj_size < c.hidden_size, "{}: proj_size has to be smaller than hidden_size",
@@ -168,6 +173,8 @@ std::tuple<Tensor, Tensor, Tensor> RNNImplBase::run(const Tensor& input, const T
   EMBER_CHECK(input.size(-1) == c.input_size, "{}: input.size(-1) must be equal to input_size. Expected {}, got {}",
               name, c.input_size, input.size(-1));
   const bool batched = input.dim() == 3;
+  EMBER_CHECK(input.size(batched && c.batch_first ? 1 : 0) > 0, "{}: Expected sequence length to be larger than 0 "
+              "in RNN, got input of shape {}", name, shape_str(input.sizes()));
   Tensor x = batched ? (c.batch_first ? input.transpose(0, 1) : input) : input.unsqueeze(1);  // (L, N, F)
   const int64_t batch = x.size(1);
   const int64_t directions = c.bidirectional ? 2 : 1;
@@ -176,12 +183,13 @@ std::tuple<Tensor, Tensor, Tensor> RNNImplBase::run(const Tensor& input, const T
   auto state = [&](const Tensor& given, int64_t features, const char* which) {
     std::vector<int64_t> want{c.num_layers * directions, batch, features};
     if (!given.defined()) return ember::zeros(want, x.dtype());
-    EMBER_CHECK(given.dim() == (batched ? 3 : 2),
-                "{}: For {} 3-D input, hx should also be 3-D but got {}-D tensor", name,
-                batched ? "batched" : "unbatched", given.dim());
+    EMBER_CHECK(given.dim() == input.dim(), "{}: For {} {}-D input, {} should also be {}-D but got {}-D tensor",
+                name, batched ? "batched" : "unbatched", input.dim(),
+                std::string_view(which) == "hidden[1]" ? "cx" : "hx", input.dim(), given.dim());
     Tensor h = batched ? given : given.unsqueeze(1);
-    EMBER_CHECK(h.sizes() == IntArrayRef(want), "{}: Expected {} size ({}), got {}", name, which,
-                fmt::join(want, ", "), shape_str(given.sizes()));
+    const bool ok = h.sizes() == IntArrayRef(want);
+    if (!batched) want.erase(want.begin() + 1);  // the message shows the shape the caller passes
+    EMBER_CHECK(ok, "{}: Expected {} size ({}), got {}", name, which, fmt::join(want, ", "), shape_str(given.sizes()));
     return h;
   };
   Tensor h0 = state(h0_in, real_hidden, c.mode == RNNMode::LSTM ? "hidden[0]" : "hidden");

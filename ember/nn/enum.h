@@ -18,6 +18,13 @@ struct kReflect {};
 struct kReplicate {};
 struct kCircular {};
 struct kConstant {};
+struct kNearest {};
+struct kLinear {};
+struct kBilinear {};
+struct kBicubic {};
+struct kTrilinear {};
+struct kArea {};
+struct kNearestExact {};
 }  // namespace enumtype
 
 inline constexpr enumtype::kNone kNone{};
@@ -30,6 +37,13 @@ inline constexpr enumtype::kReflect kReflect{};
 inline constexpr enumtype::kReplicate kReplicate{};
 inline constexpr enumtype::kCircular kCircular{};
 inline constexpr enumtype::kConstant kConstant{};
+inline constexpr enumtype::kNearest kNearest{};
+// ember::kLinear is nn::init's token (ember/nn/init.h); the resampling options accept it as the linear mode.
+inline constexpr enumtype::kBilinear kBilinear{};
+inline constexpr enumtype::kBicubic kBicubic{};
+inline constexpr enumtype::kTrilinear kTrilinear{};
+inline constexpr enumtype::kArea kArea{};
+inline constexpr enumtype::kNearestExact kNearestExact{};
 
 namespace enumtype {
 /// The Python spelling of a token ("mean", "same", "zeros", ...), for messages and for the ops that take
@@ -44,6 +58,13 @@ inline std::string name(kReflect) { return "reflect"; }
 inline std::string name(kReplicate) { return "replicate"; }
 inline std::string name(kCircular) { return "circular"; }
 inline std::string name(kConstant) { return "constant"; }
+inline std::string name(kNearest) { return "nearest"; }
+inline std::string name(kLinear) { return "linear"; }
+inline std::string name(kBilinear) { return "bilinear"; }
+inline std::string name(kBicubic) { return "bicubic"; }
+inline std::string name(kTrilinear) { return "trilinear"; }
+inline std::string name(kArea) { return "area"; }
+inline std::string name(kNearestExact) { return "nearest-exact"; }
 }  // namespace enumtype
 
 /// The Python spelling of the token a variant holds.

@@ -14,3 +14,4 @@
 #include "ember/nn/functional/loss.h"
 #include "ember/nn/functional/normalization.h"
 #include "ember/nn/functional/pooling.h"
+#include "ember/nn/functional/upsampling.h"

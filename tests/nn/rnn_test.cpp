@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "TestSupport.h"
 #include "ember/autograd/Node.h"
@@ -205,6 +206,50 @@ TEST(RNN, Errors) {
   } catch (const ember::Error& e) {
     EXPECT_NE(std::string(e.what()).find("Expected 3, got 2"), std::string::npos) << e.what();
   }
+}
+
+// The message of an error thrown by fn, or "" when it throws none.
+template <typename F>
+std::string error_of(F fn) {
+  try {
+    fn();
+  } catch (const ember::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::vector<std::string> rnn_warnings;
+
+TEST(RNN, ErrorsNameTheShapesTheCallerPasses) {
+  nn::LSTM m(nn::LSTMOptions(3, 4).num_layers(2));
+  // An empty sequence, as PyTorch: no output of length 0 with zero states.
+  EXPECT_NE(error_of([&] { m->forward(ember::randn({0, 2, 3})); }).find("Expected sequence length to be larger than 0"),
+            std::string::npos);
+  nn::GRU batch_first(nn::GRUOptions(3, 4).batch_first(true));
+  EXPECT_NE(error_of([&] { batch_first->forward(ember::randn({2, 0, 3})); }).find("larger than 0"), std::string::npos);
+  EXPECT_EQ(std::get<0>(batch_first->forward(ember::randn({0, 5, 3}))).size(0), 0);  // an empty batch is fine
+  // Unbatched input: the state's rank and shape are named as the caller gives them.
+  const std::string rank = error_of([&] {
+    m->forward(ember::randn({5, 3}), std::make_tuple(ember::zeros({2, 1, 4}), ember::zeros({2, 1, 4})));
+  });
+  EXPECT_NE(rank.find("For unbatched 2-D input, hx should also be 2-D but got 3-D tensor"), std::string::npos) << rank;
+  const std::string shape = error_of([&] {
+    m->forward(ember::randn({5, 3}), std::make_tuple(ember::zeros({2, 5}), ember::zeros({2, 4})));
+  });
+  EXPECT_NE(shape.find("Expected hidden[0] size (2, 4), got [2, 5]"), std::string::npos) << shape;
+}
+
+TEST(RNN, DropoutWithOneLayerWarns) {
+  rnn_warnings.clear();
+  auto previous = ember::set_warning_handler([](const std::string& message, const char*, int, const char*) {
+    rnn_warnings.push_back(message);
+  });
+  nn::LSTM one(nn::LSTMOptions(3, 4).dropout(0.3));
+  nn::LSTM two(nn::LSTMOptions(3, 4).dropout(0.3).num_layers(2));
+  ember::set_warning_handler(previous);
+  ASSERT_EQ(rnn_warnings.size(), 1u);
+  EXPECT_NE(rnn_warnings[0].find("but got dropout=0.3 and num_layers=1"), std::string::npos) << rnn_warnings[0];
 }
 
 TEST(RNN, CloneCopiesParameters) {

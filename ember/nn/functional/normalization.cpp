@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "ember/autograd/GradMode.h"
 #include "ember/nn/functional/detail.h"
 #include "ember/ops/Functions.h"
 #include "ember/ops/Operators.h"
@@ -26,6 +27,54 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   return ember::batch_norm(input, detail::optional_tensor(o.weight()), detail::optional_tensor(o.bias()),
                            detail::optional_tensor(running_mean), detail::optional_tensor(running_var),
                            o.training(), o.momentum().value_or(0.0), o.eps(), false);
+}
+
+Tensor instance_norm(const Tensor& input, const InstanceNormFuncOptions& o) {
+  // As Python's F.instance_norm and ember.instance_norm (python/ember/_norm.py): the batch norm of the input
+  // seen as (1, N * C, *) with weight, bias and the running statistics repeated N times.
+  const std::vector<int64_t> shape(input.sizes().begin(), input.sizes().end());
+  EMBER_CHECK(shape.size() >= 2, "instance_norm: expected an input of shape (N, C, *), got one of shape [{}]",
+              fmt::join(shape, ", "));
+  if (o.use_input_stats()) {
+    int64_t spatial = 1;
+    for (size_t i = 2; i < shape.size(); ++i) spatial *= shape[i];
+    EMBER_CHECK_VALUE(spatial != 1, "Expected more than 1 spatial element when training, got input size [{}]",
+                      fmt::join(shape, ", "));
+  } else {
+    EMBER_CHECK(o.running_mean().defined() && o.running_var().defined(),
+                "Expected running_mean and running_var to be defined when use_input_stats is false");
+  }
+  const int64_t b = shape[0], c = shape[1];
+  const std::pair<const Tensor*, const char*> args[] = {
+      {&o.weight(), "weight"}, {&o.bias(), "bias"}, {&o.running_mean(), "running_mean"},
+      {&o.running_var(), "running_var"}};
+  for (const auto& [t, what] : args) {
+    EMBER_CHECK(!t->defined() || t->numel() == c,
+                "instance_norm: {} should contain {} elements (the channels of input of shape [{}]), not {}", what, c,
+                fmt::join(shape, ", "), t->numel());
+  }
+  auto repeated = [b](const Tensor& t) {
+    return t.defined() ? ember::repeat(t, std::vector<int64_t>{b}) : Tensor();
+  };
+  const Tensor mean_copies = repeated(o.running_mean()), var_copies = repeated(o.running_var());
+  std::vector<int64_t> flat_shape{1, b * c};
+  flat_shape.insert(flat_shape.end(), shape.begin() + 2, shape.end());
+  const Tensor out =
+      ember::batch_norm(input.contiguous().view(flat_shape), detail::optional_tensor(repeated(o.weight())),
+                        detail::optional_tensor(repeated(o.bias())), detail::optional_tensor(mean_copies),
+                        detail::optional_tensor(var_copies), o.use_input_stats(), o.momentum(), o.eps(), false);
+  {
+    autograd::NoGradGuard no_grad;
+    const std::vector<int64_t> batch_dim{0};
+    // each channel's statistic becomes the average of its N updated copies
+    if (o.running_mean().defined()) {
+      o.running_mean().copy_(ember::mean(mean_copies.view({b, c}), IntArrayRef(batch_dim)));
+    }
+    if (o.running_var().defined()) {
+      o.running_var().copy_(ember::mean(var_copies.view({b, c}), IntArrayRef(batch_dim)));
+    }
+  }
+  return out.view(shape);
 }
 
 Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& o) {

@@ -1,5 +1,5 @@
 #pragma once
-// ember::nn::functional's normalizations: batch_norm, layer_norm, group_norm, normalize.
+// ember::nn::functional's normalizations: batch_norm, instance_norm, layer_norm, group_norm, normalize.
 #include "ember/core/Tensor.h"
 #include "ember/nn/options/normalization.h"
 
@@ -11,6 +11,14 @@ namespace ember::nn::functional {
 /// Errors: training with a single value per channel (ValueError, naming the input size).
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
                   const BatchNormFuncOptions& options = {});
+
+/// Instance normalization of (N, C, *) input: each (sample, channel) plane is normalized over its * elements
+/// (biased variance), then weight[c] and bias[c]. With use_input_stats the running statistics (when defined)
+/// are updated in place with momentum, each to the average over N of the per-sample updates (PyTorch's rule);
+/// otherwise they normalize. Errors: use_input_stats with one spatial element (ValueError, naming the size);
+/// no running statistics without use_input_stats; a weight, bias or statistic without C elements (naming the
+/// input's shape).
+Tensor instance_norm(const Tensor& input, const InstanceNormFuncOptions& options = {});
 
 /// Normalization over the trailing dims normalized_shape, with optional weight and bias of that shape.
 Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options);

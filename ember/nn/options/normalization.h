@@ -1,6 +1,6 @@
 #pragma once
-// Options of BatchNorm1d/2d, LayerNorm, GroupNorm and of F::batch_norm, F::layer_norm, F::group_norm,
-// F::normalize (LibTorch's names).
+// Options of BatchNorm1d/2d/3d, InstanceNorm1d/2d/3d, LayerNorm, GroupNorm and of F::batch_norm,
+// F::instance_norm, F::layer_norm, F::group_norm, F::normalize (LibTorch's names).
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -22,6 +22,21 @@ struct BatchNormOptions {
 };
 using BatchNorm1dOptions = BatchNormOptions;
 using BatchNorm2dOptions = BatchNormOptions;
+using BatchNorm3dOptions = BatchNormOptions;
+
+/// Options of InstanceNorm1d/2d/3d: InstanceNorm2dOptions(num_features).eps(1e-5).momentum(0.1).affine(false)
+/// .track_running_stats(false) (PyTorch's defaults: no weight and bias, no running statistics).
+struct InstanceNormOptions {
+  /*implicit*/ InstanceNormOptions(int64_t num_features) : num_features_(num_features) {}
+  EMBER_ARG(int64_t, num_features);
+  EMBER_ARG(double, eps) = 1e-5;
+  EMBER_ARG(double, momentum) = 0.1;
+  EMBER_ARG(bool, affine) = false;
+  EMBER_ARG(bool, track_running_stats) = false;
+};
+using InstanceNorm1dOptions = InstanceNormOptions;
+using InstanceNorm2dOptions = InstanceNormOptions;
+using InstanceNorm3dOptions = InstanceNormOptions;
 
 /// Options of LayerNorm: the trailing shape normalized over, eps, and whether it has weight and bias.
 struct LayerNormOptions {
@@ -50,6 +65,19 @@ struct BatchNormFuncOptions {
   EMBER_ARG(Tensor, bias) = Tensor();
   EMBER_ARG(bool, training) = false;
   EMBER_ARG(std::optional<double>, momentum) = 0.1;
+  EMBER_ARG(double, eps) = 1e-5;
+};
+
+/// Options of F::instance_norm(input, options): the running statistics, weight and bias (undefined: none),
+/// use_input_stats (normalize with each instance's statistics and update the running ones when given; else
+/// normalize with the running ones), momentum, eps.
+struct InstanceNormFuncOptions {
+  EMBER_ARG(Tensor, running_mean) = Tensor();
+  EMBER_ARG(Tensor, running_var) = Tensor();
+  EMBER_ARG(Tensor, weight) = Tensor();
+  EMBER_ARG(Tensor, bias) = Tensor();
+  EMBER_ARG(bool, use_input_stats) = true;
+  EMBER_ARG(double, momentum) = 0.1;
   EMBER_ARG(double, eps) = 1e-5;
 };
 
