@@ -8,9 +8,9 @@
 //   - the namespaces at:: and c10:: as aliases of ember:: (at::Tensor, c10::optional, c10::Error, c10::IntArrayRef,
 //     at::Reduction::Sum, c10::str, ...). Define EMBER_NO_AT_NAMESPACES before including <ember/ember.h> when
 //     the program also includes real ATen or c10 headers, whose namespaces the aliases would collide with.
-// The macros TORCH_CHECK, TORCH_WARN, TORCH_INTERNAL_ASSERT, AT_ASSERT and AT_ERROR are ember/base/Error.h's
-// EMBER_CHECK, EMBER_WARN, EMBER_INTERNAL_ASSERT, AT_ASSERT and AT_ERROR (LibTorch's variadic messages work:
-// Note [check messages]).
+// LibTorch's macros come from ember/base/Error.h under the renamed spelling a program has after torch -> ember
+// (TORCH_CHECK is EMBER_CHECK, TORCH_WARN EMBER_WARN, TORCH_INTERNAL_ASSERT EMBER_INTERNAL_ASSERT) and under
+// their own names for AT_ASSERT, AT_ASSERTM and AT_ERROR; LibTorch's variadic messages work (Note [check messages]).
 #include <algorithm>
 #include <array>
 #include <atomic>
