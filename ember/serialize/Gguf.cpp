@@ -2,9 +2,10 @@
 #include "ember/serialize/Gguf.h"
 
 #include <cstring>
+#include <optional>
 
-#include "ember/base/Half.h"
 #include "ember/core/TensorImpl.h"
+#include "ember/serialize/GgufQuant.h"
 #include "ember/serialize/MappedFile.h"
 #include "ember/serialize/ShapeLimits.h"
 
@@ -15,11 +16,8 @@ namespace {
 constexpr int kMaxArrayDepth = 8;
 constexpr uint32_t kMaxDims = 4;
 
-// ggml types read (ggml.h's numbering).
-enum GgmlType : uint32_t {
-  F32 = 0, F16 = 1, Q4_0 = 2, Q4_1 = 3, Q5_0 = 6, Q5_1 = 7, Q8_0 = 8, I8 = 24, I16 = 25, I32 = 26, I64 = 27,
-  F64 = 28, BF16 = 30,
-};
+// ggml's unquantized types (ggml.h's numbering); the block-quantized ones are GgufQuant.h's.
+enum GgmlType : uint32_t { F32 = 0, F16 = 1, I8 = 24, I16 = 25, I32 = 26, I64 = 27, F64 = 28, BF16 = 30 };
 
 struct TypeInfo {
   uint32_t type;
@@ -27,76 +25,22 @@ struct TypeInfo {
   uint64_t block;        // values per block (1: unquantized)
   uint64_t block_bytes;  // bytes per block
   DType dtype;           // what get_tensor returns
+  void (*dequantize)(const unsigned char* block, float* out);  // block types only
 };
-constexpr TypeInfo kTypes[] = {
-    {F32, "F32", 1, 4, kFloat32},     {F16, "F16", 1, 2, kFloat16},      {BF16, "BF16", 1, 2, kBFloat16},
-    {F64, "F64", 1, 8, kFloat64},     {I8, "I8", 1, 1, kInt8},           {I16, "I16", 1, 2, kInt16},
-    {I32, "I32", 1, 4, kInt32},       {I64, "I64", 1, 8, kInt64},        {Q4_0, "Q4_0", 32, 18, kFloat32},
-    {Q4_1, "Q4_1", 32, 20, kFloat32}, {Q5_0, "Q5_0", 32, 22, kFloat32},  {Q5_1, "Q5_1", 32, 24, kFloat32},
-    {Q8_0, "Q8_0", 32, 34, kFloat32},
+constexpr TypeInfo kPlainTypes[] = {
+    {F32, "F32", 1, 4, kFloat32, nullptr},    {F16, "F16", 1, 2, kFloat16, nullptr},
+    {BF16, "BF16", 1, 2, kBFloat16, nullptr}, {F64, "F64", 1, 8, kFloat64, nullptr},
+    {I8, "I8", 1, 1, kInt8, nullptr},         {I16, "I16", 1, 2, kInt16, nullptr},
+    {I32, "I32", 1, 4, kInt32, nullptr},      {I64, "I64", 1, 8, kInt64, nullptr},
 };
 
-const TypeInfo* type_info(uint32_t t) {
-  for (const TypeInfo& i : kTypes)
-    if (i.type == t) return &i;
-  return nullptr;
-}
-
-float f16(const unsigned char* p) {
-  uint16_t bits;
-  std::memcpy(&bits, p, 2);
-  return static_cast<float>(Half(bits, from_bits));
-}
-
-// Dequantizes n blocks of type t from src into 32 * n floats (Note [gguf format]).
-void dequantize(uint32_t t, const unsigned char* src, uint64_t blocks, float* out) {
-  for (uint64_t b = 0; b < blocks; ++b, out += 32) {
-    switch (t) {
-      case Q4_0: {
-        const unsigned char* p = src + b * 18;
-        const float d = f16(p);
-        for (int j = 0; j < 16; ++j) {
-          out[j] = static_cast<float>((p[2 + j] & 0x0f) - 8) * d;
-          out[j + 16] = static_cast<float>((p[2 + j] >> 4) - 8) * d;
-        }
-        break;
-      }
-      case Q4_1: {
-        const unsigned char* p = src + b * 20;
-        const float d = f16(p), m = f16(p + 2);
-        for (int j = 0; j < 16; ++j) {
-          out[j] = static_cast<float>(p[4 + j] & 0x0f) * d + m;
-          out[j + 16] = static_cast<float>(p[4 + j] >> 4) * d + m;
-        }
-        break;
-      }
-      case Q5_0:
-      case Q5_1: {
-        const bool one = t == Q5_1;
-        const unsigned char* p = src + b * (one ? 24 : 22);
-        const float d = f16(p), m = one ? f16(p + 2) : 0.0f;
-        uint32_t qh;
-        std::memcpy(&qh, p + (one ? 4 : 2), 4);
-        const unsigned char* qs = p + (one ? 8 : 6);
-        for (int j = 0; j < 16; ++j) {
-          const int hi0 = static_cast<int>(((qh >> j) << 4) & 0x10);
-          const int hi1 = static_cast<int>((qh >> (j + 12)) & 0x10);
-          const int x0 = ((qs[j] & 0x0f) | hi0) - (one ? 0 : 16);
-          const int x1 = ((qs[j] >> 4) | hi1) - (one ? 0 : 16);
-          out[j] = static_cast<float>(x0) * d + m;
-          out[j + 16] = static_cast<float>(x1) * d + m;
-        }
-        break;
-      }
-      case Q8_0: {
-        const unsigned char* p = src + b * 34;
-        const float d = f16(p);
-        for (int j = 0; j < 32; ++j) out[j] = static_cast<float>(static_cast<int8_t>(p[2 + j])) * d;
-        break;
-      }
-      default: break;
-    }
-  }
+// The type numbered t, or nullopt when Ember does not read it.
+std::optional<TypeInfo> type_info(uint32_t t) {
+  for (const TypeInfo& i : kPlainTypes)
+    if (i.type == t) return i;
+  if (const GgmlBlockType* b = ggml_block_type(t))
+    return TypeInfo{b->type, b->name, b->block, b->block_bytes, kFloat32, b->dequantize};
+  return std::nullopt;
 }
 
 class Cursor {
@@ -228,9 +172,10 @@ void GgufFile::parse(std::string_view bytes) {
     }
     for (uint32_t d = n_dims; d-- > 0;) t.shape.push_back(static_cast<int64_t>(ne[d]));
     t.type = c.get<uint32_t>();
-    const TypeInfo* ti = type_info(t.type);
-    if (!ti) c.fail("tensor '{}' has ggml type {}, which Ember does not read (F32, F16, BF16, F64, I8-I64, Q4_0, "
-                    "Q4_1, Q5_0, Q5_1, Q8_0)", t.name, t.type);
+    const std::optional<TypeInfo> ti = type_info(t.type);
+    if (!ti)
+      c.fail("tensor '{}' has ggml type {}, which Ember does not read (F32, F16, BF16, F64, I8-I64, {})", t.name,
+             t.type, ggml_block_type_names());
     if (ti->block > 1 && (n_dims == 0 || ne[0] % ti->block != 0))
       c.fail("tensor '{}' of type {} has rows of {} values, not a multiple of {}", t.name, ti->name,
              n_dims ? ne[0] : 0, ti->block);
@@ -267,7 +212,7 @@ Tensor GgufFile::get_tensor(const std::string& name) const {
   auto it = index_.find(name);
   if (it == index_.end()) EMBER_FAIL("gguf: '{}': no tensor named '{}'", file_, name);
   const Info& t = infos_[it->second];
-  const TypeInfo& ti = *type_info(t.type);
+  const TypeInfo ti = *type_info(t.type);
   const char* src = (mapped_ ? mapped_->bytes().data() : owned_->data()) + data_start_ + t.offset;
   std::vector<int64_t> strides(t.shape.size());
   int64_t acc = 1;
@@ -285,8 +230,10 @@ Tensor GgufFile::get_tensor(const std::string& name) const {
     }
   } else {
     const uint64_t blocks = t.nbytes / ti.block_bytes;
-    st = make_intrusive<StorageImpl>(static_cast<size_t>(blocks * 32 * sizeof(float)));
-    dequantize(t.type, reinterpret_cast<const unsigned char*>(src), blocks, static_cast<float*>(st->data()));
+    st = make_intrusive<StorageImpl>(static_cast<size_t>(blocks * ti.block * sizeof(float)));
+    const auto* in = reinterpret_cast<const unsigned char*>(src);
+    auto* out = static_cast<float*>(st->data());
+    for (uint64_t b = 0; b < blocks; ++b) ti.dequantize(in + b * ti.block_bytes, out + b * ti.block);
   }
   return Tensor(make_intrusive<TensorImpl>(std::move(st), ti.dtype, IntArrayRef(t.shape), IntArrayRef(strides), 0));
 }

@@ -13,13 +13,12 @@
 // with ne[0] the fastest-varying dimension, u32 ggml type, u64 offset); then, at the next multiple of
 // general.alignment (default 32), the data section, each tensor at its offset (a multiple of the alignment).
 // A tensor's Ember shape is ne reversed. Types read: F32, F16, BF16, F64, I8, I16, I32, I64 as themselves, and
-// the block types Q4_0, Q4_1, Q5_0, Q5_1, Q8_0 (32 values per block: a float16 scale d, for _1 a float16 minimum
-// m, 4- or 5- or 8-bit quants; value = q * d (+ m), with q - 8 / q - 16 for the symmetric 4/5-bit types),
-// dequantized to float32 (ne[0] must be a multiple of 32). Other types are refused naming them. Every count and
-// size is checked against the bytes that remain before anything is allocated (a count of 2^60 entries in a small
-// file fails at once), array nesting is at most 8 deep, and tensors must lie inside the data section. Errors:
-// RuntimeError "gguf: '<file>' offset <n>: <problem>". Unquantized tensors adopt the mapped file's bytes when
-// aligned (MappedFile), like safetensors.
+// ggml's block types Q4_0 ... Q8_1, the K-quants Q2_K ... Q8_K, IQ4_NL and IQ4_XS (Note [ggml block types] in
+// GgufQuant.h), dequantized to float32 (ne[0] must be a multiple of the type's block of 32 or 256 values).
+// Other types are refused naming them. Every count and size is checked against the bytes that remain before
+// anything is allocated (a count of 2^60 entries in a small file fails at once), array nesting is at most 8 deep,
+// and tensors must lie inside the data section. Errors: RuntimeError "gguf: '<file>' offset <n>: <problem>".
+// Unquantized tensors adopt the mapped file's bytes when aligned (MappedFile), like safetensors.
 #include <cstdint>
 #include <map>
 #include <memory>

@@ -291,8 +291,14 @@ def gguf_seeds():
     rng = np.random.default_rng(0)
     write(d, "plain.gguf", gguf({"a": (0, [3, 2], rng.standard_normal(6).astype(np.float32).tobytes()),
                                  "b": (1, [4], np.ones(4, np.float16).tobytes())}))
-    for name, ty, size in (("q4_0", 2, 18), ("q4_1", 3, 20), ("q5_0", 6, 22), ("q5_1", 7, 24), ("q8_0", 8, 34)):
-        write(d, f"{name}.gguf", gguf({"w": (ty, [32, 2], rng.integers(0, 255, 2 * size, dtype=np.uint8).tobytes())}))
+    # ggml's block types (Note [ggml block types]): two rows of one block each, random bytes.
+    for name, ty, block, size in (("q4_0", 2, 32, 18), ("q4_1", 3, 32, 20), ("q5_0", 6, 32, 22), ("q5_1", 7, 32, 24),
+                                  ("q8_0", 8, 32, 34), ("q8_1", 9, 32, 36), ("q2_k", 10, 256, 84),
+                                  ("q3_k", 11, 256, 110), ("q4_k", 12, 256, 144), ("q5_k", 13, 256, 176),
+                                  ("q6_k", 14, 256, 210), ("q8_k", 15, 256, 292), ("iq4_nl", 20, 32, 18),
+                                  ("iq4_xs", 23, 256, 136)):
+        raw = rng.integers(0, 255, 2 * size, dtype=np.uint8).tobytes()
+        write(d, f"{name}.gguf", gguf({"w": (ty, [block, 2], raw)}))
 
 
 def main():

@@ -1,6 +1,7 @@
 """ember.utils.gguf: GGUF files (ggml's format for llama.cpp and friends) read by Ember's C++ library
-(ember/serialize/Gguf.h, Note [gguf format]): the metadata and the tensors, block-quantized types (Q4_0, Q4_1,
-Q5_0, Q5_1, Q8_0) dequantized to float32, F32/F16/BF16/F64 and integer tensors as they are (memory-mapped).
+(ember/serialize/Gguf.h, Note [gguf format]): the metadata and the tensors, ggml's block-quantized types (Q4_0,
+Q4_1, Q5_0, Q5_1, Q8_0, Q8_1, the K-quants Q2_K-Q8_K, IQ4_NL, IQ4_XS; Note [ggml block types]) dequantized to
+float32, F32/F16/BF16/F64 and integer tensors as they are (memory-mapped).
 
     metadata, state_dict = ember.utils.gguf.load("model.gguf")
 """
