@@ -17,9 +17,10 @@
 #include <ember/ember.h>
 #include <ember/jit/runtime/SavedModule.h>
 
+#include "example_cli.h"
+
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -84,49 +85,18 @@ void usage(std::ostream& os) {
         "                      custom_ops.txt next to the model); repeatable\n";
 }
 
-// A command-line error: message and usage on stderr, exit status 2.
-[[noreturn]] void bad_usage(const std::string& message) {
-  std::cerr << "classify_fashion_mnist: " << message << "\n";
-  usage(std::cerr);
-  std::exit(2);
-}
-
-int64_t parse_positive(std::string_view flag, std::string_view text) {
-  int64_t v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size())
-    bad_usage(std::string(flag) + " expects an integer, got '" + std::string(text) + "'");
-  if (v < 1) bad_usage(std::string(flag) + " must be at least 1, got " + std::string(text));
-  return v;
-}
-
 Options parse_args(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view flag = argv[i];
-    if (flag == "-h" || flag == "--help") {
-      usage(std::cout);
-      std::exit(0);
-    }
-    // Both "--flag value" and "--flag=value".
-    std::string_view value;
-    bool has_value = false;
-    if (size_t eq = flag.find('='); flag.starts_with("--") && eq != std::string_view::npos) {
-      value = flag.substr(eq + 1), flag = flag.substr(0, eq), has_value = true;
-    }
-    auto next = [&]() -> std::string_view {
-      if (has_value) return value;
-      if (i + 1 >= argc) bad_usage(std::string(flag) + " needs a value");
-      return argv[++i];
-    };
-    if (flag == "--model") o.model = next();
-    else if (flag == "--data-dir") o.data_dir = next();
-    else if (flag == "--batch-size") o.batch_size = parse_positive(flag, next());
-    else if (flag == "--threads") o.threads = static_cast<int>(std::min<int64_t>(parse_positive(flag, next()), 1024));
-    else if (flag == "--limit") o.limit = parse_positive(flag, next());
-    else if (flag == "--predictions") o.predictions = next();
-    else if (flag == "--library") o.libraries.emplace_back(next());
-    else bad_usage("unknown argument '" + std::string(flag) + "'");
+  examples::CommandLine cli("classify_fashion_mnist", argc, argv, usage);
+  while (cli.next()) {
+    if (cli.is("--model")) o.model = cli.value();
+    else if (cli.is("--data-dir")) o.data_dir = cli.value();
+    else if (cli.is("--batch-size")) o.batch_size = cli.integer(1);
+    else if (cli.is("--threads")) o.threads = static_cast<int>(cli.integer(1, 1024));
+    else if (cli.is("--limit")) o.limit = cli.integer(1);
+    else if (cli.is("--predictions")) o.predictions = cli.value();
+    else if (cli.is("--library")) o.libraries.emplace_back(cli.value());
+    else cli.unknown();
   }
   return o;
 }
@@ -174,7 +144,9 @@ ember::jit::Module load_model(const Options& o) {
     bool any = false;
     while (std::getline(f, line)) any = any || !line.empty();
     if (!o.libraries.empty() || !any) throw;
-    throw std::runtime_error(std::string(e.what()) + "\n  (" + listed +
+    // On the error's first line, which is what main prints.
+    const std::string message = e.what();
+    throw std::runtime_error(message.substr(0, message.find('\n')) + " (" + listed +
                              " lists the libraries of the model's custom ops: pass each with --library PATH)");
   }
 }
@@ -246,11 +218,6 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options o = parse_args(argc, argv);
-  try {
-    return run(o);
-  } catch (const std::exception& e) {
-    std::cerr << "classify_fashion_mnist: " << e.what() << "\n";
-    return 1;
-  }
+  const Options o = parse_args(argc, argv);
+  return examples::run_main("classify_fashion_mnist", [&] { return run(o); });
 }

@@ -11,6 +11,8 @@
 #include <ember/ember.h>
 #include <ember/jit/runtime/SavedModule.h>
 
+#include "example_cli.h"
+
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
@@ -33,49 +35,19 @@ struct Options {
 constexpr const char* kUsage =
     "usage: generate_text [--model PATH] [--vocab PATH] [--chars N] [--temperature T] [--seed S]\n";
 
-[[noreturn]] void bad_usage(const std::string& message) {
-  std::cerr << "generate_text: " << message << "\n" << kUsage;
-  std::exit(2);
-}
-
-template <class T>
-T parse_number(std::string_view flag, std::string_view text) {
-  T v{};
-  if constexpr (std::is_floating_point_v<T>) {
-    try {
-      size_t used = 0;
-      v = static_cast<T>(std::stod(std::string(text), &used));
-      if (used != text.size()) throw std::invalid_argument("trailing characters");
-    } catch (const std::exception&) {
-      bad_usage(std::string(flag) + " expects a number, got '" + std::string(text) + "'");
-    }
-  } else {
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec != std::errc() || end != text.data() + text.size())
-      bad_usage(std::string(flag) + " expects a non-negative integer, got '" + std::string(text) + "'");
-  }
-  return v;
-}
+void usage(std::ostream& os) { os << kUsage; }
 
 Options parse_args(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view flag = argv[i];
-    if (flag == "--help" || flag == "-h") {
-      std::cout << kUsage;
-      std::exit(0);
-    }
-    if (i + 1 >= argc) bad_usage(std::string(flag) + " needs a value");
-    const std::string_view value = argv[++i];
-    if (flag == "--model") o.model = value;
-    else if (flag == "--vocab") o.vocab = value;
-    else if (flag == "--chars") o.chars = parse_number<int64_t>(flag, value);
-    else if (flag == "--temperature") o.temperature = parse_number<double>(flag, value);
-    else if (flag == "--seed") o.seed = parse_number<uint64_t>(flag, value);
-    else bad_usage("unknown argument '" + std::string(flag) + "'");
+  examples::CommandLine cli("generate_text", argc, argv, usage);
+  while (cli.next()) {
+    if (cli.is("--model")) o.model = cli.value();
+    else if (cli.is("--vocab")) o.vocab = cli.value();
+    else if (cli.is("--chars")) o.chars = cli.integer(0);
+    else if (cli.is("--temperature")) o.temperature = cli.positive_number();
+    else if (cli.is("--seed")) o.seed = static_cast<uint64_t>(cli.integer(0));
+    else cli.unknown();
   }
-  if (o.chars < 0) bad_usage("--chars must be >= 0");
-  if (!(o.temperature > 0)) bad_usage("--temperature must be > 0");
   return o;
 }
 
@@ -195,12 +167,5 @@ int run(const Options& o) {
 
 int main(int argc, char** argv) {
   const Options o = parse_args(argc, argv);
-  try {
-    return run(o);
-  } catch (const std::exception& e) {
-    // One line: the first of the message (errors from the model may carry an IR dump after it).
-    const std::string message = e.what();
-    std::cerr << "generate_text: " << message.substr(0, message.find('\n')) << "\n";
-    return 1;
-  }
+  return examples::run_main("generate_text", [&] { return run(o); });
 }

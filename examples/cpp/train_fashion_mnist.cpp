@@ -22,9 +22,10 @@
 // epoch's summary line), the test accuracy after every epoch, and `<out>/model_cpp.pt`.
 #include <ember/ember.h>
 
+#include "example_cli.h"
+
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -193,57 +194,22 @@ void usage(std::ostream& os) {
         "                    model starts from the same values under the same --seed)\n";
 }
 
-[[noreturn]] void bad_usage(const std::string& message) {
-  std::cerr << "train_fashion_mnist: " << message << "\n";
-  usage(std::cerr);
-  std::exit(2);
-}
-
-int64_t parse_int(std::string_view flag, std::string_view text, int64_t min) {
-  int64_t v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size())
-    bad_usage(std::string(flag) + " expects an integer, got '" + std::string(text) + "'");
-  if (v < min) bad_usage(std::string(flag) + " must be at least " + std::to_string(min) + ", got " + std::string(text));
-  return v;
-}
-
 Options parse_args(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view flag = argv[i];
-    if (flag == "-h" || flag == "--help") {
-      usage(std::cout);
-      std::exit(0);
-    }
-    if (flag == "--no-progress") {
-      o.progress = false;
-      continue;
-    }
-    if (flag == "--init-only") {
-      o.init_only = true;
-      continue;
-    }
-    // Both "--flag value" and "--flag=value".
-    std::string_view value;
-    bool has_value = false;
-    if (size_t eq = flag.find('='); flag.starts_with("--") && eq != std::string_view::npos)
-      value = flag.substr(eq + 1), flag = flag.substr(0, eq), has_value = true;
-    auto next = [&]() -> std::string_view {
-      if (has_value) return value;
-      if (i + 1 >= argc) bad_usage(std::string(flag) + " needs a value");
-      return argv[++i];
-    };
-    if (flag == "--epochs") o.epochs = parse_int(flag, next(), 1);
-    else if (flag == "--threads") o.threads = static_cast<int>(std::min<int64_t>(parse_int(flag, next(), 1), 1024));
-    else if (flag == "--data-dir") o.data_dir = next();
-    else if (flag == "--out") o.out = next();
-    else if (flag == "--batch-size") o.batch_size = parse_int(flag, next(), 1);
-    else if (flag == "--seed") o.seed = static_cast<uint64_t>(parse_int(flag, next(), 0));
-    else if (flag == "--limit") o.limit = parse_int(flag, next(), 1);
-    else if (flag == "--test-limit") o.test_limit = parse_int(flag, next(), 1);
-    else if (flag == "--workers") o.workers = std::min<int64_t>(parse_int(flag, next(), 0), 64);
-    else bad_usage("unknown argument '" + std::string(flag) + "'");
+  examples::CommandLine cli("train_fashion_mnist", argc, argv, usage);
+  while (cli.next()) {
+    if (cli.is("--no-progress")) o.progress = false;
+    else if (cli.is("--init-only")) o.init_only = true;
+    else if (cli.is("--epochs")) o.epochs = cli.integer(1);
+    else if (cli.is("--threads")) o.threads = static_cast<int>(cli.integer(1, 1024));
+    else if (cli.is("--data-dir")) o.data_dir = cli.value();
+    else if (cli.is("--out")) o.out = cli.value();
+    else if (cli.is("--batch-size")) o.batch_size = cli.integer(1);
+    else if (cli.is("--seed")) o.seed = static_cast<uint64_t>(cli.integer(0));
+    else if (cli.is("--limit")) o.limit = cli.integer(1);
+    else if (cli.is("--test-limit")) o.test_limit = cli.integer(1);
+    else if (cli.is("--workers")) o.workers = cli.integer(0, 64);
+    else cli.unknown();
   }
   return o;
 }
@@ -361,11 +327,6 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options o = parse_args(argc, argv);
-  try {
-    return run(o);
-  } catch (const std::exception& e) {
-    std::cerr << "train_fashion_mnist: " << e.what() << "\n";
-    return 1;
-  }
+  const Options o = parse_args(argc, argv);
+  return examples::run_main("train_fashion_mnist", [&] { return run(o); });
 }

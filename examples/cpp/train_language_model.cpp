@@ -28,6 +28,8 @@
 // only as far as that rounding takes them.
 #include <ember/ember.h>
 
+#include "example_cli.h"
+
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -95,69 +97,38 @@ void usage(std::ostream& os) {
         "                     from the same values under the same --seed and text)\n";
 }
 
-/// A bad command line: one line on stderr, exit status 2 (as argparse's).
-[[noreturn]] void bad_usage(const std::string& message) {
-  std::cerr << "train_language_model: " << message << " (--help lists the options)\n";
-  std::exit(2);
-}
-
-int64_t parse_int(std::string_view flag, std::string_view text, int64_t min) {
-  int64_t v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty())
-    bad_usage(std::string(flag) + " expects an integer, got '" + std::string(text) + "'");
-  if (v < min) bad_usage(std::string(flag) + " must be at least " + std::to_string(min) + ", got " + std::string(text));
-  return v;
-}
-
-double parse_positive(std::string_view flag, std::string_view text) {
-  double v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty() || !std::isfinite(v) || v <= 0)
-    bad_usage(std::string(flag) + " expects a number > 0, got '" + std::string(text) + "'");
-  return v;
-}
-
 Options parse_args(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view flag = argv[i];
-    if (flag == "-h" || flag == "--help") {
-      usage(std::cout);
-      std::exit(0);
-    }
-    if (flag == "--no-progress") {
+  examples::CommandLine cli("train_language_model", argc, argv, usage);
+  while (cli.next()) {
+    if (cli.is("--no-progress")) {
       o.progress = false;
-      continue;
-    }
-    if (flag == "--init-only") {
+    } else if (cli.is("--init-only")) {
       o.init_only = true;
-      continue;
+    } else if (cli.is("--epochs")) {
+      o.epochs = cli.integer(1);
+    } else if (cli.is("--text")) {
+      o.text = cli.value();
+      if (o.text.empty()) cli.fail("--text expects a file path, got ''");
+    } else if (cli.is("--limit-chars")) {
+      o.limit_chars = cli.integer(0);
+    } else if (cli.is("--seq-len")) {
+      o.seq_len = cli.integer(2);
+    } else if (cli.is("--batch-size")) {
+      o.batch_size = cli.integer(1);
+    } else if (cli.is("--lr")) {
+      o.lr = cli.positive_number();
+    } else if (cli.is("--max-steps")) {
+      o.max_steps = cli.integer(1);
+    } else if (cli.is("--threads")) {
+      o.threads = static_cast<int>(cli.integer(1, 1024));
+    } else if (cli.is("--seed")) {
+      o.seed = static_cast<uint64_t>(cli.integer(0));
+    } else if (cli.is("--out")) {
+      o.out = cli.value();
+    } else {
+      cli.unknown();
     }
-    // Both "--flag value" and "--flag=value", as argparse.
-    std::string_view value;
-    bool has_value = false;
-    if (size_t eq = flag.find('='); flag.starts_with("--") && eq != std::string_view::npos)
-      value = flag.substr(eq + 1), flag = flag.substr(0, eq), has_value = true;
-    auto next = [&]() -> std::string_view {
-      if (has_value) return value;
-      if (i + 1 >= argc) bad_usage(std::string(flag) + " needs a value");
-      return argv[++i];
-    };
-    if (flag == "--epochs") o.epochs = parse_int(flag, next(), 1);
-    else if (flag == "--text") {
-      o.text = next();
-      if (o.text.empty()) bad_usage("--text expects a file path, got ''");
-    }
-    else if (flag == "--limit-chars") o.limit_chars = parse_int(flag, next(), 0);
-    else if (flag == "--seq-len") o.seq_len = parse_int(flag, next(), 2);
-    else if (flag == "--batch-size") o.batch_size = parse_int(flag, next(), 1);
-    else if (flag == "--lr") o.lr = parse_positive(flag, next());
-    else if (flag == "--max-steps") o.max_steps = parse_int(flag, next(), 1);
-    else if (flag == "--threads") o.threads = static_cast<int>(std::min<int64_t>(parse_int(flag, next(), 1), 1024));
-    else if (flag == "--seed") o.seed = static_cast<uint64_t>(parse_int(flag, next(), 0));
-    else if (flag == "--out") o.out = next();
-    else bad_usage("unknown argument '" + std::string(flag) + "'");
   }
   return o;
 }
@@ -478,12 +449,5 @@ int run(const Options& o) {
 
 int main(int argc, char** argv) {
   const Options o = parse_args(argc, argv);
-  try {
-    return run(o);
-  } catch (const std::exception& e) {
-    // One line: the first of the message (ember::Error's may carry more).
-    const std::string message = e.what();
-    std::cerr << "train_language_model: " << message.substr(0, message.find('\n')) << "\n";
-    return 1;
-  }
+  return examples::run_main("train_language_model", [&] { return run(o); });
 }
