@@ -27,8 +27,9 @@
 //   IQ4_NL (32 values, 18 bytes): d, 16 bytes of 4-bit indices into the non-linear grid kIq4Values, laid out as
 //        Q4_0's; x = d grid[q].   IQ4_XS (256, 136): d, u16 of high scale bits, 4 bytes of low scale nibbles,
 //        128 bytes of indices; eight sub-blocks of 32 with 6-bit scales: x = d (sc - 32) grid[q].
-// Types read elsewhere in ggml (IQ1/IQ2/IQ3, TQ, MXFP4) index grids of hundreds of entries and are refused by
-// name. Checked against ggml's own dequantize_row_* (tests/python/test_gguf_kquants.py).
+// ggml's other types (IQ1/IQ2/IQ3, which index grids of hundreds of entries; TQ1_0/TQ2_0; MXFP4 and later ones)
+// are refused by name. Checked against ggml's own dequantize_row_* (Q8_1, which ggml never dequantizes, against the format;
+// tests/python/test_gguf_kquants.py).
 #include <cstdint>
 
 namespace ember::serialize {
