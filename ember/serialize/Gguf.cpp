@@ -174,8 +174,9 @@ void GgufFile::parse(std::string_view bytes) {
     t.type = c.get<uint32_t>();
     const std::optional<TypeInfo> ti = type_info(t.type);
     if (!ti)
-      c.fail("tensor '{}' has ggml type {}, which Ember does not read (F32, F16, BF16, F64, I8-I64, {})", t.name,
-             t.type, ggml_block_type_names());
+      c.fail("tensor '{}' has ggml type {}{}, which Ember does not read (F32, F16, BF16, F64, I8-I64, {})", t.name,
+             t.type, *ggml_type_name(t.type) ? fmt::format(" ({})", ggml_type_name(t.type)) : "",
+             ggml_block_type_names());
     if (ti->block > 1 && (n_dims == 0 || ne[0] % ti->block != 0))
       c.fail("tensor '{}' of type {} has rows of {} values, not a multiple of {}", t.name, ti->name,
              n_dims ? ne[0] : 0, ti->block);

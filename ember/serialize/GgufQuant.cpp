@@ -2,6 +2,7 @@
 #include "ember/serialize/GgufQuant.h"
 
 #include <cstring>
+#include <iterator>
 
 #include "ember/base/Half.h"
 
@@ -186,6 +187,16 @@ const GgmlBlockType* ggml_block_type(uint32_t type) {
   for (const GgmlBlockType& t : kBlockTypes)
     if (t.type == type) return &t;
   return nullptr;
+}
+
+const char* ggml_type_name(uint32_t type) {
+  // ggml.h's enum ggml_type; numbers 4, 5 and 31-33, 36-38 were removed from it.
+  static constexpr const char* kNames[] = {
+      "F32",  "F16",     "Q4_0",  "Q4_1",  "",      "",       "Q5_0",    "Q5_1",   "Q8_0",   "Q8_1", "Q2_K",
+      "Q3_K", "Q4_K",    "Q5_K",  "Q6_K",  "Q8_K",  "IQ2_XXS", "IQ2_XS", "IQ3_XXS", "IQ1_S", "IQ4_NL", "IQ3_S",
+      "IQ2_S", "IQ4_XS", "I8",    "I16",   "I32",   "I64",    "F64",     "IQ1_M",  "BF16",   "",     "",
+      "",     "TQ1_0",   "TQ2_0", "",      "",      "",       "MXFP4",   "NVFP4",  "Q1_0"};
+  return type < std::size(kNames) ? kNames[type] : "";
 }
 
 const char* ggml_block_type_names() {

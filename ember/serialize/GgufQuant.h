@@ -27,9 +27,9 @@
 //   IQ4_NL (32 values, 18 bytes): d, 16 bytes of 4-bit indices into the non-linear grid kIq4Values, laid out as
 //        Q4_0's; x = d grid[q].   IQ4_XS (256, 136): d, u16 of high scale bits, 4 bytes of low scale nibbles,
 //        128 bytes of indices; eight sub-blocks of 32 with 6-bit scales: x = d (sc - 32) grid[q].
-// ggml's other types (IQ1/IQ2/IQ3, which index grids of hundreds of entries; TQ1_0/TQ2_0; MXFP4 and later ones)
-// are refused by name. Checked against ggml's own dequantize_row_* (Q8_1, which ggml never dequantizes, against the format;
-// tests/python/test_gguf_kquants.py).
+// ggml's other types (IQ1/IQ2/IQ3, which index grids of hundreds of entries; TQ1_0/TQ2_0; MXFP4 and later
+// ones) are refused with their name. Checked against ggml's own dequantize_row_* (Q8_1, which ggml never
+// dequantizes, against the format; tests/python/test_gguf_kquants.py).
 #include <cstdint>
 
 namespace ember::serialize {
@@ -49,5 +49,8 @@ const GgmlBlockType* ggml_block_type(uint32_t type);
 
 /// Names of every block type read, comma-separated (for error messages).
 const char* ggml_block_type_names();
+
+/// ggml.h's name of type number `type` ("IQ2_XXS", ...), or "" for a number ggml does not define.
+const char* ggml_type_name(uint32_t type);
 
 }  // namespace ember::serialize

@@ -5,7 +5,7 @@
 //     examples::CommandLine cli("train_fashion_mnist", argc, argv, usage);
 //     while (cli.next()) {
 //       if (cli.is("--epochs")) epochs = cli.integer(1);
-//       else if (cli.is("--no-progress")) progress = false;
+//       else if (cli.is_switch("--no-progress")) progress = false;
 //       else cli.unknown();
 //     }
 //     return examples::run_main("train_fashion_mnist", [&] { return run(...); });
@@ -46,6 +46,7 @@ class CommandLine {
       flag_ = flag_.substr(0, eq);
     }
     if (flag_ == "-h" || flag_ == "--help") {
+      if (inline_value_) fail(std::string(flag_) + " takes no value, got '" + std::string(*inline_value_) + "'");
       usage_(std::cout);
       std::exit(0);
     }
@@ -53,7 +54,14 @@ class CommandLine {
   }
 
   std::string_view flag() const { return flag_; }
+  /// Whether the current flag is `name` (a flag that takes a value: read it with value(), integer(), ...).
   bool is(std::string_view name) const { return flag_ == name; }
+  /// Whether the current flag is the on/off flag `name`; "--name=value" is a usage error (as argparse's).
+  bool is_switch(std::string_view name) const {
+    if (flag_ != name) return false;
+    if (inline_value_) fail(std::string(flag_) + " takes no value, got '" + std::string(*inline_value_) + "'");
+    return true;
+  }
 
   /// The current flag's value: after '=', else the next argument. A missing value is a usage error.
   std::string_view value() {

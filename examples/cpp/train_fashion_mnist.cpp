@@ -198,8 +198,8 @@ Options parse_args(int argc, char** argv) {
   Options o;
   examples::CommandLine cli("train_fashion_mnist", argc, argv, usage);
   while (cli.next()) {
-    if (cli.is("--no-progress")) o.progress = false;
-    else if (cli.is("--init-only")) o.init_only = true;
+    if (cli.is_switch("--no-progress")) o.progress = false;
+    else if (cli.is_switch("--init-only")) o.init_only = true;
     else if (cli.is("--epochs")) o.epochs = cli.integer(1);
     else if (cli.is("--threads")) o.threads = static_cast<int>(cli.integer(1, 1024));
     else if (cli.is("--data-dir")) o.data_dir = cli.value();

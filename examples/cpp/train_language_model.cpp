@@ -101,9 +101,9 @@ Options parse_args(int argc, char** argv) {
   Options o;
   examples::CommandLine cli("train_language_model", argc, argv, usage);
   while (cli.next()) {
-    if (cli.is("--no-progress")) {
+    if (cli.is_switch("--no-progress")) {
       o.progress = false;
-    } else if (cli.is("--init-only")) {
+    } else if (cli.is_switch("--init-only")) {
       o.init_only = true;
     } else if (cli.is("--epochs")) {
       o.epochs = cli.integer(1);

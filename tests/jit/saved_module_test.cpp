@@ -286,6 +286,13 @@ TEST(SavedModule, BadFilesGiveClearErrors) {
   // A plain archive, not a module.
   std::string p = write_root("plain.ember", IValue::dict({{IValue("format"), IValue("x")}}));
   EXPECT_TRUE(contains(expect_error([&] { load(p); }).what(), "not a saved module"));
+  // What ember.save writes (a state dict): named as such, with what reads it.
+  p = write_root("state_dict.ember", IValue::dict({{IValue("fc.weight"), IValue(ember::zeros({2, 2}))}}));
+  const std::string state_dict_error = expect_error([&] { load(p); }).what();
+  EXPECT_TRUE(contains(state_dict_error, "not a module saved by ember.jit.save / ember::jit::save but a dict of 1 "
+                                         "entries as ember.save writes it"))
+      << state_dict_error;
+  EXPECT_TRUE(contains(state_dict_error, "ember::serialize::load"));
   // A newer version.
   p = write_root("newer.ember", module_archive("graph(%self : __torch__.M):\n  return (%self)\n", 99));
   EXPECT_TRUE(contains(expect_error([&] { load(p); }).what(), "format version 99"));

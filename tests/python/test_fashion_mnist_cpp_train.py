@@ -155,6 +155,8 @@ def test_progress_line_on_a_terminal(tmp_path):
     (["--threads", "two"], "--threads expects an integer"),
     (["--batch-size"], "--batch-size needs a value"),
     (["--frobnicate"], "unknown argument '--frobnicate'"),
+    (["--no-progress=1"], "--no-progress takes no value, got '1'"),
+    (["--init-only=no"], "--init-only takes no value, got 'no'"),
 ])
 def test_bad_arguments(args, message):
     proc = run([PROGRAM, *args])

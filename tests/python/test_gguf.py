@@ -89,7 +89,7 @@ def test_bad_files(tmp_path, mutate, message):
 def test_unknown_type_and_bad_rows(tmp_path):
     path = tmp_path / "t.gguf"
     path.write_bytes(gguf_file({}, {"a": ("IQ2_XXS", [256], b"\0" * 66)}))
-    with pytest.raises(RuntimeError, match="ggml type 16, which Ember does not read .*Q4_K"):
+    with pytest.raises(RuntimeError, match=r"ggml type 16 \(IQ2_XXS\), which Ember does not read .*Q4_K"):
         gguf.load(str(path))
     path.write_bytes(gguf_file({}, {"a": ("Q8_0", [16], b"\0" * 34)}))
     with pytest.raises(RuntimeError, match="not a multiple of 32"):
