@@ -29,7 +29,7 @@ import sys
 # sub-layers are ordered by what the code does today:
 #   jit/ir        the graph (Graph, Node, Value, types), its text form, parser and verifier: dispatch only (op
 #                 schemas), so the IR does not depend on how ops run;
-#   jit/frontend  the tracer (and, later, the TorchScript compiler): builds graphs of jit/ir while ops run;
+#   jit/frontend  the tracer (builds graphs of jit/ir while ops run) and the TorchScript lexer and parser;
 #   jit/runtime   lowering, the interpreter, runtime modules and the saved-module file: runs graphs of jit/ir;
 #   jit/passes    graph passes: they rewrite jit/ir graphs and also use jit/runtime, since constant
 #                 propagation evaluates nodes with the interpreter and freezing works on runtime modules.
