@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ember/jit/frontend/Parser.h"
 #include "ember/jit/frontend/Tracer.h"
 #include "tensor.h"
 
@@ -212,6 +213,15 @@ void init_jit(py::module_& m) {
       .def(py::init([](PyTracingState& s) { return PyTracingScope{std::make_unique<tr::TracingGuard>(s.state)}; }))
       .def("close", [](PyTracingScope& s) { s.guard.reset(); });
   m.def("_jit_is_tracing", &tr::is_tracing, "Whether this thread is tracing.");
+  // For tests only (tests/python/test_script_parser.py), not public API: the canonical form of the tree of
+  // TorchScript source (Note [TorchScript AST]), or RuntimeError with the highlighted place.
+  m.def(
+      "_jit_parse",
+      [](const std::string& source, const std::string& filename) {
+        return jit::script::to_sexpr(*jit::script::parse_script(source, filename));
+      },
+      py::arg("source"), py::arg("filename"),
+      "The canonical printed tree of TorchScript source (Note [TorchScript AST]); for tests.");
   init_jit_module(m);
 }
 
