@@ -1,12 +1,13 @@
 """Writes the seed corpora of the fuzz targets (tests/fuzz/corpus/<target>/, Note [fuzz targets]) from valid
 files only: archives and modules saved by Ember, real IR texts (Ember's traced graphs and PyTorch 1.13's printed
-TorchScript graphs, which the IR parser also reads), the schema of every registered op, and small IDX files.
+TorchScript graphs, which the IR parser also reads), the schema of every registered op, and small IDX files,
+and TorchScript sources (the code/ files of archives PyTorch 1.13 saves, and hand-written ones).
 
-    cd <repo> && PYTHONPATH=python /usr/bin/python3 tests/fuzz/make_seeds.py
+    cd <repo> && PYTHONPATH=python /usr/bin/python3 tests/fuzz/make_seeds.py [TARGET ...]
 
-It replaces the corpus folders' contents; the output is the same on every run (fixed seeds and data), except
-for the schemas, which follow the op database. Seeds are kept small (libFuzzer's default -max_len follows the
-largest seed).
+With targets named (`make_seeds.py script_parser`), only their corpora are written. It replaces the corpus
+folders' contents; the output is the same on every run (fixed seeds and data), except for the schemas, which
+follow the op database. Seeds are kept small (libFuzzer's default -max_len follows the largest seed).
 """
 import collections
 import gzip
@@ -14,7 +15,10 @@ import io
 import os
 import shutil
 import struct
+import sys
 import tempfile
+import warnings
+import zipfile
 
 import numpy as np
 import torch
@@ -301,7 +305,93 @@ def gguf_seeds():
         write(d, f"{name}.gguf", gguf({"w": (ty, [block, 2], raw)}))
 
 
-def main():
+# ---- script_parser: TorchScript source, the code/ files of archives saved by PyTorch 1.13 (each under 4 KB) and
+# hand-written sources covering the grammar of Note [TorchScript grammar]
+HAND_WRITTEN_SCRIPT = {
+    "grammar.py": r'''@torch.jit.export
+def f(self, x: Tensor, ys: List[int], *, k: int = 2) -> Tuple[Tensor, Optional[int]]:
+    # type: (Tensor, List[int], int) -> Tuple[Tensor, Optional[int]]
+    """Doc."""
+    a, *b = ys
+    c: Dict[str, int] = {'a': 0x1F, "b": 1_000, 'c\n': -2 ** 3, r'\d': 0o17 | 0b1}
+    d = [i * 2 for i in ys if i % 2 == 0]
+    e = {k: v for k, v in c.items()}
+    if x is not None and not k in ys or len(d) >= 3:
+        x += 1.5e-3
+    elif k != 0: pass
+    else:
+        raise ValueError('bad' "value" """!""")
+    while k > 0:
+        k -= 1; continue
+    for i, j in zip(ys, d):
+        if i: break
+    with torch.no_grad():
+        y = x[0, 1:, ::2][..., -1] if k else x @ x
+    assert k == 0, "k"
+    del c['a']
+    z = []  # type: List[int]
+    return (x, \
+            None)
+''',
+    "classes.py": '''class Point(NamedTuple):
+  x: int
+  y: Optional[Tensor] = None
+class M(Module):
+  __parameters__ = ["weight", ]
+  weight : Tensor
+  eps : Final[float] = 1.0000000000000001e-05
+  def forward(self: __torch__.M,
+    x: Tensor) -> Tensor:
+    _0 = ops.prim.unchecked_unwrap_optional(annotate(Optional[Tensor], x))
+    return torch.add(_0, self.weight, alpha=1)
+''',
+}
+
+
+def scripted_loop(x: torch.Tensor, n: int) -> torch.Tensor:
+    out = [x]
+    for i in range(n):
+        if i % 2 == 0:
+            out.append(out[-1] * 2)
+        else:
+            out.append(torch.relu(out[-1]))
+    return torch.stack([t.sum() for t in out])
+
+
+def script_parser_seeds():
+    d = out_dir("script_parser")
+    modules = {"conv": torch.nn.Conv2d(1, 2, 3), "bn": torch.nn.BatchNorm2d(2), "linear": torch.nn.Linear(3, 2),
+               "seq": torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU(), torch.nn.Dropout(0.1))}
+    with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, module in modules.items():
+            path = os.path.join(tmp, name + ".pt")
+            torch.jit.save(torch.jit.script(module), path)
+            with zipfile.ZipFile(path) as z:
+                for entry in sorted(z.namelist()):
+                    data = z.read(entry)
+                    if "/code/" in entry and entry.endswith(".py") and len(data) < 4096:
+                        write(d, name + "_" + entry.split("/code/", 1)[1].replace("/", "_"), data)
+        write(d, "scripted_loop.py", torch.jit.script(scripted_loop).code)
+    for name, text in HAND_WRITTEN_SCRIPT.items():
+        write(d, name, text)
+
+
+# The corpora that a run naming targets can write alone.
+SEEDERS = {"archive": archive_seeds, "pickle": pickle_seeds, "torch_checkpoint": torch_checkpoint_seeds,
+           "safetensors": safetensors_seeds, "gguf": gguf_seeds,
+           "jit_module": lambda: jit_module_seeds(traced_modules()),
+           "ir": lambda: ir_seeds(traced_modules()), "schema": schema_seeds, "idx": idx_seeds,
+           "script_parser": script_parser_seeds}
+
+
+def main(targets):
+    if targets:
+        for target in targets:
+            if target not in SEEDERS:
+                sys.exit(f"make_seeds.py: no target '{target}' (targets: {' '.join(SEEDERS)})")
+            SEEDERS[target]()
+        return
     archive_seeds()
     pickle_seeds()
     torch_checkpoint_seeds()
@@ -312,7 +402,8 @@ def main():
     ir_seeds(modules)
     schema_seeds()
     idx_seeds()
+    script_parser_seeds()
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
