@@ -4,10 +4,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <deque>
 #include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
+
+#include "ember/base/Error.h"
 
 namespace ember::jit::script {
 
@@ -56,44 +59,70 @@ struct Indentation {
   size_t alt_col = 0;
 };
 
-class Lexer {
- public:
-  Lexer(const std::shared_ptr<const Source>& source, const ScriptLimits& limits)
-      : source_(source), text_(source->text()), limits_(limits) {}
+}  // namespace
 
-  LexResult run() {
+// The lexer's state between calls of next(): reads one piece of text (a token, a line's indentation, a comment)
+// per step.
+class Lexer::Impl {
+ public:
+  Impl(const std::shared_ptr<const Source>& source, const ScriptLimits& limits)
+      : source_(source), text_(source->text()), limits_(limits) {
     indents_.push_back({});
-    bool line_start = true;
-    while (true) {
-      if (line_start && brackets_.empty()) {
-        if (!start_line()) break;  // end of input
-        line_start = false;
-        continue;
+  }
+
+  Token next() {
+    while (pending_.empty()) step();
+    Token t = std::move(pending_.front());
+    pending_.pop_front();
+    return t;
+  }
+
+  const std::vector<TypeComment>& type_comments() const { return type_comments_; }
+
+  // See Lexer::check_unclosed_bracket.
+  void check_unclosed_bracket() {
+    if (brackets_.empty() || done_) return;
+    try {
+      while (!done_) {
+        step();
+        pending_.clear();
       }
-      skip_blanks();
-      if (pos_ >= text_.size()) break;
-      char c = text_[pos_];
-      if (c == '#') {
-        read_comment(false);
-        continue;
+    } catch (const Error&) {
+      if (unclosed_) throw;
+    }
+  }
+
+ private:
+  void step() {
+    if (done_) {
+      push(TokenKind::EndOfFile, text_.size(), text_.size());
+      return;
+    }
+    if (line_start_ && brackets_.empty()) {
+      if (start_line()) line_start_ = false;
+      else finish();  // end of input
+      return;
+    }
+    skip_blanks();
+    if (pos_ >= text_.size()) {
+      finish();
+      return;
+    }
+    char c = text_[pos_];
+    if (c == '#') {
+      read_comment(false);
+    } else if (c == '\n' || c == '\r') {
+      size_t start = pos_;
+      pos_ += (c == '\r' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '\n') ? 2 : 1;
+      if (brackets_.empty()) {
+        push(TokenKind::Newline, start, pos_);
+        line_start_ = true;
       }
-      if (c == '\n' || c == '\r') {
-        size_t start = pos_;
-        pos_ += (c == '\r' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '\n') ? 2 : 1;
-        if (brackets_.empty()) {
-          push(TokenKind::Newline, start, pos_);
-          line_start = true;
-        }
-        continue;
-      }
-      if (c == '\\') {
-        line_continuation();
-        continue;
-      }
+    } else if (c == '\\') {
+      line_continuation();
+    } else {
       read_token();
     }
-    finish();
-    return std::move(result_);
   }
 
  private:
@@ -106,8 +135,9 @@ class Lexer {
     Token t;
     t.kind = kind;
     t.range = SourceRange(source_, start, end);
-    result_.tokens.push_back(std::move(t));
-    return result_.tokens.back();
+    last_kind_ = kind;
+    pending_.push_back(std::move(t));
+    return pending_.back();
   }
 
   void skip_blanks() {
@@ -206,7 +236,7 @@ class Lexer {
     tc.line = tc.range.line();
     tc.own_line = own_line;
     tc.text = std::string(rest);
-    result_.type_comments.push_back(std::move(tc));
+    type_comments_.push_back(std::move(tc));
   }
 
   void read_token() {
@@ -485,12 +515,14 @@ class Lexer {
 
   void finish() {
     if (!brackets_.empty()) {
+      unclosed_ = true;
       size_t at = brackets_.back();
       fail(at, at + 1, fmt::format("'{}' was never closed", text_[at]));
     }
     size_t end = text_.size();
-    if (!result_.tokens.empty() && result_.tokens.back().kind != TokenKind::Newline &&
-        result_.tokens.back().kind != TokenKind::Dedent && result_.tokens.back().kind != TokenKind::Indent)
+    done_ = true;
+    if (last_kind_ != TokenKind::EndOfFile && last_kind_ != TokenKind::Newline && last_kind_ != TokenKind::Dedent &&
+        last_kind_ != TokenKind::Indent)
       push(TokenKind::Newline, end, end);
     while (indents_.size() > 1) {
       indents_.pop_back();
@@ -505,10 +537,13 @@ class Lexer {
   size_t pos_ = 0;
   std::vector<Indentation> indents_;
   std::vector<size_t> brackets_;  // offsets of the open brackets
-  LexResult result_;
+  std::deque<Token> pending_;  // tokens read but not yet returned by next()
+  std::vector<TypeComment> type_comments_;
+  TokenKind last_kind_ = TokenKind::EndOfFile;  // of the last token read; EndOfFile before the first
+  bool line_start_ = true;
+  bool done_ = false;
+  bool unclosed_ = false;  // the end of input was reached inside brackets
 };
-
-}  // namespace
 
 std::string kind_name(TokenKind kind) {
   switch (kind) {
@@ -543,12 +578,30 @@ std::string kind_description(TokenKind kind) {
   }
 }
 
-LexResult tokenize(const std::shared_ptr<const Source>& source, const ScriptLimits& limits) {
+Lexer::Lexer(const std::shared_ptr<const Source>& source, const ScriptLimits& limits) {
   if (source->text().size() > limits.max_source_bytes)
     throw_script_error(SourceRange(source, 0, 0),
                        fmt::format("source of {} bytes is larger than {} bytes (limit)", source->text().size(),
                                    limits.max_source_bytes));
-  return Lexer(source, limits).run();
+  impl_ = std::make_unique<Impl>(source, limits);
+}
+
+Lexer::~Lexer() = default;
+
+Token Lexer::next() { return impl_->next(); }
+
+const std::vector<TypeComment>& Lexer::type_comments() const { return impl_->type_comments(); }
+
+void Lexer::check_unclosed_bracket() { impl_->check_unclosed_bracket(); }
+
+LexResult tokenize(const std::shared_ptr<const Source>& source, const ScriptLimits& limits) {
+  Lexer lexer(source, limits);
+  LexResult result;
+  do {
+    result.tokens.push_back(lexer.next());
+  } while (result.tokens.back().kind != TokenKind::EndOfFile);
+  result.type_comments = lexer.type_comments();
+  return result;
 }
 
 }  // namespace ember::jit::script

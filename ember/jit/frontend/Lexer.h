@@ -18,7 +18,7 @@
 //   backslash); \N{name} is refused. Values are UTF-8. f-strings and bytes literals are not TorchScript 1.13
 //   and are refused with an error saying so. Adjacent literals are joined by the parser.
 // - Comments run from '#' to the end of the line. A comment "# type: ..." (other than "# type: ignore") is a
-//   type comment: kept, with its line, in LexResult::type_comments for the parser (Note [TorchScript grammar]).
+//   type comment: kept, with its line, in Lexer::type_comments() for the parser (Note [TorchScript grammar]).
 // - Names are ASCII ([A-Za-z_][A-Za-z0-9_]*); Python's keywords are reserved (TorchScript's are a subset, and
 //   a name such as `lambda` or `yield` is refused by the parser with a message naming it).
 // - Every token has its SourceRange; every error is a script error (Note [script errors]).
@@ -102,19 +102,46 @@ struct ScriptLimits {
   /// Height of the syntax tree (nodes within nodes: Note [TorchScript AST]), which bounds every recursive walk of
   /// it; a chain `a + b + c + ...` is as high as it is long.
   uint32_t max_tree_height = 1024;
-  /// Bytes of source text.
-  size_t max_source_bytes = size_t{16} << 20;
+  /// Bytes of source text. A tree takes at most about 80 bytes per byte of source (a list of one-letter names),
+  /// the lexer's tokens a constant amount (Lexer reads them as the parser asks), so a parse allocates at most
+  /// about 700 MB. Real code files are far smaller (the largest of a scripted TransformerEncoderLayer's archive,
+  /// its torch/nn/functional.py, is 26 KB).
+  size_t max_source_bytes = size_t{8} << 20;
 };
 
-/// What the lexer produces: every token (ending with EndOfFile) and the type comments.
+/// What tokenize() returns: every token (ending with EndOfFile) and the type comments.
 struct LexResult {
   std::vector<Token> tokens;
   std::vector<TypeComment> type_comments;
 };
 
-/// Splits `source` into tokens (Note [TorchScript tokens]). Errors: a character outside the language, an
-/// unterminated string or bracket, a mismatched closing bracket, inconsistent indentation, a malformed number,
-/// an f-string or bytes literal, a limit of `limits` — each a script error showing the place.
+/// Reads the tokens of a source one at a time (Note [TorchScript tokens]), so that a parser never holds all the
+/// tokens of a large source. Errors (from the constructor, for the size limit, or from next()): a character
+/// outside the language, an unterminated string or bracket, a mismatched closing bracket, inconsistent
+/// indentation, a malformed number, an f-string or bytes literal, a limit of `limits` — each a script error
+/// showing the place.
+class Lexer {
+ public:
+  explicit Lexer(const std::shared_ptr<const Source>& source, const ScriptLimits& limits = {});
+  ~Lexer();
+  Lexer(const Lexer&) = delete;
+  Lexer& operator=(const Lexer&) = delete;
+
+  /// The next token: EndOfFile at the end of input, and again on every later call.
+  Token next();
+  /// The type comments of the text read so far, in source order.
+  const std::vector<TypeComment>& type_comments() const;
+  /// For a parser about to report a syntax error: when the text read so far leaves a bracket open, reads on, and
+  /// raises "'(' was never closed" when the input ends with it still open (as Python does: an unclosed bracket
+  /// explains an error inside it better than the token found). Returns otherwise, also on another error.
+  void check_unclosed_bracket();
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Every token of `source` (ending with EndOfFile) and its type comments, read with a Lexer (same errors).
 LexResult tokenize(const std::shared_ptr<const Source>& source, const ScriptLimits& limits = {});
 
 }  // namespace ember::jit::script

@@ -2,6 +2,8 @@
 #include "ember/jit/frontend/Parser.h"
 
 #include <algorithm>
+#include <deque>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -99,10 +101,8 @@ const char* expression_description(TreeKind k) {
 class Parser {
  public:
   Parser(const std::shared_ptr<const Source>& source, const ScriptLimits& limits)
-      : source_(source), limits_(limits) {
-    LexResult lexed = tokenize(source, limits);
-    tokens_ = std::move(lexed.tokens);
-    type_comments_ = std::move(lexed.type_comments);
+      : source_(source), limits_(limits), lexer_(source, limits) {
+    ahead_.push_back(lexer_.next());
   }
 
   TreePtr parse_module() {
@@ -130,12 +130,20 @@ class Parser {
 
   // ---- tokens
 
-  const Token& cur() const { return tokens_[index_]; }
-  const Token& peek(size_t k) const { return tokens_[std::min(index_ + k, tokens_.size() - 1)]; }
+  // Tokens come from the lexer as the parser needs them: ahead_ holds the current token and the few read ahead.
+  const Token& cur() const { return ahead_.front(); }
+  const Token& peek(size_t k) {
+    while (ahead_.size() <= k && ahead_.back().kind != TokenKind::EndOfFile) ahead_.push_back(lexer_.next());
+    return ahead_[std::min(k, ahead_.size() - 1)];
+  }
   bool at(TokenKind k) const { return cur().kind == k; }
-  const Token& advance() {
-    const Token& t = tokens_[index_];
-    if (index_ + 1 < tokens_.size()) ++index_;
+  // Consumes the current token (EndOfFile stays current) and returns it.
+  Token advance() {
+    prev_end_ = cur().range.end();
+    if (cur().kind == TokenKind::EndOfFile) return cur();
+    Token t = std::move(ahead_.front());
+    ahead_.pop_front();
+    if (ahead_.empty()) ahead_.push_back(lexer_.next());
     return t;
   }
   bool accept(TokenKind k) {
@@ -143,7 +151,7 @@ class Parser {
     advance();
     return true;
   }
-  const Token& expect(TokenKind k, const std::string& what = {}) {
+  Token expect(TokenKind k, const std::string& what = {}) {
     if (!at(k)) fail(cur(), fmt::format("expected {} but found {}", what.empty() ? kind_description(k) : what,
                                         found(cur())));
     return advance();
@@ -163,8 +171,11 @@ class Parser {
     }
   }
 
-  [[noreturn]] void fail(const Token& t, const std::string& message) const { throw_script_error(t.range, message); }
-  [[noreturn]] void fail(const SourceRange& r, const std::string& message) const { throw_script_error(r, message); }
+  [[noreturn]] void fail(const Token& t, const std::string& message) { fail(t.range, message); }
+  [[noreturn]] void fail(const SourceRange& r, const std::string& message) {
+    lexer_.check_unclosed_bracket();
+    throw_script_error(r, message);
+  }
 
   // ---- nodes
 
@@ -181,17 +192,17 @@ class Parser {
   }
   // The range from offset `start` to the end of the last token consumed.
   SourceRange range_from(size_t start) const {
-    size_t end = index_ > 0 ? tokens_[index_ - 1].range.end() : start;
-    return SourceRange(source_, start, std::max(start, end));
+    return SourceRange(source_, start, std::max(start, prev_end_));
   }
   size_t start() const { return cur().range.start(); }
 
   // ---- type comments (Note [TorchScript tokens])
 
   const TypeComment* type_comment_between(size_t first_line, size_t last_line, bool own_line) const {
-    auto it = std::lower_bound(type_comments_.begin(), type_comments_.end(), first_line,
+    const std::vector<TypeComment>& comments = lexer_.type_comments();
+    auto it = std::lower_bound(comments.begin(), comments.end(), first_line,
                                [](const TypeComment& c, size_t line) { return c.line < line; });
-    for (; it != type_comments_.end() && it->line <= last_line; ++it)
+    for (; it != comments.end() && it->line <= last_line; ++it)
       if (it->own_line == own_line) return &*it;
     return nullptr;
   }
@@ -268,7 +279,7 @@ class Parser {
     TreePtr params = parse_params();
     expect(TokenKind::RParen, "')' or ',' in the parameter list");
     TreePtr returns = accept(TokenKind::Arrow) ? parse_expression() : nullptr;
-    const Token& colon = expect(TokenKind::Colon, "':' after the function's signature");
+    Token colon = expect(TokenKind::Colon, "':' after the function's signature");
     // Note [TorchScript tokens]: "# type: ..." on the def's line, or alone before the body.
     size_t colon_line = colon.range.line();
     const TypeComment* comment = type_comment_between(colon_line, colon_line, false);
@@ -288,28 +299,28 @@ class Parser {
     size_t begin = start();
     TreePtr params = make(TreeKind::Params, cur().range);
     bool keyword_only = false, seen_default = false;
-    const Token* bare_star = nullptr;
+    std::optional<SourceRange> bare_star;
     bool named_after_star = false;
     while (!at(TokenKind::RParen)) {
       if (at(TokenKind::Star)) {
-        const Token& star = advance();
+        Token star = advance();
         if (at(TokenKind::Name)) fail(star, "*args parameters are not supported in TorchScript");
         if (keyword_only) fail(star, "'*' may appear only once in a parameter list");
         keyword_only = true;
-        bare_star = &star;
+        bare_star = star.range;
       } else if (at(TokenKind::DoubleStar)) {
         fail(cur(), "**kwargs parameters are not supported in TorchScript");
       } else if (at(TokenKind::Slash)) {
         fail(cur(), "positional-only parameters ('/') are not supported in TorchScript");
       } else {
         size_t param_begin = start();
-        const Token& name_token = cur();
+        SourceRange name_range = cur().range;
         std::string name = expect_name("a parameter name");
         TreePtr annotation = accept(TokenKind::Colon) ? parse_expression() : nullptr;
         TreePtr default_value = accept(TokenKind::Assign) ? parse_expression() : nullptr;
         if (!keyword_only) {
           if (default_value) seen_default = true;
-          else if (seen_default) fail(name_token, "non-default argument follows default argument");
+          else if (seen_default) fail(name_range, "non-default argument follows default argument");
         } else {
           named_after_star = true;
         }
@@ -373,10 +384,10 @@ class Parser {
     } else {
       orelse = make(TreeKind::OrElse, SourceRange(source_, else_begin, else_begin));
     }
-    size_t end_index = index_;
+    size_t end = prev_end_;
     for (size_t i = branches.size(); i-- > 0;) {
       TreePtr node = make(TreeKind::If, SourceRange(source_, branches[i].begin,
-                                                    std::max(branches[i].begin, tokens_[end_index - 1].range.end())));
+                                                    std::max(branches[i].begin, end)));
       add(*node, std::move(branches[i].test));
       add(*node, std::move(branches[i].body));
       add(*node, std::move(orelse));
@@ -449,7 +460,7 @@ class Parser {
 
   TreePtr parse_small_statement() {
     size_t begin = start();
-    const Token& t = cur();
+    const Token t = cur();
     switch (t.kind) {
       case TokenKind::KwPass: advance(); return make(TreeKind::Pass, t.range);
       case TokenKind::KwBreak: advance(); return make(TreeKind::Break, t.range);
@@ -682,7 +693,7 @@ class Parser {
   }
 
   // The comparison operator at the cursor ("not_in", "is_not", ...) and its token count, or null.
-  const char* comparison_operator(size_t* tokens) const {
+  const char* comparison_operator(size_t* tokens) {
     *tokens = 1;
     switch (cur().kind) {
       case TokenKind::Less: return "<";
@@ -876,7 +887,7 @@ class Parser {
   }
 
   TreePtr parse_atom() {
-    const Token& t = cur();
+    const Token t = cur();
     size_t begin = start();
     switch (t.kind) {
       case TokenKind::Name: advance(); return make(TreeKind::Name, t.range, t.text);
@@ -959,7 +970,7 @@ class Parser {
 
   TreePtr parse_dict() {
     size_t begin = start();
-    const Token& brace = advance();
+    const Token brace = advance();
     TreePtr dict = make(TreeKind::Dict, brace.range);
     auto refuse_unpacking = [&] {
       if (at(TokenKind::DoubleStar)) fail(cur(), "dict unpacking (**) is not supported in TorchScript");
@@ -1019,9 +1030,9 @@ class Parser {
 
   std::shared_ptr<const Source> source_;
   ScriptLimits limits_;
-  std::vector<Token> tokens_;
-  std::vector<TypeComment> type_comments_;
-  size_t index_ = 0;
+  Lexer lexer_;
+  std::deque<Token> ahead_;
+  size_t prev_end_ = 0;  // end of the last token consumed
   int depth_ = 0;
 };
 

@@ -26,9 +26,14 @@
 // names. Python's own syntax errors are errors too (a default before a parameter without one, a positional
 // argument after a keyword argument, assigning to a call or a literal).
 //
-// Limits (ScriptLimits, Note [reader limits] in STYLE.md): the source's size, the nesting of brackets,
-// indentation, expressions and blocks (max_depth; every recursion of the parser goes through one counter), and
-// the height of the tree (max_tree_height). Each error names the limit.
+// Limits (ScriptLimits, Note [reader limits] in STYLE.md): the source's size (which bounds the tree's memory;
+// the parser holds only a few tokens at a time), the nesting of brackets, indentation, expressions and blocks
+// (max_depth; every recursion of the parser goes through one counter), and the height of the tree
+// (max_tree_height). Each error names the limit.
+//
+// Errors are Python's where Python has one (the messages of its tokenizer and parser: "unindent does not match
+// any outer indentation level", "'(' was never closed" — reported, as Python does, in preference to a syntax
+// error inside the unclosed bracket), otherwise "expected <what> but found <token>".
 #include <memory>
 #include <string>
 #include <string_view>
