@@ -121,6 +121,17 @@ TEST(ScriptLexer, Strings) {
   EXPECT_TRUE(contains(error_of("s = rb'x'\n"), "bytes literals are not supported in TorchScript"));
 }
 
+TEST(ScriptLexer, SourceMustBeUtf8) {
+  EXPECT_EQ(tokenize(source_of("s = 'caf\xc3\xa9 \xe2\x98\x83' # \xf0\x9f\x98\x80")).tokens[2].text,
+            "caf\xc3\xa9 \xe2\x98\x83");
+  std::string msg = error_of("s = 'caf\xe9'\n");
+  EXPECT_TRUE(contains(msg, "the source is not valid UTF-8 (byte 0xe9)"));
+  EXPECT_TRUE(contains(msg, "    s = 'caf?'\n            ~ <--- HERE"));  // the line shown is UTF-8 itself
+  for (const char* bad : {"\xc0\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x98", "\x80"})
+    EXPECT_TRUE(contains(error_of(std::string("# ") + bad + "\n"), "not valid UTF-8")) << bad;
+  EXPECT_TRUE(contains(error_of("s = '\\ud800'\n"), "lone surrogate is not valid UTF-8"));
+}
+
 TEST(ScriptLexer, TypeComments) {
   LexResult r = tokenize(source_of("def f(x):  # type: (int) -> int\n    # type:List[int]\n    # type: ignore\n"
                                    "    # a comment\n    pass\n"));

@@ -480,10 +480,16 @@ class Lexer::Impl {
       case 't': value += '\t'; return;
       case 'v': value += '\v'; return;
       case 'x': append_utf8(value, read_hex_escape(esc, 2)); return;
-      case 'u': append_utf8(value, read_hex_escape(esc, 4)); return;
+      case 'u': {
+        uint32_t cp = read_hex_escape(esc, 4);
+        if (cp >= 0xD800 && cp <= 0xDFFF) fail(esc, pos_, "a \\u escape of a lone surrogate is not valid UTF-8");
+        append_utf8(value, cp);
+        return;
+      }
       case 'U': {
         uint32_t cp = read_hex_escape(esc, 8);
         if (cp > 0x10FFFF) fail(esc, pos_, "invalid \\U escape: beyond U+10FFFF");
+        if (cp >= 0xD800 && cp <= 0xDFFF) fail(esc, pos_, "a \\U escape of a lone surrogate is not valid UTF-8");
         append_utf8(value, cp);
         return;
       }
@@ -583,6 +589,11 @@ Lexer::Lexer(const std::shared_ptr<const Source>& source, const ScriptLimits& li
     throw_script_error(SourceRange(source, 0, 0),
                        fmt::format("source of {} bytes is larger than {} bytes (limit)", source->text().size(),
                                    limits.max_source_bytes));
+  size_t bad = invalid_utf8_offset(source->text());
+  if (bad != std::string_view::npos)
+    throw_script_error(SourceRange(source, bad, bad + 1),
+                       fmt::format("the source is not valid UTF-8 (byte 0x{:02x})",
+                                   static_cast<unsigned char>(source->text()[bad])));
   impl_ = std::make_unique<Impl>(source, limits);
 }
 

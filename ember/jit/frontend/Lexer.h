@@ -16,7 +16,8 @@
 // - Strings: '...' and "..." and their triple-quoted forms, with the prefixes r and u (any case). Escapes are
 //   Python's (\n \t \\ \' \" \xHH \ooo \uXXXX \UXXXXXXXX, backslash-newline; an unknown escape keeps its
 //   backslash); \N{name} is refused. Values are UTF-8. f-strings and bytes literals are not TorchScript 1.13
-//   and are refused with an error saying so. Adjacent literals are joined by the parser.
+//   and are refused with an error saying so. Adjacent literals are joined by the parser. The source must be
+//   UTF-8 (as Python 3 reads it), and so is every string's value (a \u escape of a lone surrogate is refused).
 // - Comments run from '#' to the end of the line. A comment "# type: ..." (other than "# type: ignore") is a
 //   type comment: kept, with its line, in Lexer::type_comments() for the parser (Note [TorchScript grammar]).
 // - Names are ASCII ([A-Za-z_][A-Za-z0-9_]*); Python's keywords are reserved (TorchScript's are a subset, and

@@ -28,6 +28,41 @@ std::string_view Source::line_text(size_t line) const {
   return std::string_view(text_).substr(begin, end - begin);
 }
 
+size_t invalid_utf8_offset(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    auto b = static_cast<unsigned char>(text[i]);
+    if (b < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t n;
+    uint32_t cp;
+    if (b >= 0xC2 && b <= 0xDF) {
+      n = 1;
+      cp = b & 0x1F;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+      n = 2;
+      cp = b & 0x0F;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+      n = 3;
+      cp = b & 0x07;
+    } else {
+      return i;
+    }
+    if (i + n >= text.size()) return i;
+    for (size_t k = 1; k <= n; ++k) {
+      auto c = static_cast<unsigned char>(text[i + k]);
+      if ((c & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (c & 0x3F);
+    }
+    if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+      return i;
+    i += n + 1;
+  }
+  return std::string_view::npos;
+}
+
 size_t SourceRange::line() const { return source_ ? source_->line_of(start_) + 1 : 0; }
 
 size_t SourceRange::column() const {
@@ -53,8 +88,13 @@ std::string SourceRange::highlight() const {
   size_t col = start_ - source_->line_start(line_index);
   std::string out = fmt::format("  File \"{}\", line {}, column {}\n    ", source_->filename(), line_index + 1,
                                 col + 1);
-  // Control characters other than tabs would garble the terminal: shown as '?'.
-  for (char c : line_text) out += (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f ? '?' : c;
+  // Control characters other than tabs would garble the terminal, and a line that is not UTF-8 the message:
+  // shown as '?'.
+  bool utf8 = invalid_utf8_offset(line_text) == std::string_view::npos;
+  for (char c : line_text) {
+    auto b = static_cast<unsigned char>(c);
+    out += (b < 0x20 && c != '\t') || b == 0x7f || (b >= 0x80 && !utf8) ? '?' : c;
+  }
   out += "\n    ";
   // Tabs are kept under the line so that the underline lines up with what the terminal shows.
   for (size_t i = 0; i < col && i < line_text.size(); ++i) out += line_text[i] == '\t' ? '\t' : ' ';

@@ -68,6 +68,10 @@ class SourceRange {
   size_t end_ = 0;
 };
 
+/// The offset of the first byte of `text` that is not part of well-formed UTF-8 (overlong forms, surrogates and
+/// code points beyond U+10FFFF are not), or std::string_view::npos.
+size_t invalid_utf8_offset(std::string_view text);
+
 /// Throws ember::Error (Runtime) "TorchScript: <message> here:\n<range.highlight()>" (Note [script errors]).
 [[noreturn]] void throw_script_error(const SourceRange& range, const std::string& message);
 
