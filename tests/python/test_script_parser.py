@@ -15,9 +15,11 @@ sources) raises RuntimeError with the message and the highlighted place, and nev
 import ast
 import inspect
 import os
+import random
 import textwrap
 import warnings
 import zipfile
+from collections import Counter
 
 import pytest
 import torch
@@ -34,6 +36,15 @@ _UNARY = {ast.UAdd: "+", ast.USub: "-", ast.Invert: "~", ast.Not: "not"}
 _CMP = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Is: "is",
         ast.IsNot: "is_not", ast.In: "in", ast.NotIn: "not_in"}
 _BLOCKS = ("module", "body", "orelse")
+
+
+class NotTorchScript(Exception):
+    """Python's ast holds a construct that TorchScript lacks (and Ember's parser refuses)."""
+
+
+def _require(condition, node):
+    if not condition:
+        raise NotTorchScript(ast.dump(node))
 
 
 def _quote(s):
@@ -70,7 +81,7 @@ def _opt(e):
 def _stmt(s):
     if isinstance(s, ast.FunctionDef):
         a = s.args
-        assert not a.posonlyargs and a.vararg is None and a.kwarg is None
+        _require(not a.posonlyargs and a.vararg is None and a.kwarg is None, s)
         defaults = [None] * (len(a.args) - len(a.defaults)) + list(a.defaults)
         params = [_node("param", p.arg, _opt(p.annotation), _opt(d)) for p, d in zip(a.args, defaults)]
         params += [_node("kwparam", p.arg, _opt(p.annotation), _opt(d)) for p, d in zip(a.kwonlyargs, a.kw_defaults)]
@@ -78,7 +89,7 @@ def _stmt(s):
         return _node("def", s.name, _node("decorators", None, *map(_expr, s.decorator_list)),
                      _node("params", None, *params), _opt(s.returns), tc, _block("body", s.body))
     if isinstance(s, ast.ClassDef):
-        assert not s.keywords
+        _require(not s.keywords, s)
         return _node("class", s.name, _node("decorators", None, *map(_expr, s.decorator_list)),
                      _node("bases", None, *map(_expr, s.bases)), _block("body", s.body))
     if isinstance(s, ast.Assign):
@@ -93,10 +104,10 @@ def _stmt(s):
     if isinstance(s, ast.If):
         return _node("if", None, _expr(s.test), _block("body", s.body), _block("orelse", s.orelse))
     if isinstance(s, ast.While):
-        assert not s.orelse
+        _require(not s.orelse, s)
         return _node("while", None, _expr(s.test), _block("body", s.body))
     if isinstance(s, ast.For):
-        assert not s.orelse
+        _require(not s.orelse, s)
         return _node("for", None, _expr(s.target), _expr(s.iter), _block("body", s.body))
     if isinstance(s, ast.With):
         items = [_node("withitem", None, _expr(i.context_expr), _opt(i.optional_vars)) for i in s.items]
@@ -106,13 +117,13 @@ def _stmt(s):
     if isinstance(s, ast.Return):
         return _node("return", None, _opt(s.value))
     if isinstance(s, ast.Raise):
-        assert s.cause is None
+        _require(s.cause is None, s)
         return _node("raise", None, _opt(s.exc))
     if isinstance(s, ast.Assert):
         return _node("assert", None, _expr(s.test), _opt(s.msg))
     if isinstance(s, ast.Delete):
         return _node("delete", None, *map(_expr, s.targets))
-    raise AssertionError(f"statement outside TorchScript: {ast.dump(s)}")
+    raise NotTorchScript(ast.dump(s))
 
 
 def _expr(e):
@@ -120,6 +131,7 @@ def _expr(e):
         return _node("name", e.id)
     if isinstance(e, ast.Constant):
         v = e.value
+        _require(e.kind is None or e.kind == "u", e)
         if v is None or isinstance(v, bool):
             return _node("const", repr(v))
         if v is Ellipsis:
@@ -130,7 +142,7 @@ def _expr(e):
             return _node("float", repr(v))
         if isinstance(v, str):
             return _node("str", _quote(v))
-        raise AssertionError(f"constant outside TorchScript: {v!r}")
+        raise NotTorchScript(repr(v))
     if isinstance(e, ast.Attribute):
         return _node("attr", e.attr, _expr(e.value))
     if isinstance(e, ast.Subscript):
@@ -138,6 +150,7 @@ def _expr(e):
     if isinstance(e, ast.Slice):
         return _node("slice", None, _opt(e.lower), _opt(e.upper), _opt(e.step))
     if isinstance(e, ast.Call):
+        _require(all(k.arg is not None for k in e.keywords), e)
         kwargs = [_node("kw", k.arg, _expr(k.value)) for k in e.keywords]
         return _node("call", None, _expr(e.func), _node("args", None, *map(_expr, e.args)),
                      _node("kwargs", None, *kwargs))
@@ -157,13 +170,15 @@ def _expr(e):
     if isinstance(e, (ast.Tuple, ast.List)):
         return _node(type(e).__name__.lower(), None, *map(_expr, e.elts))
     if isinstance(e, ast.Dict):
+        _require(None not in e.keys, e)
         return _node("dict", None, *[_node("item", None, _expr(k), _expr(v)) for k, v in zip(e.keys, e.values)])
     if isinstance(e, (ast.ListComp, ast.DictComp)):
+        _require(not any(g.is_async for g in e.generators), e)
         fors = [_node("compfor", None, _expr(g.target), _expr(g.iter), *map(_expr, g.ifs)) for g in e.generators]
         if isinstance(e, ast.ListComp):
             return _node("listcomp", None, _expr(e.elt), *fors)
         return _node("dictcomp", None, _expr(e.key), _expr(e.value), *fors)
-    raise AssertionError(f"expression outside TorchScript: {ast.dump(e)}")
+    raise NotTorchScript(ast.dump(e))
 
 
 def _print(n, indent, out):
@@ -184,10 +199,13 @@ def _print(n, indent, out):
 
 
 def py_canonical(source):
-    """Python's ast of source in the canonical form of Note [TorchScript AST]."""
+    """Python's ast of source in the canonical form of Note [TorchScript AST]. Raises SyntaxError when Python
+    refuses the source, NotTorchScript when it holds what TorchScript lacks."""
     out = []
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # an unknown escape such as '\q', kept as written
+        # an unknown escape such as '\q' (kept as written), a number followed by a keyword ("1if")
+        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.simplefilter("ignore", SyntaxWarning)
         tree = ast.parse(source, type_comments=True)
     _print(_block("module", tree.body), 0, out)
     return "".join(out)
@@ -399,6 +417,7 @@ def test_error_shows_file_line_column_and_caret():
     ("def\n", "expected a function name but found a new line", 1, 4),
     ("x = a if b\n", "expected 'else' in the conditional expression but found a new line", 1, 11),
     ("x = é\n", "non-ASCII character outside a string or comment", 1, 5),
+    ("x = a[*b]\n", "starred expressions in subscripts are not supported in TorchScript", 1, 7),
 ])
 def test_bad_input_raises_with_place(source, message, line, column):
     msg = _error(source)
@@ -447,3 +466,45 @@ def test_truncated_sources_parse_or_raise(corpus, cut):
             ast.parse(prefix)
     else:
         assert actual == py_canonical(prefix)
+
+
+# Allowed reasons for Ember to refuse what Python's parser accepts: constructs TorchScript lacks, its limits, and
+# numbers outside a 64-bit int.
+_EMBER_ONLY_REFUSALS = ("not supported in TorchScript", "(limit)", "out of range for a 64-bit int",
+                        "invalid number literal")
+
+
+def test_mutated_sources_agree_with_python(corpus):
+    # Real sources with a few characters inserted or deleted (fixed seed): when Python's parser accepts one, Ember
+    # gives the same tree or names what TorchScript lacks; when Python refuses one, so does Ember.
+    rng = random.Random(22)
+    pieces = ["(", ")", "[", "]", ",", ":", "\n", "  ", "\t", " if ", " else ", "not ", " in ", " is ", "*", "**",
+              "=", "+=", ".", '"', "'", "\\", "#", "x", "1", "0x1", "1e5", " for ", "...", ";", "@", "\n    ",
+              '"""', " and ", "del ", "return", "-", "~"]
+    sources = sorted(corpus.items())
+    agreed = Counter()
+    for _ in range(1500):
+        name, source = rng.choice(sources)
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randint(0, len(source))
+            if rng.random() < 0.5:
+                source = source[:at] + rng.choice(pieces) + source[at:]
+            else:
+                source = source[:at] + source[at + rng.randint(1, 5):]
+        python_refuses = torchscript_lacks = False
+        try:
+            expected = py_canonical(source)
+        except (SyntaxError, ValueError):
+            python_refuses = True
+        except NotTorchScript:
+            torchscript_lacks = True
+        try:
+            actual = _parse(source, name)
+        except RuntimeError as e:
+            assert python_refuses or any(r in str(e) for r in _EMBER_ONLY_REFUSALS), (source, str(e))
+            agreed["refused"] += 1
+        else:
+            assert not python_refuses and not torchscript_lacks, source
+            assert actual == expected, source
+            agreed["parsed"] += 1
+    assert agreed["parsed"] > 100 and agreed["refused"] > 100

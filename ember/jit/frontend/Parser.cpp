@@ -871,7 +871,8 @@ class Parser {
     size_t begin = start();
     TreePtr lower;
     if (!at(TokenKind::Colon)) {
-      lower = parse_star_or_expression();
+      if (at(TokenKind::Star)) fail(cur(), "starred expressions in subscripts are not supported in TorchScript");
+      lower = parse_expression();
       if (!at(TokenKind::Colon)) return lower;
     }
     advance();  // ':'

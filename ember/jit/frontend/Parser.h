@@ -20,11 +20,11 @@
 //   (ints, floats, strings with adjacent ones joined, `...`, None, True, False).
 //
 // Refused (TorchScript 1.13 has none of them): lambda, generator expressions, set literals and comprehensions,
-// `**` unpacking in calls and dicts, `*args` / `**kwargs` / `/` parameters, assignment expressions (:=),
-// f-strings and bytes literals (the lexer), try / except / finally, import, global, nonlocal, async, await,
-// yield, `raise ... from`, `else` after for and while, class keywords (metaclass=), and the keywords used as
-// names. Python's own syntax errors are errors too (a default before a parameter without one, a positional
-// argument after a keyword argument, assigning to a call or a literal).
+// `**` unpacking in calls and dicts, `*` in subscripts (Python 3.11), `*args` / `**kwargs` / `/` parameters,
+// assignment expressions (:=), f-strings and bytes literals (the lexer), try / except / finally, import,
+// global, nonlocal, async, await, yield, `raise ... from`, `else` after for and while, class keywords
+// (metaclass=), and the keywords used as names. Python's own syntax errors are errors too (a default before a
+// parameter without one, a positional argument after a keyword argument, assigning to a call or a literal).
 //
 // Limits (ScriptLimits, Note [reader limits] in STYLE.md): the source's size (which bounds the tree's memory;
 // the parser holds only a few tokens at a time), the nesting of brackets, indentation, expressions and blocks
