@@ -17,6 +17,7 @@ import inspect
 import os
 import random
 import textwrap
+import threading
 import warnings
 import zipfile
 from collections import Counter
@@ -446,6 +447,25 @@ def test_deep_expressions_and_blocks_are_refused(source):
 def test_long_operator_chain_is_bounded_by_tree_height():
     assert _parse("x = " + " + ".join(["a"] * 500) + "\n", "t.py").count("binop") == 499
     assert "syntax tree nested deeper than 1024 levels (limit)" in _error("x = " + " + ".join(["a"] * 5000) + "\n")
+
+
+@pytest.mark.parametrize("opening, closing, head", [
+    ("a[", "]", "(subscript"), ("f(", ")", "(call"), ("{1: ", "}", "(dict"), ("[", "]", "(list"),
+    ("a[::", "]", "(slice"),
+])
+def test_depth_at_the_limit_parses_on_a_1mb_stack(opening, closing, head):
+    # ScriptLimits::max_depth: the deepest nesting allowed needs less stack than a small thread's 1 MB. (Python's
+    # own parser stops at 200 brackets, so the tree is checked by its nodes.)
+    source = "x = " + opening * 250 + "1" + closing * 250 + "\n"
+    result = []
+    previous = threading.stack_size(1 << 20)
+    try:
+        thread = threading.Thread(target=lambda: result.append(_parse(source, "t.py")))
+        thread.start()
+        thread.join()
+    finally:
+        threading.stack_size(previous)
+    assert len(result) == 1 and result[0].count(head + " ") == 250
 
 
 def test_depth_within_limit_parses():

@@ -11,13 +11,13 @@
 //   tab size (tabs and spaces mixed inconsistently) is an error. The end of input closes the last line and every
 //   open indentation level.
 // - Numbers: decimal, 0x/0o/0b integers and floats (`1.`, `.5`, `1e-3`) with '_' between digits. Integers are
-//   unsigned 64-bit (a minus sign is an operator; 2**63 itself is allowed so that -2**63 can be written);
-//   leading zeros ("007"), complex literals ("1j") and out-of-range integers are errors.
+//   unsigned 64-bit (a minus sign is an operator; 9223372036854775808, 2^63, is allowed so that the int64
+//   minimum can be written); leading zeros ("007"), complex literals ("1j") and out-of-range integers are errors.
 // - Strings: '...' and "..." and their triple-quoted forms, with the prefixes r and u (any case). Escapes are
 //   Python's (\n \t \\ \' \" \xHH \ooo \uXXXX \UXXXXXXXX, backslash-newline; an unknown escape keeps its
-//   backslash); \N{name} is refused. Values are UTF-8. f-strings and bytes literals are not TorchScript 1.13
-//   and are refused with an error saying so. Adjacent literals are joined by the parser. The source must be
-//   UTF-8 (as Python 3 reads it), and so is every string's value (a \u escape of a lone surrogate is refused).
+//   backslash); \N{name} is refused. f-strings and bytes literals are not TorchScript 1.13 and are refused
+//   with an error saying so. Adjacent literals are joined by the parser. The source must be UTF-8 (as Python 3
+//   reads it), and so is every string's value (a \u escape of a lone surrogate is refused).
 // - Comments run from '#' to the end of the line. A comment "# type: ..." (other than "# type: ignore") is a
 //   type comment: kept, with its line, in Lexer::type_comments() for the parser (Note [TorchScript grammar]).
 // - Names are ASCII ([A-Za-z_][A-Za-z0-9_]*); Python's keywords are reserved (TorchScript's are a subset, and
@@ -33,8 +33,7 @@
 
 namespace ember::jit::script {
 
-// X(enumerator, spelling): operators and delimiters (longest first where one prefixes another is irrelevant:
-// the lexer matches the longest spelling).
+// X(enumerator, spelling): operators and delimiters, in any order (the lexer matches the longest spelling).
 #define EMBER_SCRIPT_OPERATORS(X)                                                                             \
   X(LParen, "(") X(RParen, ")") X(LBracket, "[") X(RBracket, "]") X(LBrace, "{") X(RBrace, "}")             \
   X(Comma, ",") X(Colon, ":") X(Semicolon, ";") X(Dot, ".") X(Ellipsis, "...") X(At, "@") X(Assign, "=")    \
@@ -55,7 +54,8 @@ namespace ember::jit::script {
   X(Lambda, "lambda") X(Nonlocal, "nonlocal") X(Not, "not") X(Or, "or") X(Pass, "pass") X(Raise, "raise")    \
   X(Return, "return") X(Try, "try") X(While, "while") X(With, "with") X(Yield, "yield")
 
-/// The kind of a token: layout, literals, names, then one kind per operator and per keyword.
+/// The kind of a token: layout, literals, names, then one kind per operator and per keyword (the keywords last,
+/// from KwFalse on).
 enum class TokenKind : uint8_t {
   EndOfFile,
   Newline,
@@ -98,7 +98,9 @@ struct TypeComment {
 
 /// Limits of one lexer or parser run (Note [reader limits] in STYLE.md: the source may come from an archive).
 struct ScriptLimits {
-  /// Nesting of brackets, indentation levels, and the parser's nesting of expressions and blocks.
+  /// Nesting of brackets, indentation levels, and the parser's nesting of expressions and blocks. A parse at
+  /// this depth needs about 640 KB of stack (an optimized build; 250 nested subscripts or calls, the deepest
+  /// recursion per level; an ASan build needs about 8 MB): less than a thread's default (8 MB on Linux).
   int max_depth = 256;
   /// Height of the syntax tree (nodes within nodes: Note [TorchScript AST]), which bounds every recursive walk of
   /// it; a chain `a + b + c + ...` is as high as it is long.
@@ -117,10 +119,10 @@ struct LexResult {
 };
 
 /// Reads the tokens of a source one at a time (Note [TorchScript tokens]), so that a parser never holds all the
-/// tokens of a large source. Errors (from the constructor, for the size limit, or from next()): a character
-/// outside the language, an unterminated string or bracket, a mismatched closing bracket, inconsistent
-/// indentation, a malformed number, an f-string or bytes literal, a limit of `limits` — each a script error
-/// showing the place.
+/// tokens of a large source. Errors, each a script error showing the place: from the constructor, a source larger
+/// than the limit or not UTF-8; from next(), a character outside the language, an unterminated string or bracket,
+/// a mismatched closing bracket, inconsistent indentation, a malformed number, an f-string or bytes literal, a
+/// nesting limit.
 class Lexer {
  public:
   explicit Lexer(const std::shared_ptr<const Source>& source, const ScriptLimits& limits = {});

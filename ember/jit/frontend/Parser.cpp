@@ -372,7 +372,7 @@ class Parser {
     do {
       size_t begin = start();
       advance();  // 'if' or 'elif'
-      TreePtr test = parse_named_expression();
+      TreePtr test = parse_expression();
       expect(TokenKind::Colon, "':' after the condition");
       branches.push_back({begin, std::move(test), parse_block(TreeKind::Body)});
     } while (at(TokenKind::KwElif));
@@ -405,7 +405,7 @@ class Parser {
   TreePtr parse_while() {
     size_t begin = start();
     advance();
-    TreePtr test = parse_named_expression();
+    TreePtr test = parse_expression();
     expect(TokenKind::Colon, "':' after the loop's condition");
     TreePtr body = parse_block(TreeKind::Body);
     refuse_loop_else("while");
@@ -637,9 +637,6 @@ class Parser {
     if (!at(TokenKind::Star)) return parse_binary(1);
     return parse_star_or_expression();
   }
-
-  // A condition of if/while: an expression, where Python 3.8 would also allow `:=` (refused by parse_expression).
-  TreePtr parse_named_expression() { return parse_expression(); }
 
   // Python's `expression`: a conditional expression or anything below it.
   TreePtr parse_expression() {
