@@ -103,7 +103,7 @@ struct ScriptLimits {
   /// recursion per level; an ASan build needs about 8 MB): less than a thread's default (8 MB on Linux).
   int max_depth = 256;
   /// Height of the syntax tree (nodes within nodes: Note [TorchScript AST]), which bounds every recursive walk of
-  /// it; a chain `a + b + c + ...` is as high as it is long.
+  /// it; a chain `a + b + c + ...` is as high as it is long, an elif chain twice as high (if, orelse, if, ...).
   uint32_t max_tree_height = 1024;
   /// Bytes of source text. A tree takes at most about 80 bytes per byte of source (a list of one-letter names),
   /// the lexer's tokens a constant amount (Lexer reads them as the parser asks), so a parse allocates at most
