@@ -362,6 +362,7 @@ def script_parser_seeds():
     d = out_dir("script_parser")
     modules = {"conv": torch.nn.Conv2d(1, 2, 3), "bn": torch.nn.BatchNorm2d(2), "linear": torch.nn.Linear(3, 2),
                "seq": torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU(), torch.nn.Dropout(0.1))}
+    written = set()  # a submodule's code file (Linear's) recurs in its parent's archive: one seed of it
     with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name, module in modules.items():
@@ -370,7 +371,8 @@ def script_parser_seeds():
             with zipfile.ZipFile(path) as z:
                 for entry in sorted(z.namelist()):
                     data = z.read(entry)
-                    if "/code/" in entry and entry.endswith(".py") and len(data) < 4096:
+                    if "/code/" in entry and entry.endswith(".py") and len(data) < 4096 and data not in written:
+                        written.add(data)
                         write(d, name + "_" + entry.split("/code/", 1)[1].replace("/", "_"), data)
         write(d, "scripted_loop.py", torch.jit.script(scripted_loop).code)
     for name, text in HAND_WRITTEN_SCRIPT.items():

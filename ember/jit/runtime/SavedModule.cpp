@@ -262,16 +262,17 @@ namespace {
 Module load_archive(const IValue& archive, const std::string& path, ExtraFiles* extra_files) {
   Reader r{path};
   // A file of ember.save (a state dict, tensors) is the likeliest wrong file: say what it holds and what reads it.
-  if (archive.tag() != IValue::Tag::Dict || !r.optional_field(archive, "format", IValue::Tag::String, kArchive)) {
-    const std::string holds = archive.tag() == IValue::Tag::Dict
-                                  ? fmt::format("a dict of {} entries", archive.to_dict().size())
-                                  : fmt::format("a {}", archive.tag_name());
+  const bool is_dict = archive.tag() == IValue::Tag::Dict;
+  const IValue* format_entry = is_dict ? r.optional_field(archive, "format", IValue::Tag::String, kArchive) : nullptr;
+  if (!format_entry) {
+    const std::string holds = is_dict ? fmt::format("a dict of {} entries", archive.to_dict().size())
+                                      : fmt::format("a {}", archive.tag_name());
     r.fail(fmt::format("not a module saved by ember.jit.save / ember::jit::save but {} as ember.save writes it (a "
                        "state dict?): read it with ember.load / ember::serialize::load, or give the exported "
                        "module's file",
                        holds));
   }
-  const std::string& format = r.str(r.field(archive, "format", IValue::Tag::String, kArchive), {nullptr, "", "format"});
+  const std::string& format = r.str(*format_entry, {nullptr, "", "format"});
   if (format != kModuleFormatName)
     r.fail(fmt::format("not a saved module (format '{}'; ember::serialize::load reads plain archives)", format));
   int64_t version = r.field(archive, "version", IValue::Tag::Int, kArchive).to_int();
