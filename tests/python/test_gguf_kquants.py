@@ -5,6 +5,7 @@ Ember, and compared with ggml's dequantize_row_* of the same bytes. ggml's libra
 @node-llama-cpp/linux-x64 (scripts/fetch_npm_data.sh ggml; scripts/setup.sh fetches it); the tests skip when it
 has not been fetched. It is the tests' oracle only: Ember never loads it."""
 import ctypes
+import functools
 import os
 import subprocess
 
@@ -86,6 +87,7 @@ def dequantize(kind, raw, count):
     return out
 
 
+@functools.lru_cache(maxsize=None)
 def real_weights(n):
     """Up to 8 rows of n values from the real MobileNetV3 file's largest weight, or None when it is not fetched."""
     folder = _fetched("mobilenet")
@@ -94,7 +96,9 @@ def real_weights(n):
     _, sd = gguf.load(os.path.join(folder, "weights", "mobilenetv3_3class_v3_fp16.gguf"))
     flat = max(sd.values(), key=lambda t: t.numel()).float().numpy().ravel()
     rows = min(8, flat.size // n)
-    return flat[:rows * n].reshape(rows, n)
+    weights = flat[:rows * n].reshape(rows, n)
+    weights.flags.writeable = False  # shared by every test (read once)
+    return weights
 
 
 def random_weights(n, seed):
