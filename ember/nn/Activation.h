@@ -1,7 +1,8 @@
 #pragma once
 // The activation modules of Python's ember.nn (LibTorch's torch::nn::ReLU, ...): each applies its
-// ember::nn::functional function with its options; none has parameters. They are instances of one template,
-// detail::FunctionalModuleImpl, so each is one line here. See Note [functional modules].
+// ember::nn::functional function with its options. Those without parameters or a training mode are instances of
+// one template, detail::FunctionalModuleImpl, so each is one line here (see Note [functional modules]); PReLU
+// (a learnt slope) and RReLU (random slopes in training) are classes, defined in Activation.cpp.
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -19,6 +20,8 @@ inline Tensor softmin_forward(const Tensor& x, const SoftminOptions& o) { return
 inline Tensor log_softmax_forward(const Tensor& x, const LogSoftmaxOptions& o) {
   return functional::log_softmax(x, o.dim());
 }
+/// Softmax2d's function: softmax over dim -3 of a 3-D or 4-D input.
+Tensor softmax2d_forward(const Tensor& x);
 }  // namespace detail
 
 // What the activation modules print in their repr (FunctionalModuleImpl::extra_repr finds these by argument-
@@ -58,6 +61,10 @@ inline std::string options_repr(const ThresholdOptions& o) {
   return "threshold=" + repr::py(o.threshold()) + ", value=" + repr::py(o.value()) + detail::inplace_repr(o.inplace());
 }
 inline std::string options_repr(const GLUOptions& o) { return "dim=" + repr::py(o.dim()); }
+template <typename Tag>
+std::string options_repr(const ShrinkOptions<Tag>& o) {
+  return repr::py(o.lambda());
+}
 template <typename Tag>
 std::string options_repr(const detail::SoftmaxLikeOptions<Tag, false>& o) {
   return "dim=" + repr::py(o.dim());
@@ -109,6 +116,43 @@ using LogSigmoidImpl = detail::FunctionalModuleImpl<void, &functional::logsigmoi
 using SoftsignImpl = detail::FunctionalModuleImpl<void, &functional::softsign, "Softsign">;
 /// x - tanh(x).
 using TanhshrinkImpl = detail::FunctionalModuleImpl<void, &functional::tanhshrink, "Tanhshrink">;
+/// 0 where -lambda <= x <= lambda, else x. Hardshrink(0.3); prints as "Hardshrink(0.3)".
+using HardshrinkImpl = detail::FunctionalModuleImpl<HardshrinkOptions, &functional::hardshrink, "Hardshrink">;
+/// x - lambda where x > lambda, x + lambda where x < -lambda, else 0. Errors: see functional::softshrink.
+using SoftshrinkImpl = detail::FunctionalModuleImpl<SoftshrinkOptions, &functional::softshrink, "Softshrink">;
+/// Softmax over the channels (dim -3) at each location of (N, C, H, W) or (C, H, W) input.
+/// Errors: an input that is not 3-D or 4-D (naming its shape).
+using Softmax2dImpl = detail::FunctionalModuleImpl<void, &detail::softmax2d_forward, "Softmax2d">;
+
+/// Parametric ReLU: x where x > 0, else weight * x, with num_parameters learnt slopes (1 shared, or one per
+/// channel of dim 1). PReLU(PReLUOptions().num_parameters(3).init(0.1)).
+/// weight: (num_parameters), filled with init (as Python's reset_parameters). input: any shape; returns its shape.
+/// Errors: num_parameters below 1 (at construction); see functional::prelu for forward's.
+class PReLUImpl : public Cloneable<PReLUImpl> {
+ public:
+  explicit PReLUImpl(const PReLUOptions& options = {});
+  /// Fills weight with options.init().
+  void reset_parameters();
+  Tensor forward(const Tensor& input);
+  /// "num_parameters=1".
+  std::string extra_repr() const override;
+
+  PReLUOptions options;
+  Tensor weight;
+};
+
+/// Randomized leaky ReLU: slopes drawn from U(lower, upper) per non-positive element in training (PyTorch's
+/// draws under the same seed), the slope (lower + upper) / 2 in eval mode. See functional::rrelu.
+/// Errors: lower > upper (at construction, as in forward).
+class RReLUImpl : public Cloneable<RReLUImpl> {
+ public:
+  explicit RReLUImpl(const RReLUOptions& options = {});
+  Tensor forward(const Tensor& input);
+  /// "lower=0.125, upper=0.3333333333333333" (and ", inplace=True" when set).
+  std::string extra_repr() const override;
+
+  RReLUOptions options;
+};
 
 EMBER_MODULE(ReLU);
 EMBER_MODULE(ReLU6);
@@ -133,5 +177,10 @@ EMBER_MODULE(Tanh);
 EMBER_MODULE(LogSigmoid);
 EMBER_MODULE(Softsign);
 EMBER_MODULE(Tanhshrink);
+EMBER_MODULE(Hardshrink);
+EMBER_MODULE(Softshrink);
+EMBER_MODULE(Softmax2d);
+EMBER_MODULE(PReLU);
+EMBER_MODULE(RReLU);
 
 }  // namespace ember::nn

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "ember/nn/Repr.h"
+#include "ember/nn/functional/dropout.h"
 #include "ember/ops/Operators.h"
 #include "ember/ops/Functions.h"
 
@@ -20,6 +21,36 @@ Tensor DropoutImpl::forward(const Tensor& input) {
 }
 
 std::string DropoutImpl::extra_repr() const {
+  return "p=" + repr::py(options.p()) + ", inplace=" + repr::py(options.inplace());
+}
+
+AlphaDropoutImpl::AlphaDropoutImpl(const AlphaDropoutOptions& options_) : options(options_) {
+  EMBER_CHECK_VALUE(options.p() >= 0 && options.p() <= 1,
+                    "AlphaDropout: dropout probability has to be between 0 and 1, but got {}", repr::py(options.p()));
+}
+
+Tensor AlphaDropoutImpl::forward(const Tensor& input) {
+  // options.inplace() is kept for printing but not used, as Python's and LibTorch's AlphaDropout.
+  return functional::alpha_dropout(input, functional::AlphaDropoutFuncOptions().p(options.p()).training(is_training()));
+}
+
+std::string AlphaDropoutImpl::extra_repr() const {
+  return "p=" + repr::py(options.p()) + ", inplace=" + repr::py(options.inplace());
+}
+
+FeatureAlphaDropoutImpl::FeatureAlphaDropoutImpl(const FeatureAlphaDropoutOptions& options_) : options(options_) {
+  EMBER_CHECK_VALUE(options.p() >= 0 && options.p() <= 1,
+                    "FeatureAlphaDropout: dropout probability has to be between 0 and 1, but got {}",
+                    repr::py(options.p()));
+}
+
+Tensor FeatureAlphaDropoutImpl::forward(const Tensor& input) {
+  // options.inplace() is kept for printing but not used, as Python's and LibTorch's FeatureAlphaDropout.
+  return functional::feature_alpha_dropout(
+      input, functional::FeatureAlphaDropoutFuncOptions().p(options.p()).training(is_training()));
+}
+
+std::string FeatureAlphaDropoutImpl::extra_repr() const {
   return "p=" + repr::py(options.p()) + ", inplace=" + repr::py(options.inplace());
 }
 

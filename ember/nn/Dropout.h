@@ -1,21 +1,14 @@
 #pragma once
-// Dropout and the channel-wise Dropout1d/2d/3d (LibTorch's torch::nn::Dropout...; Python's ember.nn.Dropout...).
+// Dropout, the channel-wise Dropout1d/2d/3d, AlphaDropout and FeatureAlphaDropout (LibTorch's torch::nn::Dropout...;
+// Python's ember.nn.Dropout...).
 #include "ember/core/Tensor.h"
 #include "ember/nn/Cloneable.h"
 #include "ember/nn/Module.h"
 #include "ember/nn/ModuleHolder.h"
 #include "ember/nn/Options.h"
+#include "ember/nn/options/dropout.h"
 
 namespace ember::nn {
-
-/// Options of Dropout: `DropoutOptions(0.2).inplace(true)` (also `DropoutOptions().p(0.2)`).
-struct DropoutOptions {
-  /* implicit */ DropoutOptions(double p = 0.5) : p_(p) {}  // NOLINT(google-explicit-constructor)
-  /// Probability of zeroing an element, in [0, 1].
-  EMBER_ARG(double, p);
-  /// Whether forward overwrites its input.
-  EMBER_ARG(bool, inplace) = false;
-};
 
 /// In training mode zeroes each element with probability p (Bernoulli draws from the default generator, the
 /// same stream as Python's and PyTorch's dropout) and scales the others by 1 / (1 - p); in eval mode returns
@@ -59,6 +52,33 @@ using Dropout3dOptions = DropoutOptions;
 EMBER_MODULE(Dropout1d);
 EMBER_MODULE(Dropout2d);
 EMBER_MODULE(Dropout3d);
+
+/// Alpha dropout for SELU networks (functional::alpha_dropout) in training mode; the input itself in eval mode.
+/// input: any shape; returns its shape. Errors: p outside [0, 1] (ValueError, at construction).
+class AlphaDropoutImpl : public Cloneable<AlphaDropoutImpl> {
+ public:
+  explicit AlphaDropoutImpl(const AlphaDropoutOptions& options = {});
+  Tensor forward(const Tensor& input);
+  /// "p=0.5, inplace=False".
+  std::string extra_repr() const override;
+
+  AlphaDropoutOptions options;
+};
+EMBER_MODULE(AlphaDropout);
+
+/// Channel-wise alpha dropout of (N, C, *) input (functional::feature_alpha_dropout) in training mode; the input
+/// itself in eval mode. Errors: p outside [0, 1] (ValueError, at construction); in training, an input of fewer
+/// than 2 dims.
+class FeatureAlphaDropoutImpl : public Cloneable<FeatureAlphaDropoutImpl> {
+ public:
+  explicit FeatureAlphaDropoutImpl(const FeatureAlphaDropoutOptions& options = {});
+  Tensor forward(const Tensor& input);
+  /// "p=0.5, inplace=False".
+  std::string extra_repr() const override;
+
+  FeatureAlphaDropoutOptions options;
+};
+EMBER_MODULE(FeatureAlphaDropout);
 
 namespace functional {
 /// The function of Dropout1d/2d/3d: feature dropout of `spatial_dims`-dimensional maps (see FeatureDropoutImpl).

@@ -1,5 +1,6 @@
 #pragma once
-// Identity and Linear (LibTorch's torch::nn::Identity / torch::nn::Linear; Python's ember.nn.Identity / Linear).
+// Identity, Linear and Bilinear (LibTorch's torch::nn::Identity / Linear / Bilinear; Python's ember.nn of the same
+// names).
 #include <cstdint>
 
 #include "ember/core/Tensor.h"
@@ -56,5 +57,40 @@ class LinearImpl : public Cloneable<LinearImpl> {
   Tensor bias;
 };
 EMBER_MODULE(Linear);
+
+/// Options of Bilinear: `BilinearOptions(in1_features, in2_features, out_features).bias(false)`.
+struct BilinearOptions {
+  BilinearOptions(int64_t in1_features, int64_t in2_features, int64_t out_features)
+      : in1_features_(in1_features), in2_features_(in2_features), out_features_(out_features) {}
+  EMBER_ARG(int64_t, in1_features);
+  EMBER_ARG(int64_t, in2_features);
+  EMBER_ARG(int64_t, out_features);
+  EMBER_ARG(bool, bias) = true;
+};
+
+/// y = x1^T A x2 + b over the last dims (functional::bilinear).
+///
+/// weight: (out_features, in1_features, in2_features)    bias: (out_features), or undefined without bias
+/// input1: (*, in1_features), input2: (*, in2_features)   returns: (*, out_features)
+/// Initialised as Python's ember.nn.Bilinear (and PyTorch's): weight, then bias, ~ U(-1/sqrt(in1_features),
+/// 1/sqrt(in1_features)); the same seed gives the same values.
+/// Errors: negative feature counts (at construction); forward: see functional::bilinear.
+class BilinearImpl : public Cloneable<BilinearImpl> {
+ public:
+  BilinearImpl(int64_t in1_features, int64_t in2_features, int64_t out_features)
+      : BilinearImpl(BilinearOptions(in1_features, in2_features, out_features)) {}
+  explicit BilinearImpl(const BilinearOptions& options);
+
+  /// Draws new initial values for weight and bias (see the class doc).
+  void reset_parameters();
+  Tensor forward(const Tensor& input1, const Tensor& input2);
+  /// "in1_features=2, in2_features=3, out_features=4, bias=True".
+  std::string extra_repr() const override;
+
+  BilinearOptions options;
+  Tensor weight;
+  Tensor bias;
+};
+EMBER_MODULE(Bilinear);
 
 }  // namespace ember::nn

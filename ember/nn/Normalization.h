@@ -1,5 +1,6 @@
 #pragma once
-// LayerNorm and GroupNorm (LibTorch's torch::nn::LayerNorm/GroupNorm, Python's ember.nn.LayerNorm/GroupNorm).
+// LayerNorm, GroupNorm, LocalResponseNorm and CrossMapLRN2d (LibTorch's torch::nn of those names; Python's
+// ember.nn of the same).
 #include "ember/core/Tensor.h"
 #include "ember/nn/Cloneable.h"
 #include "ember/nn/Module.h"
@@ -43,7 +44,36 @@ class GroupNormImpl : public Cloneable<GroupNormImpl> {
   Tensor weight, bias;  // undefined unless affine
 };
 
+/// Local response normalization across the channels of (N, C, *) input (functional::local_response_norm).
+/// LocalResponseNorm(LocalResponseNormOptions(2).alpha(1e-3)). No parameters. Errors: as the function.
+class LocalResponseNormImpl : public Cloneable<LocalResponseNormImpl> {
+ public:
+  explicit LocalResponseNormImpl(const LocalResponseNormOptions& options);
+  Tensor forward(const Tensor& input);
+  /// Python's: "2, alpha=0.0001, beta=0.75, k=1.0".
+  std::string extra_repr() const override;
+
+  LocalResponseNormOptions options;
+};
+
+/// The cross-channel LRN of Lua Torch, of (N, C, H, W) input, as PyTorch 1.13 computes it:
+/// y[c] = x[c] * (k + alpha / size * sum of x[j]^2 over a window of channels)^(-beta), with that implementation's
+/// window (channel 0 always counts) and its hand-written gradient, which is not the derivative of the forward
+/// (see Note [CrossMapLRN2d's windows] in python/ember/nn/modules/normalization.py; prefer LocalResponseNorm).
+/// No parameters. Errors: an input that is not 4-D (naming its shape); backward with size 1 (as PyTorch's).
+class CrossMapLRN2dImpl : public Cloneable<CrossMapLRN2dImpl> {
+ public:
+  explicit CrossMapLRN2dImpl(const CrossMapLRN2dOptions& options);
+  Tensor forward(const Tensor& input);
+  /// Python's: "3, alpha=0.0001, beta=0.75, k=1".
+  std::string extra_repr() const override;
+
+  CrossMapLRN2dOptions options;
+};
+
 EMBER_MODULE(LayerNorm);
 EMBER_MODULE(GroupNorm);
+EMBER_MODULE(LocalResponseNorm);
+EMBER_MODULE(CrossMapLRN2d);
 
 }  // namespace ember::nn

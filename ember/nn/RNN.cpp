@@ -1,5 +1,6 @@
 #include "ember/nn/RNN.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string_view>
 
@@ -85,6 +86,62 @@ Tensor run_direction(RNNMode mode, const Tensor& x, Tensor& h, Tensor& c, const 
   }
   if (steps == 0) return ember::empty({0, x.size(1), h.size(1)}, x.dtype());
   return ember::stack(outputs, 0);
+}
+
+// Runs one direction of one layer over packed rows x (sum(batch_sizes), F), as Note [packed recurrence] of
+// python/ember/_rnn.py: forward, the rows of the sequences that have ended are set aside and joined (lowest rows
+// first) into the final state; reverse, a sequence's initial state joins when its last step comes. h (B, H_out)
+// and c (B, H) are the initial states and become the final ones. Returns the packed outputs (rows, H_out).
+Tensor run_packed_direction(RNNMode mode, const Tensor& x, const std::vector<int64_t>& batch_sizes, Tensor& h,
+                            Tensor& c, const Weights& w, bool reverse) {
+  const std::vector<Tensor> xs = ember::linear(x, w.w_ih, opt(w.b_ih)).split(IntArrayRef(batch_sizes), 0);
+  const size_t steps = batch_sizes.size();
+  std::vector<Tensor> outputs(steps);
+  if (!reverse) {
+    std::vector<Tensor> done_h, done_c;
+    int64_t have = batch_sizes.front();
+    for (size_t t = 0; t < steps; ++t) {
+      const int64_t b = batch_sizes[t];
+      if (b < have) {
+        done_h.push_back(h.slice(0, b, have));
+        h = h.slice(0, 0, b);
+        if (c.defined()) {
+          done_c.push_back(c.slice(0, b, have));
+          c = c.slice(0, 0, b);
+        }
+        have = b;
+      }
+      h = step(mode, xs[t], h, c, w);
+      outputs[t] = h;
+    }
+    if (!done_h.empty()) {
+      done_h.push_back(h);
+      std::reverse(done_h.begin(), done_h.end());
+      h = ember::cat(done_h);
+      if (c.defined()) {
+        done_c.push_back(c);
+        std::reverse(done_c.begin(), done_c.end());
+        c = ember::cat(done_c);
+      }
+    }
+  } else {
+    const Tensor h0 = h, c0 = c;
+    int64_t have = batch_sizes.back();
+    h = h0.slice(0, 0, have);
+    if (c0.defined()) c = c0.slice(0, 0, have);
+    for (size_t k = 0; k < steps; ++k) {
+      const size_t t = steps - 1 - k;
+      const int64_t b = batch_sizes[t];
+      if (b > have) {
+        h = ember::cat({h, h0.slice(0, have, b)});
+        if (c0.defined()) c = ember::cat({c, c0.slice(0, have, b)});
+        have = b;
+      }
+      h = step(mode, xs[t], h, c, w);
+      outputs[t] = h;
+    }
+  }
+  return ember::cat(outputs);
 }
 
 }  // namespace
@@ -176,25 +233,66 @@ std::tuple<Tensor, Tensor, Tensor> RNNImplBase::run(const Tensor& input, const T
   EMBER_CHECK(input.size(batched && c.batch_first ? 1 : 0) > 0, "{}: Expected sequence length to be larger than 0 "
               "in RNN, got input of shape {}", name, shape_str(input.sizes()));
   Tensor x = batched ? (c.batch_first ? input.transpose(0, 1) : input) : input.unsqueeze(1);  // (L, N, F)
-  const int64_t batch = x.size(1);
+  Tensor h0 = initial_state(h0_in, input.dim(), x.size(1), /*cell=*/false, x.dtype());
+  Tensor c0 = c.mode == RNNMode::LSTM ? initial_state(c0_in, input.dim(), x.size(1), /*cell=*/true, x.dtype())
+                                       : Tensor();
+  auto [output, hy, cy] = run_layers(x, {}, h0, c0);
+  if (!batched) {
+    output = output.squeeze(1);
+    hy = hy.squeeze(1);
+    if (cy.defined()) cy = cy.squeeze(1);
+  } else if (c.batch_first) {
+    output = output.transpose(0, 1);
+  }
+  return {output, hy, cy};
+}
+
+std::tuple<Tensor, Tensor, Tensor> RNNImplBase::run_packed(const Tensor& data, const Tensor& batch_sizes,
+                                                           const Tensor& h0_in, const Tensor& c0_in) {
+  const auto& c = config_;
+  const char* name = mode_name(c.mode);
+  EMBER_CHECK(batch_sizes.defined() && batch_sizes.dim() == 1 && batch_sizes.numel() > 0, "{}: batch_sizes must "
+              "be a non-empty 1-D int64 tensor", name);
+  const Tensor sizes_t = batch_sizes.to(kInt64).contiguous();
+  const auto* p = static_cast<const int64_t*>(sizes_t.data_ptr());
+  const std::vector<int64_t> sizes(p, p + sizes_t.numel());
+  int64_t rows = 0;
+  for (size_t t = 0; t < sizes.size(); ++t) {
+    EMBER_CHECK(sizes[t] > 0 && (t == 0 || sizes[t] <= sizes[t - 1]), "{}: batch_sizes must be positive and "
+                "non-increasing, got [{}]", name, fmt::join(sizes, ", "));
+    rows += sizes[t];
+  }
+  EMBER_CHECK(data.dim() == 2 && data.size(1) == c.input_size && data.size(0) == rows, "{}: packed data must be "
+              "(sum(batch_sizes), input_size) = ({}, {}), got {}", name, rows, c.input_size,
+              shape_str(data.sizes()));
+  Tensor h0 = initial_state(h0_in, 3, sizes.front(), /*cell=*/false, data.dtype());
+  Tensor c0 = c.mode == RNNMode::LSTM ? initial_state(c0_in, 3, sizes.front(), /*cell=*/true, data.dtype())
+                                       : Tensor();
+  return run_layers(data, sizes, h0, c0);
+}
+
+Tensor RNNImplBase::initial_state(const Tensor& given, int64_t input_dim, int64_t batch, bool cell,
+                                  DType dtype) const {
+  const auto& c = config_;
+  const char* name = mode_name(c.mode);
+  const char* which = cell ? "hidden[1]" : (c.mode == RNNMode::LSTM ? "hidden[0]" : "hidden");
+  const int64_t features = cell || c.proj_size == 0 ? c.hidden_size : c.proj_size;
+  std::vector<int64_t> want{c.num_layers * (c.bidirectional ? 2 : 1), batch, features};
+  if (!given.defined()) return ember::zeros(want, dtype);
+  const bool batched = input_dim == 3;
+  EMBER_CHECK(given.dim() == input_dim, "{}: For {} {}-D input, {} should also be {}-D but got {}-D tensor", name,
+              batched ? "batched" : "unbatched", input_dim, cell ? "cx" : "hx", input_dim, given.dim());
+  Tensor h = batched ? given : given.unsqueeze(1);
+  const bool ok = h.sizes() == IntArrayRef(want);
+  if (!batched) want.erase(want.begin() + 1);  // the message shows the shape the caller passes
+  EMBER_CHECK(ok, "{}: Expected {} size ({}), got {}", name, which, fmt::join(want, ", "), shape_str(given.sizes()));
+  return h;
+}
+
+std::tuple<Tensor, Tensor, Tensor> RNNImplBase::run_layers(const Tensor& x, const std::vector<int64_t>& batch_sizes,
+                                                           const Tensor& h0, const Tensor& c0) {
+  const auto& c = config_;
   const int64_t directions = c.bidirectional ? 2 : 1;
-  const int64_t real_hidden = c.proj_size > 0 ? c.proj_size : c.hidden_size;
-
-  auto state = [&](const Tensor& given, int64_t features, const char* which) {
-    std::vector<int64_t> want{c.num_layers * directions, batch, features};
-    if (!given.defined()) return ember::zeros(want, x.dtype());
-    EMBER_CHECK(given.dim() == input.dim(), "{}: For {} {}-D input, {} should also be {}-D but got {}-D tensor",
-                name, batched ? "batched" : "unbatched", input.dim(),
-                std::string_view(which) == "hidden[1]" ? "cx" : "hx", input.dim(), given.dim());
-    Tensor h = batched ? given : given.unsqueeze(1);
-    const bool ok = h.sizes() == IntArrayRef(want);
-    if (!batched) want.erase(want.begin() + 1);  // the message shows the shape the caller passes
-    EMBER_CHECK(ok, "{}: Expected {} size ({}), got {}", name, which, fmt::join(want, ", "), shape_str(given.sizes()));
-    return h;
-  };
-  Tensor h0 = state(h0_in, real_hidden, c.mode == RNNMode::LSTM ? "hidden[0]" : "hidden");
-  Tensor c0 = c.mode == RNNMode::LSTM ? state(c0_in, c.hidden_size, "hidden[1]") : Tensor();
-
   std::vector<Tensor> weights = all_weights();
   const size_t per_direction = (c.bias ? 4 : 2) + (c.proj_size > 0 ? 1 : 0);
   std::vector<Tensor> h_n, c_n;
@@ -212,23 +310,17 @@ std::tuple<Tensor, Tensor, Tensor> RNNImplBase::run(const Tensor& input, const T
       if (c.proj_size > 0) lw.w_hr = w[c.bias ? 4 : 2];
       Tensor h = h0.select(0, index);
       Tensor cell = c0.defined() ? c0.select(0, index) : Tensor();
-      outputs.push_back(run_direction(c.mode, layer_input, h, cell, lw, /*reverse=*/d == 1));
+      outputs.push_back(batch_sizes.empty()
+                            ? run_direction(c.mode, layer_input, h, cell, lw, /*reverse=*/d == 1)
+                            : run_packed_direction(c.mode, layer_input, batch_sizes, h, cell, lw, d == 1));
       h_n.push_back(h);
       if (cell.defined()) c_n.push_back(cell);
     }
-    layer_input = directions == 2 ? ember::cat(outputs, 2) : outputs[0];
+    layer_input = directions == 2 ? ember::cat(outputs, -1) : outputs[0];
     if (c.dropout > 0 && is_training() && layer + 1 < c.num_layers)
       layer_input = ember::dropout(layer_input, c.dropout, /*train=*/true);
   }
-  Tensor output = layer_input, hy = ember::stack(h_n, 0), cy = c_n.empty() ? Tensor() : ember::stack(c_n, 0);
-  if (!batched) {
-    output = output.squeeze(1);
-    hy = hy.squeeze(1);
-    if (cy.defined()) cy = cy.squeeze(1);
-  } else if (c.batch_first) {
-    output = output.transpose(0, 1);
-  }
-  return {output, hy, cy};
+  return {layer_input, ember::stack(h_n, 0), c_n.empty() ? Tensor() : ember::stack(c_n, 0)};
 }
 
 }  // namespace detail
@@ -273,6 +365,54 @@ std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(const Tensor& i
   EMBER_CHECK(h0.defined() == c0.defined(), "LSTM: hx must hold both h_0 and c_0 or neither");
   auto [output, h, c] = run(input, h0, c0);
   return {output, {h, c}};
+}
+
+namespace {
+namespace rnn = utils::rnn;
+
+// The states of a packed batch reordered by permutation along the batch dim (PyTorch's permute_hidden): into the
+// packed (sorted) order with sorted_indices, back to the caller's with unsorted_indices. Errors: a state that is
+// not 3-D (a packed sequence is a batch), named `which` of layer `name`.
+Tensor permute(const Tensor& state, const Tensor& permutation, const char* name = "", const char* which = "") {
+  if (!state.defined() || !permutation.defined()) return state;
+  EMBER_CHECK(state.dim() == 3, "{}: For a packed (batched 3-D) input, {} should be 3-D (num_layers * "
+              "num_directions, batch, hidden) but got {}-D tensor", name, which, state.dim());
+  EMBER_CHECK(state.size(1) == permutation.numel(), "{}: {} has a batch of {} (shape {}) but the packed sequence "
+              "holds {} sequences", name, which, state.size(1), detail::shape_str(state.sizes()), permutation.numel());
+  return state.index_select(1, permutation);
+}
+}  // namespace
+
+std::tuple<rnn::PackedSequence, Tensor> RNNImpl::forward_with_packed_input(const rnn::PackedSequence& packed_input,
+                                                                          Tensor hx) {
+  const auto& in = packed_input;
+  auto [output, h, c] = run_packed(in.data(), in.batch_sizes(), permute(hx, in.sorted_indices(), "RNN", "hx"),
+                                   Tensor());
+  (void)c;
+  return {rnn::PackedSequence(output, in.batch_sizes(), in.sorted_indices(), in.unsorted_indices()),
+          permute(h, in.unsorted_indices())};
+}
+
+std::tuple<rnn::PackedSequence, std::tuple<Tensor, Tensor>> LSTMImpl::forward_with_packed_input(
+    const rnn::PackedSequence& packed_input, std::optional<std::tuple<Tensor, Tensor>> hx) {
+  const auto& in = packed_input;
+  Tensor h0, c0;
+  if (hx) std::tie(h0, c0) = *hx;
+  EMBER_CHECK(h0.defined() == c0.defined(), "LSTM: hx must hold both h_0 and c_0 or neither");
+  auto [output, h, c] = run_packed(in.data(), in.batch_sizes(), permute(h0, in.sorted_indices(), "LSTM", "hx"),
+                                   permute(c0, in.sorted_indices(), "LSTM", "cx"));
+  return {rnn::PackedSequence(output, in.batch_sizes(), in.sorted_indices(), in.unsorted_indices()),
+          {permute(h, in.unsorted_indices()), permute(c, in.unsorted_indices())}};
+}
+
+std::tuple<rnn::PackedSequence, Tensor> GRUImpl::forward_with_packed_input(const rnn::PackedSequence& packed_input,
+                                                                          Tensor hx) {
+  const auto& in = packed_input;
+  auto [output, h, c] = run_packed(in.data(), in.batch_sizes(), permute(hx, in.sorted_indices(), "GRU", "hx"),
+                                   Tensor());
+  (void)c;
+  return {rnn::PackedSequence(output, in.batch_sizes(), in.sorted_indices(), in.unsorted_indices()),
+          permute(h, in.unsorted_indices())};
 }
 
 GRUImpl::GRUImpl(const GRUOptions& options_) : Cloneable(std::string("GRU"), config_of(options_)), options(options_) {}

@@ -28,6 +28,7 @@
 #include "ember/nn/ModuleHolder.h"
 #include "ember/nn/Options.h"
 #include "ember/nn/init.h"
+#include "ember/nn/utils/rnn.h"
 
 namespace ember::nn {
 
@@ -120,8 +121,24 @@ class RNNImplBase : public Module {
   /// (seq, feature); h0 (and c0 for LSTM) (num_layers * directions, batch, H) or unbatched, undefined for zeros.
   /// Returns the output and the final h (and c). Errors (RuntimeError): see the layer classes.
   std::tuple<Tensor, Tensor, Tensor> run(const Tensor& input, const Tensor& h0, const Tensor& c0);
+  /// Runs the layers over packed rows data (sum(batch_sizes), input_size) (Note [packed layout] in
+  /// ember/nn/utils/rnn.h); h0, c0 as run's, for batch_sizes[0] sequences in the packed (sorted) order. Returns
+  /// the packed output (rows, D * H_out) and the final h (and c). Errors (RuntimeError): batch_sizes empty, not
+  /// positive or not non-increasing; data not (sum(batch_sizes), input_size); states of the wrong shape.
+  std::tuple<Tensor, Tensor, Tensor> run_packed(const Tensor& data, const Tensor& batch_sizes, const Tensor& h0,
+                                                const Tensor& c0);
 
   RNNConfig config_;
+
+ private:
+  // The initial h (cell: c) checked against an input of input_dim dims and batch sequences, batched; zeros of
+  // dtype when undefined.
+  Tensor initial_state(const Tensor& given, int64_t input_dim, int64_t batch, bool cell, DType dtype) const;
+  // The layers over x (L, N, F), or packed rows when batch_sizes is not empty.
+  std::tuple<Tensor, Tensor, Tensor> run_layers(const Tensor& x, const std::vector<int64_t>& batch_sizes,
+                                                const Tensor& h0, const Tensor& c0);
+
+ protected:
   std::vector<Tensor> flat_weights_;
   std::vector<std::string> flat_weight_names_;
 };
@@ -142,6 +159,11 @@ class RNNImpl : public Cloneable<RNNImpl, detail::RNNImplBase> {
   explicit RNNImpl(const RNNOptions& options);
   void reset() override { detail::RNNImplBase::reset(); }
   std::tuple<Tensor, Tensor> forward(const Tensor& input, Tensor hx = {});
+  /// forward over a PackedSequence (ember/nn/utils/rnn.h): hx (num_layers * D, N, H_out) in the caller's batch
+  /// order; returns the packed output (sum(batch_sizes), D * H_out) with the input's permutations, and h_n in the
+  /// caller's batch order. Errors: as forward's, and a packed input whose data is not (rows, input_size).
+  std::tuple<utils::rnn::PackedSequence, Tensor> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input, Tensor hx = {});
 
   RNNOptions options;
 };
@@ -161,6 +183,9 @@ class LSTMImpl : public Cloneable<LSTMImpl, detail::RNNImplBase> {
   void reset() override { detail::RNNImplBase::reset(); }
   std::tuple<Tensor, std::tuple<Tensor, Tensor>> forward(const Tensor& input,
                                                          std::optional<std::tuple<Tensor, Tensor>> hx = {});
+  /// forward over a PackedSequence, as RNN's forward_with_packed_input; returns (output, (h_n, c_n)).
+  std::tuple<utils::rnn::PackedSequence, std::tuple<Tensor, Tensor>> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input, std::optional<std::tuple<Tensor, Tensor>> hx = {});
 
   LSTMOptions options;
 };
@@ -175,6 +200,9 @@ class GRUImpl : public Cloneable<GRUImpl, detail::RNNImplBase> {
   explicit GRUImpl(const GRUOptions& options);
   void reset() override { detail::RNNImplBase::reset(); }
   std::tuple<Tensor, Tensor> forward(const Tensor& input, Tensor hx = {});
+  /// forward over a PackedSequence, as RNN's forward_with_packed_input.
+  std::tuple<utils::rnn::PackedSequence, Tensor> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input, Tensor hx = {});
 
   GRUOptions options;
 };

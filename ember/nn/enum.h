@@ -25,6 +25,9 @@ struct kBicubic {};
 struct kTrilinear {};
 struct kArea {};
 struct kNearestExact {};
+struct kGELU {};
+struct kBatchMean {};
+struct kMax {};
 }  // namespace enumtype
 
 inline constexpr enumtype::kNone kNone{};
@@ -44,6 +47,10 @@ inline constexpr enumtype::kBicubic kBicubic{};
 inline constexpr enumtype::kTrilinear kTrilinear{};
 inline constexpr enumtype::kArea kArea{};
 inline constexpr enumtype::kNearestExact kNearestExact{};
+// The GELU activation of the Transformer layers' options (ember::kReLU is nn::init's token).
+inline constexpr enumtype::kGELU kGELU{};
+inline constexpr enumtype::kBatchMean kBatchMean{};
+inline constexpr enumtype::kMax kMax{};
 
 namespace enumtype {
 /// The Python spelling of a token ("mean", "same", "zeros", ...), for messages and for the ops that take
@@ -65,6 +72,9 @@ inline std::string name(kBicubic) { return "bicubic"; }
 inline std::string name(kTrilinear) { return "trilinear"; }
 inline std::string name(kArea) { return "area"; }
 inline std::string name(kNearestExact) { return "nearest-exact"; }
+inline std::string name(kGELU) { return "gelu"; }
+inline std::string name(kBatchMean) { return "batchmean"; }
+inline std::string name(kMax) { return "max"; }
 }  // namespace enumtype
 
 /// The Python spelling of the token a variant holds.

@@ -9,9 +9,17 @@
 // (python/ember/nn/functional.py), with the same argument handling, so both front ends give identical values
 // and gradients; shape errors come from the ops and name them.
 #include "ember/nn/functional/activation.h"
+#include "ember/nn/functional/attention.h"
 #include "ember/nn/functional/conv.h"
+#include "ember/nn/functional/ctc_loss.h"
+#include "ember/nn/functional/distance.h"
+#include "ember/nn/functional/distribution_loss.h"
+#include "ember/nn/functional/dropout.h"
+#include "ember/nn/functional/embedding_bag.h"
+#include "ember/nn/functional/fold.h"
 #include "ember/nn/functional/linear.h"
 #include "ember/nn/functional/loss.h"
+#include "ember/nn/functional/margin_loss.h"
 #include "ember/nn/functional/normalization.h"
 #include "ember/nn/functional/pooling.h"
 #include "ember/nn/functional/upsampling.h"

@@ -4,15 +4,12 @@
 // training steps, printing as Python's, and errors that name the shapes.
 #include <gtest/gtest.h>
 
-#include <map>
-#include <sstream>
 #include <string>
 
 #include "TestSupport.h"
 #include "ember/nn/nn.h"
 #include "ember/ops/Functions.h"
 #include "ember/ops/Operators.h"
-#include "ember/serialize/EmberFormat.h"
 #include "layer_fixtures.h"
 
 namespace ember::testing {
@@ -21,33 +18,14 @@ namespace {
 using namespace ember::nn;
 namespace F = ember::nn::functional;
 
-Tensor fx(const std::string& name) {
-  static const std::map<std::string, Tensor> all = [] {
-    std::map<std::string, Tensor> m;
-    const IValue root = serialize::load(std::string(EMBER_TEST_FIXTURES) + "/spatial.ember");
-    for (const auto& [key, value] : root.to_dict()) m.emplace(key.to_string(), value.to_tensor());
-    return m;
-  }();
-  auto it = all.find(name);
-  if (it == all.end()) {
-    ADD_FAILURE() << "no fixture named " << name;
-    return ember::zeros({0});
-  }
-  return it->second;
-}
+Tensor fx(const std::string& name) { return fixture_from("spatial.ember", name); }
 
 // Python's repr(module), recorded as the bytes of its UTF-8 text.
-std::string fx_repr(const std::string& name) {
-  const Tensor t = fx(name + ".repr").contiguous();
-  const auto* p = static_cast<const char*>(t.data_ptr());
-  return std::string(p, p + t.numel());
-}
+std::string fx_repr(const std::string& name) { return fixture_text("spatial.ember", name + ".repr"); }
 
 template <typename M>
 std::string printed(const M& m) {
-  std::ostringstream s;
-  s << *m;
-  return s.str();
+  return module_repr(*m);
 }
 
 // Runs the module on the recorded input; checks output and printing.

@@ -1,6 +1,11 @@
 // ember::nn::functional's activations: the ops Python's ember.nn.functional calls (python/ember/nn/functional.py).
 #include "ember/nn/functional/activation.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "ember/autograd/GradMode.h"
+
 #include "ember/ops/Functions.h"
 #include "ember/ops/Operators.h"
 
@@ -91,6 +96,78 @@ Tensor softmin(const Tensor& input, const SoftminFuncOptions& options) {
 
 Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& options) {
   return ember::log_softmax(input, options.dim(), options.dtype());
+}
+
+Tensor hardshrink(const Tensor& input, const HardshrinkFuncOptions& options) {
+  return ember::hardshrink(input, options.lambda());
+}
+
+Tensor softshrink(const Tensor& input, const SoftshrinkFuncOptions& options) {
+  const double lambd = options.lambda();
+  EMBER_CHECK(lambd >= 0, "softshrink: lambda must be greater or equal to 0, but found to be {}.", lambd);
+  EMBER_CHECK(input.is_floating_point(), "softshrink: expected a floating-point input, but got {}", input.dtype());
+  // Python's composite (python/ember/nn/_functional_attention.py): NaN compares false both ways and gives 0.
+  const Tensor zero = ember::zeros({}, input.dtype());
+  return ember::where(ember::gt(input, lambd), input - lambd,
+                      ember::where(ember::lt(input, -lambd), input + lambd, zero));
+}
+
+Tensor prelu(const Tensor& input, const Tensor& weight) {
+  const int64_t n = weight.numel();
+  EMBER_CHECK(weight.dim() <= 1, "prelu: Expected `weight` to be a scalar or 1D tensor, but got ndim = {}",
+              weight.dim());
+  EMBER_CHECK(input.is_floating_point(), "prelu: expected a floating-point input, but got {}", input.dtype());
+  EMBER_CHECK(input.dtype() == weight.dtype(), "prelu: expected input and weight of the same dtype, but got {} and {}",
+              input.dtype(), weight.dtype());
+  Tensor w;
+  if (n == 1) {
+    w = ember::reshape(weight, {});
+  } else {
+    EMBER_CHECK(input.dim() > 0, "prelu: Not allow zero-dim input tensor with a weight of {} elements; a 0-dim input "
+                "takes a weight of 1 element.", n);
+    const int64_t channels = input.dim() > 1 ? input.size(1) : 1;
+    EMBER_CHECK(channels == n, "prelu: Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                "{} and channel size = {} (input of shape [{}]).", n, channels, fmt::join(input.sizes(), ", "));
+    std::vector<int64_t> shape(static_cast<size_t>(std::max<int64_t>(input.dim() - 1, 1)), 1);
+    shape[0] = n;
+    w = ember::reshape(weight, shape);
+  }
+  return ember::where(ember::gt(input, 0), input, w * input);
+}
+
+namespace {
+// The multiplier of each element in training: 1 where x > 0 (and for NaN), else a draw of U(lower, upper) in
+// the order of the contiguous input. PyTorch's kernel holds the bounds in the input's dtype and draws a double
+// u from 53 random bits: r = u * (upper - lower) + lower in double, rounded to the input's dtype.
+Tensor rrelu_noise(const Tensor& input, double lower, double upper) {
+  autograd::NoGradGuard no_grad;
+  const Tensor x = ember::contiguous(input.detach());
+  const Tensor neg = ember::le(ember::reshape(x, {-1}), 0);
+  const int64_t count = ember::sum(neg).item<int64_t>();
+  Tensor noise = ember::ones({x.numel()}, input.dtype());
+  if (count > 0) {
+    const double lo = ember::scalar_tensor(lower, input.dtype()).item<double>();
+    const double hi = ember::scalar_tensor(upper, input.dtype()).item<double>();
+    const Tensor u = ember::uniform_(ember::empty({count}, kFloat64), 0.0, 1.0);
+    noise = ember::masked_scatter(noise, neg, ember::to(u * (hi - lo) + lo, input.dtype()));
+  }
+  return ember::reshape(noise, input.sizes());
+}
+}  // namespace
+
+Tensor rrelu(const Tensor& input, const RReLUFuncOptions& options) {
+  const double lower = options.lower(), upper = options.upper();
+  EMBER_CHECK(lower <= upper, "rrelu: Lower bound should be less than or equal to the upper bound (got lower={}, "
+              "upper={})", lower, upper);
+  const DType dt = input.dtype();
+  EMBER_CHECK(!options.training() || dt == kFloat32 || dt == kFloat64 || dt == kBFloat16,
+              "rrelu: training mode supports float32, float64 and bfloat16 inputs (as PyTorch's CPU kernel), but got "
+              "{}", dt);
+  if (!options.training()) {
+    return leaky_relu(input, LeakyReLUFuncOptions().negative_slope((lower + upper) / 2).inplace(options.inplace()));
+  }
+  const Tensor noise = rrelu_noise(input, lower, upper);
+  return options.inplace() ? ember::mul_(input, noise) : input * noise;
 }
 
 }  // namespace ember::nn::functional

@@ -47,6 +47,21 @@ Tensor tanh(const Tensor& input);
 Tensor softsign(const Tensor& input);
 /// x - tanh(x).
 Tensor tanhshrink(const Tensor& input);
+/// 0 where -lambda <= x <= lambda, else x (the op hardshrink).
+Tensor hardshrink(const Tensor& input, const HardshrinkFuncOptions& options = {});
+/// x - lambda where x > lambda, x + lambda where x < -lambda, else 0 (NaN gives 0, as PyTorch 1.13).
+/// Errors: a negative lambda; a non-floating input.
+Tensor softshrink(const Tensor& input, const SoftshrinkFuncOptions& options = {});
+/// Parametric ReLU (He et al., "Delving Deep into Rectifiers", 2015): x where x > 0, else weight * x.
+/// input: any shape, its channel dim is dim 1 (a 1-D input has 1 channel); weight: (1) shared, or (C) one
+/// slope per channel. Errors: weight of more than 1 dim, or of neither 1 nor C elements (naming both); a
+/// non-floating input; input and weight of different dtypes.
+Tensor prelu(const Tensor& input, const Tensor& weight);
+/// Randomized leaky ReLU (Xu et al., 2015): x where x > 0, else a * x. In training a is drawn per
+/// non-positive element from U(lower, upper) with PyTorch's draws under the same seed (one double uniform per
+/// such element, in the contiguous input's order); otherwise a = (lower + upper) / 2.
+/// Errors: lower > upper; in training, a dtype other than float32, float64 or bfloat16.
+Tensor rrelu(const Tensor& input, const RReLUFuncOptions& options = {});
 /// exp(x) / sum(exp(x)) along dim, computed stably; dtype converts the input first.
 Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& options);
 /// softmax(-x) along dim; dtype converts the input first.

@@ -2,14 +2,50 @@
 // ember.nn.functional calls.
 #include "ember/nn/functional/linear.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "ember/autograd/GradMode.h"
 #include "ember/nn/functional/detail.h"
 #include "ember/ops/Functions.h"
+#include "ember/ops/Operators.h"
 
 namespace ember::nn::functional {
 
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   return ember::linear(input, weight, detail::optional_tensor(bias));
+}
+
+Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const Tensor& bias) {
+  // Python's composite (python/ember/_losses.py): one matmul with weight laid out (in1, out * in2), then the
+  // contraction of in2 with input2.
+  EMBER_CHECK(weight.dim() == 3, "bilinear(): expected a 3-D weight (out, in1, in2), but got one of shape [{}]",
+              fmt::join(weight.sizes(), ", "));
+  EMBER_CHECK(input1.dim() == input2.dim(), "bilinear(): input dimensions do not match: got {} and {}",
+              input1.dim(), input2.dim());
+  EMBER_CHECK(input1.dim() >= 1, "bilinear(): expected inputs of at least 1 dim, but got 0-dim inputs");
+  for (int64_t i = 0; i + 1 < input1.dim(); ++i) {
+    EMBER_CHECK(input1.size(i) == input2.size(i),
+                "bilinear(): input batch dimensions do not match at dim {}: got {} and {}", i, input1.size(i),
+                input2.size(i));
+  }
+  const int64_t out_features = weight.size(0), in1 = weight.size(1), in2 = weight.size(2);
+  EMBER_CHECK(input1.size(-1) == in1, "bilinear(): input1 size does not match weight size: got {} but expected {}",
+              input1.size(-1), in1);
+  EMBER_CHECK(input2.size(-1) == in2, "bilinear(): input2 size does not match weight size: got {} but expected {}",
+              input2.size(-1), in2);
+  EMBER_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == out_features),
+              "bilinear(): bias size does not match weight size: got [{}] but expected [{}]",
+              fmt::join(bias.defined() ? bias.sizes() : IntArrayRef{}, ", "), out_features);
+  std::vector<int64_t> shape(input1.sizes().begin(), input1.sizes().end() - 1);
+  const Tensor x1 = ember::reshape(input1, {-1, in1});
+  const Tensor x2 = ember::reshape(input2, {-1, in2});
+  const Tensor w = ember::reshape(ember::permute(weight, {1, 0, 2}), {in1, out_features * in2});
+  const Tensor left = ember::reshape(ember::matmul(x1, w), {-1, out_features, in2});
+  Tensor out = ember::sum(left * ember::unsqueeze(x2, 1), IntArrayRef{-1});
+  if (bias.defined()) out = out + bias;
+  shape.push_back(out_features);
+  return ember::reshape(out, shape);
 }
 
 Tensor dropout(const Tensor& input, const DropoutFuncOptions& o) {

@@ -1,5 +1,5 @@
 #pragma once
-// ember::nn::functional's linear, dropout, embedding, one_hot and pad (LibTorch's F::linear, F::dropout,
+// ember::nn::functional's linear, bilinear, dropout, embedding, one_hot and pad (LibTorch's F::linear, F::dropout,
 // F::embedding, F::one_hot, F::pad), over the ops of the same names.
 #include <cstdint>
 #include <optional>
@@ -43,6 +43,12 @@ struct PadFuncOptions {
 /// input @ weight.T + bias. input: (*, in); weight: (out, in); bias: (out) or undefined. Returns (*, out).
 /// Errors (from the op): shapes that cannot be multiplied, operands of different dtypes.
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {});
+
+/// Bilinear form y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o].
+/// input1: (*, in1); input2: (*, in2) with the same leading dims; weight: (out, in1, in2); bias: (out) or
+/// undefined. Returns (*, out). Errors: inputs of different ranks or leading sizes, feature sizes that differ
+/// from weight's, a weight that is not 3-D, a bias of the wrong size (each naming the sizes).
+Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const Tensor& bias = {});
 
 /// Zeroes each element with probability p and scales the rest by 1 / (1 - p) when training; returns the
 /// input itself otherwise. Draws from the default generator as Python's F.dropout does.

@@ -3,6 +3,9 @@
 
 #include <vector>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "ember/autograd/GradMode.h"
 #include "ember/nn/functional/detail.h"
 #include "ember/ops/Functions.h"
@@ -96,6 +99,26 @@ Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& o) {
 Tensor normalize(const Tensor& input, const NormalizeFuncOptions& o) {
   const Tensor denom = input.norm(o.p(), {o.dim()}, /*keepdim=*/true).clamp_min(o.eps()).expand_as(input);
   return input / denom;
+}
+
+Tensor local_response_norm(const Tensor& input, const LocalResponseNormFuncOptions& o) {
+  // Python's composite (python/ember/nn/_functional_norm.py): the squares padded with zeros along dim 1, then
+  // the mean of each window of `size` channels.
+  const int64_t dim = input.dim();
+  EMBER_CHECK_VALUE(dim >= 3, "local_response_norm: Expected 3D or higher dimensionality input (got {} dimensions, "
+                    "input of shape [{}])", dim, fmt::join(input.sizes(), ", "));
+  if (input.numel() == 0) return input;
+  const int64_t size = o.size();
+  EMBER_CHECK(size >= 1, "local_response_norm: size should be greater than zero, but got {}", size);
+  EMBER_CHECK(input.dtype() != kBool, "local_response_norm: not implemented for bool input");
+  std::vector<int64_t> pad(static_cast<size_t>(2 * (dim - 2)), 0);
+  pad.push_back(size / 2);
+  pad.push_back((size - 1) / 2);
+  const Tensor windows = ember::unfold(ember::constant_pad_nd(input * input, pad, 0), 1, size, 1);
+  const Tensor div = input.is_floating_point()
+                         ? ember::mean(windows, IntArrayRef{-1})
+                         : ember::div(ember::sum(windows, IntArrayRef{-1}), ember::scalar_tensor(size), "floor");
+  return input / ember::pow(div * o.alpha() + o.k(), o.beta());
 }
 
 }  // namespace ember::nn::functional

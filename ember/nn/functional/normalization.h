@@ -1,5 +1,6 @@
 #pragma once
-// ember::nn::functional's normalizations: batch_norm, instance_norm, layer_norm, group_norm, normalize.
+// ember::nn::functional's normalizations: batch_norm, instance_norm, layer_norm, group_norm, normalize,
+// local_response_norm.
 #include "ember/core/Tensor.h"
 #include "ember/nn/options/normalization.h"
 
@@ -29,5 +30,12 @@ Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& options);
 
 /// input / max(||input||_p over dim, eps).
 Tensor normalize(const Tensor& input, const NormalizeFuncOptions& options = {});
+
+/// Local response normalization across channels (Krizhevsky et al., 2012) of (N, C, *) input:
+/// y[c] = x[c] / (k + alpha / size * sum of x[j]^2 over j = c - size / 2 .. c + (size - 1) / 2)^beta, channels
+/// outside [0, C) counting as 0; integer inputs take the floor of the window mean. Returns the input itself when
+/// it has no elements. Errors: an input of fewer than 3 dims (ValueError, naming its shape); size below 1; bool
+/// input.
+Tensor local_response_norm(const Tensor& input, const LocalResponseNormFuncOptions& options);
 
 }  // namespace ember::nn::functional

@@ -93,6 +93,29 @@ struct ThresholdOptions {
   EMBER_ARG(bool, inplace) = false;
 };
 
+/// Options of Hardshrink and Softshrink: the threshold lambda (LibTorch's name; Python's lambd), >= 0 for
+/// Softshrink.
+template <typename Tag>
+struct ShrinkOptions {
+  /*implicit*/ ShrinkOptions(double lambda = 0.5) : lambda_(lambda) {}
+  EMBER_ARG(double, lambda);
+};
+using HardshrinkOptions = ShrinkOptions<struct HardshrinkTag>;
+using SoftshrinkOptions = ShrinkOptions<struct SoftshrinkTag>;
+
+/// Options of PReLU: the number of learnt slopes (1, or the channel count) and their initial value.
+struct PReLUOptions {
+  EMBER_ARG(int64_t, num_parameters) = 1;
+  EMBER_ARG(double, init) = 0.25;
+};
+
+/// Options of RReLU: the bounds of the random slope, and whether forward overwrites its input.
+struct RReLUOptions {
+  EMBER_ARG(double, lower) = 1.0 / 8.0;
+  EMBER_ARG(double, upper) = 1.0 / 3.0;
+  EMBER_ARG(bool, inplace) = false;
+};
+
 using SoftmaxOptions = detail::SoftmaxLikeOptions<struct SoftmaxTag, false>;
 using SoftminOptions = detail::SoftmaxLikeOptions<struct SoftminTag, false>;
 using LogSoftmaxOptions = detail::SoftmaxLikeOptions<struct LogSoftmaxTag, false>;
@@ -113,6 +136,15 @@ using HardtanhFuncOptions = HardtanhOptions;
 using LeakyReLUFuncOptions = LeakyReLUOptions;
 using SoftplusFuncOptions = SoftplusOptions;
 using ThresholdFuncOptions = ThresholdOptions;
+using HardshrinkFuncOptions = HardshrinkOptions;
+using SoftshrinkFuncOptions = SoftshrinkOptions;
+/// Options of F::rrelu: RReLUOptions and whether to draw the slopes (training).
+struct RReLUFuncOptions {
+  EMBER_ARG(double, lower) = 1.0 / 8.0;
+  EMBER_ARG(double, upper) = 1.0 / 3.0;
+  EMBER_ARG(bool, training) = false;
+  EMBER_ARG(bool, inplace) = false;
+};
 using SoftmaxFuncOptions = detail::SoftmaxLikeOptions<struct SoftmaxTag, true>;
 using SoftminFuncOptions = detail::SoftmaxLikeOptions<struct SoftminTag, true>;
 using LogSoftmaxFuncOptions = detail::SoftmaxLikeOptions<struct LogSoftmaxTag, true>;

@@ -57,7 +57,28 @@ struct GroupNormOptions {
   EMBER_ARG(bool, affine) = true;
 };
 
+/// Options of LocalResponseNorm and F::local_response_norm: the number of neighbouring channels summed, alpha,
+/// beta and k of y = x / (k + alpha / size * sum x^2)^beta.
+struct LocalResponseNormOptions {
+  /*implicit*/ LocalResponseNormOptions(int64_t size) : size_(size) {}
+  EMBER_ARG(int64_t, size);
+  EMBER_ARG(double, alpha) = 1e-4;
+  EMBER_ARG(double, beta) = 0.75;
+  EMBER_ARG(double, k) = 1.;
+};
+
+/// Options of CrossMapLRN2d (Lua Torch's cross-channel LRN): size, alpha, beta and the integer k.
+struct CrossMapLRN2dOptions {
+  /*implicit*/ CrossMapLRN2dOptions(int64_t size) : size_(size) {}
+  EMBER_ARG(int64_t, size);
+  EMBER_ARG(double, alpha) = 1e-4;
+  EMBER_ARG(double, beta) = 0.75;
+  EMBER_ARG(int64_t, k) = 1;
+};
+
 namespace functional {
+using LocalResponseNormFuncOptions = LocalResponseNormOptions;
+
 /// Options of F::batch_norm(input, running_mean, running_var, options): weight and bias (undefined: none),
 /// training (normalize with the batch statistics and update the running ones), momentum, eps.
 struct BatchNormFuncOptions {
