@@ -277,8 +277,10 @@ TEST(MoreLosses, ShapeErrorsNameTheFunctionAndShapes) {
                      "cosine_embedding_loss: 0D or 1D target tensor expected");
   EMBER_EXPECT_ERROR(TripletMarginLoss()(a, a, ember::zeros({2})), Runtime,
                      "triplet_margin_loss: All inputs should have same dimension but got 2D, 2D and 1D inputs");
-  EMBER_EXPECT_ERROR(TripletMarginLoss()(a, b, a), Runtime, "pairwise_distance: x1 [2, 3] and x2 [2, 4]");
-  EMBER_EXPECT_ERROR(TripletMarginWithDistanceLoss()(a, a, b), Runtime, "pairwise_distance: x1 [2, 3] and x2 [2, 4]");
+  EMBER_EXPECT_ERROR(TripletMarginLoss()(a, b, a), Runtime,
+                     "pairwise_distance: x1 of shape [2, 3] and x2 of shape [2, 4] do not broadcast");
+  EMBER_EXPECT_ERROR(TripletMarginWithDistanceLoss()(a, a, b), Runtime,
+                     "pairwise_distance: x1 of shape [2, 3] and x2 of shape [2, 4] do not broadcast");
   EMBER_EXPECT_ERROR(MarginRankingLoss()(ember::zeros({3}), ember::zeros({3}), ember::ones({3, 1})), Runtime,
                      "margin_ranking_loss : All input tensors should have same dimension but got sizes: input1: [3], "
                      "input2: [3], target: [3, 1]");
