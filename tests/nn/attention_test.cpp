@@ -24,11 +24,7 @@ constexpr const char* kFile = "attention.ember";
 
 Tensor fx(const std::string& name) { return fixture_from(kFile, name); }
 
-Tensor leaf(const std::string& name) {
-  Tensor t = fx(name).clone();
-  autograd::set_requires_grad(t, true);
-  return t;
-}
+Tensor leaf(const std::string& name) { return fixture_leaf_from(kFile, name); }
 
 // Seeded initial values, keys and printing as Python's; then the module built under another seed loads the
 // recorded state dict by name (as one saved from Python would), so later outputs depend on it alone.

@@ -68,12 +68,15 @@ inline std::string module_repr(const nn::Module& module) {
   return s.str();
 }
 
-/// A copy of fixture(name) that requires grad (a leaf of its own graph).
-inline Tensor fixture_leaf(const std::string& name) {
-  Tensor t = fixture(name).clone();
+/// A copy of fixture_from(file, name) that requires grad (a leaf of its own graph).
+inline Tensor fixture_leaf_from(const std::string& file, const std::string& name) {
+  Tensor t = fixture_from(file, name).clone();
   autograd::set_requires_grad(t, true);
   return t;
 }
+
+/// A copy of fixture(name) that requires grad (a leaf of its own graph).
+inline Tensor fixture_leaf(const std::string& name) { return fixture_leaf_from("layers.ember", name); }
 
 /// Same dtype, same shape, and every element within atol + rtol * |expected| (NaNs equal).
 inline ::testing::AssertionResult close(const Tensor& actual, const Tensor& expected, double rtol = 1e-5,

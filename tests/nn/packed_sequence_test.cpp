@@ -24,11 +24,7 @@ constexpr const char* kFile = "attention.ember";
 
 Tensor fx(const std::string& name) { return fixture_from(kFile, name); }
 
-Tensor leaf(const std::string& name) {
-  Tensor t = fx(name).clone();
-  autograd::set_requires_grad(t, true);
-  return t;
-}
+Tensor leaf(const std::string& name) { return fixture_leaf_from(kFile, name); }
 
 TEST(PackedSequence, BidirectionalLstmOverUnsortedLengths) {
   auto options = LSTMOptions(3, 4).num_layers(2).bidirectional(true);
