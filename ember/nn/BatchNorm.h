@@ -8,6 +8,7 @@
 #include "ember/nn/Cloneable.h"
 #include "ember/nn/Module.h"
 #include "ember/nn/ModuleHolder.h"
+#include "ember/nn/NormImplBase.h"
 #include "ember/nn/options/normalization.h"
 
 namespace ember::nn {
@@ -15,15 +16,10 @@ namespace ember::nn {
 /// The shared part of BatchNorm1d/2d/3d; D is the number of spatial dims of the input (0 or 1 for 1d, 2 for 2d,
 /// 3 for 3d).
 template <size_t D>
-class BatchNormImpl : public Module {
+class BatchNormImpl : public Module, public NormImplBase {
  public:
   explicit BatchNormImpl(BatchNormOptions options);
   explicit BatchNormImpl(int64_t num_features) : BatchNormImpl(BatchNormOptions(num_features)) {}
-
-  /// running_mean 0, running_var 1, num_batches_tracked 0.
-  void reset_running_stats();
-  /// reset_running_stats(), weight 1 and bias 0.
-  void reset_parameters();
 
   /// Training: normalizes with the batch statistics and updates the running ones (momentum, or the
   /// cumulative average when momentum is nullopt) and num_batches_tracked. Eval: normalizes with the
@@ -35,8 +31,6 @@ class BatchNormImpl : public Module {
   std::string extra_repr() const override;
 
   BatchNormOptions options;
-  Tensor weight, bias;                                     // undefined unless affine
-  Tensor running_mean, running_var, num_batches_tracked;  // undefined unless track_running_stats
 
  private:
   static std::string layer_name() { return "BatchNorm" + std::to_string(D) + "d"; }

@@ -4,10 +4,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "ember/autograd/GradMode.h"
 #include "ember/nn/Repr.h"
 #include "ember/nn/functional/normalization.h"
-#include "ember/nn/init.h"
 #include "ember/ops/Functions.h"
 
 namespace ember::nn {
@@ -20,35 +18,7 @@ InstanceNormImpl<D>::InstanceNormImpl(const InstanceNormOptions& options_)
 
 template <size_t D>
 void InstanceNormImpl<D>::reset() {
-  const int64_t c = options.num_features();
-  if (options.affine()) {
-    weight = this->register_parameter("weight", ember::empty({c}));
-    bias = this->register_parameter("bias", ember::empty({c}));
-  }
-  if (options.track_running_stats()) {
-    running_mean = this->register_buffer("running_mean", ember::zeros({c}));
-    running_var = this->register_buffer("running_var", ember::ones({c}));
-    num_batches_tracked = this->register_buffer("num_batches_tracked", ember::zeros({}, kInt64));
-  }
-  reset_parameters();
-}
-
-template <size_t D>
-void InstanceNormImpl<D>::reset_running_stats() {
-  if (!options.track_running_stats()) return;
-  autograd::NoGradGuard no_grad;
-  running_mean.zero_();
-  running_var.fill_(1);
-  num_batches_tracked.zero_();
-}
-
-template <size_t D>
-void InstanceNormImpl<D>::reset_parameters() {
-  reset_running_stats();
-  if (options.affine()) {
-    init::ones_(weight);
-    init::zeros_(bias);
-  }
+  register_norm_state(*this, options.num_features(), options.affine(), options.track_running_stats());
 }
 
 template <size_t D>

@@ -9,6 +9,7 @@
 #include "ember/nn/Cloneable.h"
 #include "ember/nn/Module.h"
 #include "ember/nn/ModuleHolder.h"
+#include "ember/nn/NormImplBase.h"
 #include "ember/nn/options/normalization.h"
 
 namespace ember::nn {
@@ -23,7 +24,7 @@ namespace ember::nn {
 /// Errors (ValueError, naming the shape): an input of another rank; C other than num_features when affine;
 /// a single spatial element when using the instance statistics.
 template <size_t D>
-class InstanceNormImpl : public Cloneable<InstanceNormImpl<D>> {
+class InstanceNormImpl : public Cloneable<InstanceNormImpl<D>>, public NormImplBase {
  public:
   explicit InstanceNormImpl(const InstanceNormOptions& options);
   explicit InstanceNormImpl(int64_t num_features) : InstanceNormImpl(InstanceNormOptions(num_features)) {}
@@ -31,18 +32,12 @@ class InstanceNormImpl : public Cloneable<InstanceNormImpl<D>> {
   /// Registers weight and bias (affine) and the running statistics (track_running_stats), then
   /// reset_parameters().
   void reset() override;
-  /// running_mean 0, running_var 1, num_batches_tracked 0.
-  void reset_running_stats();
-  /// reset_running_stats(), weight 1 and bias 0.
-  void reset_parameters();
 
   Tensor forward(const Tensor& input);
   /// Python's: "3, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False".
   std::string extra_repr() const override;
 
   InstanceNormOptions options;
-  Tensor weight, bias;                                    // undefined unless affine
-  Tensor running_mean, running_var, num_batches_tracked;  // undefined unless track_running_stats
 };
 
 extern template class InstanceNormImpl<1>;
