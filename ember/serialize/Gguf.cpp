@@ -138,13 +138,15 @@ GgufFile GgufFile::from_bytes(std::string_view data, std::string_view name) {
 
 void GgufFile::parse(std::string_view bytes) {
   Cursor c(bytes, file_);
-  if (c.take(4) != "GGUF") c.fail("not a GGUF file (no \"GGUF\" magic)");
+  if (bytes.substr(0, 4) != "GGUF") c.fail("not a GGUF file (no \"GGUF\" magic)");  // reported at offset 0
+  c.take(4);
   const uint32_t version = c.get<uint32_t>();
   if (version != 2 && version != 3) c.fail("GGUF version {} (versions 2 and 3 are read)", version);
   version_ = version;
   const uint64_t n_tensors = c.get<uint64_t>();
   const uint64_t n_kv = c.get<uint64_t>();
-  if (n_kv > c.left() / 12) c.fail("{} metadata entries claimed but {} bytes remain", n_kv, c.left());
+  if (n_kv > c.left() / 12)
+    c.fail("the header claims {} metadata entries (at least 12 bytes each) but {} bytes remain", n_kv, c.left());
   uint64_t alignment = 32;
   for (uint64_t i = 0; i < n_kv; ++i) {
     std::string key = c.string();
@@ -157,7 +159,8 @@ void GgufFile::parse(std::string_view bytes) {
     }
     metadata_.emplace_back(std::move(key), std::move(v));
   }
-  if (n_tensors > c.left() / 24) c.fail("{} tensors claimed but {} bytes remain", n_tensors, c.left());
+  if (n_tensors > c.left() / 24)
+    c.fail("the header claims {} tensors (at least 24 bytes each) but {} bytes remain", n_tensors, c.left());
   for (uint64_t i = 0; i < n_tensors; ++i) {
     Info t;
     t.name = c.string();

@@ -1,5 +1,6 @@
 """GGUF read by ember.utils.gguf (ember/serialize/Gguf.h): files written here by the format's definition, block
 quantized types checked against a NumPy dequantization of ggml's block layouts, and bad files."""
+import io
 import struct
 
 import numpy as np
@@ -72,10 +73,10 @@ def test_block_quantized_types_dequantize(tmp_path, kind):
 
 
 @pytest.mark.parametrize("mutate, message", [
-    (lambda b: b"GGUX" + b[4:], "no \"GGUF\" magic"),
+    (lambda b: b"GGUX" + b[4:], "offset 0: not a GGUF file \\(no \"GGUF\" magic\\)"),
     (lambda b: b[:4] + struct.pack("<I", 9) + b[8:], "version 9"),
-    (lambda b: b[:8] + struct.pack("<Q", 2 ** 60) + b[16:], "tensors claimed"),
-    (lambda b: b[:16] + struct.pack("<Q", 2 ** 60) + b[24:], "metadata entries claimed"),
+    (lambda b: b[:8] + struct.pack("<Q", 2 ** 60) + b[16:], "the header claims 1152921504606846976 tensors"),
+    (lambda b: b[:16] + struct.pack("<Q", 2 ** 60) + b[24:], "claims 1152921504606846976 metadata entries"),
     (lambda b: b[:-4], "past the end of the data section"),
 ])
 def test_bad_files(tmp_path, mutate, message):
@@ -84,6 +85,16 @@ def test_bad_files(tmp_path, mutate, message):
     path.write_bytes(mutate(good))
     with pytest.raises(RuntimeError, match=message):
         gguf.load(str(path))
+
+
+def test_missing_files_and_file_objects(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        gguf.load(str(tmp_path / "missing.gguf"))
+    with pytest.raises(IsADirectoryError):
+        gguf.GGUFFile(tmp_path)
+    data = gguf_file({"k": 1}, {"a": ("F32", [4], np.arange(4, dtype=np.float32).tobytes())})
+    metadata, sd = gguf.load(io.BytesIO(data))
+    assert metadata["k"] == 1 and sd["a"].tolist() == [0.0, 1.0, 2.0, 3.0]
 
 
 def test_unknown_type_and_bad_rows(tmp_path):

@@ -6,7 +6,6 @@ float32, F32/F16/BF16/F64 and integer tensors as they are (memory-mapped).
     metadata, state_dict = ember.utils.gguf.load("model.gguf")
 """
 import collections
-import os
 
 from .. import _C
 
@@ -17,14 +16,17 @@ class GGUFFile:
     """An opened GGUF file: ``version``, ``metadata`` (a dict: int, float, bool, str or lists of them),
     ``tensor_names()``, ``tensor_type(name)`` (the ggml type, e.g. ``"Q8_0"``), ``get_tensor(name)``.
 
+    ``f`` is a path (the file is memory-mapped) or a binary file-like object (read whole).
+
     Raises:
+        FileNotFoundError, IsADirectoryError: a path with no file.
         RuntimeError: a file that breaks the format (naming the file, the byte offset and the problem).
     """
 
-    def __init__(self, path):
-        from ..serialization import _classes
-        path = os.fsdecode(os.fspath(path))
-        self._file = _C._gguf_open(path, path)
+    def __init__(self, f):
+        from ..serialization import _classes, _source
+        source, name = _source(f)
+        self._file = _C._gguf_open(source, name)
         self.version = self._file.version
         self.metadata = self._file.metadata(_classes())
 
@@ -38,9 +40,9 @@ class GGUFFile:
         return self._file.get_tensor(name)
 
 
-def load(path):
-    """(metadata, state_dict) of a GGUF file: the metadata dict and an OrderedDict name -> tensor in file order,
+def load(f):
+    """(metadata, state_dict) of a GGUF file (a path or a binary file-like object): the metadata dict and an OrderedDict name -> tensor in file order,
     quantized tensors dequantized to float32. A tensor's shape is GGUF's ``ne`` reversed (row-major, as
     PyTorch's)."""
-    f = GGUFFile(path)
-    return f.metadata, collections.OrderedDict((k, f.get_tensor(k)) for k in f.tensor_names())
+    g = GGUFFile(f)
+    return g.metadata, collections.OrderedDict((k, g.get_tensor(k)) for k in g.tensor_names())
