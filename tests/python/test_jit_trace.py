@@ -183,6 +183,25 @@ def test_tuple_list_dict_inputs_and_outputs():
         ef(((n[0][0],), [n[2][0]], {"k": n[0][0]}))
 
 
+def weighted(d):
+    return d["a"] * 2 + d["b"]
+
+
+def test_a_dict_input_is_matched_by_key():
+    (a, ta), (b, tb) = both(randn(2, 3, seed=1)), both(randn(2, 3, seed=2))
+    e = ember.jit.trace(weighted, ({"a": a, "b": b},))
+    t = torch.jit.trace(weighted, ({"a": ta, "b": tb},))
+    # the same keys in another order are the same input, on both sides
+    assert_same(e({"b": b, "a": a}), t({"b": tb, "a": ta}))
+    assert_same(e({"b": a, "a": b}), t({"b": ta, "a": tb}))
+    # a missing or an extra key is refused (PyTorch: RuntimeError as well)
+    for lib, x, y in ((e, a, b), (t, ta, tb)):
+        with pytest.raises(RuntimeError):
+            lib({"a": x})
+    with pytest.raises(RuntimeError, match="structure"):
+        e({"a": a, "b": b, "c": a})
+
+
 def test_dict_output_needs_strict_false():
     x, tx = both(randn(3))
     for lib, t in ((ember, x), (torch, tx)):

@@ -13,7 +13,8 @@ submodules are inlined by the tracer and their parameters read through ``prim::G
 Note [flattened inputs]
 The graph's inputs are the tensors of the example inputs, flattened in order (tuples and lists element by
 element, dicts by their keys' order); a call flattens its arguments the same way and checks that their
-structure (container kinds, lengths, dict keys) is the example's. Outputs keep their structure in the graph
+structure (container kinds, lengths, dict keys) is the example's. A dict argument is matched by key: one with the
+example's keys in another order is the same input (as in TorchScript, whose graphs look dict entries up by key). Outputs keep their structure in the graph
 (prim::TupleConstruct, ListConstruct, DictConstruct). A saved module keeps the structure of each method's
 inputs in the extra file ``.ember/input_spec/<method>`` (Note [saved modules from python] in _serialization.py), so a
 loaded module takes the same arguments as the traced one.
@@ -93,13 +94,28 @@ def _flatten_call(name, signature, args, kwargs):
         if not _is_tensor_tree(a) or (s == "T") != isinstance(a, Tensor):
             raise RuntimeError("{}() Expected a value of type '{}' for argument '{}' but instead found type '{}'."
                                "\nDeclaration: {}".format(name, _spec_str(s), n, type(a).__name__, declaration))
-    tensors, _, got = flatten(tuple(bound), "input")
+    tensors, _, got = flatten(_in_spec_order(tuple(bound), spec), "input")
     if got != spec:
         raise RuntimeError("{}(): the arguments' structure ({}) differs from the traced example's ({}) (a trace "
                            "is specialized on the structure of its inputs). Declaration: {}".format(
                                name, ", ".join(_spec_str(s) for s in got[1]),
                                ", ".join(_spec_str(s) for s in spec[1]), declaration))
     return tensors
+
+
+def _in_spec_order(o, spec):
+    """o with each dict whose keys are the traced example's (in any order) rebuilt in the example's key order, so
+    that a dict input is matched by key, as TorchScript looks its entries up (Note [flattened inputs]); anything
+    else is left for the structure check to name."""
+    if spec == "T" or not isinstance(spec, tuple):
+        return o
+    if spec[0] == "dict":
+        if isinstance(o, dict) and len(o) == len(spec[1]) and all(k in o for k in spec[1]):
+            return {k: _in_spec_order(o[k], s) for k, s in zip(spec[1], spec[2])}
+        return o
+    if isinstance(o, (tuple, list)) and len(o) == len(spec[1]):
+        return type(o)(_in_spec_order(e, s) for e, s in zip(o, spec[1]))
+    return o
 
 
 def _is_tensor_tree(o):
