@@ -11,13 +11,13 @@ submodules are inlined by the tracer and their parameters read through ``prim::G
 ``%self`` (``self.fc.weight``). Submodules therefore have no graph of their own: calling one raises.
 
 Note [flattened inputs]
-The graph's inputs are the tensors of the example inputs, flattened in order (tuples and lists element by
-element, dicts by their keys' order); a call flattens its arguments the same way and checks that their
-structure (container kinds, lengths, dict keys) is the example's. A dict argument is matched by key: one with the
-example's keys in another order is the same input (as in TorchScript, whose graphs look dict entries up by key).
-Outputs keep their structure in the graph (prim::TupleConstruct, ListConstruct, DictConstruct). A saved module keeps the structure of each method's
-inputs in the extra file ``.ember/input_spec/<method>`` (Note [saved modules from python] in _serialization.py), so a
-loaded module takes the same arguments as the traced one.
+The graph's inputs are the tensors of the example inputs, flattened in order (tuples and lists element by element,
+dicts by their keys' order); a call flattens its arguments the same way and checks that their structure (container
+kinds, lengths, dict keys) is the example's. A dict argument is matched by key: one with the example's keys in
+another order is the same input (as in TorchScript, whose graphs look dict entries up by key). Outputs keep their
+structure in the graph (prim::TupleConstruct, ListConstruct, DictConstruct). A saved module keeps the structure of
+each method's inputs in the extra file ``.ember/input_spec/<method>`` (Note [saved modules from python] in
+_serialization.py), so a loaded module takes the same arguments as the traced one.
 """
 import copy
 

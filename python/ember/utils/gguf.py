@@ -42,7 +42,7 @@ class GGUFFile:
 
 def load(f):
     """(metadata, state_dict) of a GGUF file (a path or a binary file-like object): the metadata dict and an
-    OrderedDict name -> tensor in file order, quantized tensors dequantized to float32. A tensor's shape is GGUF's ``ne`` reversed (row-major, as
-    PyTorch's)."""
+    OrderedDict name -> tensor in file order, quantized tensors dequantized to float32. A tensor's shape is
+    GGUF's ``ne`` reversed (row-major, as PyTorch's)."""
     g = GGUFFile(f)
     return g.metadata, collections.OrderedDict((k, g.get_tensor(k)) for k in g.tensor_names())
