@@ -18,6 +18,8 @@
 #include <limits>
 #include <vector>
 
+#include <unistd.h>
+
 #include "ember/ops/Functions.h"
 #include "ember/ops/Operators.h"
 #include "ember/ops/generated/CompositeKernels.h"
@@ -151,6 +153,23 @@ DimVector out_shape(const Tensor& x, IntArrayRef out) {
   return s;
 }
 
+// Checks an adaptive pooling's output (B, C) + out before anything is built for it: the tap tables loop over every
+// output position, so an impossible output_size must fail at once, as PyTorch's storage-size check does, not
+// after a loop of 2^40 steps. Errors: a negative size; a size whose bytes overflow 64 bits (PyTorch's message)
+// or exceed the machine's physical memory.
+void check_adaptive_output(const char* op, const Tensor& x, IntArrayRef out) {
+  for (int64_t v : out)
+    EMBER_CHECK(v >= 0, "{}: elements of output_size must be greater than or equal to 0 but received {}", op, out);
+  const DimVector shape = out_shape(x, out);
+  int64_t bytes = element_size(x.dtype());
+  for (int64_t v : shape)
+    EMBER_CHECK(!__builtin_mul_overflow(bytes, v, &bytes), "{}: Storage size calculation overflowed with sizes={}",
+                op, IntArrayRef(shape));
+  static const int64_t memory = static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  EMBER_CHECK(memory <= 0 || bytes <= memory, "{}: an output of sizes {} takes {} bytes, more than this machine's {}",
+              op, IntArrayRef(shape), bytes, memory);
+}
+
 // The windows of `index` (shape (b, c, P*K), b in {1, B}, c in {1, C}) of x (B, C, *spatial): (B, C, P, K).
 Tensor gather_windows(const Tensor& x, const Tensor& index, int64_t P, int64_t K) {
   const int64_t B = x.size(0), C = x.size(1);
@@ -238,12 +257,9 @@ std::tuple<Tensor, Tensor> adaptive_max_pool_nd(const char* op, int64_t dims, co
   const bool batched = batch_input(op, x, dims);
   check_nonempty(op, x);
   const DimVector out = per_dim(op, "output_size", output_size, dims);
+  check_adaptive_output(op, x, out);
   std::vector<Taps> taps;
-  for (int64_t i = 0; i < dims; ++i) {
-    EMBER_CHECK(out[i] >= 0, "{}: elements of output_size must be greater than or equal to 0 but received {}", op,
-                output_size);
-    taps.push_back(adaptive_taps(x.size(2 + i), out[i]));
-  }
+  for (int64_t i = 0; i < dims; ++i) taps.push_back(adaptive_taps(x.size(2 + i), out[i]));
   const Table t = combine(taps, drop(x.sizes(), 2));
   auto [v, i] = windowed_max(x, int64_tensor(t.index, {1, 1, t.P * t.K}), Tensor(), t.P, t.K, out);
   if (!batched) return {ember::squeeze(v, 0), ember::squeeze(i, 0)};
@@ -424,6 +440,7 @@ Tensor adaptive_avg_pool3d(const Tensor& self, IntArrayRef output_size) {
   const bool batched = batch_input(op, x, 3);
   check_nonempty(op, x);
   const DimVector out = per_dim(op, "output_size", output_size, 3);
+  check_adaptive_output(op, x, out);
   std::vector<Taps> taps;
   for (int64_t i = 0; i < 3; ++i) taps.push_back(adaptive_taps(x.size(2 + i), out[i]));
   const Table t = combine(taps, drop(x.sizes(), 2));

@@ -248,3 +248,23 @@ def test_pad_modes_with_gradients():
         ye.sum().backward()
         yt.sum().backward()
         close(xe.grad, xt.grad)
+
+
+@pytest.mark.parametrize("fn, size", [
+    ("adaptive_max_pool2d", (2 ** 40, 2 ** 40)),
+    ("adaptive_max_pool3d", (2 ** 40, 1, 1)),
+    ("adaptive_avg_pool3d", (2 ** 40, 1, 1)),
+    ("adaptive_max_pool1d", (2 ** 62,)),
+])
+def test_an_impossible_adaptive_output_size_is_refused_at_once(fn, size):
+    # Found by a user's check: these ran a loop over every output position (hours) before failing. PyTorch refuses
+    # an output whose byte count overflows; an output larger than the machine's memory is refused too.
+    x = ember.randn(*((1, 1) + (4,) * len(size)))
+    with pytest.raises(RuntimeError, match=fn + ": (Storage size calculation overflowed|an output of sizes)"):
+        getattr(EF, fn)(x, size)
+    tx = torch.randn(*((1, 1) + (4,) * len(size)))
+    if size == (2 ** 40, 2 ** 40):
+        with pytest.raises(RuntimeError, match="Storage size calculation overflowed"):
+            getattr(torch.nn.functional, fn)(tx, size)
+    with pytest.raises(RuntimeError, match="greater than or equal to 0"):
+        getattr(EF, fn)(x, (-1,) * len(size))
