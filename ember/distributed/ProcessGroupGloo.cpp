@@ -13,13 +13,13 @@
 // - Gloo's context is shared by the workers: two collectives run at once only with different tags, which is
 //   Gloo's contract ("must be unique across operations executing in parallel"). Gloo's TCP device has its own
 //   event-loop thread that moves the bytes.
-// - send and recv post Gloo's unbound-buffer operation on the calling thread and complete in Work::wait on the
-//   waiting thread (PointToPointWork); their tag is the user's, whose slots never meet the collectives' (Gloo's
-//   collective slots carry a non-zero prefix byte at the top).
+// - send posts Gloo's unbound-buffer sends on the calling thread and completes in Work::wait on the waiting
+//   thread; recv completes on a thread of its own (Note [checked send and recv]).
 // - The user must not touch a tensor handed to an operation until its wait() returns, as in PyTorch. With two
 //   workers, two queued collectives on the same tensor may overlap: wait for one before starting the next.
-// - The destructor lets the queue drain (every operation is bounded by its timeout), joins the workers, then
-//   destroys Gloo's context, which closes the connections.
+// - shutdown() (and so the destructor) lets the queue drain (every operation is bounded by its timeout) and joins
+//   the workers; the destructor then destroys Gloo's context, which closes the connections. A worker may drop the
+//   last reference to a tensor, so Python calls shutdown() without the GIL (a tensor's Python hooks take it).
 //
 // Note [collectives over gloo]
 // Gloo's "new style" collectives (gloo/allreduce.h, broadcast.h, reduce.h, allgather.h, gather.h, scatter.h,
@@ -72,9 +72,8 @@ namespace ember::distributed {
 // collective the ranks exchange a fingerprint — operation, dtype, element count, root, reduction — with a 48-byte
 // allgather under a tag of its own, and every rank raises an ember::Error naming what each rank called when they
 // differ. It costs one small round trip per collective (negligible for the megabyte buckets of data-parallel
-// training; Options::checkCollectives = false, or EMBER_DISTRIBUTED_CHECKS=0, turns it off). send/recv are not
-// checked: the receiver cannot learn the sender's size without a second message, so a recv of the wrong size
-// still aborts in Gloo (as in PyTorch).
+// training; Options::checkCollectives = false, or EMBER_DISTRIBUTED_CHECKS=0, turns it off). send/recv check
+// sizes their own way (Note [checked send and recv]).
 namespace {
 
 // allgather and _allgather_base (and reduce_scatter and _reduce_scatter_base) exchange the same bytes, so ranks may
@@ -139,6 +138,7 @@ struct ProcessGroupGloo::Impl {
     }
     {
       std::lock_guard<std::mutex> lock(mutex);
+      EMBER_CHECK(!stop, "ProcessGroupGloo::{}: the process group has been shut down (destroy_process_group)", name);
       std::erase_if(inflight, [](const std::weak_ptr<Work>& w) {
         auto p = w.lock();
         return !p || p->isCompleted();
@@ -154,8 +154,9 @@ struct ProcessGroupGloo::Impl {
   std::exception_ptr wrap(const std::string& name, const std::exception& e) const {
     return std::make_exception_ptr(Error(
         ErrorKind::Runtime,
-        fmt::format("{} failed on rank {} of {}: {}. Another rank may have exited or stopped answering (timeout {}), "
-                    "or called another collective, or one with tensors of another size or dtype",
+        fmt::format("ProcessGroupGloo::{} failed on rank {} of {}: {}. Another rank may have exited or stopped "
+                    "answering (timeout {}), or called another collective, or one with tensors of another size or "
+                    "dtype",
                     name, rank, size, e.what(), detail::format_duration(timeout))));
   }
 
@@ -362,10 +363,6 @@ void write_back(const Tensor& t, const void* src) {
   }
 }
 
-std::unique_ptr<gloo::transport::UnboundBuffer> buffer(const Impl& s, const Tensor& t) {
-  return s.context->createUnboundBuffer(t.data_ptr(), nbytes_of(t));
-}
-
 /// Gloo's allreduce of numel elements of dtype at data, in place, with op (AVG divides afterwards).
 void gloo_allreduce(Impl& s, void* data, int64_t numel, DType dtype, ReduceOp op, uint32_t tag,
                     std::chrono::milliseconds timeout) {
@@ -500,13 +497,17 @@ ProcessGroupGloo::ProcessGroupGloo(const std::shared_ptr<Store>& store, int rank
   for (int i = 0; i < options_->threads; ++i) impl_->workers.emplace_back([s = impl_.get()] { s->work_loop(); });
 }
 
-ProcessGroupGloo::~ProcessGroupGloo() {
+ProcessGroupGloo::~ProcessGroupGloo() { shutdown(); }
+
+void ProcessGroupGloo::shutdown() {
+  std::vector<std::thread> workers;
   {
     std::lock_guard<std::mutex> lock(impl_->mutex);
     impl_->stop = true;
+    workers.swap(impl_->workers);
   }
   impl_->cv.notify_all();
-  for (auto& t : impl_->workers) t.join();
+  for (auto& t : workers) t.join();
 }
 
 // ---- collectives
@@ -790,17 +791,48 @@ std::shared_ptr<Work> ProcessGroupGloo::barrier(const BarrierOptions& opts) {
 }
 
 // ---- point to point
+//
+// Note [checked send and recv]
+// A recv smaller than what arrives would abort the process inside Gloo (Note [collective checks]), so a send is
+// two messages: a 16-byte header (byte count, dtype) on slot 2 * tag + 1, then the data on slot 2 * tag (both below
+// 2^32, so they never meet a collective's slot, whose top byte is non-zero). A recv posts the header's receive at
+// once and hands the rest to a thread of its own: it reads the header, posts the data's receive into the tensor
+// when the header matches, and otherwise drains the data into scratch memory (so the sender completes) and fails
+// naming both sides. The thread owns a reference to its Work and to Gloo's context, so dropping an unwaited recv
+// is safe; it ends with the data, an error, or the group's timeout. Gloo sends only to posted receives, so the
+// sender's data waits for the receiver's thread, never the other way round: isend/irecv pairs posted in any order
+// on both ranks complete.
 
 namespace {
 
-// A send or recv: posted at once, completed by wait() (Note [process group threads]).
-class PointToPointWork : public Work {
+struct P2PHeader {
+  int64_t nbytes;
+  int64_t dtype;
+};
+
+uint64_t data_slot(int tag) { return static_cast<uint64_t>(tag) << 1; }
+uint64_t header_slot(int tag) { return (static_cast<uint64_t>(tag) << 1) | 1; }
+
+std::exception_ptr p2p_error(const std::string& op, int rank, int size, const std::exception& e,
+                             std::chrono::milliseconds timeout, const char* other) {
+  return std::make_exception_ptr(Error(
+      ErrorKind::Runtime, fmt::format("ProcessGroupGloo::{} failed on rank {} of {}: {}. The other rank may have "
+                                      "exited, or not posted the matching {} within {}, or used another tag",
+                                      op, rank, size, e.what(), other, detail::format_duration(timeout))));
+}
+
+// A send: header and data posted at once, completed in wait() (Note [process group threads]).
+class SendWork : public Work {
  public:
-  PointToPointWork(std::string name, Tensor t, std::shared_ptr<gloo::Context> context,
-                   std::unique_ptr<gloo::transport::UnboundBuffer> buf, bool isSend, std::chrono::milliseconds timeout,
-                   int rank, int size)
-      : Work(std::move(name), {std::move(t)}), context_(std::move(context)), buf_(std::move(buf)), isSend_(isSend),
-        timeout_(timeout), rank_(rank), size_(size) {}
+  SendWork(Tensor t, std::shared_ptr<gloo::Context> context, int dst, int tag, std::chrono::milliseconds timeout,
+           int rank, int size)
+      : Work("send", {t}), context_(std::move(context)), timeout_(timeout), rank_(rank), size_(size) {
+    header_ = {t.nbytes(), static_cast<int64_t>(t.dtype())};
+    headerBuf_ = context_->createUnboundBuffer(&header_, sizeof header_);
+    dataBuf_ = context_->createUnboundBuffer(t.data_ptr(), static_cast<size_t>(t.nbytes()));
+    headerBuf_->send(dst, header_slot(tag));
+    dataBuf_->send(dst, data_slot(tag));
+  }
 
   bool wait(std::chrono::milliseconds timeout) override {
     std::lock_guard<std::mutex> lock(waitMutex_);
@@ -808,37 +840,93 @@ class PointToPointWork : public Work {
       auto limit = timeout == kNoTimeout ? timeout_ : timeout;
       std::exception_ptr error;
       try {
-        int peer = -1;
-        bool ok = isSend_ ? buf_->waitSend(&peer, limit) : buf_->waitRecv(&peer, limit);
-        EMBER_CHECK(ok, "ProcessGroupGloo::{}: aborted", opName_);
-        source_ = peer;
+        EMBER_CHECK(headerBuf_->waitSend(limit) && dataBuf_->waitSend(limit), "ProcessGroupGloo::send: aborted");
       } catch (const Error&) {
         error = std::current_exception();
       } catch (const std::exception& e) {
-        error = std::make_exception_ptr(Error(
-            ErrorKind::Runtime, fmt::format("ProcessGroupGloo::{} failed on rank {} of {}: {}. The other rank may have "
-                                            "exited, not posted the matching {} within {}, or used another tag, dtype "
-                                            "or size", opName_, rank_, size_, e.what(), isSend_ ? "recv" : "send",
-                                            detail::format_duration(limit))));
+        error = p2p_error("send", rank_, size_, e, limit, "recv");
       }
       finish(error);
     }
     return Work::wait(kNoTimeout);
   }
 
+ private:
+  std::shared_ptr<gloo::Context> context_;  // outlives the buffers
+  P2PHeader header_;
+  std::unique_ptr<gloo::transport::UnboundBuffer> headerBuf_, dataBuf_;
+  std::chrono::milliseconds timeout_;
+  int rank_, size_;
+  std::mutex waitMutex_;  // one waiter drives Gloo's wait at a time
+};
+
+// A recv: the header's receive is posted at once, the rest happens on the Work's own thread (Note [checked send
+// and recv]); wait() is Work's.
+class RecvWork : public Work {
+ public:
+  RecvWork(Tensor t, std::shared_ptr<gloo::Context> context, std::vector<int> sources, int tag,
+           std::chrono::milliseconds timeout, int rank, int size)
+      : Work("recv", {t}), tensor_(std::move(t)), context_(std::move(context)), tag_(tag), timeout_(timeout),
+        rank_(rank), size_(size) {
+    headerBuf_ = context_->createUnboundBuffer(&header_, sizeof header_);
+    if (sources.size() == 1) headerBuf_->recv(sources[0], header_slot(tag));
+    else headerBuf_->recv(sources, header_slot(tag));
+  }
+
+  static std::shared_ptr<Work> start(std::shared_ptr<RecvWork> work) {
+    std::thread([work] { work->receive(); }).detach();
+    return work;
+  }
+
   int sourceRank() const override {
     int r = source_.load();
-    EMBER_CHECK(r >= 0, "Work::sourceRank: the {} has not completed", opName_);
+    EMBER_CHECK(r >= 0, "Work::sourceRank: the recv has not completed");
     return r;
   }
 
  private:
-  std::shared_ptr<gloo::Context> context_;  // outlives the buffer
-  std::unique_ptr<gloo::transport::UnboundBuffer> buf_;
-  bool isSend_;
+  void receive() {
+    std::exception_ptr error;
+    try {
+      int peer = -1;
+      EMBER_CHECK(headerBuf_->waitRecv(&peer, timeout_), "ProcessGroupGloo::recv: aborted");
+      const int64_t want = tensor_.nbytes();
+      const bool match = header_.nbytes == want && header_.dtype == static_cast<int64_t>(tensor_.dtype());
+      std::vector<char> scratch;  // a mismatched message is drained here, so that its sender completes
+      void* dst = tensor_.data_ptr();
+      size_t nbytes = static_cast<size_t>(want);
+      if (!match) {
+        scratch.resize(static_cast<size_t>(std::max<int64_t>(header_.nbytes, 0)));
+        dst = scratch.data();
+        nbytes = scratch.size();
+      }
+      auto data = context_->createUnboundBuffer(dst, nbytes);
+      data->recv(peer, data_slot(tag_));
+      EMBER_CHECK(data->waitRecv(timeout_), "ProcessGroupGloo::recv: aborted");
+      if (!match) {
+        auto dtype = static_cast<DType>(header_.dtype);
+        const int64_t esize = is_valid_dtype_id(header_.dtype) ? element_size(dtype) : 1;
+        EMBER_FAIL("ProcessGroupGloo::recv: rank {} sent {} {} elements with tag {}, but the tensor of this recv on "
+                   "rank {} holds {} {} elements; send and recv must use tensors of the same dtype and size",
+                   peer, header_.nbytes / esize, is_valid_dtype_id(header_.dtype) ? dtype_name(dtype) : "?", tag_,
+                   rank_, tensor_.numel(), tensor_.dtype());
+      }
+      source_ = peer;
+    } catch (const Error&) {
+      error = std::current_exception();
+    } catch (const std::exception& e) {
+      error = p2p_error("recv", rank_, size_, e, timeout_, "send");
+    }
+    finish(error);
+  }
+
+  Tensor tensor_;
+  std::shared_ptr<gloo::Context> context_;  // outlives the buffers
+  P2PHeader header_{};
+  std::unique_ptr<gloo::transport::UnboundBuffer> headerBuf_;
+  int tag_;
   std::chrono::milliseconds timeout_;
   int rank_, size_;
-  std::mutex waitMutex_;  // one waiter drives Gloo's wait at a time
   std::atomic<int> source_{-1};
 };
 
@@ -855,10 +943,7 @@ std::shared_ptr<Work> ProcessGroupGloo::send(std::vector<Tensor>& tensors, int d
   check_p2p(name, tensors, tag);
   check_rank(*impl_, name, dstRank, "destination");
   EMBER_CHECK(dstRank != rank_, "{}: rank {} cannot send to itself", name, rank_);
-  auto buf = buffer(*impl_, tensors[0]);
-  buf->send(dstRank, static_cast<uint64_t>(tag));
-  return std::make_shared<PointToPointWork>("send", tensors[0], impl_->context, std::move(buf), true, impl_->timeout,
-                                            rank_, size_);
+  return std::make_shared<SendWork>(tensors[0], impl_->context, dstRank, tag, impl_->timeout, rank_, size_);
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::recv(std::vector<Tensor>& tensors, int srcRank, int tag) {
@@ -866,23 +951,20 @@ std::shared_ptr<Work> ProcessGroupGloo::recv(std::vector<Tensor>& tensors, int s
   check_p2p(name, tensors, tag);
   check_rank(*impl_, name, srcRank, "source");
   EMBER_CHECK(srcRank != rank_, "{}: rank {} cannot receive from itself", name, rank_);
-  auto buf = buffer(*impl_, tensors[0]);
-  buf->recv(srcRank, static_cast<uint64_t>(tag));
-  return std::make_shared<PointToPointWork>("recv", tensors[0], impl_->context, std::move(buf), false, impl_->timeout,
-                                            rank_, size_);
+  return RecvWork::start(std::make_shared<RecvWork>(tensors[0], impl_->context, std::vector<int>{srcRank}, tag,
+                                                    impl_->timeout, rank_, size_));
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::recvAnysource(std::vector<Tensor>& tensors, int tag) {
   const char* name = "ProcessGroupGloo::recvAnysource";
   check_p2p(name, tensors, tag);
+  EMBER_CHECK(size_ > 1, "{}: a group of one rank has no one to receive from", name);
   std::vector<int> ranks;
   for (int r = 0; r < size_; ++r) {
     if (r != rank_) ranks.push_back(r);
   }
-  auto buf = buffer(*impl_, tensors[0]);
-  buf->recv(ranks, static_cast<uint64_t>(tag));
-  return std::make_shared<PointToPointWork>("recv", tensors[0], impl_->context, std::move(buf), false, impl_->timeout,
-                                            rank_, size_);
+  return RecvWork::start(
+      std::make_shared<RecvWork>(tensors[0], impl_->context, std::move(ranks), tag, impl_->timeout, rank_, size_));
 }
 
 }  // namespace ember::distributed

@@ -48,6 +48,11 @@ class ProcessGroupGloo : public ProcessGroup {
   /// Lets queued operations finish (each is bounded by its timeout), then closes the connections.
   ~ProcessGroupGloo() override;
 
+  /// Lets queued operations finish and stops the worker threads; later operations raise ember::Error. Idempotent;
+  /// the destructor calls it. A caller holding a lock the operations' tensors may need when they are freed (Python's
+  /// GIL, for a tensor with Python hooks) calls it first without that lock.
+  void shutdown();
+
   const std::string getBackendName() const override { return "gloo"; }
   const Options& getOptions() const { return *options_; }
 

@@ -22,7 +22,7 @@ class Work {
   Work(const Work&) = delete;
   Work& operator=(const Work&) = delete;
 
-  /// Whether the operation has ended (successfully or not). A send or recv ends only in wait(), as in PyTorch.
+  /// Whether the operation has ended (successfully or not). A send ends only in wait(), as in PyTorch.
   virtual bool isCompleted();
   /// Whether it ended without an error. Errors: it has not ended.
   bool isSuccess();

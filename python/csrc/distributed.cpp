@@ -245,7 +245,11 @@ void init_distributed(py::module_& parent) {
         return std::make_shared<ProcessGroupGloo>(store, rank, size, o);
       }), py::arg("store"), py::arg("rank"), py::arg("size"), py::arg("timeout"), py::arg("hostname") = "",
            py::arg("interface") = "", py::arg("threads") = 2)
-      .def_property_readonly("timeout", [](ProcessGroupGloo& pg) { return pg.getOptions().timeout; });
+      .def_property_readonly("timeout", [](ProcessGroupGloo& pg) { return pg.getOptions().timeout; })
+      .def("_shutdown", [](ProcessGroupGloo& pg) {
+        py::gil_scoped_release no_gil;
+        pg.shutdown();
+      }, "Lets queued operations finish and stops the worker threads (destroy_process_group calls it).");
 }
 
 }  // namespace ember::python

@@ -225,6 +225,38 @@ TEST(ProcessGroupGloo, MismatchedSizesRaiseOnEveryRank) {
   }
 }
 
+TEST(ProcessGroupGloo, RecvOfAnotherSizeRaisesAndTheSenderCompletes) {
+  std::string message;
+  run_ranks(2, [&](int rank, ProcessGroupGloo& pg) {
+    if (rank == 0) {
+      std::vector<Tensor> t{ember::arange(5, TensorOptions().dtype(kFloat64))};
+      pg.send(t, 1, 4)->wait();
+    } else {
+      std::vector<Tensor> t{ember::zeros({2})};
+      try {
+        pg.recv(t, 0, 4)->wait();
+      } catch (const Error& e) {
+        message = e.what();
+      }
+    }
+    // Both ranks go on: the mismatched message was drained.
+    std::vector<Tensor> ok{ember::ones({3})};
+    pg.allreduce(ok)->wait();
+    EXPECT_EQ(as_doubles(ok[0]), (std::vector<double>{2, 2, 2}));
+    // isend/irecv posted in the same order on both ranks complete whatever the order of the waits.
+    std::vector<Tensor> out{ember::full({2}, rank, TensorOptions().dtype(kFloat32))}, in{ember::zeros({2})};
+    auto s = pg.send(out, 1 - rank, 0);
+    auto r = pg.recv(in, 1 - rank, 0);
+    s->wait();
+    r->wait();
+    EXPECT_EQ(as_doubles(in[0]), (std::vector<double>{1.0 - rank, 1.0 - rank}));
+  });
+  EXPECT_NE(message.find("rank 0 sent 5 float64 elements with tag 4, but the tensor of this recv on rank 1 holds 2 "
+                         "float32 elements"),
+            std::string::npos)
+      << message;
+}
+
 TEST(ProcessGroupGloo, ArgumentErrorsAtTheCall) {
   run_ranks(2, [](int rank, ProcessGroupGloo& pg) {
     std::vector<Tensor> t{ember::ones({2})};

@@ -206,8 +206,25 @@ def local_errors(torch, dist, rank, world):
     return res
 
 
+def p2p_mismatch(torch, dist, rank, world):
+    """A recv whose tensor is smaller than what arrives raises on the receiver; the sender completes."""
+    res = {}
+    try:
+        if rank == 0:
+            dist.send(torch.arange(5.0), dst=1)
+        else:
+            dist.recv(torch.zeros(2, dtype=torch.int64), src=0)
+        res["error"] = None
+    except RuntimeError as e:
+        res["error"] = str(e)
+    t = torch.ones(2)
+    dist.all_reduce(t)
+    res["after"] = t.tolist()
+    return res
+
+
 SCENARIOS = {"common": common, "extended": extended, "mismatch": mismatch, "peer_exits": peer_exits,
-             "local_errors": local_errors}
+             "local_errors": local_errors, "p2p_mismatch": p2p_mismatch}
 
 
 def main():

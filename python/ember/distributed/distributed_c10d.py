@@ -255,6 +255,8 @@ def destroy_process_group(group=None):
         return
     if group is None or group is GroupMember.WORLD:
         _get_default_group()
+        for pg in _State.pg_ranks:
+            pg._shutdown()
         _State.pg_backend.clear()
         _State.pg_ranks.clear()
         _State.default_store = None
@@ -263,6 +265,7 @@ def destroy_process_group(group=None):
     else:
         if group not in _State.pg_ranks:
             raise RuntimeError("Invalid process group specified")
+        group._shutdown()
         del _State.pg_backend[group]
         del _State.pg_ranks[group]
 
