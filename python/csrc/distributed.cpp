@@ -242,7 +242,15 @@ void init_distributed(py::module_& parent) {
         o->interface = interface;
         o->threads = threads;
         py::gil_scoped_release no_gil;
-        return std::make_shared<ProcessGroupGloo>(store, rank, size, o);
+        // Destroyed without the GIL: joining the workers may wait for one that frees a tensor with Python hooks.
+        return std::shared_ptr<ProcessGroupGloo>(new ProcessGroupGloo(store, rank, size, o), [](ProcessGroupGloo* pg) {
+          if (PyGILState_Check()) {
+            py::gil_scoped_release no_gil;
+            delete pg;
+          } else {
+            delete pg;
+          }
+        });
       }), py::arg("store"), py::arg("rank"), py::arg("size"), py::arg("timeout"), py::arg("hostname") = "",
            py::arg("interface") = "", py::arg("threads") = 2)
       .def_property_readonly("timeout", [](ProcessGroupGloo& pg) { return pg.getOptions().timeout; })

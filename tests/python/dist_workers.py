@@ -149,6 +149,18 @@ def extended(torch, dist, rank, world):
         res["subgroup"] = [dist.get_rank(odd), dist.get_world_size(odd), t.item()]
     else:
         res["subgroup"] = [dist.get_rank(odd), dist.get_world_size(odd), None]
+    # A subgroup of ranks 0 and 2, addressed by global ranks: broadcast from global rank 2 (group rank 1), and
+    # send/recv between its members.
+    ends = dist.new_group([2, 0])
+    if rank in (0, 2):
+        t = torch.tensor([float(rank), 7.0])
+        dist.broadcast(t, src=2, group=ends)
+        u = torch.zeros(1)
+        if rank == 0:
+            dist.send(torch.tensor([5.5]), dst=2, group=ends)
+        else:
+            dist.recv(u, src=0, group=ends)
+        res["subgroup_ends"] = [dist.get_rank(ends), t.tolist(), u.tolist(), dist.get_process_group_ranks(ends)]
     # recv from any source: rank 0 receives from every other rank.
     if rank == 0:
         got = []

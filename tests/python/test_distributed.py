@@ -170,6 +170,9 @@ def test_extended_collectives():
         else:
             assert got["subgroup"] == [-1, -1, None]
     assert res[0]["recv_any"] == [[q, q * 1.5] for q in range(1, world)]
+    assert res[0]["subgroup_ends"] == [0, [2.0, 7.0], [0.0], [0, 2]]
+    assert res[2]["subgroup_ends"] == [1, [2.0, 7.0], [5.5], [0, 2]]
+    assert "subgroup_ends" not in res[1]
 
 
 @pytest.mark.parametrize("init", ["env", "tcp", "file"])
