@@ -7,8 +7,8 @@ outside a subgroup gets ``GroupMember.NON_GROUP_MEMBER`` from ``new_group`` and 
 and return None there.
 
 Object collectives (``broadcast_object_list``, ``all_gather_object``, ``gather_object``, ``scatter_object_list``)
-send objects as Ember's own archive (``ember.save``'s format: tensors, numbers, strings, bytes, None and lists,
-tuples and dicts of them), read back with the C++ reader that never runs code: no pickle crosses ranks. An object
+send objects as Ember's own archive (``ember.save``'s format: tensors, None, bool, int, float, str, dtypes,
+``ember.Size``, and lists, tuples, namedtuples and dicts of them), read back with the C++ reader that never runs code: no pickle crosses ranks. An object
 that format cannot hold raises TypeError on the sending rank.
 """
 import io
@@ -541,8 +541,8 @@ def _object_to_tensor(obj, fn):
         _C._save_to(obj, f, serialization._classes())
     except TypeError as e:
         raise TypeError(f"{fn}: cannot send an object of type {type(obj).__name__}: objects cross ranks as "
-                        f"Ember's archive (tensors, numbers, strings, bytes, None, and lists, tuples and dicts of "
-                        f"them), never pickled ({e})") from None
+                        f"Ember's archive (tensors, None, numbers, strings, dtypes, ember.Size, and lists, tuples "
+                        f"and dicts of them), never pickled ({e})") from None
     data = bytearray(f.getvalue())
     return frombuffer(data, dtype=uint8), _tensor([len(data)], dtype=int64)
 
