@@ -79,6 +79,12 @@ def common(torch, dist, rank, world):
     for w in works:
         w.wait()
     res["isend_irecv"] = out(r2)
+    r3 = torch.zeros(N, dtype=torch.float64)
+    ops = [dist.P2POp(dist.irecv, r3, (rank - 1) % world, tag=3),
+           dist.P2POp(dist.isend, values(torch, rank, torch.float64), (rank + 1) % world, tag=3)]
+    for w in dist.batch_isend_irecv(ops):
+        w.wait()
+    res["batch_isend_irecv"] = out(r3)
     t = values(torch, rank, torch.float32)
     w = dist.all_reduce(t, async_op=True)
     w.wait()

@@ -116,6 +116,7 @@ def test_collectives_expected_values():
         np.testing.assert_array_equal(tensor_values(got["scatter"]), base + 100 + r * 10)
         np.testing.assert_array_equal(tensor_values(got["send_recv"]), inputs[(r - 1) % world])
         np.testing.assert_array_equal(tensor_values(got["isend_irecv"]), inputs[(r - 1) % world])
+        np.testing.assert_array_equal(tensor_values(got["batch_isend_irecv"]), inputs[(r - 1) % world])
         np.testing.assert_array_equal(tensor_values(got["all_reduce_transposed"]), sum(inputs).reshape(2, 3).T)
         assert got["async_completed"] is True
     for q in range(world):

@@ -8,8 +8,8 @@ and return None there.
 
 Object collectives (``broadcast_object_list``, ``all_gather_object``, ``gather_object``, ``scatter_object_list``)
 send objects as Ember's own archive (``ember.save``'s format: tensors, None, bool, int, float, str, dtypes,
-``ember.Size``, and lists, tuples, namedtuples and dicts of them), read back with the C++ reader that never runs code: no pickle crosses ranks. An object
-that format cannot hold raises TypeError on the sending rank.
+``ember.Size``, and lists, tuples, namedtuples and dicts of them), read back with the C++ reader that never runs
+code: no pickle crosses ranks. An object that format cannot hold raises TypeError on the sending rank.
 """
 import io
 import warnings
@@ -26,7 +26,7 @@ __all__ = [
     "get_backend", "get_rank", "get_world_size", "group", "init_process_group", "irecv", "is_available",
     "is_gloo_available", "is_initialized", "is_mpi_available", "is_nccl_available", "is_torchelastic_launched",
     "isend", "new_group", "recv", "reduce", "reduce_op", "reduce_scatter", "reduce_scatter_tensor", "scatter",
-    "scatter_object_list", "send", "supports_complex",
+    "scatter_object_list", "send", "supports_complex", "P2POp", "batch_isend_irecv", "get_group_rank",
 ]
 
 ReduceOp = _c10d.ReduceOp
@@ -293,6 +293,11 @@ def get_backend(group=None):
     return _State.pg_backend[_resolve(group)]
 
 
+def get_group_rank(group, global_rank):
+    """The rank in ``group`` of ``global_rank``. Raises RuntimeError when it is not in the group."""
+    return _group_rank(_resolve(group), global_rank)
+
+
 def get_global_rank(group, group_rank):
     """The global rank of ``group_rank`` of ``group``."""
     return _global_rank(_resolve(group), group_rank)
@@ -530,6 +535,28 @@ def recv(tensor, src=None, group=None, tag=0):
     work.wait()
     pg = _resolve(group)
     return _global_rank(pg, work.source_rank()) if src is None else src
+
+
+class P2POp:
+    """A point-to-point operation for ``batch_isend_irecv``: ``op`` is ``isend`` or ``irecv``, ``peer`` a global
+    rank. Raises RuntimeError for another ``op``."""
+
+    def __init__(self, op, tensor, peer, group=None, tag=0):
+        if op not in (isend, irecv):
+            raise RuntimeError("Invalid ``op``. Expected ``op`` to be of type ``torch.distributed.isend`` or "
+                               "``torch.distributed.irecv``.")
+        _check_single_tensor(tensor, "tensor")
+        self.op, self.tensor, self.peer, self.group, self.tag = op, tensor, peer, group, tag
+
+
+def batch_isend_irecv(p2p_op_list):
+    """Starts every operation of ``p2p_op_list`` (P2POp) and returns their Works, in order. Raises RuntimeError
+    for an empty list or one whose items are not P2POp."""
+    if not isinstance(p2p_op_list, list) or not p2p_op_list or \
+            not all(isinstance(p, P2POp) for p in p2p_op_list):
+        raise RuntimeError("Invalid ``p2p_op_list``. Each op is expected to to be of type "
+                           "``torch.distributed.P2POp``.")
+    return [p.op(p.tensor, p.peer, p.group, p.tag) for p in p2p_op_list]
 
 
 # ---- object collectives (Ember's archive, no pickle)
