@@ -199,6 +199,19 @@ def peer_exits(torch, dist, rank, world):
     return {"no error": True}
 
 
+def stalled_peer(torch, dist, rank, world):
+    """Rank 1 stays alive but does not call the collective: rank 0's all_reduce must fail within the timeout."""
+    if rank == 1:
+        time.sleep(8)
+        return {"slept": True}
+    start = time.monotonic()
+    try:
+        dist.all_reduce(torch.ones(4))
+        return {"error": None}
+    except RuntimeError as e:
+        return {"error": str(e), "seconds": time.monotonic() - start}
+
+
 def local_errors(torch, dist, rank, world):
     """Argument errors raised at the call on one rank, before anything is exchanged."""
     res = {}
@@ -242,7 +255,7 @@ def p2p_mismatch(torch, dist, rank, world):
 
 
 SCENARIOS = {"common": common, "extended": extended, "mismatch": mismatch, "peer_exits": peer_exits,
-             "local_errors": local_errors, "p2p_mismatch": p2p_mismatch}
+             "local_errors": local_errors, "p2p_mismatch": p2p_mismatch, "stalled_peer": stalled_peer}
 
 
 def main():

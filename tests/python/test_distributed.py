@@ -227,6 +227,12 @@ def test_a_rank_that_exits_makes_the_others_fail():
     assert "failed on rank 0 of 2" in res[0][2]
 
 
+def test_a_rank_that_stops_answering_makes_the_others_fail_within_the_timeout():
+    res = ok(run_group("stalled_peer", 2, "ember", timeout=2))
+    assert "ProcessGroupGloo::allreduce failed on rank 0 of 2" in res[0]["error"], res[0]
+    assert "Timed out" in res[0]["error"] and 1.5 < res[0]["seconds"] < 7, res[0]
+
+
 def test_wrong_world_size():
     res = run_group("common", 2, "ember", timeout=5, rank_args={1: ["--world-size", "3"]})
     assert res[1][0] == "error" and "rank 1 was given world_size 3 but rank 0 was given 2" in res[1][2], res[1]
