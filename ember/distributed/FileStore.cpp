@@ -7,6 +7,8 @@
 // cache, appends its own, and unlocks. `add` reads and appends under one lock, so it is atomic across
 // processes. A get or wait polls (1 ms up to 20 ms between looks) until the keys appear or the timeout expires.
 // Opening per operation (not keeping a descriptor) lets the last worker's removal of the file end cleanly.
+// The file is untrusted input (any program may write to the shared folder): it is read within the store's
+// limits, records parsed in place by read_file_store_records (Note [store limits]).
 #include "ember/distributed/FileStore.h"
 
 #include <fcntl.h>
@@ -25,6 +27,10 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr uint32_t kDeleted = 0xFFFFFFFFu;
 const std::string kRefCountKey = "__ember_filestore_refcount__";
+
+[[noreturn]] void broken_record(const std::string& path, int64_t offset, const std::string& what) {
+  EMBER_FAIL("FileStore: '{}' is not a store file (byte {}: {}); give a new path", path, offset, what);
+}
 }  // namespace
 
 class FileStore::Locked {
@@ -47,7 +53,16 @@ class FileStore::Locked {
     ::close(fd_);
   }
 
+  // Appends a record setting key to *value (deleting it when value is null). Errors: a key or value longer than
+  // max_arg_bytes, a set past the store's limits (the file unchanged).
   void append(const std::string& key, const std::vector<uint8_t>* value) {
+    const StoreLimits& limits = store_.cache_.limits();
+    EMBER_CHECK(static_cast<int64_t>(key.size()) <= limits.max_arg_bytes, "FileStore: a key of {} bytes, more than "
+                "the limit of {}", key.size(), detail::format_bytes(limits.max_arg_bytes));
+    EMBER_CHECK(!value || static_cast<int64_t>(value->size()) <= limits.max_arg_bytes,
+                "FileStore: cannot set key '{}' to {} bytes, more than the limit of {}", key,
+                value ? value->size() : 0, detail::format_bytes(limits.max_arg_bytes));
+    if (value) store_.cache_.check_set(key, static_cast<int64_t>(value->size()));
     std::vector<uint8_t> rec;
     auto put32 = [&](uint32_t v) {
       const auto* b = reinterpret_cast<const uint8_t*>(&v);
@@ -67,7 +82,7 @@ class FileStore::Locked {
       done += static_cast<size_t>(w);
     }
     store_.pos_ += static_cast<int64_t>(rec.size());
-    if (value) store_.cache_[key] = *value;
+    if (value) store_.cache_.set(key, *value);
     else store_.cache_.erase(key);
   }
 
@@ -79,6 +94,9 @@ class FileStore::Locked {
       store_.cache_.clear();
       store_.pos_ = 0;
     }
+    const int64_t limit = store_.cache_.limits().max_file_bytes;
+    EMBER_CHECK(st.st_size <= limit, "FileStore: '{}' holds {} bytes, more than the limit of {}; give a new path",
+                store_.path_, static_cast<int64_t>(st.st_size), detail::format_bytes(limit));
     std::vector<uint8_t> buf(static_cast<size_t>(st.st_size - store_.pos_));
     size_t done = 0;
     while (done < buf.size()) {
@@ -87,32 +105,8 @@ class FileStore::Locked {
       EMBER_CHECK(r > 0, "FileStore: cannot read '{}': {}", store_.path_, r < 0 ? std::strerror(errno) : "truncated");
       done += static_cast<size_t>(r);
     }
-    size_t at = 0;
-    auto get32 = [&](uint32_t& v) {
-      if (buf.size() - at < 4) return false;
-      std::memcpy(&v, buf.data() + at, 4);
-      at += 4;
-      return true;
-    };
-    while (at < buf.size()) {
-      uint32_t klen, vlen;
-      bool ok = get32(klen) && buf.size() - at >= klen;
-      std::string key;
-      if (ok) {
-        key.assign(reinterpret_cast<const char*>(buf.data() + at), klen);
-        at += klen;
-        ok = get32(vlen) && (vlen == kDeleted || buf.size() - at >= vlen);
-      }
-      EMBER_CHECK(ok, "FileStore: '{}' is not a store file (a broken record at byte {}); give a new path",
-                  store_.path_, store_.pos_ + static_cast<int64_t>(at));
-      if (vlen == kDeleted) {
-        store_.cache_.erase(key);
-      } else {
-        store_.cache_[key].assign(buf.begin() + static_cast<std::ptrdiff_t>(at),
-                                  buf.begin() + static_cast<std::ptrdiff_t>(at + vlen));
-        at += vlen;
-      }
-    }
+    detail::read_file_store_records(std::string_view(reinterpret_cast<const char*>(buf.data()), buf.size()),
+                                    store_.cache_, store_.path_, store_.pos_);
     store_.pos_ = st.st_size;
   }
 
@@ -120,8 +114,8 @@ class FileStore::Locked {
   int fd_ = -1;
 };
 
-FileStore::FileStore(std::string path, int numWorkers, std::chrono::milliseconds timeout)
-    : Store(timeout), path_(std::move(path)), numWorkers_(numWorkers) {
+FileStore::FileStore(std::string path, int numWorkers, std::chrono::milliseconds timeout, const StoreLimits& limits)
+    : Store(timeout), path_(std::move(path)), numWorkers_(numWorkers), cache_(limits) {
   EMBER_CHECK(!path_.empty(), "FileStore: the path is empty");
   add(kRefCountKey, 1);
 }
@@ -139,11 +133,6 @@ FileStore::~FileStore() {
   } catch (const Error&) {
     // A destructor does not throw; the file stays behind.
   }
-}
-
-std::vector<uint8_t>* FileStore::find(const std::string& key) {
-  auto it = cache_.find(key);
-  return it == cache_.end() ? nullptr : &it->second;
 }
 
 void FileStore::set(const std::string& key, const std::vector<uint8_t>& value) {
@@ -164,7 +153,10 @@ int64_t FileStore::add(const std::string& key, int64_t value) {
   std::lock_guard<std::mutex> lock(mutex_);
   Locked file(*this);
   auto* v = find(key);
-  int64_t sum = value + (v ? detail::parse_counter(key, *v) : 0);
+  const int64_t base = v ? detail::parse_counter(key, *v) : 0;
+  int64_t sum;
+  EMBER_CHECK(!__builtin_add_overflow(base, value, &sum),
+              "FileStore::add: key '{}' holds {}; adding {} overflows a 64-bit integer", key, base, value);
   auto text = std::to_string(sum);
   std::vector<uint8_t> bytes(text.begin(), text.end());
   file.append(key, &bytes);
@@ -191,7 +183,7 @@ bool FileStore::deleteKey(const std::string& key) {
 int64_t FileStore::getNumKeys() {
   std::lock_guard<std::mutex> lock(mutex_);
   Locked file(*this);
-  return static_cast<int64_t>(cache_.size()) - (find(kRefCountKey) ? 1 : 0);
+  return cache_.num_keys() - (find(kRefCountKey) ? 1 : 0);
 }
 
 void FileStore::wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) {
@@ -207,4 +199,46 @@ void FileStore::wait(const std::vector<std::string>& keys, std::chrono::millisec
   }
 }
 
+namespace detail {
+
+void read_file_store_records(std::string_view bytes, StoreState& state, const std::string& path, int64_t offset) {
+  const int64_t max_len = state.limits().max_arg_bytes;
+  size_t at = 0;
+  auto fail = [&](size_t record, const std::string& what) {
+    broken_record(path, offset + static_cast<int64_t>(record), what);
+  };
+  auto get32 = [&](uint32_t& v) {
+    if (bytes.size() - at < 4) return false;
+    std::memcpy(&v, bytes.data() + at, 4);
+    at += 4;
+    return true;
+  };
+  while (at < bytes.size()) {  // each record consumes at least its 8 bytes of lengths
+    const size_t record = at;
+    uint32_t klen, vlen;
+    if (!get32(klen)) fail(record, "a truncated record");
+    if (klen > max_len) fail(record, fmt::format("a key of {} bytes, more than the limit of {}", klen,
+                                                 format_bytes(max_len)));
+    if (bytes.size() - at < klen) fail(record, "a truncated record");
+    std::string key(bytes.substr(at, klen));
+    at += klen;
+    if (!get32(vlen)) fail(record, "a truncated record");
+    if (vlen == kDeleted) {
+      state.erase(key);
+      continue;
+    }
+    if (vlen > max_len) fail(record, fmt::format("a value of {} bytes, more than the limit of {}", vlen,
+                                                 format_bytes(max_len)));
+    if (bytes.size() - at < vlen) fail(record, "a truncated record");
+    try {
+      state.set(key, std::vector<uint8_t>(bytes.begin() + static_cast<std::ptrdiff_t>(at),
+                                          bytes.begin() + static_cast<std::ptrdiff_t>(at + vlen)));
+    } catch (const Error& e) {
+      EMBER_FAIL("FileStore: '{}' byte {}: {}; give a new path", path, offset + static_cast<int64_t>(record), e.what());
+    }
+    at += vlen;
+  }
+}
+
+}  // namespace detail
 }  // namespace ember::distributed

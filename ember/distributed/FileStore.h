@@ -1,11 +1,12 @@
 #pragma once
 // A store in one file of a file system every rank sees (LibTorch's c10d::FileStore; PyTorch's `file://`
 // rendezvous). See Note [rendezvous stores] and Note [file store format].
-#include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "ember/distributed/Store.h"
+#include "ember/distributed/StoreState.h"
 
 namespace ember::distributed {
 
@@ -15,10 +16,13 @@ namespace ember::distributed {
 /// rendezvous — give each run a fresh path.
 ///
 /// Errors (ember::Error): the file cannot be opened, locked, read or written (naming the path and the system's
-/// reason); a get or wait outlasts the timeout (naming the keys).
+/// reason); it is not a store file or breaks a limit (`limits`, Note [store limits]; naming the path, the byte
+/// offset and the limit); a set past a limit (the file unchanged); a get or wait outlasts the timeout (naming
+/// the keys).
 class FileStore : public Store {
  public:
-  FileStore(std::string path, int numWorkers, std::chrono::milliseconds timeout = kDefaultTimeout);
+  FileStore(std::string path, int numWorkers, std::chrono::milliseconds timeout = kDefaultTimeout,
+            const StoreLimits& limits = {});
   ~FileStore() override;
 
   void set(const std::string& key, const std::vector<uint8_t>& value) override;
@@ -35,13 +39,20 @@ class FileStore : public Store {
 
  private:
   class Locked;  // the file opened and locked, with the log read up to its end
-  std::vector<uint8_t>* find(const std::string& key);
+  const std::vector<uint8_t>* find(const std::string& key) const { return cache_.find(key); }
 
   std::string path_;
   int numWorkers_;
   std::mutex mutex_;  // guards cache_ and pos_ (the file lock orders processes, this one threads)
-  std::map<std::string, std::vector<uint8_t>> cache_;
+  detail::StoreState cache_;
   int64_t pos_ = 0;  // how much of the log cache_ reflects
 };
+
+namespace detail {
+/// Applies the records of a store file (Note [file store format]) in bytes, which start at byte `offset` of the
+/// file `path` (for messages), to state. Errors (ember::Error naming path and the byte offset): a truncated or
+/// broken record, a key or value longer than max_arg_bytes, a limit of state (records before it stay applied).
+void read_file_store_records(std::string_view bytes, StoreState& state, const std::string& path, int64_t offset);
+}  // namespace detail
 
 }  // namespace ember::distributed

@@ -1,13 +1,5 @@
-// TCPStore: the server (a thread per connection over one shared map) and the client.
-//
-// Note [tcp store protocol]
-// A request is a command byte, a u32 argument count and that many arguments, each a u32 length and its bytes;
-// a reply is a status byte (0 ok, 1 missing / false) and values in the same layout. Commands: SET key value;
-// GET key (missing when absent); ADD key delta (decimal text; replies with the sum); CHECK key...; DELETE key;
-// NUMKEYS. The server never blocks on a key: a client's wait polls CHECK with a growing pause (1 ms up to 20 ms),
-// which keeps the server a plain loop and a timed-out client's connection in step (no reply arrives late).
-// Rendezvous waits are few and short, so the polling costs nothing that matters. The server refuses (closes)
-// a connection that breaks the framing or sends more than kMaxArgBytes in one argument.
+// TCPStore: the server (a thread per connection over one shared map) and the client. The frames and the server's
+// request loop are TCPStoreProtocol.cpp's (Note [tcp store protocol]).
 #include "ember/distributed/TCPStore.h"
 
 #include <arpa/inet.h>
@@ -21,18 +13,17 @@
 #include <cerrno>
 #include <cstring>
 #include <list>
-#include <map>
 #include <thread>
 
 #include "ember/base/Error.h"
+#include "ember/distributed/TCPStoreProtocol.h"
 
 namespace ember::distributed {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-enum Command : uint8_t { kSet = 1, kGet, kAdd, kCheck, kDelete, kNumKeys };
-constexpr uint32_t kMaxArgBytes = 1u << 30;
-constexpr uint32_t kMaxArgs = 1u << 20;
+using detail::ByteReader;
+using detail::TCPStoreFrame;
 const std::string kWorkersKey = "__ember_tcpstore_workers__";
 
 std::string errno_text(int e) { return std::strerror(e); }
@@ -92,54 +83,17 @@ bool write_all(int fd, const void* buf, size_t n) {
   return true;
 }
 
-std::vector<uint8_t> frame(uint8_t head, const std::vector<std::vector<uint8_t>>& values) {
-  size_t total = 5;
-  for (const auto& v : values) total += 4 + v.size();
-  std::vector<uint8_t> out(total);
-  size_t at = 0;
-  auto put32 = [&](uint32_t v) {
-    uint32_t n = htonl(v);
-    std::memcpy(out.data() + at, &n, 4);
-    at += 4;
-  };
-  out[at++] = head;
-  put32(static_cast<uint32_t>(values.size()));
-  for (const auto& v : values) {
-    put32(static_cast<uint32_t>(v.size()));
-    if (!v.empty()) std::memcpy(out.data() + at, v.data(), v.size());
-    at += v.size();
-  }
-  return out;
-}
+// A socket as a ByteReader, reading until the deadline; code is read_exact's last result (-2: timed out).
+class SocketReader : public ByteReader {
+ public:
+  SocketReader(int fd, Clock::time_point deadline) : fd_(fd), deadline_(deadline) {}
+  bool read(void* buf, size_t n) override { return (code = read_exact(fd_, buf, n, deadline_)) == 0; }
+  int code = 0;
 
-// Reads one frame; returns the read_exact code.
-int read_frame(int fd, uint8_t& head, std::vector<std::vector<uint8_t>>& values, Clock::time_point deadline) {
-  uint8_t hdr[5];
-  if (int r = read_exact(fd, hdr, 5, deadline)) return r;
-  head = hdr[0];
-  uint32_t count;
-  std::memcpy(&count, hdr + 1, 4);
-  count = ntohl(count);
-  if (count > kMaxArgs) {
-    errno = EPROTO;
-    return -1;
-  }
-  values.assign(count, {});
-  for (auto& v : values) {
-    uint32_t len;
-    if (int r = read_exact(fd, &len, 4, deadline)) return r;
-    len = ntohl(len);
-    if (len > kMaxArgBytes) {
-      errno = EPROTO;
-      return -1;
-    }
-    v.resize(len);
-    if (len > 0) {
-      if (int r = read_exact(fd, v.data(), len, deadline)) return r;
-    }
-  }
-  return 0;
-}
+ private:
+  int fd_;
+  Clock::time_point deadline_;
+};
 
 std::vector<uint8_t> bytes(const std::string& s) { return {s.begin(), s.end()}; }
 std::string text(const std::vector<uint8_t>& b) { return {b.begin(), b.end()}; }
@@ -152,7 +106,7 @@ namespace detail {
 // down and joins every thread.
 class TCPStoreServer {
  public:
-  explicit TCPStoreServer(uint16_t port) {
+  TCPStoreServer(uint16_t port, const StoreLimits& limits) : state_(limits) {
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
@@ -231,61 +185,11 @@ class TCPStoreServer {
   }
 
   void serve(int fd) {
-    uint8_t cmd;
-    std::vector<std::vector<uint8_t>> args;
-    while (read_frame(fd, cmd, args, Clock::time_point::max()) == 0) {
-      std::vector<uint8_t> reply;
-      if (!handle(cmd, args, reply) || !write_all(fd, reply.data(), reply.size())) break;
-    }
-    ::shutdown(fd, SHUT_RDWR);  // a broken frame: the client sees the connection close
-  }
-
-  // Builds the reply; false for a malformed request.
-  bool handle(uint8_t cmd, const std::vector<std::vector<uint8_t>>& args, std::vector<uint8_t>& reply) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    switch (cmd) {
-      case kSet:
-        if (args.size() != 2) return false;
-        data_[text(args[0])] = args[1];
-        reply = frame(0, {});
-        return true;
-      case kGet: {
-        if (args.size() != 1) return false;
-        auto it = data_.find(text(args[0]));
-        reply = it == data_.end() ? frame(1, {}) : frame(0, {it->second});
-        return true;
-      }
-      case kAdd: {
-        if (args.size() != 2) return false;
-        std::string key = text(args[0]);
-        int64_t delta;
-        auto it = data_.find(key);
-        try {
-          delta = parse_counter(key, args[1]);
-          int64_t sum = delta + (it == data_.end() ? 0 : parse_counter(key, it->second));
-          data_[key] = bytes(std::to_string(sum));
-          reply = frame(0, {data_[key]});
-        } catch (const Error&) {
-          reply = frame(1, {});
-        }
-        return true;
-      }
-      case kCheck: {
-        bool all = true;
-        for (const auto& k : args) all = all && data_.count(text(k));
-        reply = frame(all ? 0 : 1, {});
-        return true;
-      }
-      case kDelete:
-        if (args.size() != 1) return false;
-        reply = frame(data_.erase(text(args[0])) ? 0 : 1, {});
-        return true;
-      case kNumKeys:
-        reply = frame(0, {bytes(std::to_string(data_.size()))});
-        return true;
-      default:
-        return false;
-    }
+    SocketReader in(fd, Clock::time_point::max());
+    detail::serve_requests(in, state_, mutex_, [fd](const std::vector<uint8_t>& reply) {
+      return write_all(fd, reply.data(), reply.size());
+    });
+    ::shutdown(fd, SHUT_RDWR);  // a malformed request or one past a limit: the client sees the connection close
   }
 
   int listen_fd_ = -1;
@@ -293,16 +197,16 @@ class TCPStoreServer {
   std::atomic<bool> stopping_{false};
   std::thread accept_thread_;
   std::list<Connection> connections_;  // written by the accept thread only, read after it is joined
-  std::mutex mutex_;                   // guards data_
-  std::map<std::string, std::vector<uint8_t>> data_;
+  std::mutex mutex_;                   // guards state_
+  detail::StoreState state_;
 };
 
 }  // namespace detail
 
-TCPStore::TCPStore(std::string host, const TCPStoreOptions& opts)
+TCPStore::TCPStore(std::string host, const TCPStoreOptions& opts, const StoreLimits& limits)
     : Store(opts.timeout), host_(std::move(host)), port_(opts.port) {
   if (opts.isServer) {
-    server_ = std::make_unique<detail::TCPStoreServer>(opts.port);
+    server_ = std::make_unique<detail::TCPStoreServer>(opts.port, limits);
     port_ = server_->port();
   }
   EMBER_CHECK(port_ != 0, "TCPStore: a client needs the server's port (got 0)");
@@ -372,31 +276,43 @@ std::pair<uint8_t, std::vector<std::vector<uint8_t>>> TCPStore::request(
     uint8_t cmd, const std::vector<std::vector<uint8_t>>& args) {
   std::lock_guard<std::mutex> lock(mutex_);
   EMBER_CHECK(fd_ >= 0, "TCPStore: not connected");
-  auto out = frame(cmd, args);
+  auto out = detail::encode_frame(cmd, args);
   EMBER_CHECK(write_all(fd_, out.data(), out.size()), "TCPStore: sending to the server at {}:{} failed: {}", host_,
               port_, errno_text(errno));
-  std::pair<uint8_t, std::vector<std::vector<uint8_t>>> reply;
-  int r = read_frame(fd_, reply.first, reply.second, deadline_after(timeout_));
-  if (r == -2) EMBER_FAIL("TCPStore: the server at {}:{} did not answer within {}", host_, port_,
-                          detail::format_duration(timeout_));
-  if (r != 0) {
+  SocketReader in(fd_, deadline_after(timeout_));
+  TCPStoreFrame reply;
+  std::string why;
+  auto r = detail::read_frame(in, StoreLimits{}, reply, &why);
+  if (r == detail::FrameRead::kRefused) EMBER_FAIL("TCPStore: a broken reply from the server at {}:{}: {}", host_,
+                                                   port_, why);
+  if (r == detail::FrameRead::kEnd && in.code == -2) {
+    EMBER_FAIL("TCPStore: the server at {}:{} did not answer within {}", host_, port_,
+               detail::format_duration(timeout_));
+  }
+  if (r == detail::FrameRead::kEnd) {
     EMBER_FAIL("TCPStore: the server at {}:{} closed the connection ({})", host_, port_,
                errno ? errno_text(errno) : "end of stream; did the process holding the server exit?");
   }
-  return reply;
+  if (reply.head == detail::kStoreError) {  // a limit of the server's (Note [store limits])
+    EMBER_FAIL("{} (server {}:{})", reply.values.size() == 1 ? text(reply.values[0]) : "TCPStore: an error",
+               host_, port_);
+  }
+  return {reply.head, std::move(reply.values)};
 }
 
-void TCPStore::set(const std::string& key, const std::vector<uint8_t>& value) { request(kSet, {bytes(key), value}); }
+void TCPStore::set(const std::string& key, const std::vector<uint8_t>& value) {
+  request(detail::kStoreSet, {bytes(key), value});
+}
 
 std::vector<uint8_t> TCPStore::get(const std::string& key) {
   wait({key}, timeout_);
-  auto [status, values] = request(kGet, {bytes(key)});
+  auto [status, values] = request(detail::kStoreGet, {bytes(key)});
   EMBER_CHECK(status == 0 && values.size() == 1, "TCPStore::get: key '{}' was deleted while being read", key);
   return values[0];
 }
 
 int64_t TCPStore::add(const std::string& key, int64_t value) {
-  auto [status, values] = request(kAdd, {bytes(key), bytes(std::to_string(value))});
+  auto [status, values] = request(detail::kStoreAdd, {bytes(key), bytes(std::to_string(value))});
   EMBER_CHECK(status == 0 && values.size() == 1, "TCPStore::add: key '{}' does not hold a decimal integer", key);
   return detail::parse_counter(key, values[0]);
 }
@@ -404,13 +320,13 @@ int64_t TCPStore::add(const std::string& key, int64_t value) {
 bool TCPStore::check(const std::vector<std::string>& keys) {
   std::vector<std::vector<uint8_t>> args;
   for (const auto& k : keys) args.push_back(bytes(k));
-  return request(kCheck, args).first == 0;
+  return request(detail::kStoreCheck, args).first == 0;
 }
 
-bool TCPStore::deleteKey(const std::string& key) { return request(kDelete, {bytes(key)}).first == 0; }
+bool TCPStore::deleteKey(const std::string& key) { return request(detail::kStoreDelete, {bytes(key)}).first == 0; }
 
 int64_t TCPStore::getNumKeys() {
-  auto [status, values] = request(kNumKeys, {});
+  auto [status, values] = request(detail::kStoreNumKeys, {});
   return detail::parse_counter("<number of keys>", values.at(0)) - 1;  // not counting the workers' counter
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "ember/distributed/Store.h"
+#include "ember/distributed/StoreState.h"
 
 namespace ember::distributed {
 
@@ -35,10 +36,11 @@ class TCPStoreServer;
 /// Errors (ember::Error): the server cannot bind its port ("address already in use", naming the port); a
 /// client cannot connect within the timeout (naming host:port and the last socket error); the server closes
 /// the connection; a get or wait outlasts the timeout (naming the keys); with numWorkers and waitWorkers, fewer
-/// clients than numWorkers connect within the timeout.
+/// clients than numWorkers connect within the timeout; the server refuses a request past its limits (the
+/// server's, `limits`; Note [store limits]), naming the limit.
 class TCPStore : public Store {
  public:
-  TCPStore(std::string host, const TCPStoreOptions& opts = {});
+  TCPStore(std::string host, const TCPStoreOptions& opts = {}, const StoreLimits& limits = {});
   ~TCPStore() override;
 
   void set(const std::string& key, const std::vector<uint8_t>& value) override;

@@ -2,7 +2,9 @@
 // with its own process group and store client), connected over the loopback interface.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <functional>
@@ -357,6 +359,68 @@ TEST(Stores, TCPAndFileStoreOperations) {
     EXPECT_NE(std::string(e.what()).find("cannot listen on port " + std::to_string(tcp->getPort())),
               std::string::npos) << e.what();
   }
+}
+
+/// Expects fn to raise an ember::Error whose message contains `part`.
+void expect_error(const std::function<void()>& fn, const std::string& part) {
+  try {
+    fn();
+    ADD_FAILURE() << "no error; expected one containing: " << part;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+  }
+}
+
+// Note [store limits]: a set past the bytes or keys a store may hold is refused with an error naming the limit,
+// the store unchanged and still serving; an add past int64 too.
+TEST(Stores, LimitsRefuseWithAnError) {
+  StoreLimits limits;
+  limits.max_total_bytes = 1000;
+  limits.max_keys = 4;  // the store's own counter (workers, references) is one
+  auto tcp = std::make_shared<TCPStore>("127.0.0.1", TCPStoreOptions{0, true, 1, true, 2s}, limits);
+  std::string path = temp_path("limits");
+  auto file = std::make_shared<FileStore>(path, 1, 2s, limits);
+  for (const std::shared_ptr<Store>& store : std::vector<std::shared_ptr<Store>>{tcp, file}) {
+    expect_error([&] { store->set("big", std::string(1000, 'x')); }, "more than its limit of 1000 bytes");
+    EXPECT_FALSE(store->check({"big"}));
+    store->set("a", std::string(900, 'x'));
+    expect_error([&] { store->set("b", std::string(100, 'x')); }, "more than its limit of 1000 bytes");
+    store->set("a", std::string(10, 'x'));  // replacing frees the old value's bytes
+    store->set("b", std::string(100, 'x'));
+    store->set("c", "y");
+    expect_error([&] { store->set("d", "z"); }, "cannot add key 'd': the store holds 4 keys (limit)");
+    store->set("c", "z");  // an existing key may change
+    EXPECT_EQ(store->get("c"), (std::vector<uint8_t>{'z'}));
+    EXPECT_TRUE(store->deleteKey("c"));
+    EXPECT_EQ(store->add("d", INT64_MAX), INT64_MAX);
+    expect_error([&] { store->add("d", 1); }, "overflows a 64-bit integer");
+    EXPECT_EQ(store->add("d", -1), INT64_MAX - 1);
+    EXPECT_EQ(store->getNumKeys(), 3);
+  }
+}
+
+// A store file written by another program is read within the limits: a broken record, a length past
+// max_arg_bytes, more keys than max_keys each raise naming the file and the record's byte offset.
+TEST(Stores, FileStoreRecordsAreReadWithinLimits) {
+  auto record = [](const std::string& key, uint32_t len, const std::string& value) {
+    std::string r(4, '\0');
+    uint32_t klen = static_cast<uint32_t>(key.size());
+    std::memcpy(r.data(), &klen, 4);
+    r += key + std::string(4, '\0');
+    std::memcpy(r.data() + 4 + key.size(), &len, 4);
+    return r + value;
+  };
+  StoreLimits limits;
+  limits.max_keys = 2;
+  detail::StoreState state(limits);
+  detail::read_file_store_records(record("a", 1, "x") + record("a", 0xFFFFFFFFu, ""), state, "f", 0);
+  EXPECT_EQ(state.num_keys(), 0);
+  expect_error([&] { detail::read_file_store_records(record("a", 1, "x") + "\1\0", state, "f", 100); },
+               "'f' is not a store file (byte 110: a truncated record)");
+  expect_error([&] { detail::read_file_store_records(record("k", 0xFFFFFFFEu, "v"), state, "f", 0); },
+               "a value of 4294967294 bytes, more than the limit of 1 GiB");
+  expect_error([&] { detail::read_file_store_records(record("b", 0, "") + record("c", 0, ""), state, "f", 0); },
+               "'f' byte 9: Store: cannot add key 'c': the store holds 2 keys (limit)");
 }
 
 }  // namespace
