@@ -27,7 +27,8 @@ EPOCHS     ?= 3
 NPROC      := $(shell nproc)
 JOBS       ?=
 FUZZ_SECONDS ?= 300
-FUZZ_TARGETS ?= archive jit_module ir schema idx pickle torch_checkpoint safetensors gguf script_parser
+FUZZ_TARGETS ?= archive jit_module ir schema idx pickle torch_checkpoint safetensors gguf script_parser \
+                tcp_store file_store
 FUZZ_TIMEOUT ?= 10
 FUZZ_RSS_MB  ?= 2048
 FUZZ_FLAGS   ?=

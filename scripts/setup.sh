@@ -25,6 +25,7 @@ PACKAGES=(
   libkissfft-dev            # KissFFT (header-only kissfft.hh): the 1-D transforms of ember.fft (kernels/cpu/fft.cpp)
   zlib1g-dev libzip-dev     # the zip container of Ember's file format (ember/serialize)
   nlohmann-json3-dev        # its JSON manifest
+  libgloo-dev               # Gloo: the collectives of ember/distributed's process groups
   # --- Python extension ember._C and the op generator, for Debian's /usr/bin/python3 (3.11)
   python3 python3-dev pybind11-dev python3-numpy
   python3-yaml              # tools/gen_ops.py reads the op database (ember/ops/ops*.yaml)

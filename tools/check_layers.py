@@ -47,6 +47,7 @@ MAY_USE = {
     "nn": ["autograd", "ops", "serialize"],
     "optim": ["autograd", "ops", "serialize"],
     "data": ["autograd", "ops", "serialize"],
+    "distributed": ["nn", "autograd", "ops", "serialize"],
     "jit/ir": ["dispatch"],
     "jit/frontend": ["jit/ir", "ops"],
     "jit/runtime": ["jit/ir", "ops", "serialize"],

@@ -1,14 +1,15 @@
 // ember._C: the native module. The hot parts (Tensor type, op callables) use the CPython API directly; the
 // rest is bound with pybind11. One file per area: tensor.cpp (the Tensor type) with tensor_autograd.cpp and
 // indexing.cpp, python_node.cpp (grad_fn objects), op_binding.cpp (the op callables), autograd.cpp,
-// settings.cpp, data.cpp, generator.cpp, jit*.cpp, serialization.cpp, python_ops.cpp (custom ops and the op
-// table); this file translates errors and initialises them in order.
+// settings.cpp, data.cpp, distributed.cpp, generator.cpp, jit*.cpp, serialization.cpp, python_ops.cpp (custom ops
+// and the op table); this file translates errors and initialises them in order.
 #include <pybind11/pybind11.h>
 
 #include <cstring>
 
 #include "autograd.h"
 #include "data.h"
+#include "distributed.h"
 #include "dtype.h"
 #include "generator.h"
 #include "jit.h"
@@ -107,4 +108,5 @@ PYBIND11_MODULE(_C, m) {
   init_settings(m);
   profiler::init_profiler(m);
   init_data(m);
+  init_distributed(m);  // ember.distributed
 }

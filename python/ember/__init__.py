@@ -95,8 +95,9 @@ from . import profiler  # noqa: E402  (ember.profiler.profile, as torch.profiler
 def __getattr__(name):
     # ember.datasets (Ember's own; PyTorch keeps its datasets in torchvision) is imported on first use, as
     # ember.utils.data is: `import ember; ember.datasets.FashionMNIST()` works without paying for it at import.
-    # ember.multiprocessing likewise (importing it registers the reducers that send tensors by shared memory).
-    if name in ("datasets", "multiprocessing"):
+    # ember.multiprocessing likewise (importing it registers the reducers that send tensors by shared memory), and
+    # ember.distributed (torch.distributed).
+    if name in ("datasets", "multiprocessing", "distributed"):
         import importlib
 
         return importlib.import_module("." + name, __name__)

@@ -1,7 +1,8 @@
 """Writes the seed corpora of the fuzz targets (tests/fuzz/corpus/<target>/, Note [fuzz targets]) from valid
 files only: archives and modules saved by Ember, real IR texts (Ember's traced graphs and PyTorch 1.13's printed
 TorchScript graphs, which the IR parser also reads), the schema of every registered op, and small IDX files,
-and TorchScript sources (the code/ files of archives PyTorch 1.13 saves, and hand-written ones).
+and TorchScript sources (the code/ files of archives PyTorch 1.13 saves, and hand-written ones), the request
+streams a TCP store's server reads and files written by Ember's FileStore.
 
     cd <repo> && PYTHONPATH=python /usr/bin/python3 tests/fuzz/make_seeds.py [TARGET ...]
 
@@ -379,12 +380,74 @@ def script_parser_seeds():
         write(d, name, text)
 
 
+# ---- tcp_store: request streams of one connection to a TCP store's server, by the protocol's definition (Note
+# [tcp store protocol]: command byte, u32 count, u32-length arguments, big-endian)
+def store_request(cmd, *args):
+    args = [a.encode() if isinstance(a, str) else a for a in args]
+    return struct.pack(">BI", cmd, len(args)) + b"".join(struct.pack(">I", len(a)) + a for a in args)
+
+
+def tcp_store_seeds():
+    d = out_dir("tcp_store")
+    SET, GET, ADD, CHECK, DELETE, NUMKEYS = range(1, 7)
+    workers = "__ember_tcpstore_workers__"
+    # What rank 0 of a world of 2 sends during a Gloo rendezvous under a PrefixStore, then a barrier's counter.
+    write(d, "rendezvous.bin", store_request(ADD, workers, "1") + store_request(ADD, workers, "0") +
+          store_request(SET, "default_pg/0/rank_0", bytes(range(40))) + store_request(CHECK, "default_pg/0/rank_1") +
+          store_request(CHECK, "default_pg/0/rank_0", "default_pg/0/rank_1") +
+          store_request(GET, "default_pg/0/rank_1") + store_request(ADD, "default_pg/0/barrier", "1"))
+    write(d, "every_command.bin", store_request(SET, "k", "v1") + store_request(GET, "k") +
+          store_request(GET, "absent") + store_request(ADD, "n", "3") + store_request(ADD, "n", "-10") +
+          store_request(ADD, "k", "1") + store_request(CHECK) + store_request(CHECK, "k", "n", "absent") +
+          store_request(NUMKEYS) + store_request(DELETE, "k") + store_request(DELETE, "k") +
+          store_request(SET, "", b"") + store_request(NUMKEYS))
+    write(d, "add_overflow.bin", store_request(ADD, "c", str(2 ** 63 - 1)) + store_request(ADD, "c", "1") +
+          store_request(GET, "c"))
+    # Past the fuzz target's tight limits (16 keys, arguments of 64 bytes, 256 bytes held), within the defaults.
+    write(d, "many_keys.bin", b"".join(store_request(SET, f"key{i}", "x" * i) for i in range(20)) +
+          store_request(SET, "big", b"\xff" * 100) + store_request(NUMKEYS))
+    write(d, "unknown_command.bin", store_request(SET, "k", "v") + store_request(9, "k"))
+
+
+# ---- file_store: files written by Ember's FileStore (Note [file store format]), as ranks leave them
+def file_store_seeds():
+    from ember import distributed as dist
+    d = out_dir("file_store")
+    with tempfile.TemporaryDirectory() as tmp:
+        def store_file(name, fill):
+            path = os.path.join(tmp, name)
+            store = dist.FileStore(path, -1)  # world_size -1: the file stays when the store goes
+            fill(store)
+            del store
+            with open(path, "rb") as f:
+                write(d, name + ".store", f.read())
+
+        def rendezvous(store):
+            for rank in range(2):
+                dist.PrefixStore("default_pg/0", store).set(f"rank_{rank}", bytes(range(rank, 40 + rank)))
+            store.add("barrier", 1)
+            store.add("barrier", 1)
+
+        def every_command(store):
+            store.set("k", "v1")
+            store.set("k", "v2")
+            store.add("n", 3)
+            store.add("n", -10)
+            store.delete_key("k")
+            store.set("", "")
+            store.set("many", "x" * 100)
+
+        store_file("rendezvous", rendezvous)
+        store_file("every_command", every_command)
+        store_file("many_keys", lambda store: [store.set(f"key{i}", "x" * i) for i in range(20)])
+
+
 # The corpora that a run naming targets can write alone.
 SEEDERS = {"archive": archive_seeds, "pickle": pickle_seeds, "torch_checkpoint": torch_checkpoint_seeds,
            "safetensors": safetensors_seeds, "gguf": gguf_seeds,
            "jit_module": lambda: jit_module_seeds(traced_modules()),
            "ir": lambda: ir_seeds(traced_modules()), "schema": schema_seeds, "idx": idx_seeds,
-           "script_parser": script_parser_seeds}
+           "script_parser": script_parser_seeds, "tcp_store": tcp_store_seeds, "file_store": file_store_seeds}
 
 
 def main(targets):
@@ -405,6 +468,8 @@ def main(targets):
     schema_seeds()
     idx_seeds()
     script_parser_seeds()
+    tcp_store_seeds()
+    file_store_seeds()
 
 
 if __name__ == "__main__":

@@ -50,5 +50,7 @@ def test_errors():
         tud.DistributedSampler([1, 2], num_replicas=2, rank=2)
     with pytest.raises(ValueError):
         eud.DistributedSampler([1, 2], num_replicas=2, rank=-1)
-    with pytest.raises(RuntimeError, match="num_replicas"):
+    with pytest.raises(RuntimeError, match="Default process group has not been initialized"):
         eud.DistributedSampler([1, 2])
+    with pytest.raises(RuntimeError, match="Default process group has not been initialized"):
+        tud.DistributedSampler([1, 2])

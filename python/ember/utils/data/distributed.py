@@ -8,21 +8,24 @@ class DistributedSampler(Sampler):
     """Gives each of ``num_replicas`` processes its own share of a dataset's indices (rank ``r`` takes every
     ``num_replicas``-th index from position ``r``), for data-parallel training.
 
-    Args: ``dataset`` (sized), ``num_replicas`` and ``rank`` (default: the world size and rank of the initialised
-    process group; Ember has none yet, so both must be given), ``shuffle`` (a permutation drawn from a generator
+    Args: ``dataset`` (sized), ``num_replicas`` and ``rank`` (default: the world size and rank of the default
+    process group of ``ember.distributed``), ``shuffle`` (a permutation drawn from a generator
     seeded with ``seed + epoch``, the same on every process: call ``set_epoch`` each epoch), ``seed``,
     ``drop_last`` (drop the tail so every replica gets ``len(dataset) // num_replicas`` indices; otherwise the
     indices are padded by repeating the first ones so that every replica gets ``ceil(len / num_replicas)``).
     Each replica yields ``len(self)`` indices, in PyTorch's order for the same arguments.
 
-    Raises RuntimeError when ``num_replicas`` or ``rank`` is left out without a process group, ValueError for a
-    rank outside ``[0, num_replicas - 1]``.
+    Raises RuntimeError when ``num_replicas`` or ``rank`` is left out before ``init_process_group``, ValueError for
+    a rank outside ``[0, num_replicas - 1]``.
     """
 
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False):
         if num_replicas is None or rank is None:
-            raise RuntimeError("DistributedSampler: num_replicas and rank are taken from the default process group "
-                               "when not given, and ember.distributed is not available; pass num_replicas= and rank=")
+            from ... import distributed as dist
+            if num_replicas is None:
+                num_replicas = dist.get_world_size()
+            if rank is None:
+                rank = dist.get_rank()
         if rank >= num_replicas or rank < 0:
             raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]")
         self.dataset = dataset
