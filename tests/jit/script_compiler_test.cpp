@@ -197,6 +197,22 @@ def f(x, n: int):
   EXPECT_EQ(cu->run_method("f", x, 2).to_tensor().item<float>(), 20.0f);
 }
 
+TEST(ScriptCompiler, ContinueKeepsTheCarriedValues) {
+  // The path that continued keeps x (the loop carries it on); only the rest of the body is skipped.
+  auto cu = compile(R"(
+def f(x, n: int, skip: bool):
+    for i in range(n):
+        x = x * 2
+        if skip:
+            continue
+        x = x + 1
+    return x
+)");
+  Tensor x = ones({2});
+  expect_same(cu->run_method("f", x, 3, true).to_tensor(), full({2}, 8.0));
+  expect_same(cu->run_method("f", x, 3, false).to_tensor(), full({2}, 15.0));
+}
+
 TEST(ScriptCompiler, BreakAndContinue) {
   EMBER_NEEDS_BUILTINS();
   auto cu = compile(R"(

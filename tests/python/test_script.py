@@ -175,6 +175,27 @@ def tensor_ops(x, k: int):
     return torch.cat([y, z], dim=1)
 
 
+def functional_calls(x):
+    y = F.dropout(F.relu(x, inplace=False), p=0.5, training=False) + F.softmax(x, dim=0)
+    return y + F.linear(x, x.view(1, 3)).sum() + torch.nn.functional.gelu(x)
+
+
+def continue_keeps_values(x, n: int, skip: bool):
+    for i in range(n):
+        x = x * 2
+        if skip:
+            continue
+        x = x + 1
+    return x
+
+
+def early_return_tensor(x, flag: bool):
+    if flag:
+        return x * 2
+    y = x + 1
+    return y
+
+
 def tuple_swap(x, y):
     a, b = y, x
     t = (a, b)
@@ -329,6 +350,13 @@ def test_graph_has_pytorch_node_kinds():
     s = ember.jit.script(maybe_add)
     assert "prim::unchecked_cast" in str(s.graph)
     assert s.schema == "maybe_add(Tensor x, Tensor? y=None, float? scale=None) -> Tensor"
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_tensor_control_flow(flag):
+    run_both(functional_calls, rand(3))
+    run_both(continue_keeps_values, rand(2), 3, flag)
+    run_both(early_return_tensor, rand(4), flag)
 
 
 # ---- errors

@@ -352,7 +352,6 @@ Value* Emitter::coerce(const SourceRange& loc, Value* v, const TypePtr& t, const
   if (v->type()->is_subtype_of(*t)) return v;
   if (t->kind() == TypeKind::Float && v->type()->kind() == TypeKind::Int && constant_value(v))
     return constant(IValue(constant_value(v)->to_double()));
-  if (v->type()->kind() == TypeKind::Any && untyped_returns_.size()) return v;
   fail(loc, fmt::format("{} has type '{}' but is expected to have type '{}'", what, v->type()->str(), t->str()));
 }
 

@@ -319,8 +319,10 @@ Exits StatementEmitter::if_blocks(const SourceRange& loc, Value* cond, const std
   for (const std::string& name : names) {
     bool special = name[0] == '$';
     Value* v[2] = {value_in(frames[0], name), value_in(frames[1], name)};
+    // After a branch that returns or raises nothing reads the variables again (Note [exits as flags]): the other
+    // branch's value flows on. After a break or continue they are still read (carried, or after the loop).
     for (int b = 0; b < 2; ++b)
-      if (ex[b].always && !special && !ex[1 - b].always) v[b] = nullptr;  // the other branch's value flows on
+      if (ex[b].always && !ex[b].brk && !ex[b].cont && !special && !ex[1 - b].always) v[b] = nullptr;
     if (!v[0] && !v[1]) continue;
     for (int b = 0; b < 2; ++b) {
       if (v[b]) continue;

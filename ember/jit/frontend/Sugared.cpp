@@ -73,7 +73,7 @@ SugaredPtr ModuleSugar::attr(const SourceRange& loc, Emitter& e, const std::stri
   if (name_ == "torch.nn") {
     if (name == "functional") return std::make_shared<ModuleSugar>("torch.nn.functional");
   } else if (name_ == "torch.nn.functional") {
-    return std::make_shared<OpSugar>("aten::" + name);
+    return std::make_shared<OpSugar>("aten::" + name, nullptr, /*functional=*/true);
   } else if (name_ == "torch.jit") {
     if (name == "annotate") return std::make_shared<BuiltinSugar>("annotate");
     if (name == "is_scripting") return std::make_shared<BuiltinSugar>("is_scripting");
@@ -101,8 +101,33 @@ SugaredPtr Emitter::builtin_global(const std::string& name) {
 
 // ---- calls
 
+// Note [functional calls]
+// torch.nn.functional's functions are Python functions over the ops of the same name (PyTorch scripts their
+// source); Ember calls the op, adapting the keywords that differ: `input` is the op's first argument, `training`
+// is dropout's `train`, and `inplace=False` / `_stacklevel` (which the op does not take) are dropped.
+static void adapt_functional_call(const SourceRange& loc, CallArgs& args) {
+  std::vector<NamedValue> kept;
+  for (NamedValue& kw : args.kwargs) {
+    if (kw.name == "input" && args.args.empty()) {
+      args.args.push_back(NamedValue{kw.loc, "", kw.value});
+      continue;
+    }
+    if (kw.name == "_stacklevel") continue;
+    if (kw.name == "inplace") {
+      std::optional<IValue> c = constant_value(kw.value);
+      if (!c || !c->is_bool() || c->to_bool())
+        Emitter::fail(loc, "torch.nn.functional with inplace=True is not supported (call the in-place op)");
+      continue;
+    }
+    if (kw.name == "training") kw.name = "train";
+    kept.push_back(kw);
+  }
+  args.kwargs = std::move(kept);
+}
+
 SugaredPtr OpSugar::call(const SourceRange& loc, Emitter& e, const Tree& call) {
   CallArgs args = e.emit_call_args(call);
+  if (functional_) adapt_functional_call(loc, args);
   if (self_) args.args.insert(args.args.begin(), NamedValue{loc, "", self_});
   return std::make_shared<ValueSugar>(e.emit_op(loc, op_, args));
 }

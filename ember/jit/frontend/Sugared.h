@@ -38,15 +38,19 @@ class ModuleSugar : public SugaredValue {
 };
 
 /// An op of the dispatcher ("aten::relu"), optionally bound to its first argument (a method: `x.relu()`).
+/// `functional`: called as torch.nn.functional's Python function of that name, whose keywords differ from the
+/// op's (Note [functional calls]).
 class OpSugar : public SugaredValue {
  public:
-  OpSugar(std::string op, Value* self = nullptr) : op_(std::move(op)), self_(self) {}
+  OpSugar(std::string op, Value* self = nullptr, bool functional = false)
+      : op_(std::move(op)), self_(self), functional_(functional) {}
   std::string kind() const override { return "builtin '" + op_ + "'"; }
   SugaredPtr call(const SourceRange& loc, Emitter& e, const Tree& call) override;
 
  private:
   std::string op_;
   Value* self_;
+  bool functional_;
 };
 
 /// A builtin function of Python with TorchScript's meaning: len, range, min, max, abs, int, float, bool, str,

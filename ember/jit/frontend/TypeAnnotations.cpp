@@ -99,10 +99,12 @@ std::pair<std::vector<TypePtr>, TypePtr> Emitter::parse_signature_comment(const 
   size_t open = params.find('('), close = params.rfind(')');
   if (open == std::string::npos || close == std::string::npos || close < open)
     fail(comment.range, "a function's type comment has the form (T1, T2) -> R");
+  std::string inner = params.substr(open + 1, close - open - 1);
+  bool none = inner.find_first_not_of(" \t") == std::string::npos;
   TreePtr m;
   try {
-    m = parse_script("__t: Tuple[" + params.substr(open + 1, close - open - 1) + ", int]\n__r: " + ret,
-                     "<type comment>");
+    // One int more than the parameters, so that one parameter still makes a tuple (and none makes none).
+    m = parse_script("__t: Tuple[" + (none ? std::string() : inner + ", ") + "int]\n__r: " + ret, "<type comment>");
   } catch (const Error& e) {
     fail(comment.range, std::string("cannot parse the type comment: ") + e.what());
   }
