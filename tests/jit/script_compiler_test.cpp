@@ -5,6 +5,8 @@
 
 #include "TestSupport.h"
 #include "ember/jit/frontend/Compiler.h"
+#include "ember/jit/frontend/Sugared.h"
+#include "ember/jit/runtime/Module.h"
 #include "ember/ops/Functions.h"
 
 namespace {
@@ -282,6 +284,40 @@ def f(n: int) -> int:
   EXPECT_EQ(cu->run_method("f", 3).to_int(), 3);
   EMBER_EXPECT_ERROR(cu->run_method("f", -1), Runtime, "AssertionError: n must be non-negative");
   EMBER_EXPECT_ERROR(cu->run_method("f", 11), Runtime, "builtins.ValueError: too big");
+}
+
+// A minimal `self` (what scripted modules will provide): attributes read with prim::GetAttr.
+class AttributeSelf : public script::Self {
+ public:
+  explicit AttributeSelf(std::shared_ptr<ClassType> t) : type_(std::move(t)) {}
+  TypePtr type() const override { return type_; }
+  script::SugaredPtr make(Value* self, script::Emitter&) override { return std::make_shared<Object>(self); }
+
+ private:
+  struct Object : script::SugaredValue {
+    explicit Object(Value* self) : self(self) {}
+    std::string kind() const override { return "module"; }
+    script::SugaredPtr attr(const script::SourceRange&, script::Emitter& e, const std::string& name) override {
+      return std::make_shared<script::ValueSugar>(e.graph().insert_get_attr(self, name));
+    }
+    Value* self;
+  };
+  std::shared_ptr<ClassType> type_;
+};
+
+TEST(ScriptCompiler, MethodsReadSelfThroughTheSelfHook) {
+  jit::Module m("__torch__.Scale");
+  m.register_parameter("w", full({3}, 2.0));
+  CompilationUnit cu;
+  cu.define("def forward(self, x, k: int = 1):\n    return x * self.w * k\n", nullptr, "<string>",
+            std::make_shared<AttributeSelf>(m.type()));
+  const GraphFunction& f = cu.get_function("forward");
+  EXPECT_TRUE(f.is_method());
+  EXPECT_EQ(f.schema_str(), "forward(Tensor x, int k=1) -> Tensor");
+  EXPECT_EQ(count_nodes(f.graph(), "prim::GetAttr"), 1u);
+  m.define_method("forward", f.graph_ptr());
+  expect_same(m.forward({ones({3}), IValue(3)}).to_tensor(), full({3}, 6.0));
+  EMBER_EXPECT_ERROR(f({ones({3})}), Runtime, "is a method");
 }
 
 // ---- errors: PyTorch's messages, with the source line highlighted

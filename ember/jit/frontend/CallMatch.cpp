@@ -238,6 +238,7 @@ Value* Emitter::emit_op(const SourceRange& loc, const std::string& qualified_nam
 }
 
 Value* Emitter::emit_function_call(const SourceRange& loc, const GraphFunction& fn, const CallArgs& call) {
+  if (fn.is_method()) fail(loc, fmt::format("{} is a method: call it as self.{}(...)", fn.name(), fn.name()));
   const auto& params = fn.parameters();
   std::vector<Value*> inputs(params.size(), nullptr);
   size_t positional = 0;

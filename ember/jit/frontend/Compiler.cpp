@@ -21,8 +21,8 @@ using script::TreeKind;
 namespace script {
 
 Emitter::Emitter(CompilationUnit& cu, std::shared_ptr<Resolver> resolver,
-                 const std::map<std::string, std::shared_ptr<GraphFunction>>& functions)
-    : cu_(cu), resolver_(std::move(resolver)), functions_(functions) {}
+                 const std::map<std::string, std::shared_ptr<GraphFunction>>& functions, std::shared_ptr<Self> self)
+    : cu_(cu), resolver_(std::move(resolver)), self_(std::move(self)), functions_(functions) {}
 
 namespace {
 
@@ -61,19 +61,29 @@ std::shared_ptr<GraphFunction> Emitter::emit_function(const Tree& def) {
   graph_ = std::make_shared<Graph>();
   push_frame();
   const Tree& params = *def.child(1);
+  size_t first = 0;
+  if (self_) {
+    if (params.children.empty()) fail(def.range, fmt::format("method '{}' needs a first parameter (self)", def.text));
+    const Tree& p = *params.child(0);
+    Value* in = graph_->add_input(p.text, self_->type());
+    Binding& b = frame_->vars[p.text];
+    b.value = in;
+    b.sugared = self_->make(in, *this);
+    first = 1;
+  }
   std::vector<TypePtr> comment_params;
   TypePtr comment_return;
   if (def.child(3)) std::tie(comment_params, comment_return) = parse_signature_comment(*def.child(3));
-  if (def.child(3) && comment_params.size() != params.children.size())
+  if (def.child(3) && comment_params.size() != params.children.size() - first)
     fail(def.child(3)->range, fmt::format("the type comment gives {} parameter type(s) for {} parameter(s)",
-                                          comment_params.size(), params.children.size()));
+                                          comment_params.size(), params.children.size() - first));
   std::vector<ScriptParameter> sig;
-  for (size_t i = 0; i < params.children.size(); ++i) {
+  for (size_t i = first; i < params.children.size(); ++i) {
     const Tree& p = *params.child(i);
     ScriptParameter sp;
     sp.name = p.text;
     sp.kwarg_only = p.kind == TreeKind::KwParam;
-    sp.type = p.child(0) ? parse_type(*p.child(0)) : def.child(3) ? comment_params[i] : Type::tensor_type();
+    sp.type = p.child(0) ? parse_type(*p.child(0)) : def.child(3) ? comment_params[i - first] : Type::tensor_type();
     if (p.child(1)) {
       IValue d = default_value(*p.child(1));
       if (sp.type->kind() == TypeKind::Float && d.is_int()) d = IValue(d.to_double());
@@ -137,7 +147,8 @@ GraphFunction::GraphFunction(std::string name, std::shared_ptr<Graph> graph, std
                              TypePtr return_type)
     : name_(std::move(name)), graph_(std::move(graph)), params_(std::move(params)),
       return_type_(std::move(return_type)) {
-  code_ = jit::compile(*graph_, name_);
+  bool method = !graph_->inputs().empty() && graph_->inputs()[0]->type()->kind() == TypeKind::Class;
+  if (!method) code_ = jit::compile(*graph_, name_);
 }
 
 std::string GraphFunction::schema_str() const {
@@ -161,6 +172,7 @@ std::string GraphFunction::schema_str() const {
 }
 
 IValue GraphFunction::operator()(std::vector<IValue> stack, const std::map<std::string, IValue>& kwargs) const {
+  EMBER_CHECK(code_ != nullptr, "{} is a method: run it through its module", name_);
   const size_t n = params_.size();
   EMBER_CHECK(stack.size() <= n, "{}() expected at most {} argument(s) but received {} argument(s)", name_, n,
                    stack.size());
@@ -207,7 +219,7 @@ class DefaultResolver : public script::Resolver {
 }  // namespace
 
 void CompilationUnit::define(const std::string& source, const std::shared_ptr<script::Resolver>& resolver,
-                             const std::string& filename) {
+                             const std::string& filename, const std::shared_ptr<script::Self>& self) {
   script::TreePtr module = script::parse_script(source, filename);
   std::map<std::string, std::shared_ptr<GraphFunction>> visible;
   for (const auto& f : functions_) visible[f->name()] = f;
@@ -219,7 +231,7 @@ void CompilationUnit::define(const std::string& source, const std::shared_ptr<sc
                                                        "a compilation unit, not {}", tree_kind_name(s->kind)));
     if (std::any_of(fresh.begin(), fresh.end(), [&](auto& f) { return f->name() == s->text; }))
       script::throw_script_error(s->range, fmt::format("function '{}' is defined twice", s->text));
-    Emitter e(*this, resolver ? resolver : std::make_shared<DefaultResolver>(), visible);
+    Emitter e(*this, resolver ? resolver : std::make_shared<DefaultResolver>(), visible, self);
     std::shared_ptr<GraphFunction> fn = e.emit_function(*s);
     visible[fn->name()] = fn;
     fresh.push_back(fn);

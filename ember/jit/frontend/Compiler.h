@@ -61,6 +61,17 @@ class Resolver {
   virtual SugaredPtr resolve(const std::string& name, const SourceRange& loc, Emitter& e) = 0;
 };
 
+/// The `self` of methods (for scripted modules): the type of every def's first parameter, and what the name
+/// denotes in the body (a SugaredValue whose attributes read the object's attributes with prim::GetAttr and
+/// call its methods). The graph's first input is then `self` of that class type, as runtime modules' methods
+/// take it (Note [module objects in graphs] in Module.h).
+class Self {
+ public:
+  virtual ~Self() = default;
+  virtual TypePtr type() const = 0;
+  virtual SugaredPtr make(Value* self, Emitter& e) = 0;
+};
+
 }  // namespace script
 
 /// One parameter of a compiled function.
@@ -75,8 +86,12 @@ struct ScriptParameter {
 /// interpreter code. Immutable once compiled; callable from many threads at once.
 class GraphFunction {
  public:
+  /// Compiles the graph for the interpreter, unless it is a method (its first input is `self`, which runs
+  /// through a runtime module: Module::define_method).
   GraphFunction(std::string name, std::shared_ptr<Graph> graph, std::vector<ScriptParameter> params,
                 TypePtr return_type);
+  /// Whether the graph takes `self` first (compiled with a script::Self): parameters() leave it out.
+  bool is_method() const { return code_ == nullptr; }
   const std::string& name() const { return name_; }
   /// The function's graph (IR text: graph().str()).
   const Graph& graph() const { return *graph_; }
@@ -87,7 +102,8 @@ class GraphFunction {
   std::string schema_str() const;
   /// Runs the function. `stack` holds the positional arguments; kwargs name the others; missing ones take
   /// their defaults. Errors: too many or missing arguments, an unknown keyword, values of the wrong type
-  /// (naming the parameter), and the errors the function raises (RuntimeError, op errors keep their kind).
+  /// (naming the parameter), and the errors the function raises (RuntimeError, op errors keep their kind);
+  /// a method (run it through its module).
   IValue operator()(std::vector<IValue> stack, const std::map<std::string, IValue>& kwargs = {}) const;
 
  private:
@@ -103,11 +119,12 @@ class CompilationUnit {
  public:
   /// Compiles every `def` of `source` (a file of TorchScript: top-level functions), in order; a function may
   /// call those defined before it (calls are inlined). Names outside a function resolve through `resolver`
-  /// first (may be null), then the builtin globals (`torch`, `ember`, `F`, `math`, typing names).
+  /// first (may be null), then the builtin globals (`torch`, `ember`, `F`, `math`, typing names). With
+  /// `self`, every def is a method whose first parameter is that object (script::Self).
   /// Errors: a script error (RuntimeError) naming what is wrong with the source line highlighted
   /// (Note [script errors]).
   void define(const std::string& source, const std::shared_ptr<script::Resolver>& resolver = nullptr,
-              const std::string& filename = "<string>");
+              const std::string& filename = "<string>", const std::shared_ptr<script::Self>& self = nullptr);
   /// The function named `name`, or null.
   const GraphFunction* find_function(std::string_view name) const;
   /// The function named `name`. Errors: no such function (naming the ones there are).

@@ -79,6 +79,7 @@ SugaredPtr Emitter::emit_sugared(const Tree& e) {
   DepthGuard guard(depth_, e.range);
   switch (e.kind) {
     case TreeKind::Name: {
+      if (SugaredPtr s = lookup_sugared(e.text)) return s;
       if (Value* v = lookup(e.text, e.range)) return std::make_shared<ValueSugar>(v);
       if (resolver_)
         if (SugaredPtr s = resolver_->resolve(e.text, e.range, *this)) return s;

@@ -8,8 +8,10 @@
 //   (TypeAnnotations.cpp). A local takes the type of its first value; `x: T = v` and `annotate(T, v)` declare
 //   one. Assigning a variable of an enclosing block (inside if / loops) a value of another type is an error,
 //   as in PyTorch ("previously had type ...").
-// - Names (Note [environments]): locals, then the Resolver of the compilation unit (other functions, later
-//   `self`), then the builtin globals (torch, ember, F, math, len, range, ...: Sugared.cpp).
+// - Names (Note [environments]): locals (and `self` of a method, a SugaredValue given by script::Self: the
+//   module increment's object with attributes and methods), then the Resolver of the compilation unit
+//   (Python's globals, other functions), then the builtin globals (torch, ember, F, math, len, range, ...:
+//   Sugared.cpp).
 // - Calls of ops (CallMatch.cpp): the overloads of `aten::<name>` in the dispatcher's order, each tried first
 //   without and then with implicit conversions (Note [schema matching in the compiler]); every argument is
 //   passed, defaults included, as graphs do (Note [schema matching] in Graph.h).
@@ -40,7 +42,7 @@ namespace ember::jit::script {
 /// A name's binding in one frame (Note [environments]).
 struct Binding {
   Value* value = nullptr;
-  SugaredPtr sugared;        // a non-value binding (not used yet: functions bound locally)
+  SugaredPtr sugared;        // a non-value binding (`self` of a method)
   std::string error;         // set: using the name raises this
   bool assigned = false;     // assigned in this frame (not a refinement)
 };
@@ -83,7 +85,7 @@ using TypeBindings = std::map<std::string, TypePtr>;
 class Emitter {
  public:
   Emitter(CompilationUnit& cu, std::shared_ptr<Resolver> resolver,
-          const std::map<std::string, std::shared_ptr<GraphFunction>>& functions);
+          const std::map<std::string, std::shared_ptr<GraphFunction>>& functions, std::shared_ptr<Self> self = nullptr);
 
   /// Compiles a `def` tree into a function.
   std::shared_ptr<GraphFunction> emit_function(const Tree& def);
@@ -138,6 +140,8 @@ class Emitter {
   /// Binds `name` in the innermost frame (as an assignment, or as a refinement). Errors: the name has a
   /// value of another type in an enclosing frame ("Variable 'x' previously had type ...").
   void assign(const std::string& name, Value* v, const SourceRange& loc, bool refinement = false);
+  /// The non-value binding of a local name (`self`), or null.
+  SugaredPtr lookup_sugared(const std::string& name) const;
   /// Whether the name is bound in some frame.
   bool defined(const std::string& name) const;
 
@@ -175,6 +179,7 @@ class Emitter {
   // State shared with the statement emitter.
   CompilationUnit& cu_;
   std::shared_ptr<Resolver> resolver_;
+  std::shared_ptr<Self> self_;
   const std::map<std::string, std::shared_ptr<GraphFunction>>& functions_;
   std::shared_ptr<Graph> graph_;
   Frame* frame_ = nullptr;

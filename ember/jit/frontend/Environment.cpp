@@ -26,6 +26,14 @@ Value* Emitter::lookup(const std::string& name, const SourceRange& loc) {
   return nullptr;
 }
 
+SugaredPtr Emitter::lookup_sugared(const std::string& name) const {
+  for (const Frame* f = frame_; f; f = f->parent) {
+    auto it = f->vars.find(name);
+    if (it != f->vars.end()) return it->second.sugared;
+  }
+  return nullptr;
+}
+
 bool Emitter::defined(const std::string& name) const {
   for (const Frame* f = frame_; f; f = f->parent) {
     auto it = f->vars.find(name);
