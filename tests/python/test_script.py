@@ -452,3 +452,12 @@ def test_scripted_function_calls_a_scripted_function():
     x = rand(3, 4)
     assert_same(efn(ember.from_numpy(x), 2), torch.jit.script(tensor_ops)(torch.from_numpy(x), 2))
     assert to_ember is not None
+
+
+def test_function_without_source_raises_oserror():
+    ns = {"__name__": "generated"}
+    exec("def f(x):\n    return x\n", ns)
+    with pytest.raises(OSError):
+        torch.jit.script(ns["f"])
+    with pytest.raises(OSError, match="TorchScript requires source access"):
+        ember.jit.script(ns["f"])

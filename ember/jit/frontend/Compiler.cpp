@@ -143,6 +143,28 @@ std::shared_ptr<GraphFunction> Emitter::emit_function(const Tree& def) {
 
 // ---- GraphFunction
 
+namespace {
+
+// The Python type of a value, for argument errors ("int", "str", "Tensor", "List[int]").
+std::string python_type_name(const IValue& v) {
+  switch (v.tag()) {
+    case IValue::Tag::None: return "NoneType";
+    case IValue::Tag::Bool: return "bool";
+    case IValue::Tag::Int: return "int";
+    case IValue::Tag::Double: return "float";
+    case IValue::Tag::String: return "str";
+    case IValue::Tag::Tensor: return "Tensor";
+    case IValue::Tag::IntList: return "List[int]";
+    case IValue::Tag::TensorList: return "List[Tensor]";
+    case IValue::Tag::List: return "List";
+    case IValue::Tag::Tuple: return "Tuple";
+    case IValue::Tag::Dict: return "Dict";
+    default: return std::string(v.tag_name());
+  }
+}
+
+}  // namespace
+
 GraphFunction::GraphFunction(std::string name, std::shared_ptr<Graph> graph, std::vector<ScriptParameter> params,
                              TypePtr return_type)
     : name_(std::move(name)), graph_(std::move(graph)), params_(std::move(params)),
@@ -174,8 +196,8 @@ std::string GraphFunction::schema_str() const {
 IValue GraphFunction::operator()(std::vector<IValue> stack, const std::map<std::string, IValue>& kwargs) const {
   EMBER_CHECK(code_ != nullptr, "{} is a method: run it through its module", name_);
   const size_t n = params_.size();
-  EMBER_CHECK(stack.size() <= n, "{}() expected at most {} argument(s) but received {} argument(s)", name_, n,
-                   stack.size());
+  EMBER_CHECK(stack.size() <= n, "{}() expected at most {} argument(s) but received {} argument(s). Declaration: {}",
+              name_, n, stack.size(), schema_str());
   std::vector<std::optional<IValue>> args(n);
   for (size_t i = 0; i < stack.size(); ++i) {
     EMBER_CHECK(!params_[i].kwarg_only, "{}() takes {} positional argument(s) but {} were given", name_, i,
@@ -199,7 +221,8 @@ IValue GraphFunction::operator()(std::vector<IValue> stack, const std::map<std::
     }
     std::string what;
     EMBER_CHECK(fits(*args[i], *params_[i].type, what), "{}() Expected a value of type '{}' for argument '{}' "
-                     "but {}", name_, params_[i].type->str(), params_[i].name, what);
+                "but instead found type '{}'.\nPosition: {}\nValue: {}\nDeclaration: {}", name_,
+                params_[i].type->str(), params_[i].name, python_type_name(*args[i]), i, args[i]->repr(), schema_str());
     inputs.push_back(std::move(*args[i]));
   }
   return run(*code_, std::move(inputs));

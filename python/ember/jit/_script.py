@@ -28,7 +28,8 @@ def _source(fn):
     try:
         src = inspect.getsource(fn)
     except (OSError, TypeError) as e:
-        raise RuntimeError("ember.jit.script: cannot get the source of {!r}: {}".format(fn, e)) from None
+        raise OSError("Can't get source for {!r}. TorchScript requires source access in order to carry out "
+                      "compilation, make sure original .py files are available.".format(fn)) from e
     return textwrap.dedent(src)
 
 
