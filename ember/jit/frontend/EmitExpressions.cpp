@@ -498,7 +498,7 @@ void Emitter::apply_refinements(const std::map<std::string, TypePtr>& r, const S
   for (const auto& [name, t] : r) {
     Value* v = lookup(name, loc);
     if (!v || v->type()->is_subtype_of(*t)) continue;
-    Node* n = graph_->create(Symbol::prim("unchecked_cast"), {v}, 1);
+    Node* n = graph_->create(prim::unchecked_cast, {v}, 1);
     n->output()->set_type(t);
     graph_->insert_node(n);
     assign(name, n->output(), loc, /*refinement=*/true);

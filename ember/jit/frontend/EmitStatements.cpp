@@ -144,7 +144,7 @@ Exits StatementEmitter::stmt(const Tree& s) {
       Value* v = e_.coerce(s.child(2)->range, e_.emit_expr(*s.child(2), t), t, "the assigned value");
       if (v->type()->kind() != t->kind() && t->kind() == TypeKind::Optional) {
         // x: Optional[int] = None: the variable has the declared type.
-        Node* n = g_.create(Symbol::prim("unchecked_cast"), {v}, 1);
+        Node* n = g_.create(prim::unchecked_cast, {v}, 1);
         n->output()->set_type(t);
         v = g_.insert_node(n)->output();
       }

@@ -195,7 +195,7 @@ SugaredPtr BuiltinSugar::call(const SourceRange& loc, Emitter& e, const Tree& ca
                                                 a.args.size()));
   };
   if (name_ == "print") {
-    Node* n = e.graph().create(Symbol::prim("Print"), {}, 0);
+    Node* n = e.graph().create(prim::Print, {}, 0);
     for (const NamedValue& v : a.args) n->add_input(v.value);
     e.graph().insert_node(n);
     return wrap(e.constant(IValue()));

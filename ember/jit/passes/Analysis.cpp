@@ -45,9 +45,8 @@ bool is_nondeterministic(const Node* n) {
 
 bool has_side_effects(const Node* n) {
   Symbol k = n->kind();
-  static const Symbol print = Symbol::prim("Print");  // compiled TorchScript's print()
   if (k == prim::SetAttr || k == prim::RaiseException || k == prim::CallMethod || k == prim::CallFunction ||
-      k == print)
+      k == prim::Print)
     return true;
   if (n->is_op()) {
     const FunctionSchema* s = n->maybe_schema();

@@ -209,9 +209,9 @@ class Lowering {
       emit(OpCode::Move, {Operand{add_constant(IValue()), 1, 0}}, outputs(n), 0, n);
     } else if (k == prim::RaiseException) {
       emit(OpCode::Raise, operands(n), outputs(n), 0, n);
-    } else if (k == unchecked_cast_) {  // a refinement (Optional[T] -> T): the value itself
+    } else if (k == prim::unchecked_cast) {  // a refinement (Optional[T] -> T): the value itself
       emit(OpCode::Move, operands(n), outputs(n), 0, n);
-    } else if (k == print_) {
+    } else if (k == prim::Print) {
       emit(OpCode::Print, operands(n), outputs(n), 0, n);
     } else if (k == prim::If) {
       emit_if(n);
@@ -345,9 +345,6 @@ class Lowering {
 
   Code& code_;
   const Object* self_;
-  // Primitives of compiled TorchScript (ember/jit/frontend/Compiler.h) that are not among the built-in symbols.
-  const Symbol unchecked_cast_ = Symbol::prim("unchecked_cast");
-  const Symbol print_ = Symbol::prim("Print");
   std::unordered_map<const Node*, size_t> order_;
   size_t next_order_ = 0;
   std::unordered_map<const Value*, uint32_t> regs_;
