@@ -11,7 +11,9 @@
 // - after a statement that may exit (an if with a return in a branch, a loop with a return in its body), the
 //   rest of the enclosing block is emitted in the false branch of `prim::If(flags it may have set)`, whose
 //   true branch is the path that exited (so variables the rest defines are well-defined after it); a
-//   statement that always exits ends its block (the rest cannot run);
+//   statement that always exits ends its block (the rest cannot run). Where a branch returned (or raised),
+//   the variables merged with the other branch take prim::Uninitialized there: nothing reads them again on
+//   that path. Where it broke or continued they keep their values: the loop carries them on;
 // - a loop body's condition output is `not ($break or $returned)` (and the while test, evaluated only when
 //   neither is set), so the loop stops; `$returned` and `$retval` are carried values of loops whose body
 //   returns; the function returns `$retval`.

@@ -52,7 +52,10 @@ SugaredPtr Emitter::value_attr(const SourceRange& loc, Value* v, const std::stri
     if (name == "ndim") return std::make_shared<ValueSugar>(emit_op(loc, "aten::dim", {v}));
     if (name == "dtype") return std::make_shared<ValueSugar>(emit_op(loc, "prim::dtype", {v}));
     if (name == "device") return std::make_shared<ValueSugar>(emit_op(loc, "prim::device", {v}));
-    if (name == "T") return std::make_shared<ValueSugar>(emit_op(loc, "aten::numpy_T", {v}));
+    if (name == "T") {  // PyTorch's aten::numpy_T where Ember has it; t() is the same for up to 2 dims
+      bool numpy_t = !Dispatcher::singleton().overloads("aten::numpy_T").empty();
+      return std::make_shared<ValueSugar>(emit_op(loc, numpy_t ? "aten::numpy_T" : "aten::t", {v}));
+    }
     if (name == "requires_grad") return std::make_shared<ValueSugar>(emit_op(loc, "prim::requires_grad", {v}));
     if (name == "is_cuda") return std::make_shared<ValueSugar>(constant(IValue(false)));
     return std::make_shared<OpSugar>("aten::" + name, v);
@@ -216,6 +219,8 @@ SugaredPtr BuiltinSugar::call(const SourceRange& loc, Emitter& e, const Tree& ca
   }
   if (name_ == "len") {
     want(1, 1);
+    if (const auto* tt = a.args[0].value->type()->cast<TupleType>())  // a tuple's length is known here
+      return wrap(e.constant(IValue(static_cast<int64_t>(tt->elements().size()))));
     return wrap(e.emit_op(loc, "aten::len", a));
   }
   if (name_ == "min" || name_ == "max" || name_ == "abs") {
