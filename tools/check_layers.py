@@ -29,12 +29,13 @@ import sys
 # sub-layers are ordered by what the code does today:
 #   jit/ir        the graph (Graph, Node, Value, types), its text form, parser and verifier: dispatch only (op
 #                 schemas), so the IR does not depend on how ops run;
-#   jit/frontend  the tracer (builds graphs of jit/ir while ops run) and the TorchScript lexer and parser;
 #   jit/runtime   lowering, the interpreter, runtime modules and the saved-module file: runs graphs of jit/ir;
 #   jit/passes    graph passes: they rewrite jit/ir graphs and also use jit/runtime, since constant
-#                 propagation evaluates nodes with the interpreter and freezing works on runtime modules.
-# So ir < frontend, and ir < runtime < passes; frontend and runtime do not use each other, and nothing in
-# the JIT uses jit/passes but the code that runs them (python/csrc, api).
+#                 propagation evaluates nodes with the interpreter and freezing works on runtime modules;
+#   jit/frontend  the tracer (builds graphs of jit/ir while ops run) and the TorchScript lexer, parser and
+#                 compiler, whose compiled functions run on jit/runtime and inline callees with the graph copy
+#                 of jit/passes (as PyTorch's compilation units sit above its runtime).
+# So ir < runtime < passes < frontend; nothing below the frontend uses it.
 MAY_USE = {
     "base": [],
     "core": ["base"],
@@ -49,7 +50,7 @@ MAY_USE = {
     "data": ["autograd", "ops", "serialize"],
     "distributed": ["nn", "autograd", "ops", "serialize"],
     "jit/ir": ["dispatch"],
-    "jit/frontend": ["jit/ir", "ops"],
+    "jit/frontend": ["jit/passes", "jit/runtime", "jit/ir", "ops"],
     "jit/runtime": ["jit/ir", "ops", "serialize"],
     "jit/passes": ["jit/runtime", "jit/ir", "ops"],
     "api": None,  # everything

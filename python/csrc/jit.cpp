@@ -223,6 +223,7 @@ void init_jit(py::module_& m) {
       py::arg("source"), py::arg("filename"),
       "The canonical printed tree of TorchScript source (Note [TorchScript AST]); for tests.");
   init_jit_module(m);
+  init_jit_script(m);
 }
 
 }  // namespace ember::python

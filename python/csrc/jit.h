@@ -14,6 +14,8 @@ namespace ember::python {
 void init_jit(pybind11::module_& m);
 /// Registers _C._JitModule, _C._JitFunction and _C._jit_load (jit_module.cpp); init_jit calls it.
 void init_jit_module(pybind11::module_& m);
+/// Registers _C._CompilationUnit and _C._ScriptFunctionImpl (jit_script.cpp: ember.jit.script's compiler).
+void init_jit_script(pybind11::module_& m);
 
 /// When the current thread is tracing, warns with ember.jit.TracerWarning that converting a tensor to a
 /// Python `what` ("number", "boolean", "index", "list") makes the trace treat the value as a constant (the

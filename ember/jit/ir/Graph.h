@@ -233,8 +233,11 @@ class Node {
   Node* t_(std::string name, Tensor v) { return set_attribute(std::move(name), std::move(v)); }
 
   // ---- operator schema (Note [schema matching])
-  /// Whether the kind names an operator of the dispatcher's table (any namespace but prim).
-  bool is_op() const { return kind_.valid() && !kind_.is_prim(); }
+  /// Whether the kind names an operator of the dispatcher's table: any kind but the IR's own primitives
+  /// (EMBER_JIT_FORALL_PRIMS in Symbol.h), so also the prim:: ops TorchScript's builtins register (prim::min).
+  bool is_op() const {
+    return kind_.valid() && kind_.id() >= static_cast<uint32_t>(detail::BuiltinSymbol::NumBuiltins);
+  }
   /// The matched schema of an op node, or nullptr (a primitive, an unknown op, no overload fits). Cached.
   const FunctionSchema* maybe_schema() const;
   /// The same, raising when there is none: RuntimeError naming the op and, for an unknown op, that a library

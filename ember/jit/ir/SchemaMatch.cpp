@@ -114,7 +114,8 @@ Node* Graph::insert_op(std::string_view qualified_name, std::span<Value* const> 
   size_t sep = qualified_name.find("::");
   size_t dot = qualified_name.find('.', sep == std::string_view::npos ? 0 : sep + 2);
   std::string_view name = qualified_name.substr(0, dot);
-  EMBER_CHECK(!Symbol::from_qual_string(name).is_prim(), "jit: insert_op: {} is a primitive; use create()", name);
+  EMBER_CHECK(Symbol::from_qual_string(name).id() >= static_cast<uint32_t>(detail::BuiltinSymbol::NumBuiltins),
+              "jit: insert_op: {} is a primitive of the IR; use create()", name);
   OperatorHandle op;
   if (dot != std::string_view::npos) {
     op = Dispatcher::singleton().find_or_throw(qualified_name);

@@ -23,7 +23,7 @@ namespace ember::jit {
 #define EMBER_JIT_FORALL_PRIMS(X)                                                                          \
   X(Param) X(Return) X(Constant) X(ListConstruct) X(ListUnpack) X(TupleConstruct) X(TupleUnpack)           \
   X(TupleIndex) X(DictConstruct) X(GetAttr) X(SetAttr) X(If) X(Loop) X(CallMethod) X(CallFunction)         \
-  X(Uninitialized) X(RaiseException)
+  X(Uninitialized) X(RaiseException) X(Print) X(unchecked_cast)
 
 /// An interned "namespace::name". The default Symbol is the empty, invalid one.
 class Symbol {

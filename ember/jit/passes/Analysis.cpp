@@ -45,7 +45,8 @@ bool is_nondeterministic(const Node* n) {
 
 bool has_side_effects(const Node* n) {
   Symbol k = n->kind();
-  if (k == prim::SetAttr || k == prim::RaiseException || k == prim::CallMethod || k == prim::CallFunction)
+  if (k == prim::SetAttr || k == prim::RaiseException || k == prim::CallMethod || k == prim::CallFunction ||
+      k == prim::Print)
     return true;
   if (n->is_op()) {
     const FunctionSchema* s = n->maybe_schema();

@@ -56,7 +56,9 @@ enum class OpCode : uint8_t {
   LoopCheck,       // inputs (counter, max, cond), out[0] = iteration: if counter < max && cond: out[0] =
                    // counter++ else pc = aux
   CallMethod,      // out = methods[aux](inputs) (a submodule's compiled method, its self bound)
-  Raise,           // raise RuntimeError with input[0] (a str) as message
+  Raise,           // raise RuntimeError with input[0] (a str) as message, "<input[1]>: <input[0]>" when input[1]
+                   // is a str (the exception's class: "builtins.ValueError")
+  Print,           // write the inputs to stdout as Python's print does (prim::Print)
   Return,          // the frame's results are the inputs
 };
 

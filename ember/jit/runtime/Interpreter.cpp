@@ -1,6 +1,8 @@
 // Running Code (Note [interpreter design] in Interpreter.h).
 #include "ember/jit/runtime/Interpreter.h"
 
+#include <cstdio>
+
 #include "ember/base/Error.h"
 #include "ember/jit/ir/IRParser.h"
 #include "ember/jit/runtime/Module.h"
@@ -270,7 +272,25 @@ IValue Frame::execute() {
         else if (i.n_out > 1) unpack(i, r.to_tuple());
         break;
       }
-      case OpCode::Raise: EMBER_FAIL("{}", i.n_in ? fetch(a[0]).to_string() : std::string("Exception"));
+      case OpCode::Raise: {
+        std::string msg = i.n_in ? fetch(a[0]).to_string() : std::string("Exception");
+        if (i.n_in > 1) {
+          IValue cls = fetch(a[1]);
+          if (cls.is_string()) msg = cls.to_string() + ": " + msg;
+        }
+        EMBER_FAIL("{}", msg);
+      }
+      case OpCode::Print: {
+        std::string line;
+        for (uint32_t k = 0; k < i.n_in; ++k) {
+          IValue v = fetch(a[k]);
+          line += (k ? " " : "") + (v.is_string() ? v.to_string() : v.repr());
+        }
+        std::fwrite(line.data(), 1, line.size(), stdout);
+        std::fputc('\n', stdout);
+        std::fflush(stdout);
+        break;
+      }
       case OpCode::Return: {
         if (i.n_in == 1) return fetch(a[0]);
         if (i.n_in == 0) return IValue();
@@ -324,7 +344,7 @@ Function::Function(std::string name, std::string_view ir_text) : Function(name, 
 std::string Code::dump() const {
   static const char* names[] = {"CallOp", "GetAttr", "ListConstruct", "ListUnpack", "TupleConstruct",
                                 "TupleUnpack", "TupleIndex", "DictConstruct", "Move", "Drop", "Jump",
-                                "JumpIfFalse", "LoopEnter", "LoopCheck", "CallMethod", "Raise", "Return"};
+                                "JumpIfFalse", "LoopEnter", "LoopCheck", "CallMethod", "Raise", "Print", "Return"};
   auto opnd = [&](Operand o, bool output) -> std::string {
     if (o.constant) return fmt::format("c{}", uint32_t{o.index});
     if (output && o.move) return "_";

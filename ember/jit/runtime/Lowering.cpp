@@ -209,6 +209,10 @@ class Lowering {
       emit(OpCode::Move, {Operand{add_constant(IValue()), 1, 0}}, outputs(n), 0, n);
     } else if (k == prim::RaiseException) {
       emit(OpCode::Raise, operands(n), outputs(n), 0, n);
+    } else if (k == prim::unchecked_cast) {  // a refinement (Optional[T] -> T): the value itself
+      emit(OpCode::Move, operands(n), outputs(n), 0, n);
+    } else if (k == prim::Print) {
+      emit(OpCode::Print, operands(n), outputs(n), 0, n);
     } else if (k == prim::If) {
       emit_if(n);
     } else if (k == prim::Loop) {

@@ -370,7 +370,12 @@ class _LoadedContainer(_ContainerMixin, RecursiveScriptModule):
     pass
 
 
-class TracedFunction:
+class ScriptFunction:
+    """What ember.jit.trace and ember.jit.script make of a function (PyTorch's ``torch.jit.ScriptFunction``):
+    TracedFunction for a trace, ScriptedFunction (_script.py) for compiled source."""
+
+
+class TracedFunction(ScriptFunction):
     """A traced function: calling it runs the graph in the C++ runtime; ``graph`` and ``code`` show it; ``save``
     writes it as a module with forward."""
 
@@ -414,5 +419,3 @@ class TracedFunction:
     def __repr__(self):
         return "<ember.jit.TracedFunction {}>".format(self.__name__)
 
-
-ScriptFunction = TracedFunction
