@@ -50,14 +50,14 @@ ASAN_PYTESTS=(
 )
 # TSan: the tests whose threads share Ember's state. C++: the autograd engine from several threads, 8 threads on
 # one jit module (built and loaded), the DataLoader's worker threads, one generator drawn from several threads,
-# per-thread tracing state, kernels run with several threads against one thread, process groups whose ranks are
-# threads (their work queues, stores and receive threads; Note [process group threads]).
+# per-thread tracing state, kernels run with several threads against one thread. Not yet the process groups
+# (ember_distributed_tests, ranks as threads): Gloo itself is not instrumented, and the suite has not had a full
+# TSan run here; add it once one passes.
 TSAN_GTESTS=(
   "ember_autograd_tests:EngineThreads.*"
   "ember_jit_tests:Module.ManyThreadsCallForwardAtOnce:SavedModule.LoadedModuleFromManyThreads:Tracer.*Thread*"
   "ember_data_tests:DataLoader.*"
   "ember_kernels_tests:*Thread*"
-  "ember_distributed_tests:*"
 )
 # Python: threads sharing one loaded jit module (the GIL released while it runs), the autograd engine from
 # several Python threads, one generator from several threads. Not the DataLoader's worker processes: they share
